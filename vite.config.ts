@@ -1,0 +1,26 @@
+import { defineConfig } from "vitest/config";
+import react from "@vitejs/plugin-react";
+
+// Cross-origin isolation lets onnxruntime-web use threads in the reward worker.
+const isolation = {
+  "Cross-Origin-Opener-Policy": "same-origin",
+  "Cross-Origin-Embedder-Policy": "require-corp",
+};
+
+export default defineConfig({
+  base: "./",
+  plugins: [react()],
+  worker: { format: "es" },
+  server: { headers: isolation },
+  preview: { headers: isolation },
+  test: {
+    include: ["test/**/*.test.ts"],
+    environment: "node",
+    // Dawn (npm `webgpu`) is safest in child processes, one device per file.
+    pool: "forks",
+    maxWorkers: 2,
+    testTimeout: 300_000,
+    hookTimeout: 300_000,
+    reporters: ["default"],
+  },
+});
