@@ -1,0 +1,314 @@
+/**
+ * GpuContext: the one place that creates GPU objects. Everything is allocated
+ * up front (llm.c style) and reused every step, so the number of allocations
+ * stays flat after warm-up; `stats.buffersCreated` counts them for tests.
+ *
+ * Conventions for every kernel in shaders/:
+ *   @group(0) @binding(0) var<uniform> p : Params;   // per-call parameters
+ *   @group(0) @binding(1..n) storage buffers, in the order the call lists them.
+ */
+import type { AdapterSummary, LabDevice } from "./device";
+
+/** A storage binding: a whole buffer or a 256-byte aligned subrange. */
+export type Binding = GPUBuffer | { buffer: GPUBuffer; offset?: number; size?: number };
+
+/** A compiled kernel (one WGSL entry point). */
+export interface Kernel {
+  readonly name: string;
+  readonly pipeline: GPUComputePipeline;
+}
+
+/**
+ * One prepared dispatch: kernel + bindings + its own uniform buffer. Build
+ * once, run every step; `setParams` rewrites the uniform before the next submit.
+ */
+export interface KernelCall {
+  readonly kernel: Kernel;
+  readonly bindGroup: GPUBindGroup;
+  readonly params: GPUBuffer;
+  workgroups: [number, number, number];
+  setParams(data: ArrayBuffer | ArrayBufferView): void;
+}
+
+/** Allocation counters, read by the memory test and benchmarks. */
+export interface GpuStats {
+  buffersCreated: number;
+  bytesCreated: number;
+  pipelinesCreated: number;
+  bindGroupsCreated: number;
+  dispatches: number;
+  submits: number;
+}
+
+/** Rounds a byte size up to WebGPU's 4-byte (and our 16-byte) granularity. */
+function roundUp(n: number, m: number): number {
+  return Math.ceil(n / m) * m;
+}
+
+/** Wraps a GPUDevice with cached pipelines, counted allocations and one open encoder. */
+export class GpuContext {
+  readonly device: GPUDevice;
+  readonly adapter: AdapterSummary;
+  readonly stats: GpuStats = {
+    buffersCreated: 0,
+    bytesCreated: 0,
+    pipelinesCreated: 0,
+    bindGroupsCreated: 0,
+    dispatches: 0,
+    submits: 0,
+  };
+  private kernels = new Map<string, Kernel>();
+  private staging = new Map<number, GPUBuffer[]>();
+  private encoder: GPUCommandEncoder | null = null;
+  private pass: GPUComputePassEncoder | null = null;
+  private lostReason: string | null = null;
+  private errors: string[] = [];
+
+  constructor(lab: LabDevice) {
+    this.device = lab.device;
+    this.adapter = lab.adapter;
+    // A lost device must surface as a clear error, not a hang.
+    this.device.lost.then((info) => {
+      this.lostReason = `GPU device lost (${info.reason}): ${info.message}`;
+    });
+    this.device.addEventListener?.("uncapturederror", (ev: Event) => {
+      const err = (ev as GPUUncapturedErrorEvent).error;
+      this.errors.push(err?.message ?? String(err));
+    });
+  }
+
+  /** Throws if the device was lost or reported an uncaptured error. */
+  checkHealthy(): void {
+    if (this.lostReason) throw new Error(this.lostReason);
+    if (this.errors.length) {
+      const msg = this.errors.splice(0).join("\n");
+      throw new Error(`WebGPU error: ${msg}`);
+    }
+  }
+
+  /**
+   * Creates a storage buffer of `bytes` (rounded up to 16).
+   * @throws Error naming `label` when it exceeds the adapter's binding limit.
+   */
+  createBuffer(label: string, bytes: number, extraUsage = 0): GPUBuffer {
+    const size = Math.max(16, roundUp(bytes, 16));
+    const limit = this.adapter.limits.maxStorageBufferBindingSize;
+    if (size > limit) {
+      throw new Error(`Buffer '${label}' needs ${size} bytes, over the adapter's maxStorageBufferBindingSize of ${limit}`);
+    }
+    this.stats.buffersCreated++;
+    this.stats.bytesCreated += size;
+    return this.device.createBuffer({
+      label,
+      size,
+      usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST | extraUsage,
+    });
+  }
+
+  /** Creates a storage buffer holding `data`. */
+  createBufferFrom(label: string, data: Float32Array | Int32Array | Uint32Array): GPUBuffer {
+    const buf = this.createBuffer(label, data.byteLength);
+    this.write(buf, data);
+    return buf;
+  }
+
+  /** Queues a write of `data` at byte `offset` of `buffer` (lands before the next submit). */
+  write(buffer: GPUBuffer, data: ArrayBufferView, offset = 0): void {
+    this.device.queue.writeBuffer(buffer, offset, data.buffer, data.byteOffset, data.byteLength);
+  }
+
+  /**
+   * Compiles (once) the entry point `entry` of `code`. `key` identifies the
+   * variant (name plus any template substitutions).
+   * @throws Error with the WGSL compiler messages when the shader does not compile.
+   */
+  kernel(key: string, code: string, entry = "main"): Kernel {
+    const cached = this.kernels.get(key);
+    if (cached) return cached;
+    const module = this.device.createShaderModule({ label: key, code });
+    const pipeline = this.device.createComputePipeline({
+      label: key,
+      layout: "auto",
+      compute: { module, entryPoint: entry },
+    });
+    this.stats.pipelinesCreated++;
+    const k = { name: key, pipeline };
+    this.kernels.set(key, k);
+    return k;
+  }
+
+  /** Reports shader compile messages for `code` (async; use in tests and at start-up). */
+  async compileMessages(code: string): Promise<string[]> {
+    const module = this.device.createShaderModule({ code });
+    const info = await module.getCompilationInfo();
+    return info.messages.filter((m) => m.type === "error").map((m) => `${m.lineNum}:${m.linePos} ${m.message}`);
+  }
+
+  /**
+   * Prepares a dispatch. `params` fills binding 0 (a uniform, ≥ 16 bytes);
+   * `bindings` fill 1..n in order. Allocates one uniform buffer and one bind
+   * group: do this at setup, not per step.
+   */
+  call(
+    kernel: Kernel,
+    bindings: Binding[],
+    params: ArrayBuffer | ArrayBufferView,
+    workgroups: [number, number?, number?],
+  ): KernelCall {
+    const bytes = params instanceof ArrayBuffer ? params.byteLength : params.byteLength;
+    const paramsBuf = this.device.createBuffer({
+      label: `${kernel.name}.params`,
+      size: Math.max(16, roundUp(bytes, 16)),
+      usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST,
+    });
+    this.stats.buffersCreated++;
+    const entries: GPUBindGroupEntry[] = [{ binding: 0, resource: { buffer: paramsBuf } }];
+    bindings.forEach((b, i) => {
+      // GPUBuffer has no `buffer` field; a subrange binding does.
+      const resource = "buffer" in b ? b : { buffer: b };
+      entries.push({ binding: i + 1, resource });
+    });
+    const bindGroup = this.device.createBindGroup({
+      label: kernel.name,
+      layout: kernel.pipeline.getBindGroupLayout(0),
+      entries,
+    });
+    this.stats.bindGroupsCreated++;
+    const device = this.device;
+    const call: KernelCall = {
+      kernel,
+      bindGroup,
+      params: paramsBuf,
+      workgroups: [workgroups[0], workgroups[1] ?? 1, workgroups[2] ?? 1],
+      setParams(data) {
+        const view = data instanceof ArrayBuffer ? new Uint8Array(data) : data;
+        device.queue.writeBuffer(paramsBuf, 0, view.buffer, view.byteOffset, view.byteLength);
+      },
+    };
+    call.setParams(params);
+    return call;
+  }
+
+  /** Records a prepared dispatch into the open compute pass (opened on demand). */
+  run(call: KernelCall): void {
+    const [x, y, z] = call.workgroups;
+    if (x === 0 || y === 0 || z === 0) return;
+    const max = this.adapter.limits.maxComputeWorkgroupsPerDimension;
+    if (x > max || y > max || z > max) {
+      throw new Error(`Kernel '${call.kernel.name}' dispatch ${x}×${y}×${z} exceeds maxComputeWorkgroupsPerDimension ${max}`);
+    }
+    if (!this.encoder) this.encoder = this.device.createCommandEncoder();
+    if (!this.pass) this.pass = this.encoder.beginComputePass();
+    this.pass.setPipeline(call.kernel.pipeline);
+    this.pass.setBindGroup(0, call.bindGroup);
+    this.pass.dispatchWorkgroups(x, y, z);
+    this.stats.dispatches++;
+  }
+
+  /** Records a buffer-to-buffer copy (closes the open compute pass). */
+  copy(src: GPUBuffer, srcOffset: number, dst: GPUBuffer, dstOffset: number, bytes: number): void {
+    this.endPass();
+    if (!this.encoder) this.encoder = this.device.createCommandEncoder();
+    this.encoder.copyBufferToBuffer(src, srcOffset, dst, dstOffset, bytes);
+  }
+
+  /** Records a zero fill of a buffer range (closes the open compute pass). */
+  clear(buffer: GPUBuffer, offset = 0, bytes?: number): void {
+    this.endPass();
+    if (!this.encoder) this.encoder = this.device.createCommandEncoder();
+    this.encoder.clearBuffer(buffer, offset, bytes);
+  }
+
+  private endPass(): void {
+    if (this.pass) {
+      this.pass.end();
+      this.pass = null;
+    }
+  }
+
+  /** Submits everything recorded so far (one submit per phase keeps round trips low). */
+  flush(): void {
+    this.checkHealthy();
+    this.endPass();
+    if (this.encoder) {
+      this.device.queue.submit([this.encoder.finish()]);
+      this.encoder = null;
+      this.stats.submits++;
+    }
+  }
+
+  /** Waits until the GPU has finished all submitted work. */
+  async sync(): Promise<void> {
+    this.flush();
+    await this.device.queue.onSubmittedWorkDone();
+    this.checkHealthy();
+  }
+
+  private takeStaging(size: number): GPUBuffer {
+    const pool = this.staging.get(size);
+    if (pool && pool.length) return pool.pop()!;
+    this.stats.buffersCreated++;
+    return this.device.createBuffer({
+      label: `staging.${size}`,
+      size,
+      usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
+    });
+  }
+
+  private giveStaging(buf: GPUBuffer): void {
+    const list = this.staging.get(buf.size) ?? [];
+    list.push(buf);
+    this.staging.set(buf.size, list);
+  }
+
+  /**
+   * Copies `bytes` from `buffer` at `offset` to the CPU (flushes pending work).
+   * Staging buffers are pooled by size, so repeated reads allocate nothing new.
+   */
+  async readBytes(buffer: GPUBuffer, offset = 0, bytes?: number): Promise<ArrayBuffer> {
+    const size = roundUp(bytes ?? buffer.size - offset, 4);
+    const stagingSize = roundUp(size, 256);
+    const staging = this.takeStaging(stagingSize);
+    this.copy(buffer, offset, staging, 0, size);
+    this.flush();
+    try {
+      await staging.mapAsync(GPUMapMode.READ, 0, size);
+    } catch (e) {
+      this.checkHealthy();
+      throw e;
+    }
+    const out = staging.getMappedRange(0, size).slice(0);
+    staging.unmap();
+    this.giveStaging(staging);
+    this.checkHealthy();
+    return out;
+  }
+
+  /** Reads `count` f32 values starting at element `start`. */
+  async readF32(buffer: GPUBuffer, start = 0, count?: number): Promise<Float32Array> {
+    const n = count ?? buffer.size / 4 - start;
+    return new Float32Array(await this.readBytes(buffer, start * 4, n * 4));
+  }
+
+  /** Reads `count` i32 values starting at element `start`. */
+  async readI32(buffer: GPUBuffer, start = 0, count?: number): Promise<Int32Array> {
+    const n = count ?? buffer.size / 4 - start;
+    return new Int32Array(await this.readBytes(buffer, start * 4, n * 4));
+  }
+
+  /** Releases the device (tests call this in afterAll). */
+  destroy(): void {
+    this.device.destroy();
+  }
+}
+
+/** Packs mixed u32/f32 uniform fields; each entry is 4 bytes, padded to 16. */
+export function packParams(fields: Array<number | { f32: number }>): ArrayBuffer {
+  const buf = new ArrayBuffer(roundUp(Math.max(16, fields.length * 4), 16));
+  const dv = new DataView(buf);
+  fields.forEach((f, i) => {
+    if (typeof f === "number") dv.setUint32(i * 4, f >>> 0, true);
+    else dv.setFloat32(i * 4, f.f32, true);
+  });
+  return buf;
+}

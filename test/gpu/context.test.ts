@@ -1,0 +1,43 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GpuContext, packParams } from "../../src/gpu/context";
+import { requestNodeDevice } from "../../src/gpu/node-gpu";
+
+// A two-line kernel: out[i] = a[i] * p.scale + i, on a size that is not a multiple of 64.
+const CODE = /* wgsl */ `
+struct Params { n: u32, scale: f32 }
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read> a: array<f32>;
+@group(0) @binding(2) var<storage, read_write> out: array<f32>;
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3u) {
+  if (g.x >= p.n) { return; }
+  out[g.x] = a[g.x] * p.scale + f32(g.x);
+}`;
+
+describe("GpuContext", () => {
+  let ctx: GpuContext;
+  beforeAll(async () => {
+    ctx = new GpuContext(await requestNodeDevice());
+  });
+  afterAll(() => ctx?.destroy());
+
+  it("runs a prepared dispatch, rewrites its params, and reads back", async () => {
+    const n = 1000;
+    const a = ctx.createBufferFrom("a", Float32Array.from({ length: n }, (_, i) => i * 0.5));
+    const out = ctx.createBuffer("out", n * 4);
+    const call = ctx.call(ctx.kernel("test.scale", CODE), [a, out], packParams([n, { f32: 2 }]), [Math.ceil(n / 64)]);
+    ctx.run(call);
+    const r1 = await ctx.readF32(out);
+    expect(r1[999]).toBeCloseTo(999 * 0.5 * 2 + 999, 3);
+    call.setParams(packParams([n, { f32: -1 }]));
+    ctx.run(call);
+    const before = ctx.stats.buffersCreated;
+    const r2 = await ctx.readF32(out);
+    expect(r2[10]).toBeCloseTo(-5 + 10, 5);
+    expect(ctx.stats.buffersCreated).toBe(before); // staging reused
+  });
+
+  it("names the buffer and the limit when a buffer is too large", () => {
+    const limit = ctx.adapter.limits.maxStorageBufferBindingSize;
+    expect(() => ctx.createBuffer("huge.activations", limit + 1024)).toThrow(/huge\.activations.*maxStorageBufferBindingSize/);
+  });
+});
