@@ -21,6 +21,6 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 300_000,
     hookTimeout: 300_000,
-    reporters: ["default"],
+    reporters: ["default", "./test/support/summary-reporter.ts"],
   },
 });

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs what the GPU and browser tests need when it is missing: Debian's
+# chromium (headless browser + SwiftShader, WebGPU on the CPU) and the Vulkan
+# loader that Node's `webgpu` package (Dawn) uses to reach SwiftShader.
+set -euo pipefail
+need=()
+[ -x /usr/bin/chromium ] || need+=(chromium)
+[ -f /usr/lib/chromium/vk_swiftshader_icd.json ] || need+=(chromium)
+ldconfig -p 2>/dev/null | grep -q 'libvulkan.so.1' || need+=(libvulkan1)
+if [ ${#need[@]} -eq 0 ]; then exit 0; fi
+echo "Installing system packages for WebGPU tests: ${need[*]}"
+if [ "$(id -u)" != "0" ]; then SUDO=sudo; else SUDO=; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" fonts-liberation >/dev/null

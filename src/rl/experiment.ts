@@ -1,0 +1,124 @@
+/**
+ * Experiment configuration: what the UI panel edits, the URL encodes, the CLI
+ * presets fill in, and the trainer worker runs. Validated with zod so a bad
+ * config gives an error that names the field, and nothing starts.
+ */
+import { z } from "zod";
+
+/** Reward variants the lab can train side by side (reward-spec §2, §3). */
+export const VARIANT_NAMES = ["rlvr", "pointwise-gr", "grr", "structreward"] as const;
+export type VariantName = (typeof VARIANT_NAMES)[number];
+
+/** Advantage estimators of reward-spec §1. */
+export const ESTIMATORS = ["grpo", "grpo-stable", "rloo", "reinforce++", "reinforce++-baseline"] as const;
+export type Estimator = (typeof ESTIMATORS)[number];
+
+/** Loss aggregations of reward-spec §1: papers' default, DAPO, Dr. GRPO. */
+export const AGGREGATIONS = ["seq-mean-token-mean", "token-mean", "seq-mean-token-sum-norm"] as const;
+
+/** Judge noise of the rubric auditor (reward-spec §2, lab choice). */
+export const JudgeSchema = z.object({
+  /** Per-candidate perception noise σ_j (score units, [0, 1] scale). */
+  sigmaJ: z.number().min(0).max(1).default(0.1),
+  /** Per-call calibration offset σ_b, pointwise calls only. */
+  sigmaB: z.number().min(0).max(1).default(0.1),
+  /** Groupwise tie margin δ. */
+  delta: z.number().min(0).max(1).default(0.05),
+});
+
+export const WeightsSchema = z.object({
+  /** λ of R = r_ver + λ·r_aux (GRR §3, λ = 1). */
+  lambda: z.number().min(0).max(10).default(1),
+  /** GRR tier → score mapping (reward-spec §2). */
+  mapping: z.enum(["pcs", "edn", "trs", "irn"]).default("pcs"),
+  /** StructReward λ_fmt, λ_right, λ_rule, λ_cons (reward-spec §3). */
+  fmt: z.number().min(0).max(10).default(0.1),
+  right: z.number().min(0).max(10).default(0.25),
+  rule: z.number().min(0).max(10).default(0.75),
+  cons: z.number().min(0).max(10).default(0.15),
+});
+export type VariantWeights = z.infer<typeof WeightsSchema>;
+
+export const VariantSchema = z.object({
+  name: z.enum(VARIANT_NAMES),
+  weights: WeightsSchema.default(WeightsSchema.parse({})),
+  judge: JudgeSchema.default(JudgeSchema.parse({})),
+  /** Per-variant estimator override (StructReward trains with grpo-stable). */
+  estimator: z.enum(ESTIMATORS).optional(),
+  /** Per-variant KL coefficient override. */
+  beta: z.number().min(0).max(1).optional(),
+});
+export type VariantConfig = z.infer<typeof VariantSchema>;
+
+export const AlgorithmSchema = z.object({
+  estimator: z.enum(ESTIMATORS).default("grpo"),
+  /** Std kind and ε_A: lab default as verl (reward-spec §1). */
+  std: z.enum(["sample", "population"]).default("sample"),
+  eps: z.number().min(0).max(1).default(1e-6),
+  clipEps: z.number().gt(0).max(1).default(0.2),
+  /** KL coefficient β (GRR paper 1e-2). */
+  beta: z.number().min(0).max(1).default(1e-2),
+  aggregation: z.enum(AGGREGATIONS).default("seq-mean-token-mean"),
+  /** AdamW learning rate for RL (lab choice: the papers' 1e-6 is for 7B models). */
+  lr: z.number().gt(0).max(1).default(3e-4),
+  weightDecay: z.number().min(0).max(1).default(0),
+  gradClip: z.number().gt(0).default(1),
+  /** Rollouts per prompt G (reward-spec §0, G = 8). */
+  groupSize: z.number().int().min(1).max(64).default(8),
+  /** Prompts per RL step. */
+  batchPrompts: z.number().int().min(1).max(64).default(4),
+  temperature: z.number().gt(0).max(5).default(1),
+  topK: z.number().int().min(0).default(0),
+  topP: z.number().gt(0).max(1).default(1),
+  steps: z.number().int().min(1).max(100000).default(200),
+  evalEvery: z.number().int().min(1).default(10),
+});
+export type AlgorithmConfig = z.infer<typeof AlgorithmSchema>;
+
+export const TaskConfigSchema = z.object({
+  family: z.enum(["digits", "shapes", "bars"]).default("digits"),
+  multipleChoice: z.boolean().default(true),
+  /** Probability the correct option sits at letter A (a learnable shortcut). */
+  optionSkew: z.number().min(0).max(1).default(0),
+  /** Distractor closeness in [0, 1]: 1 = near misses (±1). */
+  distractorCloseness: z.number().min(0).max(1).default(0.8),
+  numDigits: z.number().int().min(2).max(3).default(2),
+});
+export type TaskConfigInput = z.infer<typeof TaskConfigSchema>;
+
+export const ExperimentSchema = z.object({
+  schemaVersion: z.literal(1).default(1),
+  seed: z.number().int().min(0).max(2 ** 31 - 1).default(1),
+  modelSize: z.enum(["default", "small"]).default("default"),
+  task: TaskConfigSchema.default(TaskConfigSchema.parse({})),
+  variants: z.array(VariantSchema).min(1).max(4).default([
+    VariantSchema.parse({ name: "rlvr" }),
+    VariantSchema.parse({ name: "grr" }),
+  ]),
+  algorithm: AlgorithmSchema.default(AlgorithmSchema.parse({})),
+  /** SFT steps when cold-start SFT runs from scratch. */
+  sftSteps: z.number().int().min(0).default(600),
+  sftLr: z.number().gt(0).max(1).default(2e-3),
+  sftBatch: z.number().int().min(1).default(32),
+  evalSize: z.number().int().min(4).default(64),
+});
+export type Experiment = z.infer<typeof ExperimentSchema>;
+
+/**
+ * Parses and fills defaults.
+ * @throws Error listing each invalid field as `path: message`.
+ */
+export function parseExperiment(input: unknown): Experiment {
+  const r = ExperimentSchema.safeParse(input ?? {});
+  if (!r.success) {
+    const msg = r.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ");
+    throw new Error(`Invalid experiment config: ${msg}`);
+  }
+  const names = r.data.variants.map((v) => v.name);
+  const dup = names.find((n, i) => names.indexOf(n) !== i);
+  if (dup) throw new Error(`Invalid experiment config: variants: '${dup}' appears twice`);
+  return r.data;
+}
+
+/** The experiment with every default (what the page starts with). */
+export const DEFAULT_EXPERIMENT: Experiment = parseExperiment({});

@@ -1,0 +1,103 @@
+/**
+ * Typed messages between the page (main thread) and the trainer worker.
+ * Every message has a `type`; a receiver answers an unknown type with an
+ * `error` event naming it (never ignores it).
+ */
+import type { Experiment, VariantWeights, VariantConfig } from "../rl/experiment";
+
+/** Metric values of one step (or one eval) of one variant. */
+export type MetricValues = Record<string, number>;
+
+/** One point of a chart: a variant's metrics at a step. */
+export interface MetricRow {
+  variant: string;
+  step: number;
+  /** Seconds since the run started (wall-time x-axis). */
+  time: number;
+  kind: "train" | "eval";
+  values: MetricValues;
+}
+
+/** One rollout as the inspector shows it. */
+export interface RolloutView {
+  text: string;
+  total: number;
+  components: Record<string, number>;
+  verifierPassed: boolean;
+  /** Consistency judgment of the trace vs its answer (GRR §4.1). */
+  judgment: "consistent" | "inconsistent" | "na";
+  /** Judge tier/rank (GRR) when the variant has a groupwise judge. */
+  rank?: number | null;
+  advantage: number;
+  unscorable?: boolean;
+}
+
+/** A group of rollouts for one prompt, kept per step (history). */
+export interface GroupView {
+  variant: string;
+  step: number;
+  promptId: string;
+  question: string;
+  options: Record<string, string> | null;
+  answer: string;
+  image: { data: Float32Array; height: number; width: number; channels: number };
+  rollouts: RolloutView[];
+  judgeReply?: string;
+}
+
+/** A mid-run change, drawn as a marker on the charts. */
+export interface Marker {
+  variant: string;
+  step: number;
+  label: string;
+}
+
+export type TrainerPhase = "loading" | "idle" | "sft" | "rl" | "paused" | "done" | "error";
+
+/** Commands the page sends to the trainer worker. */
+export type TrainerCommand =
+  | { type: "init"; experiment: Experiment; checkpointUrl?: string }
+  | { type: "start" }
+  | { type: "pause" }
+  | { type: "step" }
+  | { type: "reset" }
+  | { type: "reseed"; seed: number }
+  | { type: "runSft" }
+  | { type: "setWeights"; variant: string; weights: Partial<VariantWeights>; judge?: Partial<VariantConfig["judge"]> };
+
+/** Events the trainer worker sends to the page. */
+export type TrainerEvent =
+  | { type: "ready"; adapter: string; isFallback: boolean; modelSize: string; params: number; note?: string }
+  | { type: "status"; phase: TrainerPhase; step: number; message?: string }
+  | { type: "metrics"; rows: MetricRow[] }
+  | { type: "samples"; groups: GroupView[] }
+  | { type: "marker"; marker: Marker }
+  | { type: "log"; message: string }
+  | { type: "error"; message: string; fatal: boolean };
+
+const COMMAND_TYPES = new Set(["init", "start", "pause", "step", "reset", "reseed", "runSft", "setWeights"]);
+const EVENT_TYPES = new Set(["ready", "status", "metrics", "samples", "marker", "log", "error"]);
+
+/**
+ * Narrows an incoming message to a TrainerCommand.
+ * @throws Error naming the unknown or missing type.
+ */
+export function asTrainerCommand(msg: unknown): TrainerCommand {
+  const type = (msg as { type?: unknown } | null)?.type;
+  if (typeof type !== "string" || !COMMAND_TYPES.has(type)) {
+    throw new Error(`Unknown trainer command type: ${JSON.stringify(type)}`);
+  }
+  return msg as TrainerCommand;
+}
+
+/**
+ * Narrows an incoming message to a TrainerEvent.
+ * @throws Error naming the unknown or missing type.
+ */
+export function asTrainerEvent(msg: unknown): TrainerEvent {
+  const type = (msg as { type?: unknown } | null)?.type;
+  if (typeof type !== "string" || !EVENT_TYPES.has(type)) {
+    throw new Error(`Unknown trainer event type: ${JSON.stringify(type)}`);
+  }
+  return msg as TrainerEvent;
+}
