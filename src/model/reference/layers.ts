@@ -1,0 +1,313 @@
+/**
+ * CPU reference layers of the tiny VLM, in f64 (llm.c `train_gpt2.c` style).
+ * Used by tests only: every WGSL kernel is checked against the function of the
+ * same name here, and `../reference.ts` composes them into the whole model.
+ *
+ * Conventions: outputs first, then inputs, then sizes; letters as in llm.c
+ * (B batch, T positions, C channels, OC output channels, NH heads, V vocab,
+ * N = rows). All tensors are row-major flat Float64Arrays. Backward functions
+ * ACCUMULATE (+=) into their gradient outputs, like llm.c, so callers zero them.
+ */
+
+export type F64 = Float64Array;
+
+/** LayerNorm epsilon (nanoGPT / PyTorch default), biased variance. */
+export const LN_EPS = 1e-5;
+
+// ---------------------------------------------------------------------------
+// matmul: y = x · W + b, W row-major [C, OC] (the lab's [in, out] layout)
+
+/**
+ * out [N, OC] = inp [N, C] · w [C, OC] (+ bias [OC] when given).
+ */
+export function matmulForward(out: F64, inp: ArrayLike<number>, w: ArrayLike<number>, bias: ArrayLike<number> | null, N: number, C: number, OC: number): void {
+  for (let n = 0; n < N; n++) {
+    for (let o = 0; o < OC; o++) {
+      let s = bias ? bias[o] : 0;
+      for (let c = 0; c < C; c++) s += inp[n * C + c] * w[c * OC + o];
+      out[n * OC + o] = s;
+    }
+  }
+}
+
+/**
+ * Backward of matmulForward. Accumulates
+ *   dinp [N, C]  += dout · wᵀ,   dw [C, OC] += inpᵀ · dout,   dbias [OC] += Σ_n dout[n].
+ * Any gradient output may be null (skipped).
+ */
+export function matmulBackward(dinp: F64 | null, dw: F64 | null, dbias: F64 | null, dout: ArrayLike<number>, inp: ArrayLike<number>, w: ArrayLike<number>, N: number, C: number, OC: number): void {
+  for (let n = 0; n < N; n++) {
+    for (let o = 0; o < OC; o++) {
+      const d = dout[n * OC + o];
+      if (dbias) dbias[o] += d;
+      for (let c = 0; c < C; c++) {
+        if (dinp) dinp[n * C + c] += d * w[c * OC + o];
+        if (dw) dw[c * OC + o] += d * inp[n * C + c];
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// LayerNorm over the last axis (eps 1e-5, biased variance)
+
+/**
+ * out [N, C] = (inp − mean) · rstd · g + b; also writes mean [N] and rstd [N]
+ * (rstd = 1/sqrt(var + 1e-5), biased variance) for the backward pass.
+ */
+export function layernormForward(out: F64, mean: F64, rstd: F64, inp: ArrayLike<number>, g: ArrayLike<number>, b: ArrayLike<number>, N: number, C: number): void {
+  for (let n = 0; n < N; n++) {
+    let m = 0;
+    for (let c = 0; c < C; c++) m += inp[n * C + c];
+    m /= C;
+    let v = 0;
+    for (let c = 0; c < C; c++) {
+      const x = inp[n * C + c] - m;
+      v += x * x;
+    }
+    v /= C;
+    const r = 1 / Math.sqrt(v + LN_EPS);
+    for (let c = 0; c < C; c++) out[n * C + c] = (inp[n * C + c] - m) * r * g[c] + b[c];
+    mean[n] = m;
+    rstd[n] = r;
+  }
+}
+
+/**
+ * Backward of layernormForward (llm.c doc/layernorm): with x̂ = (x − mean)·rstd
+ * and dnorm = dout·g,  dinp += rstd · (dnorm − mean(dnorm) − x̂ · mean(dnorm·x̂)),
+ * dg += Σ_n dout·x̂,  db += Σ_n dout. All accumulate.
+ */
+export function layernormBackward(dinp: F64, dg: F64, db: F64, dout: ArrayLike<number>, inp: ArrayLike<number>, g: ArrayLike<number>, mean: ArrayLike<number>, rstd: ArrayLike<number>, N: number, C: number): void {
+  for (let n = 0; n < N; n++) {
+    const m = mean[n];
+    const r = rstd[n];
+    let dnormMean = 0;
+    let dnormNormMean = 0;
+    for (let c = 0; c < C; c++) {
+      const xh = (inp[n * C + c] - m) * r;
+      const dn = g[c] * dout[n * C + c];
+      dnormMean += dn;
+      dnormNormMean += dn * xh;
+    }
+    dnormMean /= C;
+    dnormNormMean /= C;
+    for (let c = 0; c < C; c++) {
+      const xh = (inp[n * C + c] - m) * r;
+      const d = dout[n * C + c];
+      db[c] += d;
+      dg[c] += xh * d;
+      dinp[n * C + c] += (g[c] * d - dnormMean - xh * dnormNormMean) * r;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// causal multi-head attention with the PAD key mask
+
+/**
+ * Causal attention with key masking. qkv [B, T, 3C] holds q | k | v along the
+ * last axis; head h uses channels h·hs … (h+1)·hs − 1 of each (hs = C/NH).
+ * Query i may attend key j iff j ≤ i and keyOk[b, j] (false only for PAD text
+ * tokens). Scale 1/sqrt(hs). Writes out [B, T, C] and att [B, NH, T, T] (the
+ * softmax probabilities; 0 for masked keys).
+ * @throws Error if a query row has no allowed key (cannot happen while patch keys exist).
+ */
+export function attentionForward(out: F64, att: F64, qkv: ArrayLike<number>, keyOk: ArrayLike<number>, B: number, T: number, C: number, NH: number): void {
+  const hs = C / NH;
+  const scale = 1 / Math.sqrt(hs);
+  const C3 = 3 * C;
+  for (let b = 0; b < B; b++) {
+    for (let h = 0; h < NH; h++) {
+      for (let i = 0; i < T; i++) {
+        const q = b * T * C3 + i * C3 + h * hs;
+        const arow = ((b * NH + h) * T + i) * T;
+        let maxv = -Infinity;
+        for (let j = 0; j < T; j++) {
+          att[arow + j] = 0;
+          if (j > i || !keyOk[b * T + j]) continue;
+          const k = b * T * C3 + j * C3 + C + h * hs;
+          let s = 0;
+          for (let e = 0; e < hs; e++) s += qkv[q + e] * qkv[k + e];
+          s *= scale;
+          att[arow + j] = s;
+          if (s > maxv) maxv = s;
+        }
+        if (maxv === -Infinity) throw new Error(`attentionForward: query ${i} of batch row ${b} has no allowed key`);
+        let sum = 0;
+        for (let j = 0; j <= i; j++) {
+          if (!keyOk[b * T + j]) continue;
+          const e = Math.exp(att[arow + j] - maxv);
+          att[arow + j] = e;
+          sum += e;
+        }
+        for (let j = 0; j <= i; j++) att[arow + j] /= sum;
+        const o = b * T * C + i * C + h * hs;
+        for (let e = 0; e < hs; e++) {
+          let s = 0;
+          for (let j = 0; j <= i; j++) s += att[arow + j] * qkv[b * T * C3 + j * C3 + 2 * C + h * hs + e];
+          out[o + e] = s;
+        }
+      }
+    }
+  }
+}
+
+/**
+ * Backward of attentionForward (llm.c attention_backward): accumulates dqkv
+ * [B, T, 3C] from dout [B, T, C] using the stored probabilities att.
+ *   datt_ij = dout_i·v_j;  dv_j += att_ij·dout_i;
+ *   dpre_ij = att_ij·(datt_ij − Σ_k att_ik·datt_ik);
+ *   dq_i += scale·Σ_j dpre_ij·k_j;  dk_j += scale·dpre_ij·q_i.
+ */
+export function attentionBackward(dqkv: F64, dout: ArrayLike<number>, qkv: ArrayLike<number>, att: ArrayLike<number>, B: number, T: number, C: number, NH: number): void {
+  const hs = C / NH;
+  const scale = 1 / Math.sqrt(hs);
+  const C3 = 3 * C;
+  const datt = new Float64Array(T);
+  for (let b = 0; b < B; b++) {
+    for (let h = 0; h < NH; h++) {
+      for (let i = 0; i < T; i++) {
+        const arow = ((b * NH + h) * T + i) * T;
+        const o = b * T * C + i * C + h * hs;
+        let dot = 0;
+        for (let j = 0; j <= i; j++) {
+          const v = b * T * C3 + j * C3 + 2 * C + h * hs;
+          let s = 0;
+          for (let e = 0; e < hs; e++) {
+            s += dout[o + e] * qkv[v + e];
+            dqkv[v + e] += att[arow + j] * dout[o + e];
+          }
+          datt[j] = s;
+          dot += att[arow + j] * s;
+        }
+        const q = b * T * C3 + i * C3 + h * hs;
+        for (let j = 0; j <= i; j++) {
+          const dpre = att[arow + j] * (datt[j] - dot) * scale;
+          if (dpre === 0) continue;
+          const k = b * T * C3 + j * C3 + C + h * hs;
+          for (let e = 0; e < hs; e++) {
+            dqkv[q + e] += dpre * qkv[k + e];
+            dqkv[k + e] += dpre * qkv[q + e];
+          }
+        }
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// GELU, tanh approximation (Hendrycks & Gimpel 2016, eq. in §2; GPT-2's gelu)
+
+const GELU_K = Math.sqrt(2 / Math.PI);
+
+/** out [N] = 0.5·x·(1 + tanh(√(2/π)(x + 0.044715x³))). */
+export function geluForward(out: F64, inp: ArrayLike<number>, N: number): void {
+  for (let i = 0; i < N; i++) {
+    const x = inp[i];
+    out[i] = 0.5 * x * (1 + Math.tanh(GELU_K * (x + 0.044715 * x * x * x)));
+  }
+}
+
+/** dinp [N] += gelu'(inp) · dout. */
+export function geluBackward(dinp: F64, inp: ArrayLike<number>, dout: ArrayLike<number>, N: number): void {
+  for (let i = 0; i < N; i++) {
+    const x = inp[i];
+    const u = GELU_K * (x + 0.044715 * x * x * x);
+    const t = Math.tanh(u);
+    const sech2 = 1 - t * t;
+    const grad = 0.5 * (1 + t) + 0.5 * x * sech2 * GELU_K * (1 + 3 * 0.044715 * x * x);
+    dinp[i] += grad * dout[i];
+  }
+}
+
+// ---------------------------------------------------------------------------
+// residual add and log-softmax
+
+/** out [N] = a + b. */
+export function residualForward(out: F64, a: ArrayLike<number>, b: ArrayLike<number>, N: number): void {
+  for (let i = 0; i < N; i++) out[i] = a[i] + b[i];
+}
+
+/** out [N, V] = logits − logsumexp(logits) per row (max-subtracted). */
+export function logSoftmaxForward(out: F64, logits: ArrayLike<number>, N: number, V: number): void {
+  for (let n = 0; n < N; n++) {
+    let m = -Infinity;
+    for (let v = 0; v < V; v++) m = Math.max(m, logits[n * V + v]);
+    let s = 0;
+    for (let v = 0; v < V; v++) s += Math.exp(logits[n * V + v] - m);
+    const lse = m + Math.log(s);
+    for (let v = 0; v < V; v++) out[n * V + v] = logits[n * V + v] - lse;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// embeddings: patches + tokens + positions
+
+/** Image and patch geometry needed by the embedding (a subset of ModelConfig). */
+export interface EmbedDims {
+  imageHeight: number;
+  imageWidth: number;
+  imageChannels: number;
+  patchSize: number;
+}
+
+/**
+ * Cuts images [B, H·W·C] (H×W×C row-major) into patches [B, P, p·p·C]:
+ * patch k is row-major over the patch grid; its pixels are flattened in
+ * (py, px, c) order.
+ */
+export function patchify(out: F64, images: ArrayLike<number>, dims: EmbedDims, B: number): void {
+  const { imageHeight: H, imageWidth: W, imageChannels: Ch, patchSize: p } = dims;
+  const gw = W / p;
+  const P = (H / p) * gw;
+  const pd = p * p * Ch;
+  for (let b = 0; b < B; b++) {
+    for (let k = 0; k < P; k++) {
+      const y0 = Math.floor(k / gw) * p;
+      const x0 = (k % gw) * p;
+      for (let py = 0; py < p; py++) {
+        for (let px = 0; px < p; px++) {
+          for (let c = 0; c < Ch; c++) {
+            out[(b * P + k) * pd + (py * p + px) * Ch + c] = images[b * H * W * Ch + ((y0 + py) * W + (x0 + px)) * Ch + c];
+          }
+        }
+      }
+    }
+  }
+}
+
+/**
+ * out [B, T, C], T = P + L:  rows 0..P−1 = patches·patchW + patchB + wpe[k],
+ * rows P+s = wte[tokens[b, s]] + wpe[P + s].
+ * patches [B, P, pd], tokens [B, L], patchW [pd, C], wte [V, C], wpe [≥T, C].
+ */
+export function embedForward(out: F64, patches: F64, tokens: ArrayLike<number>, patchW: ArrayLike<number>, patchB: ArrayLike<number>, wte: ArrayLike<number>, wpe: ArrayLike<number>, B: number, P: number, L: number, pd: number, C: number): void {
+  const T = P + L;
+  const tmp = new Float64Array(P * C);
+  for (let b = 0; b < B; b++) {
+    matmulForward(tmp, patches.subarray(b * P * pd, (b + 1) * P * pd), patchW, patchB, P, pd, C);
+    for (let k = 0; k < P; k++) for (let c = 0; c < C; c++) out[(b * T + k) * C + c] = tmp[k * C + c] + wpe[k * C + c];
+    for (let s = 0; s < L; s++) {
+      const id = tokens[b * L + s];
+      for (let c = 0; c < C; c++) out[(b * T + P + s) * C + c] = wte[id * C + c] + wpe[(P + s) * C + c];
+    }
+  }
+}
+
+/**
+ * Backward of embedForward; accumulates dpatchW [pd, C], dpatchB [C],
+ * dwte [V, C], dwpe [≥T, C] from dout [B, T, C].
+ */
+export function embedBackward(dpatchW: F64, dpatchB: F64, dwte: F64, dwpe: F64, dout: F64, patches: F64, tokens: ArrayLike<number>, B: number, P: number, L: number, pd: number, C: number): void {
+  const T = P + L;
+  for (let b = 0; b < B; b++) {
+    const drows = dout.subarray(b * T * C, (b * T + P) * C);
+    matmulBackward(null, dpatchW, dpatchB, drows, patches.subarray(b * P * pd, (b + 1) * P * pd), [], P, pd, C);
+    for (let t = 0; t < T; t++) for (let c = 0; c < C; c++) dwpe[t * C + c] += dout[(b * T + t) * C + c];
+    for (let s = 0; s < L; s++) {
+      const id = tokens[b * L + s];
+      for (let c = 0; c < C; c++) dwte[id * C + c] += dout[(b * T + P + s) * C + c];
+    }
+  }
+}
