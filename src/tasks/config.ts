@@ -1,0 +1,156 @@
+/**
+ * The task knobs: one config object for every family, with defaults and a
+ * validator that names the offending field (design.md "Tasks": number of
+ * steps, image size, object count, option-position skew, distractor
+ * closeness, open-ended vs multiple choice).
+ */
+import type { TaskFamily } from "./types";
+
+/** Digit-arithmetic question kinds. */
+export type DigitOp = "sum" | "difference" | "largest" | "product";
+
+/** Every knob of the task generators. */
+export interface TaskConfig {
+  /** Task family. Default `digits` (design.md: the default task). */
+  family: TaskFamily;
+  /** Digits: how many MNIST digits side by side, 2 or 3 (image 28×56 or 28×84). Default 2 (design.md). */
+  numDigits: 2 | 3;
+  /**
+   * Digits: question kinds to draw from. Default sum, difference, largest
+   * (design.md). `product` is allowed with 2 digits only (lab choice: keeps
+   * answers ≤ 81). `difference` is first − second (2 digits) or
+   * first + second − third (3 digits).
+   */
+  digitOps: DigitOp[];
+  /**
+   * Shapes and bars: number of reference steps, 1–4 (design.md). 1: read one
+   * quantity; 2: read one quantity, then apply a constant from the question;
+   * 3: read two quantities, then combine; 4: read three, then combine.
+   * Digits always have numDigits + 1 steps. Default 3 (lab choice).
+   */
+  numSteps: 1 | 2 | 3 | 4;
+  /** Multiple choice (true) or open-ended (false). Default true (design.md). */
+  multipleChoice: boolean;
+  /** Options per multiple-choice prompt, 2–5 (letters A–E). Default 4 (design.md: A–D). */
+  numOptions: number;
+  /**
+   * Option-position skew in [0, 1]: the probability that the correct option is
+   * placed at `skewLetter`; otherwise its letter is uniform over all options
+   * (so P(correct at skewLetter) = skew + (1 − skew)/numOptions). 0 = no
+   * shortcut. Default 0 (lab choice).
+   */
+  optionSkew: number;
+  /** Letter favoured by `optionSkew`. Default `A` (lab choice). */
+  skewLetter: string;
+  /**
+   * Distractor closeness in [0, 1]: distractors lie within ±spread of the
+   * answer, spread = max(numOptions − 1, 2 + round(8·(1 − closeness))), so
+   * 1 = near misses (±3 with 4 options), 0 = up to ±10 away. Default 0.8
+   * (lab choice).
+   */
+  distractorCloseness: number;
+  /** Shapes and bars: square image side in pixels, 16–64. Default 28 (lab choice: 4×4 patches of 7×7). */
+  imageSize: number;
+  /** Shapes: grid cells per side, 2–6; needs imageSize / gridCells ≥ 5 px. Default 4 (lab choice). */
+  gridCells: number;
+  /**
+   * Object count. Shapes: number of shapes, 1..gridCells² (and ≤ 16);
+   * default 6. Bars: number of bars, 2–6 (needs ≥ 3 px per bar); default 4.
+   * Ignored by digits. `undefined` picks the family default. (Lab choice.)
+   */
+  objectCount?: number;
+  /** Bars: maximum bar height (integer units), 3–12, must fit the image (≥ 2 px per unit). Default 9 (lab choice). */
+  maxBarHeight: number;
+}
+
+/** Default config (the `family` default is digits). */
+export const DEFAULT_TASK_CONFIG: Readonly<TaskConfig> = Object.freeze({
+  family: "digits",
+  numDigits: 2,
+  digitOps: ["sum", "difference", "largest"],
+  numSteps: 3,
+  multipleChoice: true,
+  numOptions: 4,
+  optionSkew: 0,
+  skewLetter: "A",
+  distractorCloseness: 0.8,
+  imageSize: 28,
+  gridCells: 4,
+  objectCount: undefined,
+  maxBarHeight: 9,
+}) as Readonly<TaskConfig>;
+
+/** Family default object count (lab choice): shapes 6, bars 4, digits = numDigits. */
+export function defaultObjectCount(family: TaskFamily, numDigits = 2): number {
+  return family === "shapes" ? 6 : family === "bars" ? 4 : numDigits;
+}
+
+/** Option letters in order (A–E; the vocabulary has these five). */
+export const OPTION_LETTERS = ["A", "B", "C", "D", "E"] as const;
+
+/** Fully resolved config (objectCount filled in). */
+export type ResolvedTaskConfig = TaskConfig & { objectCount: number };
+
+function bad(field: string, msg: string, got: unknown): never {
+  throw new Error(`TaskConfig.${field} ${msg}, got ${JSON.stringify(got)}`);
+}
+
+function isInt(x: unknown): x is number {
+  return typeof x === "number" && Number.isInteger(x);
+}
+
+/**
+ * Merges a partial config over the defaults and validates every field.
+ * Throws an Error whose message starts with `TaskConfig.<field>` and says
+ * what was expected and what was given. Unknown fields also throw (typos
+ * would otherwise be silently ignored).
+ */
+export function resolveTaskConfig(partial: Partial<TaskConfig> = {}): ResolvedTaskConfig {
+  for (const key of Object.keys(partial)) {
+    if (!(key in DEFAULT_TASK_CONFIG)) bad(key, "is not a known field", (partial as Record<string, unknown>)[key]);
+  }
+  const c = { ...DEFAULT_TASK_CONFIG, digitOps: [...DEFAULT_TASK_CONFIG.digitOps], ...partial } as TaskConfig;
+  if (!["digits", "shapes", "bars"].includes(c.family)) bad("family", "must be digits, shapes or bars", c.family);
+  if (c.numDigits !== 2 && c.numDigits !== 3) bad("numDigits", "must be 2 or 3", c.numDigits);
+  if (!Array.isArray(c.digitOps) || c.digitOps.length === 0) bad("digitOps", "must be a non-empty array", c.digitOps);
+  for (const op of c.digitOps) {
+    if (!["sum", "difference", "largest", "product"].includes(op)) bad("digitOps", "entries must be sum, difference, largest or product", op);
+  }
+  if (c.family === "digits" && c.numDigits === 3 && c.digitOps.includes("product")) {
+    bad("digitOps", "may contain product only with numDigits 2", c.digitOps);
+  }
+  if (!isInt(c.numSteps) || c.numSteps < 1 || c.numSteps > 4) bad("numSteps", "must be an integer 1–4", c.numSteps);
+  if (typeof c.multipleChoice !== "boolean") bad("multipleChoice", "must be a boolean", c.multipleChoice);
+  if (!isInt(c.numOptions) || c.numOptions < 2 || c.numOptions > OPTION_LETTERS.length) {
+    bad("numOptions", `must be an integer 2–${OPTION_LETTERS.length}`, c.numOptions);
+  }
+  if (typeof c.optionSkew !== "number" || !(c.optionSkew >= 0 && c.optionSkew <= 1)) bad("optionSkew", "must be a number in [0, 1]", c.optionSkew);
+  const letters = OPTION_LETTERS.slice(0, c.numOptions) as readonly string[];
+  if (!letters.includes(c.skewLetter)) bad("skewLetter", `must be one of ${letters.join(", ")} (numOptions ${c.numOptions})`, c.skewLetter);
+  if (typeof c.distractorCloseness !== "number" || !(c.distractorCloseness >= 0 && c.distractorCloseness <= 1)) {
+    bad("distractorCloseness", "must be a number in [0, 1]", c.distractorCloseness);
+  }
+  if (!isInt(c.imageSize) || c.imageSize < 16 || c.imageSize > 64) bad("imageSize", "must be an integer 16–64", c.imageSize);
+  if (!isInt(c.gridCells) || c.gridCells < 2 || c.gridCells > 6) bad("gridCells", "must be an integer 2–6", c.gridCells);
+  if (c.family === "shapes" && Math.floor(c.imageSize / c.gridCells) < 5) {
+    bad("gridCells", `leaves ${Math.floor(c.imageSize / c.gridCells)} px per cell at imageSize ${c.imageSize}; need ≥ 5`, c.gridCells);
+  }
+  if (!isInt(c.maxBarHeight) || c.maxBarHeight < 3 || c.maxBarHeight > 12) bad("maxBarHeight", "must be an integer 3–12", c.maxBarHeight);
+  if (c.family === "bars" && Math.floor((c.imageSize - 2) / c.maxBarHeight) < 2) {
+    bad("maxBarHeight", `needs ≥ 2 px per unit; imageSize ${c.imageSize} allows at most ${Math.floor((c.imageSize - 2) / 2)}`, c.maxBarHeight);
+  }
+  const objectCount = c.objectCount ?? defaultObjectCount(c.family, c.numDigits);
+  if (c.family === "shapes") {
+    const maxShapes = Math.min(16, c.gridCells * c.gridCells);
+    if (!isInt(objectCount) || objectCount < 1 || objectCount > maxShapes) {
+      bad("objectCount", `must be an integer 1–${maxShapes} for shapes (gridCells ${c.gridCells})`, c.objectCount);
+    }
+  } else if (c.family === "bars") {
+    const maxBars = Math.min(6, Math.floor(c.imageSize / 3));
+    if (!isInt(objectCount) || objectCount < 2 || objectCount > maxBars) bad("objectCount", `must be an integer 2–${maxBars} for bars`, c.objectCount);
+    if (c.numSteps === 4 && objectCount < 3) bad("objectCount", "must be ≥ 3 for bars with numSteps 4 (three distinct bars)", c.objectCount);
+  } else if (c.objectCount !== undefined && c.objectCount !== c.numDigits) {
+    bad("objectCount", "must equal numDigits (or be omitted) for digits", c.objectCount);
+  }
+  return { ...c, digitOps: [...c.digitOps], objectCount };
+}

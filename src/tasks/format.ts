@@ -1,0 +1,163 @@
+/**
+ * Shared pieces of every task family: the normalized response format of
+ * reward-spec §0, options with near-miss distractors and position skew, the
+ * prompt text the model reads, and the lab's extended prompt type.
+ */
+import type { ReferenceStep, TaskFamily, TaskPrompt } from "./types";
+import { OPTION_LETTERS, type ResolvedTaskConfig } from "./config";
+import type { Rng } from "./rng";
+
+/** Smallest integer the vocabulary holds (lab choice; covers every task value and distractor). */
+export const NUMBER_MIN = -40;
+/** Largest integer the vocabulary holds (lab choice; digit products reach 81). */
+export const NUMBER_MAX = 99;
+
+/** Where a prompt came from; extra data for tests, the UI and audits (not needed by rewards). */
+export interface PromptMeta {
+  /** Which data split the prompt was drawn for. */
+  split: "train" | "eval";
+  /** Question kind, e.g. `sum`, `difference`, `count`, `tallest-minus-shortest` (free text, for display). */
+  kind: string;
+  /** Digits only: packed image index (position in mnist-subset.bin) of each digit, left to right. */
+  digitIndices?: number[];
+  /** Digits only: the true label of each digit, left to right. */
+  digitLabels?: number[];
+  /** Set by shuffleImages: id of the prompt whose image this prompt now shows. */
+  imageFrom?: string;
+}
+
+/** A TaskPrompt with the generator's metadata (still a plain, structured-clone-safe object). */
+export interface LabTaskPrompt extends TaskPrompt {
+  meta: PromptMeta;
+}
+
+/** A family's problem before options and formatting: question, steps and the integer answer. */
+export interface ProblemSpec {
+  question: string;
+  steps: ReferenceStep[];
+  answer: number;
+  /** True if the question can have a negative answer (then distractors may be negative too). */
+  allowNegative: boolean;
+  kind: string;
+}
+
+/** `\boxed{v}` */
+export function boxed(v: string | number): string {
+  return `\\boxed{${v}}`;
+}
+
+/** A reference step: body text `<expr> = \boxed{v}` and its value. */
+export function step(expr: string, value: number): ReferenceStep {
+  return { text: `${expr} = ${boxed(value)}`, value: String(value) };
+}
+
+/**
+ * The normalized response of reward-spec §0:
+ * `<think> Step 1: … Step 2: … </think> \boxed{final}`.
+ */
+export function formatResponse(steps: readonly ReferenceStep[], final: string): string {
+  const body = steps.map((s, i) => `Step ${i + 1}: ${s.text}`).join(" ");
+  return `<think> ${body} </think> ${boxed(final)}`;
+}
+
+/** Renders options as `A: 7 B: 9 C: 6 D: 8` (letters in order). */
+export function renderOptions(options: Record<string, string>): string {
+  return Object.keys(options)
+    .sort()
+    .map((l) => `${l}: ${options[l]}`)
+    .join(" ");
+}
+
+/** The text the model reads after the image: the question, then the rendered options (if any). */
+export function promptText(prompt: Pick<TaskPrompt, "question" | "options">): string {
+  return prompt.options ? `${prompt.question} ${renderOptions(prompt.options)}` : prompt.question;
+}
+
+/**
+ * Draws `k` distinct near-miss distractors for an integer answer.
+ * The spread is ±max(k, 2 + round(8·(1 − closeness))) (lab choice:
+ * closeness 1 → ±max(k, 2), closeness 0 → ±10); near a range bound the
+ * distractors are taken from the open side. The number of
+ * distractors below the answer is uniform in 0..k, so the answer's rank
+ * among the options carries no information (no "pick the middle one"
+ * shortcut) except near the range bounds. Values stay in
+ * [allowNegative ? NUMBER_MIN : 0, NUMBER_MAX].
+ */
+export function drawDistractors(answer: number, k: number, closeness: number, allowNegative: boolean, rng: Rng): number[] {
+  const lo = allowNegative ? NUMBER_MIN : 0;
+  const hi = NUMBER_MAX;
+  const spread = Math.max(k, 2 + Math.round(8 * (1 - closeness)));
+  const below: number[] = [];
+  const above: number[] = [];
+  for (let d = 1; d <= spread; d++) {
+    if (answer - d >= lo) below.push(answer - d);
+    if (answer + d <= hi) above.push(answer + d);
+  }
+  let b = rng.int(0, k);
+  b = Math.min(b, below.length);
+  if (k - b > above.length) b = k - above.length;
+  if (b < 0 || b > below.length) throw new Error(`drawDistractors: cannot fit ${k} distractors around ${answer}`);
+  return [...rng.sample(below, b), ...rng.sample(above, k - b)];
+}
+
+/**
+ * Builds the options of a multiple-choice prompt: the correct letter is
+ * `skewLetter` with probability `optionSkew`, else uniform over the letters;
+ * the other letters get the distractors in random order.
+ */
+export function buildOptions(
+  answer: number,
+  allowNegative: boolean,
+  cfg: ResolvedTaskConfig,
+  rng: Rng,
+): { options: Record<string, string>; letter: string } {
+  const letters = OPTION_LETTERS.slice(0, cfg.numOptions) as readonly string[];
+  const letter = rng.chance(cfg.optionSkew) ? cfg.skewLetter : rng.pick(letters);
+  const distractors = rng.shuffle(drawDistractors(answer, letters.length - 1, cfg.distractorCloseness, allowNegative, rng));
+  const options: Record<string, string> = {};
+  let d = 0;
+  for (const l of letters) options[l] = l === letter ? String(answer) : String(distractors[d++]);
+  return { options, letter };
+}
+
+/** Image fields of a prompt. */
+export interface ImageFields {
+  image: Float32Array;
+  height: number;
+  width: number;
+  channels: number;
+}
+
+/**
+ * Assembles a full prompt from a family's problem: options (multiple choice)
+ * or none (open-ended), ground truth, and the SFT target whose final box holds
+ * the letter (multiple choice) or the number (open-ended).
+ */
+export function assemblePrompt(
+  id: string,
+  family: TaskFamily,
+  spec: ProblemSpec,
+  img: ImageFields,
+  cfg: ResolvedTaskConfig,
+  rng: Rng,
+  meta: PromptMeta,
+): LabTaskPrompt {
+  if (!Number.isInteger(spec.answer) || spec.answer < NUMBER_MIN || spec.answer > NUMBER_MAX) {
+    throw new Error(`assemblePrompt: answer ${spec.answer} outside the vocabulary range ${NUMBER_MIN}..${NUMBER_MAX}`);
+  }
+  const content = String(spec.answer);
+  let options: Record<string, string> | null = null;
+  let letter: string | null = null;
+  if (cfg.multipleChoice) ({ options, letter } = buildOptions(spec.answer, spec.allowNegative, cfg, rng));
+  return {
+    id,
+    family,
+    ...img,
+    question: spec.question,
+    options,
+    answer: { letter, content },
+    referenceSteps: spec.steps,
+    sftTarget: formatResponse(spec.steps, letter ?? content),
+    meta,
+  };
+}
