@@ -40,8 +40,8 @@ export const DEFAULT_CONFIG: ModelConfig = {
   nLayers: 4,
   nHeads: 4,
   mlpRatio: 4,
-  vocabSize: 64,
-  maxSeqLen: 96,
+  vocabSize: 196, // the word-level tokenizer of src/tasks/tokenizer.ts
+  maxSeqLen: 128, // 32 patches + 40 prompt + up to 56 response tokens
 };
 
 /** Small model for CPU (SwiftShader) adapters and CI presets (lab choice). */
