@@ -1,0 +1,72 @@
+// Attention of one query per row over its sequence's KV cache, with the PAD
+// key mask (model semantics, src/model/reference/layers.ts attentionForward):
+//   key j is allowed iff j <= pos and (j < P or text[n, j - P] != pad)
+//   out[r, h·hd:(h+1)·hd] = Σ_j softmax_j(q·k_j / sqrt(hd)) · v_j
+// Single pass with an online softmax (running max m, normaliser l; Milakov &
+// Gimelshein 2018), so no score buffer is needed. Patch keys are never
+// masked, so every query has at least one allowed key.
+// One invocation per (row, head); q from qkv [R, 3D], k/v from the cache
+// [L, N, H, S, hd] (filled by kv_append.wgsl up to and including pos).
+// Template: HD (head size) is substituted by TypeScript (private array size).
+
+const HD: u32 = $HDu;
+
+struct Params {
+  R: u32,
+  D: u32,
+  H: u32,
+  S: u32,
+  rowsPerSeq: u32,
+  posBase: u32,
+  useState: u32,
+  layerOff: u32,
+  P: u32,
+  textCap: u32,
+  scale: f32,     // 1 / sqrt(hd)
+}
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read> qkv: array<f32>;         // [R, 3D]
+@group(0) @binding(2) var<storage, read> kc: array<f32>;          // [L, N, H, S, HD]
+@group(0) @binding(3) var<storage, read> vc: array<f32>;          // [L, N, H, S, HD]
+@group(0) @binding(4) var<storage, read> text: array<i32>;        // [N, textCap]
+@group(0) @binding(5) var<storage, read> state: array<u32>;       // [step, pad, ...]
+@group(0) @binding(6) var<storage, read_write> out: array<f32>;   // [R, D]
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {
+  let t = gid.x + gid.y * nw.x * 64u;
+  let h = t % p.H;
+  let r = t / p.H;
+  if (r >= p.R) { return; }
+  let n = r / p.rowsPerSeq;
+  var pos = p.posBase + r % p.rowsPerSeq;
+  if (p.useState != 0u) { pos += state[0]; }
+  let pad = i32(state[1]);
+
+  var q: array<f32, HD>;
+  var acc: array<f32, HD>;
+  let qb = r * 3u * p.D + h * HD;
+  for (var e = 0u; e < HD; e++) {
+    q[e] = qkv[qb + e] * p.scale;
+    acc[e] = 0.0;
+  }
+  var m = -1e30;
+  var l = 0.0;
+  let base = p.layerOff + (n * p.H + h) * p.S * HD;
+  for (var j = 0u; j <= pos; j++) {
+    if (j >= p.P && text[n * p.textCap + (j - p.P)] == pad) { continue; }
+    let kb = base + j * HD;
+    var s = 0.0;
+    for (var e = 0u; e < HD; e++) { s += q[e] * kc[kb + e]; }
+    let mNew = max(m, s);
+    let corr = exp(m - mNew);
+    let pj = exp(s - mNew);
+    l = l * corr + pj;
+    for (var e = 0u; e < HD; e++) { acc[e] = acc[e] * corr + pj * vc[kb + e]; }
+    m = mNew;
+  }
+  let inv = 1.0 / l;
+  let ob = r * p.D + h * HD;
+  for (var e = 0u; e < HD; e++) { out[ob + e] = acc[e] * inv; }
+}

@@ -1,0 +1,71 @@
+// Embedding of R rows, each row = (sequence n, absolute position pos):
+//   pos <  P: patch token pos of image n = pixels(patch pos)·patch.w + patch.b + wpe[pos]
+//   pos >= P: text token = wte[text[n, pos - P]] + wpe[pos]
+// (model semantics: src/model/reference.ts embedForward / patchify). Patch k
+// is row-major over the patch grid; its pixels are flattened in (py, px, c).
+//
+// Row r maps to n = r / rowsPerSeq, pos = posBase + r % rowsPerSeq
+// (+ state[0] when useState = 1: the decode step counter). A prefill uses
+// rowsPerSeq = T0 (all prompt positions of every sequence); a decode step uses
+// rowsPerSeq = 1, posBase = T0, useState = 1.
+// One invocation per (row, 4 channels); parameters read from the flat buffer.
+
+struct Params {
+  R: u32,
+  D: u32,          // dModel (multiple of 4)
+  rowsPerSeq: u32,
+  posBase: u32,
+  useState: u32,
+  P: u32,          // patch tokens
+  textCap: u32,    // text columns per sequence in `text`
+  gridW: u32,      // patches per image row = W / patchSize
+  ps: u32,         // patch side in pixels
+  C: u32,          // image channels
+  imgW: u32,       // image width in pixels
+  imgSize: u32,    // H·W·C floats per image
+  patchWOff: u32,  // float offsets into the parameter buffer
+  patchBOff: u32,
+  wteOff: u32,
+  wpeOff: u32,
+}
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read> image: array<f32>;          // [N, H·W·C]
+@group(0) @binding(2) var<storage, read> text: array<i32>;           // [N, textCap]
+@group(0) @binding(3) var<storage, read> state: array<u32>;          // [step, pad, ...]
+@group(0) @binding(4) var<storage, read> w: array<vec4<f32>>;        // flat parameters
+@group(0) @binding(5) var<storage, read_write> x: array<vec4<f32>>;  // [R, D/4]
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {
+  let t = gid.x + gid.y * nw.x * 64u;
+  let D4 = p.D / 4u;
+  let c4 = t % D4;
+  let r = t / D4;
+  if (r >= p.R) { return; }
+  let n = r / p.rowsPerSeq;
+  var pos = p.posBase + r % p.rowsPerSeq;
+  if (p.useState != 0u) { pos += state[0]; }
+  var v = w[(p.wpeOff / 4u) + pos * D4 + c4];
+  if (pos < p.P) {
+    let y0 = (pos / p.gridW) * p.ps;
+    let x0 = (pos % p.gridW) * p.ps;
+    let img = n * p.imgSize;
+    var acc = w[p.patchBOff / 4u + c4];
+    var i = 0u;
+    for (var py = 0u; py < p.ps; py++) {
+      for (var px = 0u; px < p.ps; px++) {
+        let pix = img + ((y0 + py) * p.imgW + (x0 + px)) * p.C;
+        for (var c = 0u; c < p.C; c++) {
+          acc += image[pix + c] * w[p.patchWOff / 4u + i * D4 + c4];
+          i++;
+        }
+      }
+    }
+    v += acc;
+  } else {
+    let id = u32(text[n * p.textCap + (pos - p.P)]);
+    v += w[p.wteOff / 4u + id * D4 + c4];
+  }
+  x[r * D4 + c4] = v;
+}

@@ -1,0 +1,340 @@
+/**
+ * Batched autoregressive generation on the GPU with a KV cache and on-GPU
+ * sampling (design.md, data flow step 2: "generate G rollouts per prompt on
+ * the GPU").
+ *
+ *   const gen = new Generator(ctx, config, N, promptLen, maxNew);   // once per shape
+ *   const { tokens, logprobs, lengths } = await gen.generate({
+ *     paramsBuf, images, promptTokens, seed, eosId, padId, temperature: 1 });
+ *
+ * How a batch runs (all recorded into the command stream, one read-back):
+ *   1 prefill: every sequence's P patch tokens + promptLen prompt tokens
+ *     (T0 = P + promptLen rows per sequence) go through the model at once with
+ *     the decode kernels over R = N·T0 rows; each layer appends its K/V for all
+ *     T0 positions to the cache, attention is causal with the PAD key mask.
+ *     lnf + head run on the last prompt row only → logits [N, V].
+ *   2 for step s = 0 … maxNew−1: sample.wgsl picks token s of every sequence
+ *     (forced prefix, greedy, or seeded sampling with temperature/top-k/top-p)
+ *     and writes it into the text buffer; then (except after the last step) one
+ *     decode step embeds that token at position T0 + s, runs the layers for
+ *     R = N rows against the KV cache, and produces the next logits. A step
+ *     counter in a storage buffer (advanced by a 1-thread kernel) gives the
+ *     position, so the same prepared KernelCalls serve every step.
+ *   3 one read-back of tokens | logprobs | lengths.
+ * Finished sequences (after EOS) keep running but emit PAD with logprob 0; the
+ * GPU cannot stop early without a read-back (lab choice: fixed maxNew steps).
+ *
+ * Model semantics are those of src/model/reference.ts (the f64 CPU reference
+ * the tests compare against): sequence = [P patches][prompt (left-padded)][response],
+ * PAD text tokens masked as attention keys, absolute learned positions.
+ *
+ * Memory: the KV cache is 2 · L · N · H · (T0 + maxNew) · hd floats; activation
+ * buffers hold N·T0 rows (prefill); all allocated in the constructor.
+ */
+import type { GpuContext, KernelCall } from "../gpu/context";
+import { packParams } from "../gpu/context";
+import { numPatches, paramLayout, validateConfig, type ModelConfig } from "./config";
+import {
+  advanceKernel, attentionKernel, embedKernel, grid, kvAppendKernel, layernormKernel, matmulKernel, sampleKernel,
+  type MatmulEpilogue,
+} from "./generate/kernels";
+
+/** Inputs of one batch. Shapes use the Generator's N and promptLen. */
+export interface GenerateOptions {
+  /** Flat f32 parameters in paramLayout(config) order (at least totalFloats·4 bytes); copied on the GPU at the start. */
+  paramsBuf: GPUBuffer;
+  /** [N, H·W·C] pixels, each image H×W×C row-major. */
+  images: Float32Array;
+  /** [N, promptLen] prompt ids, left-padded with padId. */
+  promptTokens: Int32Array;
+  /**
+   * Per sequence, response tokens to force before sampling starts (null/empty:
+   * none); each at most maxNew long. Used to continue a truncated rollout and
+   * to re-ask with shuffled options. Forced tokens appear in `tokens`.
+   */
+  forcedPrefix?: ReadonlyArray<Int32Array | number[] | null> | null;
+  /** New tokens per sequence, ≤ the constructed maxNew (default: the constructed maxNew). */
+  maxNew?: number;
+  /** Softmax temperature T > 0 (default 1). */
+  temperature?: number;
+  /** Keep only the k most likely tokens (0 = off, default). */
+  topK?: number;
+  /** Nucleus sampling mass in (0, 1] (1 = off, default). */
+  topP?: number;
+  /** Argmax instead of sampling (default false). */
+  greedy?: boolean;
+  /** PRNG seed (u32); same seed and inputs → same tokens. */
+  seed: number;
+  eosId: number;
+  padId: number;
+}
+
+/** Outputs of one batch (M = maxNew of the call). */
+export interface GenerateResult {
+  /** [N, M] token ids: forced prefix, then generated tokens, EOS, then padId. */
+  tokens: Int32Array;
+  /**
+   * [N, M] log-probability of each token under the distribution it was drawn
+   * from: softmax(logits/T) after top-k/top-p renormalisation for sampled
+   * tokens; log softmax(logits/T) unfiltered for forced and greedy tokens;
+   * 0 after EOS.
+   */
+  logprobs: Float32Array;
+  /** [N] tokens up to and including EOS (M when no EOS). */
+  lengths: Int32Array;
+}
+
+/**
+ * Owns the KV cache, activation buffers and prepared KernelCalls for one
+ * (config, N, promptLen, maxNew); `generate` may be called any number of
+ * times (not concurrently) with any parameter buffer of that config and
+ * allocates no GPU objects.
+ */
+export class Generator {
+  readonly P: number;
+  /** Prefill rows per sequence: P + promptLen. */
+  readonly T0: number;
+  /** GPU dispatches recorded by one generate() at the constructed maxNew. */
+  get dispatchesPerBatch(): number {
+    return this.prefill.length + this.maxNew + (this.maxNew - 1) * (this.decode.length + 1);
+  }
+
+  private readonly layoutFloats: number;
+  private readonly params: GPUBuffer;
+  private readonly images: GPUBuffer;
+  private readonly text: GPUBuffer;
+  private readonly forced: GPUBuffer;
+  private readonly state: GPUBuffer;
+  private readonly out: GPUBuffer;
+  private readonly logits: GPUBuffer;
+  private readonly textHost: Int32Array;
+  private readonly forcedHost: Int32Array;
+  private readonly prefill: KernelCall[];
+  private readonly decode: KernelCall[];
+  private readonly advance: KernelCall;
+  private readonly sample: KernelCall;
+  private busy = false;
+
+  /**
+   * @param n number of sequences N per batch.
+   * @param promptLen prompt tokens per sequence (≥ 1, left-padded by the caller).
+   * @param maxNew largest number of new tokens a batch may ask for.
+   * @throws Error when the config is invalid, P + promptLen + maxNew exceeds
+   *   config.maxSeqLen, or a buffer exceeds the adapter's limits.
+   */
+  constructor(
+    private readonly ctx: GpuContext,
+    readonly config: ModelConfig,
+    readonly n: number,
+    readonly promptLen: number,
+    readonly maxNew: number,
+  ) {
+    validateConfig(config, ctx.adapter.limits);
+    for (const [name, v] of [["n", n], ["promptLen", promptLen], ["maxNew", maxNew]] as const) {
+      if (!Number.isInteger(v) || v < 1) throw new Error(`Generator: ${name} must be a positive integer, got ${v}`);
+    }
+    const P = numPatches(config);
+    const T0 = P + promptLen;
+    if (T0 + maxNew > config.maxSeqLen) {
+      throw new Error(
+        `Generator: P + promptLen + maxNew = ${P} + ${promptLen} + ${maxNew} = ${T0 + maxNew} exceeds config.maxSeqLen ${config.maxSeqLen}`,
+      );
+    }
+    this.P = P;
+    this.T0 = T0;
+    const d = config.dModel;
+    const H = config.nHeads;
+    const hd = d / H;
+    const hid = config.mlpRatio * d;
+    const V = config.vocabSize;
+    const L = config.nLayers;
+    const S = T0 + maxNew; // cache positions per sequence
+    const textCap = promptLen + maxNew;
+    const rows = n * T0;
+    const layout = paramLayout(config);
+    const off = (name: string) => layout.byName.get(name)!.offset;
+    this.layoutFloats = layout.totalFloats;
+
+    // ---- buffers (all allocated here, once) ----
+    const f = 4;
+    this.params = ctx.createBuffer("gen.params", layout.totalFloats * f);
+    this.images = ctx.createBuffer("gen.images", n * config.imageHeight * config.imageWidth * config.imageChannels * f);
+    this.text = ctx.createBuffer("gen.text", n * textCap * f); // [N, textCap] i32
+    this.forced = ctx.createBuffer("gen.forced", (n * maxNew + n) * f); // [N, maxNew] | lens [N]
+    this.state = ctx.createBuffer("gen.state", 4 * f); // [step, pad, 0, 0] u32
+    this.out = ctx.createBuffer("gen.out", (2 * n * maxNew + 2 * n) * f);
+    this.logits = ctx.createBuffer("gen.logits", n * V * f);
+    const ework = ctx.createBuffer("gen.ework", n * V * f);
+    const x = ctx.createBuffer("gen.x", rows * d * f); // residual stream [R, d]
+    const xn = ctx.createBuffer("gen.xn", rows * d * f); // LayerNorm output [R, d]
+    const qkv = ctx.createBuffer("gen.qkv", rows * 3 * d * f); // [R, 3d]
+    const att = ctx.createBuffer("gen.att", rows * d * f); // attention output [R, d]
+    const h = ctx.createBuffer("gen.h", rows * hid * f); // MLP hidden [R, 4d]
+    const kc = ctx.createBuffer("gen.kcache", L * n * H * S * hd * f); // [L, N, H, S, hd]
+    const vc = ctx.createBuffer("gen.vcache", L * n * H * S * hd * f);
+    this.textHost = new Int32Array(n * textCap);
+    this.forcedHost = new Int32Array(n * maxNew + n);
+
+    // ---- prepared calls ----
+    const matmul = (inp: GPUBuffer, outBuf: GPUBuffer, R: number, I: number, O: number, w: string, b: string | null, epi: MatmulEpilogue) => {
+      const colTiles = Math.ceil(O / 4);
+      return ctx.call(
+        matmulKernel(ctx, O, epi),
+        [inp, this.params, outBuf],
+        packParams([R, I, O, off(w), b ? off(b) : 0, b ? 1 : 0, colTiles, 0]),
+        grid(Math.ceil(R / 4) * colTiles),
+      );
+    };
+    const layernorm = (inp: GPUBuffer, outBuf: GPUBuffer, R: number, g: string, b: string, inStride = 1, inOffset = 0) =>
+      ctx.call(layernormKernel(ctx), [inp, this.params, outBuf], packParams([R, d, inStride, inOffset, off(g), off(b)]), grid(R));
+    const phase = (R: number, rowsPerSeq: number, posBase: number, useState: number): KernelCall[] => {
+      const calls: KernelCall[] = [];
+      calls.push(ctx.call(
+        embedKernel(ctx),
+        [this.images, this.text, this.state, this.params, x],
+        packParams([
+          R, d, rowsPerSeq, posBase, useState, P, textCap, config.imageWidth / config.patchSize, config.patchSize,
+          config.imageChannels, config.imageWidth, config.imageHeight * config.imageWidth * config.imageChannels,
+          off("patch.w"), off("patch.b"), off("wte"), off("wpe"),
+        ]),
+        grid(R * (d / 4)),
+      ));
+      for (let l = 0; l < L; l++) {
+        const pre = `h.${l}.`;
+        const layerOff = l * n * H * S * hd;
+        calls.push(layernorm(x, xn, R, pre + "ln1.g", pre + "ln1.b"));
+        calls.push(matmul(xn, qkv, R, d, 3 * d, pre + "attn.wqkv", pre + "attn.bqkv", "store"));
+        calls.push(ctx.call(
+          kvAppendKernel(ctx),
+          [qkv, this.state, kc, vc],
+          packParams([R, d, H, hd, S, rowsPerSeq, posBase, useState, layerOff]),
+          grid(R * d),
+        ));
+        calls.push(ctx.call(
+          attentionKernel(ctx, hd),
+          [qkv, kc, vc, this.text, this.state, att],
+          packParams([R, d, H, S, rowsPerSeq, posBase, useState, layerOff, P, textCap, { f32: 1 / Math.sqrt(hd) }]),
+          grid(R * H),
+        ));
+        calls.push(matmul(att, x, R, d, d, pre + "attn.wo", pre + "attn.bo", "add"));
+        calls.push(layernorm(x, xn, R, pre + "ln2.g", pre + "ln2.b"));
+        calls.push(matmul(xn, h, R, d, hid, pre + "mlp.wfc", pre + "mlp.bfc", "gelu"));
+        calls.push(matmul(h, x, R, hid, d, pre + "mlp.wproj", pre + "mlp.bproj", "add"));
+      }
+      // Final LayerNorm on each sequence's last row only, then the head (no bias).
+      calls.push(layernorm(x, xn, n, "lnf.g", "lnf.b", rowsPerSeq, rowsPerSeq - 1));
+      calls.push(matmul(xn, this.logits, n, d, V, "head.w", null, "store"));
+      return calls;
+    };
+    this.prefill = phase(rows, T0, 0, 0);
+    this.decode = phase(n, 1, T0, 1);
+    this.advance = ctx.call(advanceKernel(ctx), [this.state], new Uint32Array([1, 0, 0, 0]), [1]);
+    this.sample = ctx.call(
+      sampleKernel(ctx),
+      [this.logits, ework, this.forced, this.state, this.text, this.out],
+      new ArrayBuffer(64),
+      grid(n),
+    );
+  }
+
+  /**
+   * Generates up to `maxNew` tokens for each of the N sequences (see the file
+   * header for the phases). One submit and one read-back per call.
+   * @returns tokens/logprobs [N, maxNew] and lengths [N] (GenerateResult).
+   * @throws Error on wrong input sizes, ids outside [0, V), a forced prefix
+   *   longer than maxNew, maxNew above the constructed one, temperature ≤ 0
+   *   (when not greedy), topK outside [0, V], topP outside (0, 1], a parameter
+   *   buffer smaller than the layout, or a concurrent call.
+   */
+  async generate(opts: GenerateOptions): Promise<GenerateResult> {
+    const { ctx, config, n, promptLen } = this;
+    const V = config.vocabSize;
+    const M = opts.maxNew ?? this.maxNew;
+    const T = opts.temperature ?? 1;
+    const topK = opts.topK ?? 0;
+    const topP = opts.topP ?? 1;
+    const greedy = opts.greedy ?? false;
+    const pixels = config.imageHeight * config.imageWidth * config.imageChannels;
+    const isId = (v: number) => Number.isInteger(v) && v >= 0 && v < V;
+    if (!Number.isInteger(M) || M < 1 || M > this.maxNew) {
+      throw new Error(`generate: maxNew ${M} must be an integer in [1, ${this.maxNew}] (the Generator was built for maxNew = ${this.maxNew}; P + promptLen + maxNew ≤ maxSeqLen ${config.maxSeqLen})`);
+    }
+    if (opts.images.length !== n * pixels) throw new Error(`generate: images has ${opts.images.length} values, expected N·H·W·C = ${n}·${pixels}`);
+    if (opts.promptTokens.length !== n * promptLen) {
+      throw new Error(`generate: promptTokens has ${opts.promptTokens.length} ids, expected N·promptLen = ${n}·${promptLen} (the Generator's shape)`);
+    }
+    if (!isId(opts.eosId) || !isId(opts.padId)) throw new Error(`generate: eosId ${opts.eosId} and padId ${opts.padId} must be ids in [0, ${V})`);
+    if (!greedy && !(T > 0 && Number.isFinite(T))) throw new Error(`generate: temperature must be > 0, got ${T}`);
+    if (!Number.isInteger(topK) || topK < 0 || topK > V) throw new Error(`generate: topK must be an integer in [0, ${V}], got ${topK}`);
+    if (!(topP > 0 && topP <= 1)) throw new Error(`generate: topP must be in (0, 1], got ${topP}`);
+    if (opts.paramsBuf.size < this.layoutFloats * 4) {
+      throw new Error(`generate: paramsBuf has ${opts.paramsBuf.size} bytes, the layout needs ${this.layoutFloats * 4}`);
+    }
+    const forced = opts.forcedPrefix ?? null;
+    if (forced && forced.length !== n) throw new Error(`generate: forcedPrefix has ${forced.length} entries, expected N = ${n}`);
+    if (this.busy) throw new Error("generate: this Generator is already running a batch (await it first)");
+
+    // Host-side inputs (preallocated arrays; no GPU allocation).
+    const textCap = promptLen + this.maxNew;
+    const text = this.textHost;
+    text.fill(opts.padId);
+    for (let s = 0; s < n; s++) {
+      for (let i = 0; i < promptLen; i++) {
+        const id = opts.promptTokens[s * promptLen + i];
+        if (!isId(id)) throw new Error(`generate: prompt token ${id} of sequence ${s} at ${i} is outside [0, ${V})`);
+        text[s * textCap + i] = id;
+      }
+    }
+    const fh = this.forcedHost;
+    fh.fill(0);
+    for (let s = 0; s < n; s++) {
+      const pre = forced?.[s];
+      if (!pre) continue;
+      if (pre.length > M) throw new Error(`generate: forced prefix of sequence ${s} has ${pre.length} tokens, more than maxNew ${M}`);
+      for (let i = 0; i < pre.length; i++) {
+        if (!isId(pre[i])) throw new Error(`generate: forced token ${pre[i]} of sequence ${s} at ${i} is outside [0, ${V})`);
+        fh[s * this.maxNew + i] = pre[i];
+      }
+      fh[n * this.maxNew + s] = pre.length;
+    }
+
+    this.busy = true;
+    try {
+      ctx.write(this.images, opts.images);
+      ctx.write(this.text, text);
+      ctx.write(this.forced, fh);
+      ctx.write(this.state, new Uint32Array([0, opts.padId, 0, 0]));
+      this.sample.setParams(packParams([
+        n, V, M, this.maxNew, promptLen, textCap, opts.seed >>> 0, opts.eosId, opts.padId, greedy ? 1 : 0, topK,
+        { f32: 1 / (T > 0 && Number.isFinite(T) ? T : 1) }, { f32: topP },
+      ]));
+      ctx.copy(opts.paramsBuf, 0, this.params, 0, this.layoutFloats * 4);
+      ctx.clear(this.out);
+      for (const c of this.prefill) ctx.run(c);
+      ctx.flush(); // start the prefill while the steps are recorded
+      for (let s = 0; s < M; s++) {
+        ctx.run(this.sample);
+        if (s === M - 1) break;
+        for (const c of this.decode) ctx.run(c);
+        ctx.run(this.advance);
+      }
+      const bytes = await ctx.readBytes(this.out, 0, (2 * n * M + n) * 4);
+      return {
+        tokens: new Int32Array(bytes, 0, n * M).slice(),
+        logprobs: new Float32Array(bytes, n * M * 4, n * M).slice(),
+        lengths: new Int32Array(bytes, 2 * n * M * 4, n).slice(),
+      };
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  /**
+   * Reads the logits [N, V] the last sampling step of the previous generate()
+   * used (with maxNew = 1: the prefill's logits for the first new token).
+   * For tests and debugging; costs a read-back.
+   */
+  async lastLogits(): Promise<Float32Array> {
+    return this.ctx.readF32(this.logits, 0, this.n * this.config.vocabSize);
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * Shader sources and small launch helpers for the decode kernels
+ * (shaders/decode_*.wgsl, kv_append.wgsl, sample.wgsl, prng.wgsl).
+ */
+import matmulCode from "../../../shaders/decode_matmul.wgsl?raw";
+import layernormCode from "../../../shaders/decode_layernorm.wgsl?raw";
+import embedCode from "../../../shaders/decode_embed.wgsl?raw";
+import kvAppendCode from "../../../shaders/kv_append.wgsl?raw";
+import attentionCode from "../../../shaders/decode_attention.wgsl?raw";
+import advanceCode from "../../../shaders/decode_advance.wgsl?raw";
+import sampleCode from "../../../shaders/sample.wgsl?raw";
+import prngCode from "../../../shaders/prng.wgsl?raw";
+import type { GpuContext, Kernel } from "../../gpu/context";
+
+/** Invocations per workgroup of every 1-D decode kernel (must match @workgroup_size(64)). */
+export const WG = 64;
+
+/**
+ * Workgroup grid for `threads` invocations of a 64-wide kernel; splits into a
+ * 2-D grid past the 65535-per-dimension limit (kernels rebuild the linear id
+ * as x + y·64·num_workgroups.x).
+ */
+export function grid(threads: number): [number, number] {
+  const groups = Math.max(1, Math.ceil(threads / WG));
+  if (groups <= 65535) return [groups, 1];
+  return [65535, Math.ceil(groups / 65535)];
+}
+
+/**
+ * Keeps the `//>>NAME … //<<NAME` blocks whose NAME is in `keep` and drops the
+ * other marked blocks (unmarked code is kept).
+ */
+export function selectBlocks(code: string, keep: string[]): string {
+  return code.replace(/\/\/>>(\w+)\n([\s\S]*?)\/\/<<\1\n/g, (_m, name: string, body: string) => (keep.includes(name) ? body : ""));
+}
+
+/** Epilogue of the decode matmul: store, GELU then store, or add into y (residual). */
+export type MatmulEpilogue = "store" | "gelu" | "add";
+
+/** The decode matmul variant for output width O and an epilogue. */
+export function matmulKernel(ctx: GpuContext, O: number, epi: MatmulEpilogue): Kernel {
+  const vec = O % 4 === 0 ? "VEC" : "SCAL";
+  const keep = [vec, epi === "add" ? "EPI_ADD" : "EPI_STORE", ...(epi === "gelu" ? ["EPI_GELU"] : [])];
+  return ctx.kernel(`decode_matmul.${vec}.${epi}`, selectBlocks(matmulCode, keep));
+}
+
+export function layernormKernel(ctx: GpuContext): Kernel {
+  return ctx.kernel("decode_layernorm", layernormCode);
+}
+
+export function embedKernel(ctx: GpuContext): Kernel {
+  return ctx.kernel("decode_embed", embedCode);
+}
+
+export function kvAppendKernel(ctx: GpuContext): Kernel {
+  return ctx.kernel("kv_append", kvAppendCode);
+}
+
+/** Attention kernel for head size `hd` (a compile-time array size). */
+export function attentionKernel(ctx: GpuContext, hd: number): Kernel {
+  return ctx.kernel(`decode_attention.hd${hd}`, attentionCode.replace("$HD", String(hd)));
+}
+
+export function advanceKernel(ctx: GpuContext): Kernel {
+  return ctx.kernel("decode_advance", advanceCode);
+}
+
+export function sampleKernel(ctx: GpuContext): Kernel {
+  return ctx.kernel("sample", prngCode + "\n" + sampleCode);
+}
+
+/** Raw sources, for compile-message checks in tests. */
+export const SOURCES = { matmulCode, layernormCode, embedCode, kvAppendCode, attentionCode, advanceCode, sampleCode, prngCode };
