@@ -1,21 +1,81 @@
 /**
- * Public API of the reward library. Every function takes ONE object argument
- * (cases README, harness convention 1). Pure TypeScript, no DOM: runs in a
- * Web Worker, in Node and in tests.
+ * Public API of the reward library (reward-spec §0–§5). Every function takes
+ * ONE object argument (cases README, harness convention 1). Pure TypeScript,
+ * no DOM: runs in a Web Worker, in Node and in tests. Variant-level scorers
+ * `(prompt, texts, options, rng)` return per-rollout totals AND components.
  */
+// Parsing and equivalence (cases README contracts).
 export { extractBoxed } from "./boxed";
 export { parseTrace } from "./trace";
-export type { ParsedTrace, TraceStep } from "./trace";
+export type { ParsedTrace, TraceStep, AnswerSource } from "./trace";
 export { extractOptionLetter } from "./option-letter";
-export { answersEquivalent } from "./equivalence";
+export { answersEquivalent, normalizeAnswer } from "./equivalence";
 export { parseJudgeRanking, parseJudgeScore } from "./judge-json";
 export type { JudgeRanking, JudgeScore } from "./judge-json";
+
+// Advantages (CPU reference of the GPU kernel).
 export {
   groupAdvantages,
   groupAdvantageStats,
   foldKlIntoRewards,
   ADVANTAGE_METHODS,
   ADVANTAGE_PRESETS,
+  DEFAULT_EPS,
+  DEFAULT_STD,
   GRPO_STABLE,
 } from "../rl/advantages";
-export type { AdvantageMethod, StdKind } from "../rl/advantages";
+export type { AdvantageMethod, AdvantageStats, StdKind } from "../rl/advantages";
+
+// Shared shapes and helpers.
+export type { GroupScore, RolloutScore } from "./rollout";
+export { rewardsForAdvantages } from "./rollout";
+export { mulberry32, gaussian, shuffled } from "./rng";
+export type { Rng } from "./rng";
+export { goldOf, verifyRollout } from "./verifier";
+export type { VerifierResult } from "./verifier";
+export { judgeConsistency, lastLocalResult } from "./consistency";
+export type { ConsistencyJudgment, ConsistencyResult } from "./consistency";
+export { paperMetrics, metricRecords, oscr } from "./metrics";
+export type { MetricRecord, PaperMetrics } from "./metrics";
+export { matchSteps, referenceValues } from "./step-matching";
+
+// GRR paper: RLVR, PRM-mean, pointwise GR, Groupwise Ranking Reward.
+export {
+  rankRewards,
+  scoreRLVR,
+  scorePRMMean,
+  scorePointwiseGR,
+  scoreGRR,
+  RANK_MAPPINGS,
+  EDN_GAMMA,
+  DEFAULT_LAMBDA,
+} from "./grr";
+export type { Judge, RankMapping, ProcessRewardModel } from "./grr";
+export { createAuditorJudge, auditTrace, tiersFromScores, AUDIT_WEIGHTS, DEFAULT_AUDITOR } from "./auditor-judge";
+export type { AuditorConfig, Audit } from "./auditor-judge";
+export { stabilityStudy } from "./stability";
+export type { StabilityResult } from "./stability";
+
+// StructReward.
+export {
+  structReward,
+  scoreStructReward,
+  strictFormatOk,
+  buildPointwiseExamples,
+  buildPairwiseExamples,
+  makeHardNegative,
+  STRUCT_DEFAULT_WEIGHTS,
+} from "./structreward";
+export type { StructWeights, StructRewardResult, HardNegative, PairwiseExample, PointwiseExample } from "./structreward";
+
+// SCS and ACRE.
+export {
+  scsConsistency,
+  expectedDistinctAnswers,
+  distinctAnswerCount,
+  scoreSCS,
+  truncateResponse,
+  SCS_RELEASED,
+  SCS_NOISE_RANGE,
+} from "./scs";
+export { acreConsistency, acreLengthReward, scoreACRE, shuffleOptions, ACRE_DEFAULT_ALPHAS } from "./acre";
