@@ -1,0 +1,77 @@
+// loss_token: per-token log-softmax, entropy and per-token loss terms.
+// One invocation per text token (b, s). The logit row predicting token s is
+// absolute position P + s − 1 of logits [B, T, V]; s = 0 has no prediction
+// (logprob 0, mask ignored). Writes logprobs [B, L] and a record
+// tok[(b·L + s)·8 + f]:
+//   f0 ℓ   per-token loss (unweighted)   f1 dℓ/dlogπ (unweighted)
+//   f2 k3  KL estimate                   f3 1 if the clipped branch is active
+//   f4 entropy (nats)                    f5 logsumexp of the row
+//   f6 m   effective mask (0 at s = 0)   f7 unused
+// mode 0: logprobs only (f0..f3 = 0). mode 1: SFT, ℓ = −logπ.
+// mode 2: policy loss (reward-spec.md §1; PPO eq. 7 clip, verl low_var_kl):
+//   ρ = exp(logπ − logπ_old), ℓ = −min(ρA, clip(ρ, 1−ε, 1+ε)A) + β·k3,
+//   x = clamp(logπ_ref − logπ, ±20), k3 = clamp(eˣ − x − 1, ±10);
+//   dℓ/dlogπ = −ρA where the unclipped branch is the min (else 0)
+//              + β(1 − eˣ) where neither clamp is active.
+// Dispatch: ceil(B·L / 64) workgroups.
+struct Params { B: u32, T: u32, L: u32, P: u32, V: u32, mode: u32, clipEps: f32, beta: f32 }
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read> logits: array<f32>;        // [B, T, V]
+@group(0) @binding(2) var<storage, read> tokens: array<i32>;        // [B, L]
+@group(0) @binding(3) var<storage, read> mask: array<f32>;          // [B, L]
+@group(0) @binding(4) var<storage, read> advantages: array<f32>;    // [B]
+@group(0) @binding(5) var<storage, read> oldLogprobs: array<f32>;   // [B, L]
+@group(0) @binding(6) var<storage, read> refLogprobs: array<f32>;   // [B, L]
+@group(0) @binding(7) var<storage, read_write> logprobs: array<f32>; // [B, L]
+@group(0) @binding(8) var<storage, read_write> tok: array<f32>;     // [B·L, 8]
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3u) {
+  let i = gid.x;
+  if (i >= p.B * p.L) { return; }
+  let s = i % p.L;
+  let b = i / p.L;
+  let o = i * 8u;
+  for (var f = 0u; f < 8u; f++) { tok[o + f] = 0.0; }
+  if (s == 0u) { logprobs[i] = 0.0; return; }
+  let r = (b * p.T + p.P + s - 1u) * p.V;
+  var mx = -3.0e38;
+  for (var v = 0u; v < p.V; v++) { mx = max(mx, logits[r + v]); }
+  var se = 0.0;
+  var sl = 0.0;
+  for (var v = 0u; v < p.V; v++) {
+    let e = exp(logits[r + v] - mx);
+    se += e;
+    sl += e * (logits[r + v] - mx);
+  }
+  let lse = mx + log(se);
+  let lp = logits[r + u32(tokens[i])] - lse;
+  logprobs[i] = lp;
+  tok[o + 4u] = log(se) - sl / se; // −Σ p log p
+  tok[o + 5u] = lse;
+  if (p.mode == 0u) { return; }
+  let m = mask[i];
+  tok[o + 6u] = m;
+  if (p.mode == 1u) {
+    tok[o + 0u] = -lp;
+    tok[o + 1u] = -1.0;
+    return;
+  }
+  let A = advantages[b];
+  let ratio = exp(lp - oldLogprobs[i]);
+  let rc = clamp(ratio, 1.0 - p.clipEps, 1.0 + p.clipEps);
+  let unclipped = ratio * A;
+  let clipped = rc * A;
+  var dsurr = 0.0;
+  if (unclipped <= clipped) { dsurr = unclipped; }
+  let xr = refLogprobs[i] - lp;
+  let x = clamp(xr, -20.0, 20.0);
+  let k3r = exp(x) - x - 1.0;
+  let k3 = clamp(k3r, -10.0, 10.0);
+  var dk3 = 0.0;
+  if (abs(xr) <= 20.0 && abs(k3r) <= 10.0) { dk3 = 1.0 - exp(x); }
+  tok[o + 0u] = -min(unclipped, clipped) + p.beta * k3;
+  tok[o + 1u] = -dsurr + p.beta * dk3;
+  tok[o + 2u] = k3;
+  tok[o + 3u] = select(0.0, 1.0, clipped < unclipped);
+}

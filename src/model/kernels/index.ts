@@ -1,0 +1,175 @@
+/**
+ * Launchers of the training-path kernels (shaders/*.wgsl): each function
+ * compiles its kernel once (cached by the context) and prepares ONE
+ * KernelCall with the sizes in its uniform. Build calls at setup; run them
+ * every step with ctx.run(call). Shapes are row-major; names match the
+ * shader headers and the CPU references in src/model/reference/.
+ */
+import { packParams, type Binding, type GpuContext, type KernelCall } from "../../gpu/context";
+import matmulForwardCode from "../../../shaders/matmul_forward.wgsl?raw";
+import matmulDxCode from "../../../shaders/matmul_backward_dx.wgsl?raw";
+import matmulDwCode from "../../../shaders/matmul_backward_dw.wgsl?raw";
+import lnForwardCode from "../../../shaders/layernorm_forward.wgsl?raw";
+import lnDxCode from "../../../shaders/layernorm_backward_dx.wgsl?raw";
+import lnParamsCode from "../../../shaders/layernorm_backward_params.wgsl?raw";
+import attnForwardCode from "../../../shaders/attention_forward.wgsl?raw";
+import attnBackQCode from "../../../shaders/attention_backward_q.wgsl?raw";
+import attnBackKVCode from "../../../shaders/attention_backward_kv.wgsl?raw";
+import geluForwardCode from "../../../shaders/gelu_forward.wgsl?raw";
+import geluBackwardCode from "../../../shaders/gelu_backward.wgsl?raw";
+import patchifyCode from "../../../shaders/patchify.wgsl?raw";
+import embedForwardCode from "../../../shaders/embed_forward.wgsl?raw";
+import embedBackwardCode from "../../../shaders/embed_backward.wgsl?raw";
+import lossTokenCode from "../../../shaders/loss_token.wgsl?raw";
+import lossReduceCode from "../../../shaders/loss_reduce.wgsl?raw";
+import lossLogitsGradCode from "../../../shaders/loss_logits_grad.wgsl?raw";
+
+const WG = 64;
+
+/**
+ * Workgroup counts for `threads` invocations of a 64-wide 1-D kernel,
+ * spilling into y past maxComputeWorkgroupsPerDimension (kernels that read
+ * num_workgroups recombine x and y).
+ */
+export function grid(ctx: GpuContext, threads: number): [number, number] {
+  const n = Math.max(1, Math.ceil(threads / WG));
+  const max = ctx.adapter.limits.maxComputeWorkgroupsPerDimension;
+  if (n <= max) return [n, 1];
+  const y = Math.ceil(n / max);
+  return [Math.ceil(n / y), y];
+}
+
+/** Grid for kernels that only read gid.x (no y spill). @throws Error when over the limit. */
+function grid1(ctx: GpuContext, name: string, threads: number): [number] {
+  const n = Math.max(1, Math.ceil(threads / WG));
+  if (n > ctx.adapter.limits.maxComputeWorkgroupsPerDimension) throw new Error(`${name}: ${threads} invocations exceed one dispatch dimension`);
+  return [n];
+}
+
+const blocks = (n: number) => Math.ceil(n / 4);
+
+/**
+ * y [M, N] = x [M, K] · w [K, N] (+ bias [N]) (+ res [M, N]).
+ * Pass `null` for an absent bias/res; `dummy` stands in for its binding.
+ */
+export function matmulForward(ctx: GpuContext, b: { x: Binding; w: Binding; bias: Binding | null; res: Binding | null; y: Binding; dummy: Binding }, M: number, K: number, N: number): KernelCall {
+  const flags = (b.bias ? 1 : 0) | (b.res ? 2 : 0);
+  return ctx.call(ctx.kernel("matmul_forward", matmulForwardCode), [b.x, b.w, b.bias ?? b.dummy, b.res ?? b.dummy, b.y], packParams([M, K, N, flags]), grid(ctx, blocks(M) * blocks(N)));
+}
+
+/** dx [M, K] = dy [M, N] · wᵀ (accumulate: dx +=). */
+export function matmulBackwardDx(ctx: GpuContext, b: { dy: Binding; w: Binding; dx: Binding }, M: number, K: number, N: number, accumulate = false): KernelCall {
+  return ctx.call(ctx.kernel("matmul_backward_dx", matmulDxCode), [b.dy, b.w, b.dx], packParams([M, K, N, accumulate ? 1 : 0]), grid(ctx, blocks(M) * blocks(K)));
+}
+
+/** dw [K, N] += xᵀ · dy; dbias [N] += column sums of dy when dbias is given. */
+export function matmulBackwardDw(ctx: GpuContext, b: { x: Binding; dy: Binding; dw: Binding; dbias: Binding | null; dummy: Binding }, M: number, K: number, N: number): KernelCall {
+  const hasBias = b.dbias ? 1 : 0;
+  return ctx.call(ctx.kernel("matmul_backward_dw", matmulDwCode), [b.x, b.dy, b.dw, b.dbias ?? b.dummy], packParams([M, K, N, hasBias]), grid(ctx, (blocks(K) + hasBias) * blocks(N)));
+}
+
+/** LayerNorm over rows: out, mean, rstd from inp [N, C], g, b [C]. */
+export function layernormForward(ctx: GpuContext, b: { inp: Binding; g: Binding; b: Binding; out: Binding; mean: Binding; rstd: Binding }, N: number, C: number): KernelCall {
+  return ctx.call(ctx.kernel("layernorm_forward", lnForwardCode), [b.inp, b.g, b.b, b.out, b.mean, b.rstd], packParams([N, C, 0, 0]), grid(ctx, N));
+}
+
+/** LayerNorm input gradient: dinp [N, C] (= or +=). */
+export function layernormBackwardDx(ctx: GpuContext, b: { dout: Binding; inp: Binding; g: Binding; mean: Binding; rstd: Binding; dinp: Binding }, N: number, C: number, accumulate: boolean): KernelCall {
+  return ctx.call(ctx.kernel("layernorm_backward_dx", lnDxCode), [b.dout, b.inp, b.g, b.mean, b.rstd, b.dinp], packParams([N, C, accumulate ? 1 : 0, 0]), grid(ctx, N));
+}
+
+/** LayerNorm parameter gradients: dg, db [C] +=. */
+export function layernormBackwardParams(ctx: GpuContext, b: { dout: Binding; inp: Binding; mean: Binding; rstd: Binding; dg: Binding; db: Binding }, N: number, C: number): KernelCall {
+  return ctx.call(ctx.kernel("layernorm_backward_params", lnParamsCode), [b.dout, b.inp, b.mean, b.rstd, b.dg, b.db], packParams([N, C, 0, 0]), grid1(ctx, "layernorm_backward_params", C));
+}
+
+/** Sizes shared by the attention kernels. */
+export interface AttnDims { B: number; T: number; C: number; NH: number; P: number; L: number; padId: number }
+
+function attnParams(d: AttnDims): ArrayBuffer {
+  return packParams([d.B, d.T, d.C, d.NH, d.P, d.L, d.padId, { f32: 1 / Math.sqrt(d.C / d.NH) }]);
+}
+
+/** Causal attention with the PAD key mask: out [B, T, C], att [B, NH, T, T] from qkv [B, T, 3C]. */
+export function attentionForward(ctx: GpuContext, b: { qkv: Binding; tokens: Binding; att: Binding; out: Binding }, d: AttnDims): KernelCall {
+  return ctx.call(ctx.kernel("attention_forward", attnForwardCode), [b.qkv, b.tokens, b.att, b.out], attnParams(d), grid1(ctx, "attention_forward", d.B * d.NH * d.T));
+}
+
+/** Attention backward, both passes: [q-pass, kv-pass] writing dqkv [B, T, 3C] (dpre is scratch [B, NH, T, T]). */
+export function attentionBackward(ctx: GpuContext, b: { dout: Binding; qkv: Binding; att: Binding; dpre: Binding; dqkv: Binding }, d: AttnDims): [KernelCall, KernelCall] {
+  const wg = grid1(ctx, "attention_backward", d.B * d.NH * d.T);
+  return [
+    ctx.call(ctx.kernel("attention_backward_q", attnBackQCode), [b.dout, b.qkv, b.att, b.dpre, b.dqkv], attnParams(d), wg),
+    ctx.call(ctx.kernel("attention_backward_kv", attnBackKVCode), [b.dout, b.qkv, b.att, b.dpre, b.dqkv], attnParams(d), wg),
+  ];
+}
+
+/** GELU (tanh approximation), elementwise over N. */
+export function geluForward(ctx: GpuContext, b: { inp: Binding; out: Binding }, N: number): KernelCall {
+  return ctx.call(ctx.kernel("gelu_forward", geluForwardCode), [b.inp, b.out], packParams([N, 0, 0, 0]), grid(ctx, N));
+}
+
+/** dinp = gelu'(inp)·dout (written). */
+export function geluBackward(ctx: GpuContext, b: { inp: Binding; dout: Binding; dinp: Binding }, N: number): KernelCall {
+  return ctx.call(ctx.kernel("gelu_backward", geluBackwardCode), [b.inp, b.dout, b.dinp], packParams([N, 0, 0, 0]), grid(ctx, N));
+}
+
+/** Image geometry for patchify. */
+export interface PatchDims { B: number; H: number; W: number; Ch: number; patchSize: number }
+
+/** patches [B·P, p·p·Ch] from images [B, H·W·Ch]. */
+export function patchify(ctx: GpuContext, b: { images: Binding; patches: Binding }, d: PatchDims): KernelCall {
+  const P = (d.H / d.patchSize) * (d.W / d.patchSize);
+  const n = d.B * P * d.patchSize * d.patchSize * d.Ch;
+  return ctx.call(ctx.kernel("patchify", patchifyCode), [b.images, b.patches], packParams([d.B, d.H, d.W, d.Ch, d.patchSize, 0, 0, 0]), grid(ctx, n));
+}
+
+/** out [B, T, C] = patch/token embeddings + positions (see shaders/embed_forward.wgsl). */
+export function embedForward(ctx: GpuContext, b: { patchEmb: Binding; tokens: Binding; wte: Binding; wpe: Binding; out: Binding }, B: number, P: number, L: number, C: number): KernelCall {
+  return ctx.call(ctx.kernel("embed_forward", embedForwardCode), [b.patchEmb, b.tokens, b.wte, b.wpe, b.out], packParams([B, P, L, C]), grid(ctx, B * (P + L) * C));
+}
+
+/** dwte, dwpe += and dpatchEmb = from dout [B, T, C] (see shaders/embed_backward.wgsl). */
+export function embedBackward(ctx: GpuContext, b: { dout: Binding; tokens: Binding; dwte: Binding; dwpe: Binding; dpatchEmb: Binding }, B: number, P: number, L: number, C: number, V: number): KernelCall {
+  const n = (V + P + L + B * P) * C;
+  return ctx.call(ctx.kernel("embed_backward", embedBackwardCode), [b.dout, b.tokens, b.dwte, b.dwpe, b.dpatchEmb], packParams([B, P, L, C, V, 0, 0, 0]), grid(ctx, n));
+}
+
+/** What loss_token computes: 0 logprobs only, 1 SFT, 2 policy loss. */
+export const LOSS_MODE = { logprobs: 0, sft: 1, policy: 2 } as const;
+
+/** Sizes of the loss kernels. */
+export interface LossDims { B: number; T: number; L: number; P: number; V: number }
+
+/** Per-token logprobs [B, L] and records tok [B·L, 8] (see shaders/loss_token.wgsl). */
+export function lossToken(ctx: GpuContext, b: { logits: Binding; tokens: Binding; mask: Binding; advantages: Binding; oldLogprobs: Binding; refLogprobs: Binding; logprobs: Binding; tok: Binding }, d: LossDims, mode: number, clipEps = 0.2, beta = 0): KernelCall {
+  return ctx.call(
+    ctx.kernel("loss_token", lossTokenCode),
+    [b.logits, b.tokens, b.mask, b.advantages, b.oldLogprobs, b.refLogprobs, b.logprobs, b.tok],
+    lossTokenParams(d, mode, clipEps, beta),
+    grid1(ctx, "loss_token", d.B * d.L),
+  );
+}
+
+/** Uniform of loss_token (for KernelCall.setParams when ε, β or the mode change). */
+export function lossTokenParams(d: LossDims, mode: number, clipEps: number, beta: number): ArrayBuffer {
+  return packParams([d.B, d.T, d.L, d.P, d.V, mode, { f32: clipEps }, { f32: beta }]);
+}
+
+/** Aggregation codes of loss_reduce. */
+export const AGGREGATION = { "seq-mean-token-mean": 0, "token-mean": 1, "seq-mean-token-sum-norm": 2 } as const;
+
+/** Uniform of loss_reduce. */
+export function lossReduceParams(B: number, L: number, agg: number, normLength: number): ArrayBuffer {
+  return packParams([B, L, agg, { f32: normLength }]);
+}
+
+/** Loss, stats [8] and weighted per-token gradient g [B, L] (see shaders/loss_reduce.wgsl). */
+export function lossReduce(ctx: GpuContext, b: { tok: Binding; g: Binding; stats: Binding }, B: number, L: number, agg: number, normLength: number): KernelCall {
+  return ctx.call(ctx.kernel("loss_reduce", lossReduceCode), [b.tok, b.g, b.stats], lossReduceParams(B, L, agg, normLength), [1]);
+}
+
+/** dlogits [B, T, V] from g [B, L] (see shaders/loss_logits_grad.wgsl). */
+export function lossLogitsGrad(ctx: GpuContext, b: { logits: Binding; tokens: Binding; g: Binding; tok: Binding; dlogits: Binding }, d: LossDims): KernelCall {
+  return ctx.call(ctx.kernel("loss_logits_grad", lossLogitsGradCode), [b.logits, b.tokens, b.g, b.tok, b.dlogits], packParams([d.B, d.T, d.L, d.P, d.V, 0, 0, 0]), grid1(ctx, "loss_logits_grad", d.B * d.T));
+}
