@@ -25,13 +25,17 @@ export interface AuditorConfig {
   sigmaJ: number;
   /** Per-call calibration offset σ_b, pointwise calls only. Default 0.1 (lab choice). */
   sigmaB: number;
-  /** Groupwise tie margin δ: noisy scores closer than δ to a tier's best share it. Default 0.05 (lab choice). */
+  /**
+   * Groupwise tie margin δ: noisy scores closer than δ to a tier's best share
+   * it. Default 0.15 (lab choice): about 2·√2·σ_j, so equally good traces
+   * tie instead of being split at random by perception noise.
+   */
   delta: number;
   /** Probability that a call returns an unparseable reply (failure injection). Default 0. */
   failureRate: number;
 }
 
-export const DEFAULT_AUDITOR: AuditorConfig = { sigmaJ: 0.05, sigmaB: 0.1, delta: 0.05, failureRate: 0 };
+export const DEFAULT_AUDITOR: AuditorConfig = { sigmaJ: 0.05, sigmaB: 0.1, delta: 0.15, failureRate: 0 };
 
 export interface Audit {
   /** Noise-free rubric score in [0, 1]. */
