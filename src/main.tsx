@@ -1,0 +1,18 @@
+/** Start-up: store from the URL, URL sync, trainer worker, first init, render. */
+import { StrictMode } from "react";
+import { createRoot } from "react-dom/client";
+import { labStore } from "./store";
+import { connectTrainer } from "./ui/worker-client";
+import { syncUrl } from "./ui/url-sync";
+import { App } from "./ui/App";
+import "./ui/styles.css";
+
+syncUrl(labStore);
+connectTrainer(labStore);
+labStore.getState().init();
+
+createRoot(document.getElementById("root")!).render(
+  <StrictMode>
+    <App />
+  </StrictMode>,
+);

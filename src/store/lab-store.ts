@@ -1,0 +1,256 @@
+/**
+ * The one lab store (zustand, vanilla so tests and the worker bridge can use
+ * it without React). Slices: config (the experiment being edited and the one
+ * the trainer runs), run (events folded by `reduceEvent`), view (smoothing,
+ * x-axis, inspector), runs (archived runs for the runs table).
+ *
+ * Rule of thumb for edits:
+ * - weights and judge noise of a variant apply live: `setWeights` goes to the
+ *   trainer (debounced while a slider is dragged) and applies from its next
+ *   step; the trainer answers with a marker drawn on the charts;
+ * - everything else (task, model size, variants, algorithm, seed) changes what
+ *   is trained: it is sent with `init` when nothing has been trained yet, or on
+ *   Reset ("pending changes" banner until then).
+ */
+import { createStore, type StoreApi } from "zustand/vanilla";
+import type { Experiment, VariantWeights, VariantConfig } from "../rl/experiment";
+import type { TrainerCommand, TrainerEvent, MetricRow } from "../workers/protocol";
+import {
+  clearRun,
+  initialRunData,
+  makeError,
+  reduceEvent,
+  type MetricsData,
+  type RunData,
+} from "./run-data";
+import { DEFAULT_EXPERIMENT } from "../rl/experiment";
+
+export type XAxisKind = "step" | "time";
+
+/** Where commands go (the worker client, or a fake in tests). */
+export interface TrainerPort {
+  send(cmd: TrainerCommand): void;
+}
+
+export interface RunRecord {
+  id: number;
+  label: string;
+  experiment: Experiment;
+  lastStep: number;
+  /** Last eval values per variant. */
+  lastEval: Record<string, Record<string, number>>;
+  metrics: MetricsData;
+}
+
+export interface LabState extends RunData {
+  experiment: Experiment;
+  /** What the trainer was last initialized with (null before the first init). */
+  sentExperiment: Experiment | null;
+  urlError: string | null;
+  smoothing: number;
+  xAxis: XAxisKind;
+  inspectorOpen: boolean;
+  runs: RunRecord[];
+  /** A past run shown in the charts instead of the live one (view only). */
+  viewingRun: number | null;
+  trainer: TrainerPort | null;
+
+  attachTrainer(port: TrainerPort | null): void;
+  dispatch(ev: TrainerEvent): void;
+  reportError(message: string, fatal: boolean, source?: "worker" | "page"): void;
+  dismissError(id: number): void;
+  /** Structural edit of the experiment (task, model, variants, algorithm, seed). */
+  updateExperiment(fn: (e: Experiment) => Experiment): void;
+  /** Live edit of a variant's weights / judge noise. */
+  setVariantWeights(variant: string, weights: Partial<VariantWeights>, judge?: Partial<VariantConfig["judge"]>): void;
+  /** Flushes pending debounced setWeights now (used on Train/Step and in tests). */
+  flushWeights(): void;
+  init(): void;
+  train(): void;
+  pause(): void;
+  stepOnce(): void;
+  reset(): void;
+  reseed(seed?: number): void;
+  runSft(): void;
+  setSmoothing(v: number): void;
+  setXAxis(v: XAxisKind): void;
+  setInspectorOpen(v: boolean): void;
+  viewRun(id: number | null): void;
+  loadRuns(runs: RunRecord[]): void;
+}
+
+export const RUNNING_PHASES = new Set(["rl", "sft"]);
+export const WEIGHT_DEBOUNCE_MS = 200;
+
+/** Experiment without the live-editable parts (weights, judge), for "is a re-init needed?". */
+function structural(e: Experiment): string {
+  return JSON.stringify({ ...e, variants: e.variants.map(({ weights: _w, judge: _j, ...rest }) => rest) });
+}
+
+/** True when the edited experiment differs from the running one in something only `init` can apply. */
+export function needsInit(s: Pick<LabState, "experiment" | "sentExperiment">): boolean {
+  return s.sentExperiment === null || structural(s.experiment) !== structural(s.sentExperiment);
+}
+
+/** Whether anything has been trained in the current run. */
+export function hasRunData(s: Pick<LabState, "step" | "metrics">): boolean {
+  return s.step > 0 || s.metrics.version > 0;
+}
+
+function lastEvalOf(m: MetricsData): Record<string, Record<string, number>> {
+  const out: Record<string, Record<string, number>> = {};
+  for (const [v, rows] of Object.entries(m.byVariant)) {
+    const last: MetricRow | undefined = rows.eval[rows.eval.length - 1];
+    if (last) out[v] = { ...last.values };
+  }
+  return out;
+}
+
+export function createLabStore(initial: { experiment?: Experiment; urlError?: string | null } = {}): StoreApi<LabState> {
+  let nextRunId = 1;
+  const pendingWeights = new Map<string, ReturnType<typeof setTimeout>>();
+
+  return createStore<LabState>()((set, get) => {
+    const send = (cmd: TrainerCommand) => {
+      const t = get().trainer;
+      if (!t) {
+        get().reportError(`The trainer is not connected; '${cmd.type}' was not sent.`, false, "page");
+        return;
+      }
+      t.send(cmd);
+    };
+
+    const sendWeightsNow = (variant: string) => {
+      pendingWeights.delete(variant);
+      const v = get().experiment.variants.find((x) => x.name === variant);
+      if (!v) return;
+      send({ type: "setWeights", variant, weights: { ...v.weights }, judge: { ...v.judge } });
+      const sent = get().sentExperiment;
+      if (sent) {
+        set({
+          sentExperiment: {
+            ...sent,
+            variants: sent.variants.map((x) => (x.name === variant ? { ...x, weights: { ...v.weights }, judge: { ...v.judge } } : x)),
+          },
+        });
+      }
+    };
+
+    /** Archives the current run (if it has data) into the runs table and clears the live data. */
+    const archiveAndClear = () => {
+      const s = get();
+      if (hasRunData(s) && s.sentExperiment) {
+        const id = nextRunId++;
+        const rec: RunRecord = {
+          id,
+          label: `run ${id}`,
+          experiment: s.sentExperiment,
+          lastStep: s.step,
+          lastEval: lastEvalOf(s.metrics),
+          metrics: s.metrics,
+        };
+        set({ runs: s.runs.concat(rec) });
+      }
+      set((st) => ({ ...clearRun(st), viewingRun: null }));
+    };
+
+    const sendInit = () => {
+      get().flushWeights();
+      const experiment = get().experiment;
+      set({ sentExperiment: experiment });
+      send({ type: "init", experiment });
+    };
+
+    return {
+      ...initialRunData(),
+      experiment: initial.experiment ?? DEFAULT_EXPERIMENT,
+      sentExperiment: null,
+      urlError: initial.urlError ?? null,
+      smoothing: 0.6,
+      xAxis: "step",
+      inspectorOpen: false,
+      runs: [],
+      viewingRun: null,
+      trainer: null,
+
+      attachTrainer: (port) => set({ trainer: port }),
+      dispatch: (ev) => set((s) => reduceEvent(s, ev)),
+      reportError: (message, fatal, source = "page") =>
+        set((s) => ({ errors: s.errors.concat(makeError(message, fatal, source)), phase: fatal ? "error" : s.phase })),
+      dismissError: (id) => set((s) => ({ errors: s.errors.filter((e) => e.id !== id) })),
+
+      updateExperiment: (fn) => set((s) => ({ experiment: fn(s.experiment) })),
+
+      setVariantWeights: (variant, weights, judge) => {
+        set((s) => ({
+          experiment: {
+            ...s.experiment,
+            variants: s.experiment.variants.map((v) =>
+              v.name === variant ? { ...v, weights: { ...v.weights, ...weights }, judge: { ...v.judge, ...(judge ?? {}) } } : v,
+            ),
+          },
+        }));
+        // Not initialized yet: the next init carries the weights.
+        if (!get().sentExperiment?.variants.some((v) => v.name === variant)) return;
+        const t = pendingWeights.get(variant);
+        if (t) clearTimeout(t);
+        pendingWeights.set(variant, setTimeout(() => sendWeightsNow(variant), WEIGHT_DEBOUNCE_MS));
+      },
+      flushWeights: () => {
+        for (const [variant, t] of [...pendingWeights]) {
+          clearTimeout(t);
+          sendWeightsNow(variant);
+        }
+      },
+
+      init: () => sendInit(),
+      train: () => {
+        const s = get();
+        if (needsInit(s) && !hasRunData(s)) sendInit();
+        get().flushWeights();
+        set({ viewingRun: null });
+        send({ type: "start" });
+      },
+      pause: () => send({ type: "pause" }),
+      stepOnce: () => {
+        const s = get();
+        if (needsInit(s) && !hasRunData(s)) sendInit();
+        get().flushWeights();
+        set({ viewingRun: null });
+        send({ type: "step" });
+      },
+      reset: () => {
+        archiveAndClear();
+        if (needsInit(get())) sendInit();
+        else send({ type: "reset" });
+      },
+      reseed: (seed) => {
+        const newSeed = seed ?? Math.floor(Math.random() * 2 ** 31 - 1);
+        archiveAndClear();
+        set((s) => ({ experiment: { ...s.experiment, seed: newSeed } }));
+        if (needsInit({ experiment: get().experiment, sentExperiment: get().sentExperiment && { ...get().sentExperiment!, seed: newSeed } })) {
+          sendInit();
+        } else {
+          set((s) => ({ sentExperiment: s.sentExperiment && { ...s.sentExperiment, seed: newSeed } }));
+          send({ type: "reseed", seed: newSeed });
+        }
+      },
+      runSft: () => {
+        if (needsInit(get()) && !hasRunData(get())) sendInit();
+        send({ type: "runSft" });
+      },
+
+      setSmoothing: (v) => set({ smoothing: Math.min(Math.max(v, 0), 0.99) }),
+      setXAxis: (v) => set({ xAxis: v }),
+      setInspectorOpen: (v) => set({ inspectorOpen: v }),
+      viewRun: (id) => set({ viewingRun: id }),
+      loadRuns: (runs) =>
+        set((s) => {
+          const known = new Set(s.runs.map((r) => r.id));
+          const added = runs.filter((r) => !known.has(r.id));
+          for (const r of added) nextRunId = Math.max(nextRunId, r.id + 1);
+          return { runs: s.runs.concat(added).sort((a, b) => a.id - b.id) };
+        }),
+    };
+  });
+}

@@ -1,0 +1,151 @@
+/**
+ * What the page knows about the running experiment, and the pure reducer
+ * that folds trainer events into it. No React, no DOM: tested in Node.
+ *
+ * Metric rows are appended in place (arrays can reach 100k rows; copying them
+ * per step would be quadratic) and `metrics.version` is bumped instead, which
+ * is what the throttled chart subscription watches.
+ */
+import type { GroupView, Marker, MetricRow, TrainerEvent, TrainerPhase } from "../workers/protocol";
+
+/** Sample groups kept per variant (history for the inspector's step slider). */
+export const MAX_GROUPS_PER_VARIANT = 200;
+export const MAX_LOG_LINES = 300;
+
+export interface ReadyInfo {
+  adapter: string;
+  isFallback: boolean;
+  modelSize: string;
+  params: number;
+  note?: string;
+}
+
+export interface LabError {
+  id: number;
+  message: string;
+  fatal: boolean;
+  /** Who reported it: the trainer (error event), the worker object, or the page. */
+  source: "trainer" | "worker" | "page";
+}
+
+export interface VariantRows {
+  train: MetricRow[];
+  eval: MetricRow[];
+}
+
+export interface MetricsData {
+  byVariant: Record<string, VariantRows>;
+  /** Metric keys seen so far, per row kind, in first-seen order. */
+  keys: { train: string[]; eval: string[] };
+  markers: Marker[];
+  version: number;
+}
+
+export interface SamplesData {
+  byVariant: Record<string, GroupView[]>;
+  version: number;
+}
+
+export interface RunData {
+  phase: TrainerPhase;
+  step: number;
+  statusMessage: string;
+  ready: ReadyInfo | null;
+  logs: string[];
+  errors: LabError[];
+  metrics: MetricsData;
+  samples: SamplesData;
+}
+
+export const emptyMetrics = (): MetricsData => ({ byVariant: {}, keys: { train: [], eval: [] }, markers: [], version: 0 });
+export const emptySamples = (): SamplesData => ({ byVariant: {}, version: 0 });
+
+export const initialRunData = (): RunData => ({
+  phase: "loading",
+  step: 0,
+  statusMessage: "",
+  ready: null,
+  logs: [],
+  errors: [],
+  metrics: emptyMetrics(),
+  samples: emptySamples(),
+});
+
+let nextErrorId = 1;
+
+export function makeError(message: string, fatal: boolean, source: LabError["source"]): LabError {
+  return { id: nextErrorId++, message, fatal, source };
+}
+
+function appendLog(logs: string[], line: string): string[] {
+  const out = logs.length >= MAX_LOG_LINES ? logs.slice(logs.length - MAX_LOG_LINES + 1) : logs.slice();
+  out.push(line);
+  return out;
+}
+
+/** Appends metric rows (in place) and returns a new MetricsData with a bumped version. */
+export function appendMetrics(m: MetricsData, rows: readonly MetricRow[]): MetricsData {
+  const byVariant = { ...m.byVariant };
+  const keys = { train: m.keys.train.slice(), eval: m.keys.eval.slice() };
+  for (const row of rows) {
+    const vr = byVariant[row.variant] ?? (byVariant[row.variant] = { train: [], eval: [] });
+    const kind = row.kind === "eval" ? "eval" : "train";
+    vr[kind].push(row);
+    for (const k of Object.keys(row.values)) if (!keys[kind].includes(k)) keys[kind].push(k);
+  }
+  return { byVariant, keys, markers: m.markers, version: m.version + 1 };
+}
+
+/** Appends sample groups, keeping the last MAX_GROUPS_PER_VARIANT per variant. */
+export function appendSamples(s: SamplesData, groups: readonly GroupView[], cap = MAX_GROUPS_PER_VARIANT): SamplesData {
+  const byVariant = { ...s.byVariant };
+  for (const g of groups) {
+    const list = (byVariant[g.variant] = (byVariant[g.variant] ?? []).concat(g));
+    if (list.length > cap) byVariant[g.variant] = list.slice(list.length - cap);
+  }
+  return { byVariant, version: s.version + 1 };
+}
+
+/** Folds one trainer event into the run data. */
+export function reduceEvent(d: RunData, ev: TrainerEvent): RunData {
+  switch (ev.type) {
+    case "ready": {
+      const { adapter, isFallback, modelSize, params, note } = ev;
+      return {
+        ...d,
+        ready: { adapter, isFallback, modelSize, params, note },
+        logs: appendLog(d.logs, `ready: ${adapter}${isFallback ? " (fallback adapter)" : ""}, model ${modelSize}, ${params} parameters`),
+      };
+    }
+    case "status":
+      return { ...d, phase: ev.phase, step: ev.step, statusMessage: ev.message ?? "" };
+    case "metrics":
+      return { ...d, metrics: appendMetrics(d.metrics, ev.rows) };
+    case "samples":
+      return { ...d, samples: appendSamples(d.samples, ev.groups) };
+    case "marker":
+      return {
+        ...d,
+        metrics: { ...d.metrics, markers: d.metrics.markers.concat(ev.marker), version: d.metrics.version + 1 },
+        logs: appendLog(d.logs, `step ${ev.marker.step}: ${ev.marker.variant}: ${ev.marker.label}`),
+      };
+    case "log":
+      return { ...d, logs: appendLog(d.logs, ev.message) };
+    case "error":
+      return {
+        ...d,
+        phase: ev.fatal ? "error" : d.phase,
+        errors: d.errors.concat(makeError(ev.message, ev.fatal, "trainer")),
+        logs: appendLog(d.logs, `error: ${ev.message}`),
+      };
+    default: {
+      const unknown = (ev as { type?: unknown }).type;
+      return { ...d, errors: d.errors.concat(makeError(`Unknown trainer event type: ${JSON.stringify(unknown)}`, false, "page")) };
+    }
+  }
+}
+
+/** The run data after a reset / re-seed / re-init: no curves, no samples, same adapter and log. */
+export function clearRun(d: RunData): RunData {
+  return { ...d, step: 0, statusMessage: "", metrics: emptyMetrics(), samples: emptySamples() };
+}

@@ -1,0 +1,17 @@
+/** The mid-run changes, as a short list under the toolbar (the ⚑ lines on the charts). */
+import type { Marker } from "../../../workers/protocol";
+import { variantColor, variantLabel } from "../../lib/variant-meta";
+
+export function MarkerList({ markers }: { markers: Marker[] }) {
+  if (markers.length === 0) return null;
+  return (
+    <ul className="marker-list" aria-label="Mid-run changes" data-testid="markers">
+      {markers.slice(-6).map((m, i) => (
+        <li key={i}>
+          <span style={{ color: variantColor(m.variant) }}>⚑</span> step {m.step} · {variantLabel(m.variant)}: {m.label}
+        </li>
+      ))}
+      {markers.length > 6 && <li className="muted">… {markers.length - 6} earlier</li>}
+    </ul>
+  );
+}

@@ -1,0 +1,83 @@
+/**
+ * One metric, one line per variant: the smoothed value (bold) over the raw
+ * value (faint), markers where a weight changed. Knows nothing about training.
+ */
+import { memo } from "react";
+import { CartesianGrid, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import type { Marker, MetricRow } from "../../../workers/protocol";
+import { chartToCsv, markerX, type PlotPoint, type XAxisKind } from "../../lib/chart-data";
+import { downloadText } from "../../lib/csv";
+import { metricMeta } from "../../lib/metric-meta";
+import { variantColor, variantLabel } from "../../lib/variant-meta";
+import { Tip } from "../Field";
+
+export interface MetricChartProps {
+  metricKey: string;
+  testId: string;
+  kind: "train" | "eval";
+  series: Record<string, PlotPoint[]>;
+  totals: Record<string, number>;
+  rowsByVariant: Record<string, MetricRow[]>;
+  markers: Marker[];
+  xAxis: XAxisKind;
+  smoothing: number;
+}
+
+const fmt = (v: number) => {
+  if (!Number.isFinite(v)) return "";
+  const a = Math.abs(v);
+  if (a !== 0 && (a < 1e-3 || a >= 1e5)) return v.toExponential(1);
+  return Number(v.toPrecision(3)).toString();
+};
+
+function MetricChartImpl({ metricKey, testId, kind, series, totals, rowsByVariant, markers, xAxis, smoothing }: MetricChartProps) {
+  const meta = metricMeta(metricKey);
+  const variants = Object.keys(series);
+  const attrs: Record<string, string | number> = {};
+  for (const v of variants) {
+    attrs[`data-points-${v}`] = series[v].length;
+    attrs[`data-total-${v}`] = totals[v] ?? series[v].length;
+  }
+  const csv = () => downloadText(`${metricKey}-${kind}.csv`, chartToCsv(metricKey, series, smoothing));
+  return (
+    <figure className="chart" data-testid={`chart-${testId}`} data-metric={metricKey} data-kind={kind} {...attrs}>
+      <figcaption className="chart-head">
+        <span className="chart-title">{meta.title}</span>
+        {meta.title !== metricKey && <code className="muted small">{metricKey}</code>}
+        <Tip text={meta.description} />
+        <span className="spacer" />
+        <button type="button" className="small-btn" onClick={csv} aria-label={`Export ${meta.title} as CSV`} title="Download exactly the plotted points (raw and smoothed) as CSV">
+          CSV
+        </button>
+      </figcaption>
+      <ResponsiveContainer width="100%" height={170}>
+        <LineChart margin={{ top: 6, right: 12, bottom: 0, left: 0 }}>
+          <CartesianGrid strokeDasharray="3 3" stroke="#e4e7eb" />
+          <XAxis dataKey="x" type="number" domain={["dataMin", "dataMax"]} tickFormatter={fmt} fontSize={11} allowDuplicatedCategory={false} />
+          <YAxis width={44} tickFormatter={fmt} fontSize={11} domain={["auto", "auto"]} />
+          <Tooltip
+            formatter={(v, name) => [fmt(Number(v)), String(name)]}
+            labelFormatter={(l) => `${xAxis === "step" ? "step" : "time (s)"} ${fmt(Number(l))}`}
+            contentStyle={{ fontSize: 12 }}
+          />
+          {variants.flatMap((v) => {
+            const c = variantColor(v);
+            const few = series[v].length <= 30;
+            return [
+              <Line key={`${v}-raw`} data={series[v]} dataKey="raw" name={`${variantLabel(v)} (raw)`} stroke={c} strokeOpacity={0.28} strokeWidth={1} dot={false} isAnimationActive={false} legendType="none" />,
+              <Line key={`${v}-smooth`} data={series[v]} dataKey="smooth" name={variantLabel(v)} stroke={c} strokeWidth={2} dot={few ? { r: 2, fill: c } : false} isAnimationActive={false} />,
+            ];
+          })}
+          {markers.map((m, i) => {
+            const x = markerX(m, rowsByVariant[m.variant] ?? [], xAxis);
+            return x === null ? null : (
+              <ReferenceLine key={`m${i}`} x={x} stroke={variantColor(m.variant)} strokeDasharray="4 3" ifOverflow="extendDomain" label={{ value: "⚑", position: "insideTopLeft", fontSize: 11, fill: variantColor(m.variant) }} />
+            );
+          })}
+        </LineChart>
+      </ResponsiveContainer>
+    </figure>
+  );
+}
+
+export const MetricChart = memo(MetricChartImpl);

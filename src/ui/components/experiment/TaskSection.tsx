@@ -1,0 +1,66 @@
+/** Task family and the knobs a teacher can turn (design.md "Tasks"). */
+import { useLab, labStore } from "../../../store";
+import type { Experiment } from "../../../rl/experiment";
+import { Section, Select, Slider } from "../Field";
+
+type Task = Experiment["task"];
+
+const setTask = (patch: Partial<Task>) =>
+  labStore.getState().updateExperiment((e) => ({ ...e, task: { ...e.task, ...patch } }));
+
+export function TaskSection() {
+  const task = useLab((s) => s.experiment.task);
+  return (
+    <Section title="Task" tip="Seeded synthetic visual questions. Every prompt knows its true intermediate values, so rewards and metrics can audit the reasoning.">
+      <Select
+        label="Family"
+        value={task.family}
+        options={[
+          { value: "digits", label: "Digit arithmetic (real MNIST digits)" },
+          { value: "shapes", label: "Shape arithmetic (coloured shapes)" },
+          { value: "bars", label: "Bar chart (bar heights)" },
+        ]}
+        onChange={(family) => setTask({ family })}
+      />
+      <Select
+        label="Answer format"
+        value={task.multipleChoice ? "mc" : "open"}
+        options={[
+          { value: "mc", label: "Multiple choice (A–D)" },
+          { value: "open", label: "Open-ended (a number)" },
+        ]}
+        onChange={(v) => setTask({ multipleChoice: v === "mc" })}
+      />
+      <Slider
+        label="Option-position skew"
+        value={task.optionSkew}
+        min={0}
+        max={1}
+        step={0.05}
+        format={(v) => v.toFixed(2)}
+        tip="Probability that the correct option is A. Above 0.25 the policy can learn a shortcut ('always answer A') instead of reading the image."
+        onChange={(optionSkew) => setTask({ optionSkew })}
+      />
+      <Slider
+        label="Distractor closeness"
+        value={task.distractorCloseness}
+        min={0}
+        max={1}
+        step={0.05}
+        format={(v) => v.toFixed(2)}
+        tip="How close the wrong options are to the right one: 1 = near misses (±1), 0 = far off."
+        onChange={(distractorCloseness) => setTask({ distractorCloseness })}
+      />
+      <Select
+        label="Number of digits"
+        value={String(task.numDigits) as "2" | "3"}
+        options={[
+          { value: "2", label: "2 digits" },
+          { value: "3", label: "3 digits" },
+        ]}
+        tip="Digit-arithmetic images show this many handwritten digits side by side."
+        onChange={(v) => setTask({ numDigits: Number(v) })}
+      />
+    </Section>
+  );
+}

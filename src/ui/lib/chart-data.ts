@@ -1,0 +1,71 @@
+/**
+ * Turns metric rows into what one chart plots: per variant, the points of one
+ * metric key (x = step or wall time), the raw value and its debiased EMA,
+ * downsampled to at most `maxPoints` per line. Pure: the CSV export and the
+ * chart use the very same points.
+ */
+import type { MetricRow, Marker } from "../../workers/protocol";
+import { debiasedEma } from "./ema";
+import { lttbIndices } from "./downsample";
+import { toCsv } from "./csv";
+
+export type XAxisKind = "step" | "time";
+
+export interface PlotPoint {
+  /** The x value plotted (step or seconds). */
+  x: number;
+  step: number;
+  time: number;
+  raw: number;
+  smooth: number;
+}
+
+export interface SeriesOptions {
+  smoothing: number;
+  xAxis: XAxisKind;
+  maxPoints: number;
+}
+
+export const MAX_POINTS_PER_LINE = 500;
+
+/** Points of one variant's line for `key` (rows in arrival order). */
+export function buildSeries(rows: readonly MetricRow[], key: string, opts: SeriesOptions): PlotPoint[] {
+  const picked = rows.filter((r) => Number.isFinite(r.values[key]));
+  picked.sort((a, b) => a.step - b.step || a.time - b.time);
+  const raw = picked.map((r) => r.values[key]);
+  const smooth = debiasedEma(raw, opts.smoothing);
+  const xs = picked.map((r) => (opts.xAxis === "step" ? r.step : r.time));
+  const idx = lttbIndices(xs, raw, opts.maxPoints);
+  return idx.map((i) => ({ x: xs[i], step: picked[i].step, time: picked[i].time, raw: raw[i], smooth: smooth[i] }));
+}
+
+/** All variants' lines of one chart. */
+export function buildChart(
+  rowsByVariant: Readonly<Record<string, readonly MetricRow[]>>,
+  key: string,
+  opts: SeriesOptions,
+): Record<string, PlotPoint[]> {
+  const out: Record<string, PlotPoint[]> = {};
+  for (const [variant, rows] of Object.entries(rowsByVariant)) {
+    const s = buildSeries(rows, key, opts);
+    if (s.length > 0) out[variant] = s;
+  }
+  return out;
+}
+
+/** x position of a marker on the chosen axis (wall time: the variant's row at or after the marker step). */
+export function markerX(marker: Marker, rows: readonly MetricRow[], xAxis: XAxisKind): number | null {
+  if (xAxis === "step") return marker.step;
+  let best: MetricRow | null = null;
+  for (const r of rows) if (r.step >= marker.step && (!best || r.step < best.step)) best = r;
+  return best ? best.time : null;
+}
+
+/** CSV of exactly the plotted points of a chart: one line per point. */
+export function chartToCsv(key: string, series: Readonly<Record<string, PlotPoint[]>>, smoothing: number): string {
+  const rows: unknown[][] = [];
+  for (const [variant, pts] of Object.entries(series)) {
+    for (const p of pts) rows.push([variant, p.step, p.time, p.raw, p.smooth]);
+  }
+  return toCsv(["variant", "step", "time_s", key, `${key}_smoothed_ema${smoothing}`], rows);
+}
