@@ -1,0 +1,444 @@
+/**
+ * TrainGraph: the tiny VLM's training step on the GPU, built once per
+ * (context, config, B, textLen) and reused every step (llm.c's
+ * gpt2_forward / gpt2_zero_grad / gpt2_backward as prepared dispatches).
+ *
+ * It owns the activation buffers and the KernelCalls; the caller owns the
+ * flat parameter and gradient buffers (paramLayout order) and binds them at
+ * construction, so the optimizer (AdamW, clipping) can update them in place.
+ * Any other parameter buffer (the frozen reference policy, say) can be run
+ * through the same forward with `forwardLogprobs(buffer)`; its dispatches are
+ * prepared on first use and cached, so steady-state steps allocate nothing.
+ *
+ * One step = setBatch (queue writes) → sftStep / policyStep (forward, loss,
+ * backward recorded into the context and submitted ONCE) → readStats (ONE
+ * read-back of 8 floats; throws on a non-finite loss).
+ *
+ * Alignment of per-token arrays [B, textLen] (mask, logprobs, old/ref
+ * logprobs): the value at s belongs to token s, predicted by the logits at
+ * text position s − 1; s = 0 has no prediction (logprob 0, mask ignored).
+ */
+import type { Binding, GpuContext, KernelCall } from "../gpu/context";
+import { numPatches, paramLayout, patchDim, validateConfig, type ModelConfig, type ParamLayout } from "./config";
+import * as K from "./kernels";
+import type { PolicyAggregation } from "./reference/losses";
+
+export type { PolicyAggregation } from "./reference/losses";
+
+/** Per-step inputs of setBatch; each may be a CPU array (queued write) or a GPU buffer (copied on the GPU). */
+export interface TrainBatch {
+  /** [B, H·W·C] pixels, each image H×W×C row-major. */
+  images: Float32Array | GPUBuffer;
+  /** [B, textLen] token ids (prompt left-padded with PAD, then response). */
+  tokens: Int32Array | GPUBuffer;
+  /** [B, textLen] 1 on tokens that enter the loss (response tokens), else 0. Default: unchanged (initially 0). */
+  mask?: Float32Array | GPUBuffer;
+}
+
+/** Options of policyStep (reward-spec.md §1). Per-token arrays are [B, textLen], aligned with tokens. */
+export interface PolicyStepOptions {
+  /** [B] per-rollout advantages. */
+  advantages: Float32Array | GPUBuffer;
+  /** [B, textLen] logπ_old (the sampling policy's logprobs). */
+  oldLogprobs: Float32Array | GPUBuffer;
+  /** [B, textLen] logπ_ref (the frozen reference policy's logprobs); ignored when beta = 0. */
+  refLogprobs?: Float32Array | GPUBuffer;
+  /** PPO clip ε; default 0.2 (reward-spec.md §1). */
+  clipEps?: number;
+  /** k3 KL coefficient β; default 0. */
+  beta?: number;
+  /** Default "seq-mean-token-mean" (the papers' (1/G)Σ_i (1/|o_i|)Σ_t). */
+  aggregation?: PolicyAggregation;
+  /** Constant normaliser of "seq-mean-token-sum-norm" (Dr. GRPO): max response length; default textLen − 1 (lab choice). */
+  normLength?: number;
+}
+
+/** What readStats returns; token means are over masked tokens. */
+export interface StepStats {
+  /** The aggregated loss of the last step (SFT: mean cross-entropy, nats). */
+  loss: number;
+  /** Mean k3 KL estimate to the reference policy (0 for SFT). */
+  kl: number;
+  /** Fraction of tokens where the clipped branch was active (verl pg_clipfrac; 0 for SFT). */
+  clipFrac: number;
+  /** Mean entropy of the predictive distribution, nats. */
+  entropy: number;
+  /** Number of masked tokens. */
+  tokens: number;
+}
+
+/** Forward dispatches for one parameter buffer. */
+interface ForwardCalls {
+  calls: KernelCall[];
+}
+
+/** Activation buffers of one transformer block (llm.c ActivationTensors). */
+interface LayerActs {
+  ln1: GPUBuffer; ln1Mean: GPUBuffer; ln1Rstd: GPUBuffer; // [BT, C], [BT], [BT]
+  qkv: GPUBuffer; // [BT, 3C]
+  att: GPUBuffer; // [B, NH, T, T] softmax probabilities
+  atty: GPUBuffer; // [BT, C]
+  res2: GPUBuffer; // [BT, C] = xin + attn
+  ln2: GPUBuffer; ln2Mean: GPUBuffer; ln2Rstd: GPUBuffer;
+  fch: GPUBuffer; fchGelu: GPUBuffer; // [BT, 4C]
+  res3: GPUBuffer; // [BT, C] block output
+}
+
+const AGG_DEFAULT: PolicyAggregation = "seq-mean-token-mean";
+
+/** The tiny VLM's forward, losses and backward as prepared GPU dispatches. */
+export class TrainGraph {
+  readonly ctx: GpuContext;
+  readonly config: ModelConfig;
+  readonly layout: ParamLayout;
+  readonly B: number;
+  readonly textLen: number;
+  readonly padId: number;
+  /** P patch tokens; T = P + textLen positions. */
+  readonly P: number;
+  readonly T: number;
+  /** Trainable parameters and their gradients (flat, paramLayout; owned by the caller). */
+  readonly params: GPUBuffer;
+  readonly grads: GPUBuffer;
+
+  // inputs
+  readonly images: GPUBuffer; // [B, H·W·C]
+  readonly tokens: GPUBuffer; // i32 [B, L]
+  readonly mask: GPUBuffer; // [B, L]
+  readonly advantages: GPUBuffer; // [B]
+  readonly oldLogprobs: GPUBuffer; // [B, L]
+  readonly refLogprobs: GPUBuffer; // [B, L]
+  // activations
+  readonly patches: GPUBuffer; // [B·P, pd]
+  readonly patchEmb: GPUBuffer; // [B·P, C]
+  readonly encoded: GPUBuffer; // [BT, C]
+  readonly layers: LayerActs[];
+  readonly lnf: GPUBuffer; readonly lnfMean: GPUBuffer; readonly lnfRstd: GPUBuffer;
+  /** [B, T, V] logits at every position (patch rows included; text row P+s predicts token s+1). */
+  readonly logits: GPUBuffer;
+  /** [B, L] per-token logprobs of the last forward (0 at s = 0). */
+  readonly logprobs: GPUBuffer;
+  /** [B·L, 8] per-token loss records (see shaders/loss_token.wgsl). */
+  readonly tok: GPUBuffer;
+  /** [B, L] weighted per-token gradient of the loss w.r.t. the token logprobs. */
+  readonly tokenGrad: GPUBuffer;
+  /** [8] loss, kl, clipFrac, entropy, tokens (see readStats). */
+  readonly stats: GPUBuffer;
+  // backward scratch
+  private dlogits: GPUBuffer; private dln: GPUBuffer; private dres: GPUBuffer;
+  private dfchGelu: GPUBuffer; private dfch: GPUBuffer; private datty: GPUBuffer;
+  private dqkv: GPUBuffer; private dpre: GPUBuffer; private dpatchEmb: GPUBuffer;
+  private dummy: GPUBuffer;
+
+  private forwards = new Map<GPUBuffer, ForwardCalls>();
+  private lossLogprobsCall: KernelCall;
+  private lossSftCall: KernelCall;
+  private lossPolicyCall: KernelCall;
+  private reduceSftCall: KernelCall;
+  private reducePolicyCall: KernelCall;
+  private backwardCalls: KernelCall[];
+
+  /**
+   * Allocates every buffer and prepares every dispatch for batches of B
+   * examples of textLen text tokens.
+   * @param params flat parameter buffer (paramLayout(config).totalFloats floats), trained in place by the caller.
+   * @param grads flat gradient buffer of the same size; zeroed by the graph before each backward.
+   * @throws Error on an invalid config, P + textLen > maxSeqLen, or buffers that are too small.
+   */
+  constructor(ctx: GpuContext, config: ModelConfig, B: number, textLen: number, opts: { padId: number; params: GPUBuffer; grads: GPUBuffer }) {
+    validateConfig(config, ctx.adapter.limits);
+    this.ctx = ctx;
+    this.config = config;
+    this.layout = paramLayout(config);
+    this.B = B;
+    this.textLen = textLen;
+    this.padId = opts.padId;
+    this.P = numPatches(config);
+    this.T = this.P + textLen;
+    if (!Number.isInteger(B) || B < 1) throw new Error(`TrainGraph: B must be a positive integer, got ${B}`);
+    if (!Number.isInteger(textLen) || textLen < 2) throw new Error(`TrainGraph: textLen must be an integer ≥ 2, got ${textLen}`);
+    if (this.T > config.maxSeqLen) throw new Error(`TrainGraph: P + textLen = ${this.T} exceeds config.maxSeqLen ${config.maxSeqLen}`);
+    const need = this.layout.totalFloats * 4;
+    if (opts.params.size < need) throw new Error(`TrainGraph: params buffer has ${opts.params.size} bytes, the layout needs ${need}`);
+    if (opts.grads.size < need) throw new Error(`TrainGraph: grads buffer has ${opts.grads.size} bytes, the layout needs ${need}`);
+    this.params = opts.params;
+    this.grads = opts.grads;
+
+    const { P, T } = this;
+    const L = textLen;
+    const C = config.dModel;
+    const H4 = config.mlpRatio * C;
+    const NH = config.nHeads;
+    const V = config.vocabSize;
+    const BT = B * T;
+    const f = (label: string, floats: number) => ctx.createBuffer(`graph.${label}`, floats * 4);
+    const pixels = config.imageHeight * config.imageWidth * config.imageChannels;
+
+    this.images = f("images", B * pixels);
+    this.tokens = f("tokens", B * L);
+    this.mask = f("mask", B * L);
+    this.advantages = f("advantages", B);
+    this.oldLogprobs = f("oldLogprobs", B * L);
+    this.refLogprobs = f("refLogprobs", B * L);
+    this.patches = f("patches", B * P * patchDim(config));
+    this.patchEmb = f("patchEmb", B * P * C);
+    this.encoded = f("encoded", BT * C);
+    this.layers = [];
+    for (let l = 0; l < config.nLayers; l++) {
+      this.layers.push({
+        ln1: f(`h${l}.ln1`, BT * C), ln1Mean: f(`h${l}.ln1Mean`, BT), ln1Rstd: f(`h${l}.ln1Rstd`, BT),
+        qkv: f(`h${l}.qkv`, BT * 3 * C),
+        att: f(`h${l}.att`, B * NH * T * T),
+        atty: f(`h${l}.atty`, BT * C),
+        res2: f(`h${l}.res2`, BT * C),
+        ln2: f(`h${l}.ln2`, BT * C), ln2Mean: f(`h${l}.ln2Mean`, BT), ln2Rstd: f(`h${l}.ln2Rstd`, BT),
+        fch: f(`h${l}.fch`, BT * H4), fchGelu: f(`h${l}.fchGelu`, BT * H4),
+        res3: f(`h${l}.res3`, BT * C),
+      });
+    }
+    this.lnf = f("lnf", BT * C);
+    this.lnfMean = f("lnfMean", BT);
+    this.lnfRstd = f("lnfRstd", BT);
+    this.logits = f("logits", BT * V);
+    this.logprobs = f("logprobs", B * L);
+    this.tok = f("tok", B * L * 8);
+    this.tokenGrad = f("tokenGrad", B * L);
+    this.stats = f("stats", 8);
+    this.dlogits = f("dlogits", BT * V);
+    this.dln = f("dln", BT * C);
+    this.dres = f("dres", BT * C);
+    this.dfchGelu = f("dfchGelu", BT * H4);
+    this.dfch = f("dfch", BT * H4);
+    this.datty = f("datty", BT * C);
+    this.dqkv = f("dqkv", BT * 3 * C);
+    this.dpre = f("dpre", B * NH * T * T);
+    this.dpatchEmb = f("dpatchEmb", B * P * C);
+    this.dummy = f("dummy", 4);
+
+    // loss dispatches (independent of the parameter buffer)
+    const ld = { B, T, L, P, V };
+    const lb = {
+      logits: this.logits, tokens: this.tokens, mask: this.mask, advantages: this.advantages,
+      oldLogprobs: this.oldLogprobs, refLogprobs: this.refLogprobs, logprobs: this.logprobs, tok: this.tok,
+    };
+    this.lossLogprobsCall = K.lossToken(ctx, lb, ld, K.LOSS_MODE.logprobs);
+    this.lossSftCall = K.lossToken(ctx, lb, ld, K.LOSS_MODE.sft);
+    this.lossPolicyCall = K.lossToken(ctx, lb, ld, K.LOSS_MODE.policy, 0.2, 0);
+    const rb = { tok: this.tok, g: this.tokenGrad, stats: this.stats };
+    this.reduceSftCall = K.lossReduce(ctx, rb, B, L, K.AGGREGATION["token-mean"], 1);
+    this.reducePolicyCall = K.lossReduce(ctx, rb, B, L, K.AGGREGATION[AGG_DEFAULT], L - 1);
+    this.backwardCalls = this.buildBackward();
+    this.forwardCalls(this.params);
+  }
+
+  /** A tensor of a flat parameter-like buffer as a 256-byte aligned binding. */
+  private slot(buf: GPUBuffer, name: string): Binding {
+    const t = this.layout.byName.get(name);
+    if (!t) throw new Error(`TrainGraph: no parameter named '${name}'`);
+    return { buffer: buf, offset: t.offset * 4, size: t.size * 4 };
+  }
+
+  /** The last residual stream [BT, C] (input of lnf). */
+  private get finalResidual(): GPUBuffer {
+    return this.layers.length ? this.layers[this.layers.length - 1].res3 : this.encoded;
+  }
+
+  /** Prepares (once per parameter buffer) the forward dispatches up to the logits. */
+  private forwardCalls(params: GPUBuffer): ForwardCalls {
+    const cached = this.forwards.get(params);
+    if (cached) return cached;
+    if (params.size < this.layout.totalFloats * 4) throw new Error(`TrainGraph: params buffer has ${params.size} bytes, the layout needs ${this.layout.totalFloats * 4}`);
+    const { ctx, config, B, P, T, textLen: L } = this;
+    const C = config.dModel;
+    const H4 = config.mlpRatio * C;
+    const BT = B * T;
+    const w = (name: string) => this.slot(params, name);
+    const dummy = this.dummy;
+    const calls: KernelCall[] = [];
+    calls.push(K.patchify(ctx, { images: this.images, patches: this.patches }, { B, H: config.imageHeight, W: config.imageWidth, Ch: config.imageChannels, patchSize: config.patchSize }));
+    calls.push(K.matmulForward(ctx, { x: this.patches, w: w("patch.w"), bias: w("patch.b"), res: null, y: this.patchEmb, dummy }, B * P, patchDim(config), C));
+    calls.push(K.embedForward(ctx, { patchEmb: this.patchEmb, tokens: this.tokens, wte: w("wte"), wpe: w("wpe"), out: this.encoded }, B, P, L, C));
+    const attnDims = { B, T, C, NH: config.nHeads, P, L, padId: this.padId };
+    let x = this.encoded;
+    this.layers.forEach((a, l) => {
+      const h = (n: string) => w(`h.${l}.${n}`);
+      calls.push(K.layernormForward(ctx, { inp: x, g: h("ln1.g"), b: h("ln1.b"), out: a.ln1, mean: a.ln1Mean, rstd: a.ln1Rstd }, BT, C));
+      calls.push(K.matmulForward(ctx, { x: a.ln1, w: h("attn.wqkv"), bias: h("attn.bqkv"), res: null, y: a.qkv, dummy }, BT, C, 3 * C));
+      calls.push(K.attentionForward(ctx, { qkv: a.qkv, tokens: this.tokens, att: a.att, out: a.atty }, attnDims));
+      calls.push(K.matmulForward(ctx, { x: a.atty, w: h("attn.wo"), bias: h("attn.bo"), res: x, y: a.res2, dummy }, BT, C, C));
+      calls.push(K.layernormForward(ctx, { inp: a.res2, g: h("ln2.g"), b: h("ln2.b"), out: a.ln2, mean: a.ln2Mean, rstd: a.ln2Rstd }, BT, C));
+      calls.push(K.matmulForward(ctx, { x: a.ln2, w: h("mlp.wfc"), bias: h("mlp.bfc"), res: null, y: a.fch, dummy }, BT, C, H4));
+      calls.push(K.geluForward(ctx, { inp: a.fch, out: a.fchGelu }, BT * H4));
+      calls.push(K.matmulForward(ctx, { x: a.fchGelu, w: h("mlp.wproj"), bias: h("mlp.bproj"), res: a.res2, y: a.res3, dummy }, BT, H4, C));
+      x = a.res3;
+    });
+    calls.push(K.layernormForward(ctx, { inp: x, g: w("lnf.g"), b: w("lnf.b"), out: this.lnf, mean: this.lnfMean, rstd: this.lnfRstd }, BT, C));
+    calls.push(K.matmulForward(ctx, { x: this.lnf, w: w("head.w"), bias: null, res: null, y: this.logits, dummy }, BT, C, config.vocabSize));
+    const fc = { calls };
+    this.forwards.set(params, fc);
+    return fc;
+  }
+
+  /** Prepares the backward dispatches (from dlogits to every gradient) for this.params / this.grads. */
+  private buildBackward(): KernelCall[] {
+    const { ctx, config, B, P, T, textLen: L } = this;
+    const C = config.dModel;
+    const H4 = config.mlpRatio * C;
+    const V = config.vocabSize;
+    const BT = B * T;
+    const w = (name: string) => this.slot(this.params, name);
+    const g = (name: string) => this.slot(this.grads, name);
+    const dummy = this.dummy;
+    const calls: KernelCall[] = [];
+    // loss → dlogits
+    calls.push(K.lossLogitsGrad(ctx, { logits: this.logits, tokens: this.tokens, g: this.tokenGrad, tok: this.tok, dlogits: this.dlogits }, { B, T, L, P, V }));
+    // logits = lnf · head.w
+    calls.push(K.matmulBackwardDx(ctx, { dy: this.dlogits, w: w("head.w"), dx: this.dln }, BT, C, V));
+    calls.push(K.matmulBackwardDw(ctx, { x: this.lnf, dy: this.dlogits, dw: g("head.w"), dbias: null, dummy }, BT, C, V));
+    // lnf: dres = LN'(dln) starts the residual-stream gradient
+    const xf = this.finalResidual;
+    calls.push(K.layernormBackwardDx(ctx, { dout: this.dln, inp: xf, g: w("lnf.g"), mean: this.lnfMean, rstd: this.lnfRstd, dinp: this.dres }, BT, C, false));
+    calls.push(K.layernormBackwardParams(ctx, { dout: this.dln, inp: xf, mean: this.lnfMean, rstd: this.lnfRstd, dg: g("lnf.g"), db: g("lnf.b") }, BT, C));
+    const attnDims = { B, T, C, NH: config.nHeads, P, L, padId: this.padId };
+    for (let l = config.nLayers - 1; l >= 0; l--) {
+      const a = this.layers[l];
+      const xin = l === 0 ? this.encoded : this.layers[l - 1].res3;
+      const hw = (n: string) => w(`h.${l}.${n}`);
+      const hg = (n: string) => g(`h.${l}.${n}`);
+      // res3 = res2 + fchGelu·wproj + bproj
+      calls.push(K.matmulBackwardDx(ctx, { dy: this.dres, w: hw("mlp.wproj"), dx: this.dfchGelu }, BT, H4, C));
+      calls.push(K.matmulBackwardDw(ctx, { x: a.fchGelu, dy: this.dres, dw: hg("mlp.wproj"), dbias: hg("mlp.bproj"), dummy }, BT, H4, C));
+      // fchGelu = gelu(fch)
+      calls.push(K.geluBackward(ctx, { inp: a.fch, dout: this.dfchGelu, dinp: this.dfch }, BT * H4));
+      // fch = ln2·wfc + bfc
+      calls.push(K.matmulBackwardDx(ctx, { dy: this.dfch, w: hw("mlp.wfc"), dx: this.dln }, BT, C, H4));
+      calls.push(K.matmulBackwardDw(ctx, { x: a.ln2, dy: this.dfch, dw: hg("mlp.wfc"), dbias: hg("mlp.bfc"), dummy }, BT, C, H4));
+      // ln2 = LN(res2): dres += LN'(dln)  (dres now holds d res2)
+      calls.push(K.layernormBackwardDx(ctx, { dout: this.dln, inp: a.res2, g: hw("ln2.g"), mean: a.ln2Mean, rstd: a.ln2Rstd, dinp: this.dres }, BT, C, true));
+      calls.push(K.layernormBackwardParams(ctx, { dout: this.dln, inp: a.res2, mean: a.ln2Mean, rstd: a.ln2Rstd, dg: hg("ln2.g"), db: hg("ln2.b") }, BT, C));
+      // res2 = xin + atty·wo + bo
+      calls.push(K.matmulBackwardDx(ctx, { dy: this.dres, w: hw("attn.wo"), dx: this.datty }, BT, C, C));
+      calls.push(K.matmulBackwardDw(ctx, { x: a.atty, dy: this.dres, dw: hg("attn.wo"), dbias: hg("attn.bo"), dummy }, BT, C, C));
+      // atty = attention(qkv)
+      calls.push(...K.attentionBackward(ctx, { dout: this.datty, qkv: a.qkv, att: a.att, dpre: this.dpre, dqkv: this.dqkv }, attnDims));
+      // qkv = ln1·wqkv + bqkv
+      calls.push(K.matmulBackwardDx(ctx, { dy: this.dqkv, w: hw("attn.wqkv"), dx: this.dln }, BT, C, 3 * C));
+      calls.push(K.matmulBackwardDw(ctx, { x: a.ln1, dy: this.dqkv, dw: hg("attn.wqkv"), dbias: hg("attn.bqkv"), dummy }, BT, C, 3 * C));
+      // ln1 = LN(xin): dres += LN'(dln)  (dres now holds d xin)
+      calls.push(K.layernormBackwardDx(ctx, { dout: this.dln, inp: xin, g: hw("ln1.g"), mean: a.ln1Mean, rstd: a.ln1Rstd, dinp: this.dres }, BT, C, true));
+      calls.push(K.layernormBackwardParams(ctx, { dout: this.dln, inp: xin, mean: a.ln1Mean, rstd: a.ln1Rstd, dg: hg("ln1.g"), db: hg("ln1.b") }, BT, C));
+    }
+    // encoded = embeddings
+    calls.push(K.embedBackward(ctx, { dout: this.dres, tokens: this.tokens, dwte: g("wte"), dwpe: g("wpe"), dpatchEmb: this.dpatchEmb }, B, P, L, C, V));
+    calls.push(K.matmulBackwardDw(ctx, { x: this.patches, dy: this.dpatchEmb, dw: g("patch.w"), dbias: g("patch.b"), dummy }, B * P, patchDim(config), C));
+    return calls;
+  }
+
+  /** Queues a CPU array write, or records a GPU copy, into one of the graph's input buffers. */
+  private put(dst: GPUBuffer, src: Float32Array | Int32Array | GPUBuffer, floats: number, name: string): void {
+    if (src instanceof Float32Array || src instanceof Int32Array) {
+      if (src.length !== floats) throw new Error(`TrainGraph: ${name} has ${src.length} values, expected ${floats}`);
+      this.ctx.write(dst, src);
+    } else {
+      if (src.size < floats * 4) throw new Error(`TrainGraph: ${name} buffer has ${src.size} bytes, expected at least ${floats * 4}`);
+      this.ctx.copy(src, 0, dst, 0, floats * 4);
+    }
+  }
+
+  /**
+   * Sets the batch for the next steps (queued writes or GPU copies; nothing runs yet).
+   * @throws Error on a size mismatch, or a token id outside [0, V) (CPU arrays only).
+   */
+  setBatch(batch: TrainBatch): void {
+    const { B, textLen: L, config } = this;
+    if (batch.tokens instanceof Int32Array) {
+      for (let i = 0; i < batch.tokens.length; i++) {
+        const id = batch.tokens[i];
+        if (id < 0 || id >= config.vocabSize) throw new Error(`TrainGraph.setBatch: token ${id} at ${i} is outside [0, ${config.vocabSize})`);
+      }
+    }
+    this.put(this.images, batch.images, B * config.imageHeight * config.imageWidth * config.imageChannels, "images");
+    this.put(this.tokens, batch.tokens, B * L, "tokens");
+    if (batch.mask) this.put(this.mask, batch.mask, B * L, "mask");
+  }
+
+  private recordForward(params: GPUBuffer): void {
+    for (const c of this.forwardCalls(params).calls) this.ctx.run(c);
+  }
+
+  private recordBackward(): void {
+    this.ctx.clear(this.grads);
+    for (const c of this.backwardCalls) this.ctx.run(c);
+  }
+
+  /**
+   * Runs the forward pass with `params` (default: the trainable buffer) and
+   * computes per-token logprobs [B, textLen] into `this.logprobs` (copied to
+   * `out` too when given, e.g. the reference-policy or old-policy logprobs).
+   * Submits once. Dispatches for a new params buffer are prepared on first use.
+   * @returns the buffer holding the logprobs (`out` when given).
+   */
+  forwardLogprobs(params: GPUBuffer = this.params, out?: GPUBuffer): GPUBuffer {
+    this.recordForward(params);
+    this.ctx.run(this.lossLogprobsCall);
+    if (out) this.ctx.copy(this.logprobs, 0, out, 0, this.B * this.textLen * 4);
+    this.ctx.flush();
+    return out ?? this.logprobs;
+  }
+
+  /**
+   * One SFT step's forward and backward: mean cross-entropy over the masked
+   * tokens (setBatch's mask), gradients into `grads` (zeroed first). Submits once.
+   */
+  sftStep(): void {
+    const { ctx } = this;
+    this.recordForward(this.params);
+    ctx.run(this.lossSftCall);
+    ctx.run(this.reduceSftCall);
+    this.recordBackward();
+    ctx.flush();
+  }
+
+  /**
+   * One policy-gradient step's forward and backward (reward-spec.md §1): the
+   * clipped surrogate with per-rollout advantages plus β·k3 KL to the
+   * reference logprobs, aggregated as `aggregation`, over the masked tokens.
+   * Gradients go into `grads` (zeroed first). Submits once.
+   * @throws Error on out-of-range options or size mismatches.
+   */
+  policyStep(opts: PolicyStepOptions): void {
+    const { ctx, B, textLen: L } = this;
+    const clipEps = opts.clipEps ?? 0.2;
+    const beta = opts.beta ?? 0;
+    const agg = opts.aggregation ?? AGG_DEFAULT;
+    const normLength = opts.normLength ?? L - 1;
+    if (!(clipEps >= 0 && clipEps < 1)) throw new Error(`policyStep: clipEps must be in [0, 1), got ${clipEps}`);
+    if (!(beta >= 0) || !Number.isFinite(beta)) throw new Error(`policyStep: beta must be a finite number ≥ 0, got ${beta}`);
+    if (!(agg in K.AGGREGATION)) throw new Error(`policyStep: unknown aggregation '${agg}'`);
+    if (!(normLength > 0)) throw new Error(`policyStep: normLength must be > 0, got ${normLength}`);
+    if (beta > 0 && !opts.refLogprobs) throw new Error("policyStep: beta > 0 needs refLogprobs");
+    this.put(this.advantages, opts.advantages, B, "advantages");
+    this.put(this.oldLogprobs, opts.oldLogprobs, B * L, "oldLogprobs");
+    if (opts.refLogprobs) this.put(this.refLogprobs, opts.refLogprobs, B * L, "refLogprobs");
+    this.lossPolicyCall.setParams(K.lossTokenParams({ B, T: this.T, L, P: this.P, V: this.config.vocabSize }, K.LOSS_MODE.policy, clipEps, beta));
+    this.reducePolicyCall.setParams(K.lossReduceParams(B, L, K.AGGREGATION[agg], normLength));
+    this.recordForward(this.params);
+    ctx.run(this.lossPolicyCall);
+    ctx.run(this.reducePolicyCall);
+    this.recordBackward();
+    ctx.flush();
+  }
+
+  /**
+   * Reads the statistics of the last step: ONE read-back of 8 floats.
+   * @throws Error when the loss is NaN or ±Inf (the step diverged; do not apply its gradients).
+   */
+  async readStats(): Promise<StepStats> {
+    const s = await this.ctx.readF32(this.stats, 0, 8);
+    const stats = { loss: s[0], kl: s[1], clipFrac: s[2], entropy: s[3], tokens: s[4] };
+    if (!Number.isFinite(stats.loss)) {
+      throw new Error(`TrainGraph: the loss is ${stats.loss} (kl ${stats.kl}, entropy ${stats.entropy}); training diverged — lower the learning rate or check the inputs`);
+    }
+    return stats;
+  }
+}

@@ -1,0 +1,78 @@
+// Loss kernels (loss_token → loss_reduce → loss_logits_grad) vs the f64
+// reference losses on random logits: SFT, and the policy loss in all three
+// aggregations, incl. a row with no masked token and KL terms past both clamps.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GpuContext } from "../../src/gpu/context";
+import { requestNodeDevice } from "../../src/gpu/node-gpu";
+import * as K from "../../src/model/kernels";
+import { policyLoss, sftLoss, tokenStats, type PolicyAggregation } from "../../src/model/reference";
+import { seededUniform } from "../../src/model/init";
+import { expectClose, randArray } from "../model/tiny";
+
+const B = 3, L = 7, P = 2, V = 13, T = P + L;
+
+describe("loss kernels", () => {
+  let ctx: GpuContext;
+  let bufs: Record<string, GPUBuffer>;
+  const u = seededUniform(5);
+  const logitsAll = randArray(B * T * V, 1, -3, 3); // [B, T, V]
+  const logits = new Float64Array(B * L * V); // text rows only, for the reference
+  for (let b = 0; b < B; b++) logits.set(logitsAll.subarray((b * T + P) * V, (b * T + T) * V), b * L * V);
+  const tokens = Int32Array.from({ length: B * L }, () => Math.floor(u() * V));
+  const mask = Float32Array.from({ length: B * L }, (_, i) => (i % L >= 3 && Math.floor(i / L) !== 1 ? 1 : 0)); // row 1 empty
+  const lp = tokenStats(logits, tokens, B, L, V).logprobs;
+  const oldLogprobs = Float32Array.from(lp, (x) => x + (u() - 0.5) * 1.2);
+  const refLogprobs = Float32Array.from(lp, (x) => x + (u() - 0.5) * 2);
+  refLogprobs[4] = lp[4] + 30; // x clamped at +20
+  refLogprobs[5] = lp[5] + 5; // k3 = e⁵ − 6 > 10: term clamped
+  const advantages = Float32Array.from([1.3, 0.4, -0.7]);
+
+  beforeAll(async () => {
+    ctx = new GpuContext(await requestNodeDevice());
+    const f = (n: string, a: Float32Array | Int32Array) => ctx.createBufferFrom(n, a);
+    bufs = {
+      logits: f("logits", logitsAll), tokens: f("tokens", tokens), mask: f("mask", mask), advantages: f("adv", advantages),
+      oldLogprobs: f("old", oldLogprobs), refLogprobs: f("ref", refLogprobs), logprobs: ctx.createBuffer("lp", B * L * 4),
+      tok: ctx.createBuffer("tok", B * L * 32), g: ctx.createBuffer("g", B * L * 4), stats: ctx.createBuffer("stats", 32),
+      dlogits: ctx.createBuffer("dlogits", B * T * V * 4),
+    };
+  });
+  afterAll(() => ctx?.destroy());
+
+  async function run(mode: number, agg: number, clipEps: number, beta: number, normLength: number) {
+    const d = { B, T, L, P, V };
+    ctx.run(K.lossToken(ctx, bufs as never, d, mode, clipEps, beta));
+    ctx.run(K.lossReduce(ctx, bufs as never, B, L, agg, normLength));
+    ctx.run(K.lossLogitsGrad(ctx, bufs as never, d));
+    const stats = await ctx.readF32(bufs.stats, 0, 8);
+    const all = await ctx.readF32(bufs.dlogits, 0, B * T * V);
+    const text = new Float32Array(B * L * V);
+    for (let b = 0; b < B; b++) {
+      text.set(all.subarray((b * T + P) * V, (b * T + T) * V), b * L * V);
+      // patch rows carry no gradient
+      expect(all.subarray(b * T * V, (b * T + P) * V).every((x) => x === 0)).toBe(true);
+    }
+    return { stats, dlogits: text, logprobs: await ctx.readF32(bufs.logprobs, 0, B * L) };
+  }
+
+  it("SFT: token-mean cross-entropy, its logits gradient and the logprobs", async () => {
+    const ref = sftLoss(logits, tokens, mask, B, L, V);
+    const got = await run(K.LOSS_MODE.sft, K.AGGREGATION["token-mean"], 0.2, 0, 1);
+    expect(got.stats[0]).toBeCloseTo(ref.loss, 5);
+    expect(got.stats[4]).toBe(8);
+    expectClose("logprobs", got.logprobs, ref.logprobs, 1e-5, 1e-5);
+    expectClose("dlogits", got.dlogits, ref.dlogits, 1e-7, 1e-4);
+  });
+
+  it.each(["seq-mean-token-mean", "token-mean", "seq-mean-token-sum-norm"] as PolicyAggregation[])("policy loss with clip and clamped k3 KL, %s", async (agg) => {
+    const inputs = { advantages, oldLogprobs, refLogprobs, mask, clipEps: 0.2, beta: 0.3, aggregation: agg, normLength: 5 };
+    const ref = policyLoss(logits, tokens, inputs, B, L, V);
+    expect(ref.clipFrac).toBeGreaterThan(0);
+    const got = await run(K.LOSS_MODE.policy, K.AGGREGATION[agg], 0.2, 0.3, 5);
+    expect(got.stats[0]).toBeCloseTo(ref.loss, 5);
+    expect(got.stats[1]).toBeCloseTo(ref.kl, 5);
+    expect(got.stats[2]).toBeCloseTo(ref.clipFrac, 6);
+    expect(got.stats[3]).toBeCloseTo(ref.entropy, 5);
+    expectClose("dlogits", got.dlogits, ref.dlogits, 1e-7, 1e-4);
+  });
+});

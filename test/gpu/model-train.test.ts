@@ -1,0 +1,157 @@
+// The whole tiny VLM on the GPU (TrainGraph) vs the f64 CPU reference, in the
+// role of llm.c's test_gpt2.c: logits, per-token logprobs, SFT loss and the
+// gradient of EVERY named parameter; the policy loss (positive and negative
+// advantages, clipped and unclipped ratios, β > 0) in all three aggregations;
+// a second (reference) parameter buffer through the same forward; NaN/Inf
+// detection; and no allocations in steady state.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GpuContext } from "../../src/gpu/context";
+import { requestNodeDevice } from "../../src/gpu/node-gpu";
+import { numPatches, paramLayout } from "../../src/model/config";
+import { TrainGraph, type PolicyAggregation } from "../../src/model/graph";
+import { initParams, seededUniform } from "../../src/model/init";
+import { referenceForward, referencePolicy, referenceSft, tokenStats } from "../../src/model/reference";
+import { expectClose, TINY, tinyBatch } from "../model/tiny";
+
+const B = 2;
+const L = 6;
+const P = numPatches(TINY);
+const T = P + L;
+const V = TINY.vocabSize;
+
+/** Init params with non-trivial LayerNorm gains/biases and larger weights, so every path carries signal. */
+function richParams(seed: number): Float32Array {
+  const p = initParams(TINY, seed);
+  const u = seededUniform(seed + 1);
+  for (const t of paramLayout(TINY).tensors) {
+    for (let i = 0; i < t.size; i++) {
+      if (t.name.endsWith(".g")) p[t.offset + i] = 1 + 0.3 * (u() - 0.5);
+      else if (/\.(b|bqkv|bo|bfc|bproj)$/.test(t.name)) p[t.offset + i] = 0.1 * (u() - 0.5);
+      else p[t.offset + i] *= 10;
+    }
+  }
+  return p;
+}
+
+/** Compares a flat gradient tensor by tensor, with a tolerance scaled to each tensor's magnitude. */
+function expectGradsClose(got: Float32Array, ref: Float64Array) {
+  for (const t of paramLayout(TINY).tensors) {
+    const r = ref.subarray(t.offset, t.offset + t.size);
+    const gsub = got.subarray(t.offset, t.offset + t.size);
+    const scale = r.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
+    expect(scale, `reference gradient of ${t.name} is not all zero`).toBeGreaterThan(0);
+    expectClose(`grad ${t.name}`, gsub, r, 1e-7 + 2e-4 * scale, 2e-3);
+  }
+}
+
+describe("TrainGraph on the tiny config", () => {
+  let ctx: GpuContext;
+  let graph: TrainGraph;
+  const params = richParams(3);
+  const batch = tinyBatch(TINY, B, L, 3, 7);
+  const layout = paramLayout(TINY);
+
+  beforeAll(async () => {
+    ctx = new GpuContext(await requestNodeDevice());
+    const pbuf = ctx.createBufferFrom("params", params);
+    const gbuf = ctx.createBuffer("grads", layout.totalFloats * 4);
+    graph = new TrainGraph(ctx, TINY, B, L, { padId: batch.padId, params: pbuf, grads: gbuf });
+    graph.setBatch(batch);
+  });
+  afterAll(() => ctx?.destroy());
+
+  it("fixture has a PAD inside every prompt", () => {
+    for (let b = 0; b < B; b++) expect(batch.tokens[b * L]).toBe(batch.padId);
+  });
+
+  it("forward logits and per-token logprobs match the reference", async () => {
+    const ref = referenceForward(TINY, params, batch).logits;
+    graph.forwardLogprobs();
+    const all = await ctx.readF32(graph.logits, 0, B * T * V);
+    const text = new Float32Array(B * L * V);
+    for (let b = 0; b < B; b++) text.set(all.subarray((b * T + P) * V, (b * T + T) * V), b * L * V);
+    expectClose("logits", text, ref, 1e-5, 1e-4);
+    const lp = tokenStats(ref, batch.tokens, B, L, V).logprobs;
+    expectClose("logprobs", await ctx.readF32(graph.logprobs, 0, B * L), lp, 1e-5, 1e-4);
+  });
+
+  it("SFT loss and the gradient of every named parameter match the reference", async () => {
+    const ref = referenceSft(TINY, params, batch, batch.mask);
+    graph.sftStep();
+    const stats = await graph.readStats();
+    expect(stats.loss).toBeCloseTo(ref.loss, 5);
+    expect(stats.tokens).toBe(B * (L - 3));
+    expectGradsClose(await ctx.readF32(graph.grads), ref.grads);
+  });
+
+  const cases: Array<{ name: string; adv: number[]; spread: number; beta: number; agg: PolicyAggregation }> = [
+    { name: "A > 0 and A < 0, clipped and unclipped, β = 0.1, seq-mean-token-mean", adv: [0.8, -1.2], spread: 0.8, beta: 0.1, agg: "seq-mean-token-mean" },
+    { name: "A < 0 and A > 0, ratios inside the clip range, β = 0.05, token-mean", adv: [-0.5, 1.5], spread: 0.1, beta: 0.05, agg: "token-mean" },
+    { name: "mostly clipped, β = 0.2, seq-mean-token-sum-norm", adv: [1.1, -0.9], spread: 2.0, beta: 0.2, agg: "seq-mean-token-sum-norm" },
+  ];
+
+  it.each(cases)("policy loss: $name", async ({ adv, spread, beta, agg }) => {
+    const lpNow = tokenStats(referenceForward(TINY, params, batch).logits, batch.tokens, B, L, V).logprobs;
+    const u = seededUniform(41);
+    const oldLogprobs = Float32Array.from(lpNow, (x) => x + (u() - 0.5) * spread);
+    const refLogprobs = Float32Array.from(lpNow, (x) => x + (u() - 0.5) * 1.0);
+    const inputs = { advantages: adv, oldLogprobs, refLogprobs, mask: batch.mask, clipEps: 0.2, beta, aggregation: agg, normLength: 4 };
+    const ref = referencePolicy(TINY, params, batch, inputs);
+    graph.policyStep({ advantages: Float32Array.from(adv), oldLogprobs, refLogprobs, clipEps: 0.2, beta, aggregation: agg, normLength: 4 });
+    const s = await graph.readStats();
+    expect(s.loss).toBeCloseTo(ref.loss, 5);
+    expect(s.kl).toBeCloseTo(ref.kl, 5);
+    expect(s.clipFrac).toBeCloseTo(ref.clipFrac, 6);
+    expect(s.entropy).toBeCloseTo(ref.entropy, 5);
+    expectGradsClose(await ctx.readF32(graph.grads), ref.grads);
+  });
+
+  it("the test cases exercise clipped and unclipped tokens", () => {
+    const lpNow = tokenStats(referenceForward(TINY, params, batch).logits, batch.tokens, B, L, V).logprobs;
+    const u = seededUniform(41);
+    const oldLogprobs = Float32Array.from(lpNow, (x) => x + (u() - 0.5) * 0.8);
+    const r = referencePolicy(TINY, params, batch, { advantages: [0.8, -1.2], oldLogprobs, refLogprobs: lpNow, mask: batch.mask, clipEps: 0.2, beta: 0.1, aggregation: "seq-mean-token-mean", normLength: 4 });
+    expect(r.clipFrac).toBeGreaterThan(0);
+    expect(r.clipFrac).toBeLessThan(1);
+  });
+
+  it("runs a second (reference) parameter buffer through the same forward", async () => {
+    const other = richParams(99);
+    const obuf = ctx.createBufferFrom("refParams", other);
+    const out = ctx.createBuffer("refLogprobs", B * L * 4);
+    graph.forwardLogprobs(obuf, out);
+    const ref = tokenStats(referenceForward(TINY, other, batch).logits, batch.tokens, B, L, V).logprobs;
+    expectClose("reference-policy logprobs", await ctx.readF32(out, 0, B * L), ref, 1e-5, 1e-4);
+  });
+
+  it("throws a clear error when the loss is not finite", async () => {
+    graph.setBatch(batch);
+    graph.policyStep({ advantages: Float32Array.from([Infinity, 1]), oldLogprobs: new Float32Array(B * L) });
+    await expect(graph.readStats()).rejects.toThrow(/loss is .*diverged/);
+    graph.policyStep({ advantages: Float32Array.from([NaN, NaN]), oldLogprobs: new Float32Array(B * L) });
+    await expect(graph.readStats()).rejects.toThrow(/diverged/);
+  });
+
+  it("allocates nothing in steady state (100 steps)", async () => {
+    const old = new Float32Array(B * L);
+    const adv = Float32Array.from([0.5, -0.5]);
+    graph.setBatch(batch);
+    graph.sftStep();
+    await graph.readStats();
+    const before = ctx.stats.buffersCreated;
+    const bindGroups = ctx.stats.bindGroupsCreated;
+    const t0 = performance.now();
+    for (let i = 0; i < 50; i++) {
+      graph.setBatch(batch);
+      graph.sftStep();
+      await graph.readStats();
+      graph.forwardLogprobs(graph.params, graph.oldLogprobs);
+      graph.policyStep({ advantages: adv, oldLogprobs: old, beta: 0 });
+      await graph.readStats();
+    }
+    const ms = (performance.now() - t0) / 100;
+    console.log(`tiny config: ${ms.toFixed(2)} ms per training step (forward+loss+backward+read-back), ${ctx.adapter.description}`);
+    expect(ctx.stats.buffersCreated).toBe(before);
+    expect(ctx.stats.bindGroupsCreated).toBe(bindGroups);
+  });
+});
