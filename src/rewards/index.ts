@@ -79,3 +79,7 @@ export {
   SCS_NOISE_RANGE,
 } from "./scs";
 export { acreConsistency, acreLengthReward, scoreACRE, shuffleOptions, ACRE_DEFAULT_ALPHAS } from "./acre";
+
+// One dispatcher for the trainer / reward worker.
+export { scoreGroup, REWARD_VARIANTS } from "./variants";
+export type { RewardVariant, ScoreGroupArgs } from "./variants";

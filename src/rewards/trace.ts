@@ -35,7 +35,7 @@ export interface ParsedTrace {
 }
 
 const THINK_TAG = /<\/?think>/g;
-const STEP_MARKER = /Step\s*(\d{1,9})\s*:/g;
+const STEP_MARKER = /(?<![A-Za-z])Step\s*(\d{1,9})\s*:/g;
 const ANSWER_OPEN = "<answer>";
 const ANSWER_CLOSE = "</answer>";
 const ANSWER_LINE = /(?:final\s+answer|answer)\s*[:：]/gi;

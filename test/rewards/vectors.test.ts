@@ -40,6 +40,17 @@ const FUNCTIONS: Record<string, (arg: any) => unknown> = {
 };
 const PARTIAL = new Set(["parseTrace", "parseJudgeRanking"]);
 
+// Checked while the suite is collected, i.e. before any vector runs: a
+// duplicate id or an unknown fn fails the whole file instead of being skipped.
+{
+  const seen = new Set<string>();
+  for (const v of vectors) {
+    if (seen.has(v.id)) throw new Error(`vectors.json: duplicate id ${v.id}`);
+    seen.add(v.id);
+    if (!(v.fn in FUNCTIONS)) throw new Error(`vectors.json: unknown fn ${v.fn} in ${v.id}`);
+  }
+}
+
 function buildArgs(v: Vector): Record<string, unknown> {
   const args: Record<string, unknown> = { ...v.input };
   const tpl = args.textTemplate as { prefix: string; repeat: string; times: number; suffix: string } | undefined;
