@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GpuContext } from "../../src/gpu/context";
 import { requestNodeDevice } from "../../src/gpu/node-gpu";
-import { matmulBackwardDw, matmulBackwardDx, matmulForward } from "../../src/model/kernels";
+import { matmulBackwardDw, matmulBackwardDx, matmulForward, type MatmulVariant } from "../../src/model/kernels";
 import { matmulBackward, matmulForward as matmulForwardRef } from "../../src/model/reference";
 import { expectClose, randArray } from "../model/tiny";
 
@@ -14,6 +14,12 @@ const SIZES: Array<[number, number, number]> = [
   [33, 16, 48],
   [20, 64, 196],
   [7, 3, 5],
+  [9, 12, 4],
+];
+// every size through the scalar kernels, and through the vec4 kernels where they apply
+const CASES: Array<[MatmulVariant, number, number, number]> = [
+  ...SIZES.map(([M, K, N]) => ["scalar", M, K, N] as [MatmulVariant, number, number, number]),
+  ...SIZES.filter(([, , N]) => N % 4 === 0).map(([M, K, N]) => ["vec4", M, K, N] as [MatmulVariant, number, number, number]),
 ];
 
 describe("matmul kernels", () => {
@@ -25,7 +31,7 @@ describe("matmul kernels", () => {
   });
   afterAll(() => ctx?.destroy());
 
-  it.each(SIZES)("forward y = x·W + b + res at M=%i K=%i N=%i", async (M, K, N) => {
+  it.each(CASES.filter(([v, , K]) => v === "scalar" || K % 4 === 0))("%s forward y = x·W + b + res at M=%i K=%i N=%i", async (variant, M, K, N) => {
     const x = randArray(M * K, 1);
     const w = randArray(K * N, 2);
     const bias = randArray(N, 3);
@@ -35,17 +41,18 @@ describe("matmul kernels", () => {
     const bx = ctx.createBufferFrom("x", x), bw = ctx.createBufferFrom("w", w);
     const bb = ctx.createBufferFrom("b", bias), br = ctx.createBufferFrom("res", res);
     const y = ctx.createBuffer("y", M * N * 4);
-    ctx.run(matmulForward(ctx, { x: bx, w: bw, bias: bb, res: null, y, dummy }, M, K, N));
+    ctx.run(matmulForward(ctx, { x: bx, w: bw, bias: bb, res: null, y, dummy }, M, K, N, variant));
     expectClose("y", await ctx.readF32(y, 0, M * N), ref, 1e-5, 1e-4);
-    ctx.run(matmulForward(ctx, { x: bx, w: bw, bias: bb, res: br, y, dummy }, M, K, N));
+    ctx.run(matmulForward(ctx, { x: bx, w: bw, bias: bb, res: br, y, dummy }, M, K, N, variant));
     expectClose("y+res", await ctx.readF32(y, 0, M * N), ref.map((v, i) => v + res[i]), 1e-5, 1e-4);
-    ctx.run(matmulForward(ctx, { x: bx, w: bw, bias: null, res: null, y, dummy }, M, K, N));
+    ctx.run(matmulForward(ctx, { x: bx, w: bw, bias: null, res: null, y, dummy }, M, K, N, variant));
     const nob = new Float64Array(M * N);
     matmulForwardRef(nob, x, w, null, M, K, N);
     expectClose("y (no bias)", await ctx.readF32(y, 0, M * N), nob, 1e-5, 1e-4);
   });
 
-  it.each(SIZES)("backward dX, dW, db at M=%i K=%i N=%i", async (M, K, N) => {
+  it.each(CASES)("%s backward dX, dW, db at M=%i K=%i N=%i", async (variant, M, K, N) => {
+    const dwVariant: MatmulVariant = variant === "vec4" && K % 4 !== 0 ? "scalar" : variant;
     const x = randArray(M * K, 5);
     const w = randArray(K * N, 6);
     const dy = randArray(M * N, 7);
@@ -58,13 +65,13 @@ describe("matmul kernels", () => {
     matmulBackward(dxRef, dwRef, dbRef, dy, x, w, M, K, N);
     const bx = ctx.createBufferFrom("x", x), bw = ctx.createBufferFrom("w", w), bdy = ctx.createBufferFrom("dy", dy);
     const dx = ctx.createBufferFrom("dx", dx0), dw = ctx.createBufferFrom("dw", dw0), db = ctx.createBufferFrom("db", db0);
-    ctx.run(matmulBackwardDx(ctx, { dy: bdy, w: bw, dx }, M, K, N));
-    ctx.run(matmulBackwardDw(ctx, { x: bx, dy: bdy, dw, dbias: db, dummy }, M, K, N));
+    ctx.run(matmulBackwardDx(ctx, { dy: bdy, w: bw, dx }, M, K, N, false, variant));
+    ctx.run(matmulBackwardDw(ctx, { x: bx, dy: bdy, dw, dbias: db, dummy }, M, K, N, dwVariant));
     expectClose("dx", await ctx.readF32(dx, 0, M * K), dxRef, 1e-5, 1e-4);
     expectClose("dw (accumulated)", await ctx.readF32(dw, 0, K * N), dwRef, 1e-5, 1e-4);
     expectClose("db (accumulated)", await ctx.readF32(db, 0, N), dbRef, 1e-5, 1e-4);
     // accumulate mode of dX
-    ctx.run(matmulBackwardDx(ctx, { dy: bdy, w: bw, dx }, M, K, N, true));
+    ctx.run(matmulBackwardDx(ctx, { dy: bdy, w: bw, dx }, M, K, N, true, variant));
     expectClose("dx (accumulated)", await ctx.readF32(dx, 0, M * K), dxRef.map((v) => 2 * v), 1e-5, 1e-4);
   });
 
@@ -74,11 +81,12 @@ describe("matmul kernels", () => {
     const y = ctx.createBuffer("y", M * N * 4);
     const dy = ctx.createBufferFrom("dy", randArray(M * N, 3));
     const dx = ctx.createBuffer("dx", M * K * 4), dw = ctx.createBuffer("dw", K * N * 4);
-    const calls = {
-      forward: matmulForward(ctx, { x: bx, w: bw, bias: null, res: null, y, dummy }, M, K, N),
-      dx: matmulBackwardDx(ctx, { dy, w: bw, dx }, M, K, N),
-      dw: matmulBackwardDw(ctx, { x: bx, dy, dw, dbias: null, dummy }, M, K, N),
-    };
+    const calls: Record<string, ReturnType<typeof matmulForward>> = {};
+    for (const v of ["scalar", "vec4"] as const) {
+      calls[`${v} forward`] = matmulForward(ctx, { x: bx, w: bw, bias: null, res: null, y, dummy }, M, K, N, v);
+      calls[`${v} dx`] = matmulBackwardDx(ctx, { dy, w: bw, dx }, M, K, N, false, v);
+      calls[`${v} dw`] = matmulBackwardDw(ctx, { x: bx, dy, dw, dbias: null, dummy }, M, K, N, v);
+    }
     const flops = 2 * M * K * N;
     for (const [name, call] of Object.entries(calls)) {
       ctx.run(call);

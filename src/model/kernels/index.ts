@@ -9,6 +9,9 @@ import { packParams, type Binding, type GpuContext, type KernelCall } from "../.
 import matmulForwardCode from "../../../shaders/matmul_forward.wgsl?raw";
 import matmulDxCode from "../../../shaders/matmul_backward_dx.wgsl?raw";
 import matmulDwCode from "../../../shaders/matmul_backward_dw.wgsl?raw";
+import matmulForwardVec4Code from "../../../shaders/matmul_forward_vec4.wgsl?raw";
+import matmulDxVec4Code from "../../../shaders/matmul_backward_dx_vec4.wgsl?raw";
+import matmulDwVec4Code from "../../../shaders/matmul_backward_dw_vec4.wgsl?raw";
 import lnForwardCode from "../../../shaders/layernorm_forward.wgsl?raw";
 import lnDxCode from "../../../shaders/layernorm_backward_dx.wgsl?raw";
 import lnParamsCode from "../../../shaders/layernorm_backward_params.wgsl?raw";
@@ -49,23 +52,45 @@ function grid1(ctx: GpuContext, name: string, threads: number): [number] {
 const blocks = (n: number) => Math.ceil(n / 4);
 
 /**
- * y [M, N] = x [M, K] · w [K, N] (+ bias [N]) (+ res [M, N]).
+ * Matmul variants: "vec4" (vec4-typed loads, needs the widths noted per
+ * kernel to be multiples of 4; ~1.8× faster on SwiftShader) or "scalar"
+ * (any sizes). "auto" picks vec4 whenever the sizes allow. Both are
+ * register-blocked without workgroup memory, which suits CPU adapters
+ * (design.md); both pass the same checker (test/gpu/kernels-matmul.test.ts).
+ */
+export type MatmulVariant = "auto" | "vec4" | "scalar";
+
+function pick(variant: MatmulVariant, vec4Ok: boolean, name: string): boolean {
+  if (variant === "vec4" && !vec4Ok) throw new Error(`${name}: the vec4 variant needs the sizes noted in its shader to be multiples of 4`);
+  return variant === "vec4" || (variant === "auto" && vec4Ok);
+}
+
+/**
+ * y [M, N] = x [M, K] · w [K, N] (+ bias [N]) (+ res [M, N]); vec4 needs K, N % 4 = 0.
  * Pass `null` for an absent bias/res; `dummy` stands in for its binding.
  */
-export function matmulForward(ctx: GpuContext, b: { x: Binding; w: Binding; bias: Binding | null; res: Binding | null; y: Binding; dummy: Binding }, M: number, K: number, N: number): KernelCall {
+export function matmulForward(ctx: GpuContext, b: { x: Binding; w: Binding; bias: Binding | null; res: Binding | null; y: Binding; dummy: Binding }, M: number, K: number, N: number, variant: MatmulVariant = "auto"): KernelCall {
   const flags = (b.bias ? 1 : 0) | (b.res ? 2 : 0);
-  return ctx.call(ctx.kernel("matmul_forward", matmulForwardCode), [b.x, b.w, b.bias ?? b.dummy, b.res ?? b.dummy, b.y], packParams([M, K, N, flags]), grid(ctx, blocks(M) * blocks(N)));
+  const bindings = [b.x, b.w, b.bias ?? b.dummy, b.res ?? b.dummy, b.y];
+  if (pick(variant, K % 4 === 0 && N % 4 === 0, "matmul_forward")) {
+    return ctx.call(ctx.kernel("matmul_forward_vec4", matmulForwardVec4Code), bindings, packParams([M, K, N, flags]), grid(ctx, blocks(M) * (N / 4)));
+  }
+  return ctx.call(ctx.kernel("matmul_forward", matmulForwardCode), bindings, packParams([M, K, N, flags]), grid(ctx, blocks(M) * blocks(N)));
 }
 
-/** dx [M, K] = dy [M, N] · wᵀ (accumulate: dx +=). */
-export function matmulBackwardDx(ctx: GpuContext, b: { dy: Binding; w: Binding; dx: Binding }, M: number, K: number, N: number, accumulate = false): KernelCall {
-  return ctx.call(ctx.kernel("matmul_backward_dx", matmulDxCode), [b.dy, b.w, b.dx], packParams([M, K, N, accumulate ? 1 : 0]), grid(ctx, blocks(M) * blocks(K)));
+/** dx [M, K] = dy [M, N] · wᵀ (accumulate: dx +=); vec4 needs N % 4 = 0. */
+export function matmulBackwardDx(ctx: GpuContext, b: { dy: Binding; w: Binding; dx: Binding }, M: number, K: number, N: number, accumulate = false, variant: MatmulVariant = "auto"): KernelCall {
+  const vec4 = pick(variant, N % 4 === 0, "matmul_backward_dx");
+  const kernel = vec4 ? ctx.kernel("matmul_backward_dx_vec4", matmulDxVec4Code) : ctx.kernel("matmul_backward_dx", matmulDxCode);
+  return ctx.call(kernel, [b.dy, b.w, b.dx], packParams([M, K, N, accumulate ? 1 : 0]), grid(ctx, blocks(M) * blocks(K)));
 }
 
-/** dw [K, N] += xᵀ · dy; dbias [N] += column sums of dy when dbias is given. */
-export function matmulBackwardDw(ctx: GpuContext, b: { x: Binding; dy: Binding; dw: Binding; dbias: Binding | null; dummy: Binding }, M: number, K: number, N: number): KernelCall {
+/** dw [K, N] += xᵀ · dy; dbias [N] += column sums of dy when dbias is given; vec4 needs K, N % 4 = 0. */
+export function matmulBackwardDw(ctx: GpuContext, b: { x: Binding; dy: Binding; dw: Binding; dbias: Binding | null; dummy: Binding }, M: number, K: number, N: number, variant: MatmulVariant = "auto"): KernelCall {
   const hasBias = b.dbias ? 1 : 0;
-  return ctx.call(ctx.kernel("matmul_backward_dw", matmulDwCode), [b.x, b.dy, b.dw, b.dbias ?? b.dummy], packParams([M, K, N, hasBias]), grid(ctx, (blocks(K) + hasBias) * blocks(N)));
+  const vec4 = pick(variant, K % 4 === 0 && N % 4 === 0, "matmul_backward_dw");
+  const kernel = vec4 ? ctx.kernel("matmul_backward_dw_vec4", matmulDwVec4Code) : ctx.kernel("matmul_backward_dw", matmulDwCode);
+  return ctx.call(kernel, [b.x, b.dy, b.dw, b.dbias ?? b.dummy], packParams([M, K, N, hasBias]), grid(ctx, (blocks(K) + hasBias) * blocks(N)));
 }
 
 /** LayerNorm over rows: out, mean, rstd from inp [N, C], g, b [C]. */

@@ -1,0 +1,47 @@
+// matmul_backward_dw_vec4: dw [K, N] += xᵀ · dy and (flags bit 0)
+// dbias [N] += Σ_m dy[m, :], for K % 4 = 0 and N % 4 = 0 (otherwise
+// matmul_backward_dw.wgsl, same contract). Everything is read/written as
+// vec4: per m, one vec4 of x (4 k) and one of dy (4 n) feed 4 vec4 FMAs. Deterministic: one invocation per 4×4 block of dw sums
+// over m in order; block row ceil(K/4) (only with a bias) sums the columns.
+// Dispatch: ceil((ceil(K/4) + hasBias)·(N/4) / 64) workgroups.
+struct Params { M: u32, K: u32, N: u32, flags: u32 }
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read> x: array<vec4f>;            // [M, K/4]
+@group(0) @binding(2) var<storage, read> dy: array<vec4f>;           // [M, N/4]
+@group(0) @binding(3) var<storage, read_write> dw: array<vec4f>;     // [K, N/4]
+@group(0) @binding(4) var<storage, read_write> dbias: array<vec4f>;  // [N/4]
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let N4 = p.N / 4u;
+  let kBlocks = (p.K + 3u) / 4u;
+  let rowBlocks = kBlocks + select(0u, 1u, (p.flags & 1u) != 0u);
+  let idx = gid.x + gid.y * nwg.x * 64u;
+  if (idx >= N4 * rowBlocks) { return; }
+  let c = idx % N4;
+  let kb = idx / N4;
+  if (kb == kBlocks) {
+    var s = vec4f(0.0);
+    for (var m = 0u; m < p.M; m++) { s += dy[m * N4 + c]; }
+    dbias[c] += s;
+    return;
+  }
+  let k0 = kb * 4u;
+  let K4 = p.K / 4u;
+  var a0 = vec4f(0.0);
+  var a1 = vec4f(0.0);
+  var a2 = vec4f(0.0);
+  var a3 = vec4f(0.0);
+  for (var m = 0u; m < p.M; m++) {
+    let d = dy[m * N4 + c];
+    let xv = x[m * K4 + kb];
+    a0 += xv.x * d;
+    a1 += xv.y * d;
+    a2 += xv.z * d;
+    a3 += xv.w * d;
+  }
+  dw[k0 * N4 + c] += a0;
+  dw[(k0 + 1u) * N4 + c] += a1;
+  dw[(k0 + 2u) * N4 + c] += a2;
+  dw[(k0 + 3u) * N4 + c] += a3;
+}
