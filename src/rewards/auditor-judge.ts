@@ -48,7 +48,41 @@ export interface Audit {
   notes: string[];
 }
 
-const ARITHMETIC = /(-?\d+(?:\.\d+)?)\s*([+\-−*×x\/])\s*(-?\d+(?:\.\d+)?)\s*=\s*\\boxed\{([^{}]*)\}/;
+// A whole step of the form `a op b [op c …] = \boxed{r}`, anchored so a
+// three-term step (`8 + 4 - 7 = \boxed{5}`) is checked as a whole, not by its tail.
+const NUMBER = String.raw`-?\d+(?:\.\d+)?`;
+const ARITHMETIC = new RegExp(String.raw`^\s*(${NUMBER}(?:\s*[+\-−*×x\/]\s*${NUMBER})+)\s*=\s*\\boxed\{([^{}]*)\}\s*$`);
+const TERM = new RegExp(String.raw`(${NUMBER})|([+\-−*×x\/])`, "g");
+
+/** Evaluates `a op b op c …` with * and / before + and − (NaN on division by zero). */
+function evaluateChain(expr: string): number {
+  const nums: number[] = [];
+  const ops: string[] = [];
+  let expectNumber = true;
+  for (const m of expr.matchAll(TERM)) {
+    if (expectNumber && m[1] !== undefined) {
+      nums.push(Number(m[1]));
+      expectNumber = false;
+    } else if (!expectNumber && m[2] !== undefined) {
+      ops.push(m[2]);
+      expectNumber = true;
+    } else if (!expectNumber && m[1] !== undefined && m[1].startsWith("-")) {
+      // `4 -7` read as `4 - 7`
+      ops.push("-");
+      nums.push(Number(m[1].slice(1)));
+    } else return NaN;
+  }
+  // products and quotients first, then sums left to right
+  const sumNums = [nums[0]];
+  const sumOps: string[] = [];
+  ops.forEach((op, i) => {
+    if (op === "+" || op === "-" || op === "−") {
+      sumOps.push(op);
+      sumNums.push(nums[i + 1]);
+    } else sumNums[sumNums.length - 1] = applyOp(sumNums[sumNums.length - 1], op, nums[i + 1]);
+  });
+  return sumOps.reduce((acc, op, i) => applyOp(acc, op, sumNums[i + 1]), sumNums[0]);
+}
 
 function applyOp(a: number, op: string, b: number): number {
   switch (op) {
@@ -87,11 +121,11 @@ export function auditTrace({ prompt, text }: { prompt: TaskPrompt; text: string 
   let checkable = 0;
   let valid = 0;
   for (const s of parsed.steps) {
-    const m = ARITHMETIC.exec(s.text);
+    const m = ARITHMETIC.exec(s.text.replace(/^\s*Step\s*\d+\s*:/, ""));
     if (!m) continue;
     checkable++;
-    const want = applyOp(Number(m[1]), m[2], Number(m[3]));
-    if (Number.isFinite(want) && answersEquivalent({ predicted: m[4], gold: String(want) })) valid++;
+    const want = evaluateChain(m[1]);
+    if (Number.isFinite(want) && answersEquivalent({ predicted: m[2], gold: String(want) })) valid++;
   }
   const arithmetic = checkable === 0 ? 1 : valid / checkable;
   if (valid < checkable) notes.push("arithmetic error");

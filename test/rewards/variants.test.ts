@@ -257,3 +257,26 @@ describe("scoreGroup dispatcher", () => {
     expect(() => scoreGroup({ variant: "nope" as never, prompt, texts })).toThrow(/variant/);
   });
 });
+
+describe("rubric auditor arithmetic", () => {
+  const prompt = {
+    referenceSteps: [
+      { text: "", value: "8" },
+      { text: "", value: "4" },
+      { text: "", value: "7" },
+      { text: "", value: "5" },
+    ],
+    options: null,
+    answer: { letter: null, content: "5" },
+  } as unknown as Parameters<typeof auditTrace>[0]["prompt"];
+  const steps = "Step 1: first digit = \\boxed{8} Step 2: second digit = \\boxed{4} Step 3: third digit = \\boxed{7}";
+
+  it("checks a three-term step as a whole, not by its last two terms", () => {
+    expect(auditTrace({ prompt, text: `<think> ${steps} Step 4: 8 + 4 - 7 = \\boxed{5} </think> \\boxed{5}` }).arithmetic).toBe(1);
+    expect(auditTrace({ prompt, text: `<think> ${steps} Step 4: 8 + 4 - 7 = \\boxed{-3} </think> \\boxed{-3}` }).arithmetic).toBe(0);
+  });
+
+  it("applies products before sums", () => {
+    expect(auditTrace({ prompt, text: `<think> Step 1: 2 * 3 + 4 = \\boxed{10} </think> \\boxed{10}` }).arithmetic).toBe(1);
+  });
+});

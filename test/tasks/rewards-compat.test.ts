@@ -1,20 +1,15 @@
 /**
- * Cross-checks the SFT targets against the reward library (src/rewards,
- * written concurrently by others): its parser must read every target as
- * well-formed with the right final answer, and — once `structReward` exists —
- * every target must score fmt = right = rule = cons = 1 (reward-spec §3).
+ * Cross-checks the SFT targets against the reward library: its parser must
+ * read every target as well-formed with the right final answer, every target
+ * must score fmt = right = rule = cons = 1 (reward-spec §3), and the rubric
+ * auditor must find every step's arithmetic valid (incl. three-term steps).
  */
 import { describe, expect, it } from "vitest";
 import { createTaskGenerator, Rng, type LabTaskPrompt, type TaskConfig } from "../../src/tasks/index";
 import { loadMnistSubsetNode } from "../../src/tasks/mnist-data-node";
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-let rewards: Record<string, any> = {};
-try {
-  rewards = await import("../../src/rewards/index");
-} catch {
-  rewards = {};
-}
+import * as rewards from "../../src/rewards/index";
+import { auditTrace } from "../../src/rewards/auditor-judge";
 
 const mnist = loadMnistSubsetNode();
 const configs: Partial<TaskConfig>[] = [
@@ -29,7 +24,7 @@ const configs: Partial<TaskConfig>[] = [
 const prompts: LabTaskPrompt[] = configs.flatMap((c, i) => createTaskGenerator(c, { mnist }).sampleBatch(40, new Rng(100 + i)));
 
 describe("SFT targets against the reward library", () => {
-  it.skipIf(typeof rewards.parseTrace !== "function")("parseTrace reads every target as formatOk with the ground-truth final answer and one step per reference step", () => {
+  it("parseTrace reads every target as formatOk with the ground-truth final answer and one step per reference step", () => {
     for (const p of prompts) {
       const t = rewards.parseTrace({ text: p.sftTarget });
       expect(t.formatOk, p.sftTarget).toBe(true);
@@ -40,10 +35,17 @@ describe("SFT targets against the reward library", () => {
     }
   });
 
-  it.skipIf(typeof rewards.structReward !== "function")("structReward scores every target fmt = right = rule = cons = 1", () => {
+  it("structReward scores every target fmt = right = rule = cons = 1", () => {
     for (const p of prompts) {
-      const r = rewards.structReward({ text: p.sftTarget, referenceSteps: p.referenceSteps, gold: p.answer, options: p.options });
+      const r = rewards.structReward({ text: p.sftTarget, referenceSteps: p.referenceSteps, gold: p.answer.letter ?? p.answer.content, options: p.options ?? undefined });
       expect({ id: p.id, fmt: r.fmt, right: r.right, rule: r.rule, cons: r.cons }).toEqual({ id: p.id, fmt: 1, right: 1, rule: 1, cons: 1 });
+    }
+  });
+
+  it("the rubric auditor scores every target 1 (steps, arithmetic, agreement, completeness)", () => {
+    for (const p of prompts) {
+      const a = auditTrace({ prompt: p, text: p.sftTarget });
+      expect({ id: p.id, score: a.score, arithmetic: a.arithmetic }).toEqual({ id: p.id, score: 1, arithmetic: 1 });
     }
   });
 });
