@@ -60,10 +60,13 @@ describe("layer kernels", () => {
   });
 
   it.each([
-    { B: 2, P: 4, L: 6, C: 16, NH: 2 },
-    { B: 3, P: 5, L: 9, C: 12, NH: 3 },
-    { B: 1, P: 2, L: 3, C: 8, NH: 1 },
-  ])("attention forward and backward with PAD keys %o", async ({ B, P, L, C, NH }) => {
+    { B: 2, P: 4, L: 6, C: 16, NH: 2, variant: "scalar" },
+    { B: 2, P: 4, L: 6, C: 16, NH: 2, variant: "vec4" },
+    { B: 3, P: 5, L: 9, C: 12, NH: 3, variant: "scalar" },
+    { B: 3, P: 5, L: 9, C: 12, NH: 3, variant: "vec4" },
+    { B: 2, P: 3, L: 5, C: 12, NH: 2, variant: "scalar" }, // head size 6: scalar only
+    { B: 1, P: 2, L: 3, C: 8, NH: 1, variant: "vec4" },
+  ] as const)("attention forward and backward with PAD keys %o", async ({ B, P, L, C, NH, variant }) => {
     const T = P + L;
     const PAD = 0;
     const u = seededUniform(B * 100 + C);
@@ -81,8 +84,8 @@ describe("layer kernels", () => {
       dout: f32("dout", dout), dpre: ctx.createBuffer("dpre", att.length * 4), dqkv: ctx.createBuffer("dqkv", dqkv.length * 4),
     };
     const dims = { B, T, C, NH, P, L, padId: PAD };
-    ctx.run(K.attentionForward(ctx, b, dims));
-    for (const call of K.attentionBackward(ctx, b, dims)) ctx.run(call);
+    ctx.run(K.attentionForward(ctx, b, dims, variant));
+    for (const call of K.attentionBackward(ctx, b, dims, variant)) ctx.run(call);
     expectClose("att", await ctx.readF32(b.att, 0, att.length), att, 1e-6, 1e-4);
     expectClose("attn out", await ctx.readF32(b.out, 0, out.length), out, 1e-5, 1e-4);
     expectClose("dqkv", await ctx.readF32(b.dqkv, 0, dqkv.length), dqkv, 1e-5, 1e-3);

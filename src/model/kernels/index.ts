@@ -18,6 +18,9 @@ import lnParamsCode from "../../../shaders/layernorm_backward_params.wgsl?raw";
 import attnForwardCode from "../../../shaders/attention_forward.wgsl?raw";
 import attnBackQCode from "../../../shaders/attention_backward_q.wgsl?raw";
 import attnBackKVCode from "../../../shaders/attention_backward_kv.wgsl?raw";
+import attnForwardVec4Code from "../../../shaders/attention_forward_vec4.wgsl?raw";
+import attnBackQVec4Code from "../../../shaders/attention_backward_q_vec4.wgsl?raw";
+import attnBackKVVec4Code from "../../../shaders/attention_backward_kv_vec4.wgsl?raw";
 import geluForwardCode from "../../../shaders/gelu_forward.wgsl?raw";
 import geluBackwardCode from "../../../shaders/gelu_backward.wgsl?raw";
 import patchifyCode from "../../../shaders/patchify.wgsl?raw";
@@ -115,17 +118,33 @@ function attnParams(d: AttnDims): ArrayBuffer {
   return packParams([d.B, d.T, d.C, d.NH, d.P, d.L, d.padId, { f32: 1 / Math.sqrt(d.C / d.NH) }]);
 }
 
+/**
+ * Attention variants: "vec4" (vec4 loads along the head channels; needs the
+ * head size C/NH to be a multiple of 4) or "scalar"; "auto" picks vec4 when allowed.
+ */
+export type AttnVariant = "auto" | "vec4" | "scalar";
+
+function attnVec4(d: AttnDims, variant: AttnVariant): boolean {
+  const ok = (d.C / d.NH) % 4 === 0;
+  if (variant === "vec4" && !ok) throw new Error(`attention: the vec4 variant needs the head size C/NH = ${d.C / d.NH} to be a multiple of 4`);
+  return variant === "vec4" || (variant === "auto" && ok);
+}
+
 /** Causal attention with the PAD key mask: out [B, T, C], att [B, NH, T, T] from qkv [B, T, 3C]. */
-export function attentionForward(ctx: GpuContext, b: { qkv: Binding; tokens: Binding; att: Binding; out: Binding }, d: AttnDims): KernelCall {
-  return ctx.call(ctx.kernel("attention_forward", attnForwardCode), [b.qkv, b.tokens, b.att, b.out], attnParams(d), grid1(ctx, "attention_forward", d.B * d.NH * d.T));
+export function attentionForward(ctx: GpuContext, b: { qkv: Binding; tokens: Binding; att: Binding; out: Binding }, d: AttnDims, variant: AttnVariant = "auto"): KernelCall {
+  const kernel = attnVec4(d, variant) ? ctx.kernel("attention_forward_vec4", attnForwardVec4Code) : ctx.kernel("attention_forward", attnForwardCode);
+  return ctx.call(kernel, [b.qkv, b.tokens, b.att, b.out], attnParams(d), grid1(ctx, "attention_forward", d.B * d.NH * d.T));
 }
 
 /** Attention backward, both passes: [q-pass, kv-pass] writing dqkv [B, T, 3C] (dpre is scratch [B, NH, T, T]). */
-export function attentionBackward(ctx: GpuContext, b: { dout: Binding; qkv: Binding; att: Binding; dpre: Binding; dqkv: Binding }, d: AttnDims): [KernelCall, KernelCall] {
+export function attentionBackward(ctx: GpuContext, b: { dout: Binding; qkv: Binding; att: Binding; dpre: Binding; dqkv: Binding }, d: AttnDims, variant: AttnVariant = "auto"): [KernelCall, KernelCall] {
   const wg = grid1(ctx, "attention_backward", d.B * d.NH * d.T);
+  const v4 = attnVec4(d, variant);
+  const kq = v4 ? ctx.kernel("attention_backward_q_vec4", attnBackQVec4Code) : ctx.kernel("attention_backward_q", attnBackQCode);
+  const kkv = v4 ? ctx.kernel("attention_backward_kv_vec4", attnBackKVVec4Code) : ctx.kernel("attention_backward_kv", attnBackKVCode);
   return [
-    ctx.call(ctx.kernel("attention_backward_q", attnBackQCode), [b.dout, b.qkv, b.att, b.dpre, b.dqkv], attnParams(d), wg),
-    ctx.call(ctx.kernel("attention_backward_kv", attnBackKVCode), [b.dout, b.qkv, b.att, b.dpre, b.dqkv], attnParams(d), wg),
+    ctx.call(kq, [b.dout, b.qkv, b.att, b.dpre, b.dqkv], attnParams(d), wg),
+    ctx.call(kkv, [b.dout, b.qkv, b.att, b.dpre, b.dqkv], attnParams(d), wg),
   ];
 }
 

@@ -1,0 +1,41 @@
+// attention_backward_q_vec4: attention_backward_q.wgsl (same contract) for
+// head sizes that are multiples of 4, with vec4 loads and stores along the
+// head channels. Dispatch: ceil(B·NH·T / 64) workgroups.
+struct Params { B: u32, T: u32, C: u32, NH: u32, P: u32, L: u32, padId: i32, scale: f32 }
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read> dout: array<vec4f>;         // [B, T, C/4]
+@group(0) @binding(2) var<storage, read> qkv: array<vec4f>;          // [B, T, 3C/4]
+@group(0) @binding(3) var<storage, read> att: array<f32>;            // [B, NH, T, T]
+@group(0) @binding(4) var<storage, read_write> dpre: array<f32>;     // [B, NH, T, T]
+@group(0) @binding(5) var<storage, read_write> dqkv: array<vec4f>;   // [B, T, 3C/4]
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3u) {
+  let row = gid.x;
+  if (row >= p.B * p.NH * p.T) { return; }
+  let i = row % p.T;
+  let h = (row / p.T) % p.NH;
+  let b = row / (p.T * p.NH);
+  let C4 = p.C / 4u;
+  let hs4 = C4 / p.NH;
+  let C34 = 3u * C4;
+  let a = row * p.T;
+  let o = (b * p.T + i) * C4 + h * hs4;
+  var dot_ = 0.0;
+  for (var j = 0u; j <= i; j++) {
+    let v = (b * p.T + j) * C34 + 2u * C4 + h * hs4;
+    var s = 0.0;
+    for (var e = 0u; e < hs4; e++) { s += dot(dout[o + e], qkv[v + e]); }
+    dpre[a + j] = s;
+    dot_ += att[a + j] * s;
+  }
+  for (var j = 0u; j <= i; j++) { dpre[a + j] = att[a + j] * (dpre[a + j] - dot_); }
+  for (var j = i + 1u; j < p.T; j++) { dpre[a + j] = 0.0; }
+  let q = (b * p.T + i) * C34 + h * hs4;
+  let k0 = b * p.T * C34 + C4 + h * hs4;
+  for (var e = 0u; e < hs4; e++) {
+    var s = vec4f(0.0);
+    for (var j = 0u; j <= i; j++) { s += dpre[a + j] * qkv[k0 + j * C34 + e]; }
+    dqkv[q + e] = s * p.scale;
+  }
+}
