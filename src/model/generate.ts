@@ -12,7 +12,8 @@
  *     (T0 = P + promptLen rows per sequence) go through the model at once with
  *     the decode kernels over R = N·T0 rows; each layer appends its K/V for all
  *     T0 positions to the cache, attention is causal with the PAD key mask.
- *     lnf + head run on the last prompt row only → logits [N, V].
+ *     The last layer's attention output, MLP, lnf and head run on each
+ *     sequence's last prompt row only (gathered) → logits [N, V].
  *   2 for step s = 0 … maxNew−1: sample.wgsl picks token s of every sequence
  *     (forced prefix, greedy, or seeded sampling with temperature/top-k/top-p)
  *     and writes it into the text buffer; then (except after the last step) one
@@ -35,7 +36,7 @@ import type { GpuContext, KernelCall } from "../gpu/context";
 import { packParams } from "../gpu/context";
 import { numPatches, paramLayout, validateConfig, type ModelConfig } from "./config";
 import {
-  advanceKernel, attentionKernel, embedKernel, grid, kvAppendKernel, layernormKernel, matmulKernel, sampleKernel,
+  advanceKernel, attentionKernel, embedKernel, gatherKernel, grid, kvAppendKernel, layernormKernel, matmulKernel, sampleKernel,
   type MatmulEpilogue,
 } from "./generate/kernels";
 
@@ -109,8 +110,8 @@ export class Generator {
   private readonly logits: GPUBuffer;
   private readonly textHost: Int32Array;
   private readonly forcedHost: Int32Array;
-  private readonly prefill: KernelCall[];
-  private readonly decode: KernelCall[];
+  private readonly prefill: KernelCall[] = [];
+  private readonly decode: KernelCall[] = [];
   private readonly advance: KernelCall;
   private readonly sample: KernelCall;
   private busy = false;
@@ -185,49 +186,76 @@ export class Generator {
         grid(Math.ceil(R / 4) * colTiles),
       );
     };
-    const layernorm = (inp: GPUBuffer, outBuf: GPUBuffer, R: number, g: string, b: string, inStride = 1, inOffset = 0) =>
-      ctx.call(layernormKernel(ctx), [inp, this.params, outBuf], packParams([R, d, inStride, inOffset, off(g), off(b)]), grid(R));
-    const phase = (R: number, rowsPerSeq: number, posBase: number, useState: number): KernelCall[] => {
-      const calls: KernelCall[] = [];
-      calls.push(ctx.call(
-        embedKernel(ctx),
-        [this.images, this.text, this.state, this.params, x],
-        packParams([
-          R, d, rowsPerSeq, posBase, useState, P, textCap, config.imageWidth / config.patchSize, config.patchSize,
-          config.imageChannels, config.imageWidth, config.imageHeight * config.imageWidth * config.imageChannels,
-          off("patch.w"), off("patch.b"), off("wte"), off("wpe"),
-        ]),
-        grid(R * (d / 4)),
-      ));
-      for (let l = 0; l < L; l++) {
-        const pre = `h.${l}.`;
-        const layerOff = l * n * H * S * hd;
-        calls.push(layernorm(x, xn, R, pre + "ln1.g", pre + "ln1.b"));
-        calls.push(matmul(xn, qkv, R, d, 3 * d, pre + "attn.wqkv", pre + "attn.bqkv", "store"));
-        calls.push(ctx.call(
+    const layernorm = (inp: GPUBuffer, outBuf: GPUBuffer, R: number, g: string, b: string) =>
+      ctx.call(layernormKernel(ctx), [inp, this.params, outBuf], packParams([R, d, 1, 0, off(g), off(b)]), grid(R));
+    const embed = (R: number, rowsPerSeq: number, posBase: number, useState: number) => ctx.call(
+      embedKernel(ctx),
+      [this.images, this.text, this.state, this.params, x],
+      packParams([
+        R, d, rowsPerSeq, posBase, useState, P, textCap, config.imageWidth / config.patchSize, config.patchSize,
+        config.imageChannels, config.imageWidth, config.imageHeight * config.imageWidth * config.imageChannels,
+        off("patch.w"), off("patch.b"), off("wte"), off("wpe"),
+      ]),
+      grid(R * (d / 4)),
+    );
+    // Attention half of layer l up to the cache append: xr [R, d] → qkvr [R, 3d] → cache.
+    const attnIn = (l: number, R: number, rowsPerSeq: number, posBase: number, useState: number, xr: GPUBuffer, qkvr: GPUBuffer) => {
+      const pre = `h.${l}.`;
+      return [
+        layernorm(xr, xn, R, pre + "ln1.g", pre + "ln1.b"),
+        matmul(xn, qkvr, R, d, 3 * d, pre + "attn.wqkv", pre + "attn.bqkv", "store"),
+        ctx.call(
           kvAppendKernel(ctx),
-          [qkv, this.state, kc, vc],
-          packParams([R, d, H, hd, S, rowsPerSeq, posBase, useState, layerOff]),
+          [qkvr, this.state, kc, vc],
+          packParams([R, d, H, hd, S, rowsPerSeq, posBase, useState, l * n * H * S * hd]),
           grid(R * d),
-        ));
-        calls.push(ctx.call(
-          attentionKernel(ctx, hd),
-          [qkv, kc, vc, this.text, this.state, att],
-          packParams([R, d, H, S, rowsPerSeq, posBase, useState, layerOff, P, textCap, { f32: 1 / Math.sqrt(hd) }]),
-          grid(R * H),
-        ));
-        calls.push(matmul(att, x, R, d, d, pre + "attn.wo", pre + "attn.bo", "add"));
-        calls.push(layernorm(x, xn, R, pre + "ln2.g", pre + "ln2.b"));
-        calls.push(matmul(xn, h, R, d, hid, pre + "mlp.wfc", pre + "mlp.bfc", "gelu"));
-        calls.push(matmul(h, x, R, hid, d, pre + "mlp.wproj", pre + "mlp.bproj", "add"));
-      }
-      // Final LayerNorm on each sequence's last row only, then the head (no bias).
-      calls.push(layernorm(x, xn, n, "lnf.g", "lnf.b", rowsPerSeq, rowsPerSeq - 1));
-      calls.push(matmul(xn, this.logits, n, d, V, "head.w", null, "store"));
-      return calls;
+        ),
+      ];
     };
-    this.prefill = phase(rows, T0, 0, 0);
-    this.decode = phase(n, 1, T0, 1);
+    // Rest of layer l: attention of the R query rows in qkvr over the cache, wo, MLP; residual in xr.
+    const attnOutMlp = (l: number, R: number, rowsPerSeq: number, posBase: number, useState: number, xr: GPUBuffer, qkvr: GPUBuffer) => {
+      const pre = `h.${l}.`;
+      return [
+        ctx.call(
+          attentionKernel(ctx, hd),
+          [qkvr, kc, vc, this.text, this.state, att],
+          packParams([R, d, H, S, rowsPerSeq, posBase, useState, l * n * H * S * hd, P, textCap, { f32: 1 / Math.sqrt(hd) }]),
+          grid(R * H),
+        ),
+        matmul(att, xr, R, d, d, pre + "attn.wo", pre + "attn.bo", "add"),
+        layernorm(xr, xn, R, pre + "ln2.g", pre + "ln2.b"),
+        matmul(xn, h, R, d, hid, pre + "mlp.wfc", pre + "mlp.bfc", "gelu"),
+        matmul(h, xr, R, hid, d, pre + "mlp.wproj", pre + "mlp.bproj", "add"),
+      ];
+    };
+    // Final LayerNorm and head (no bias) on N rows of xr → logits [N, V].
+    const final = (xr: GPUBuffer) => [
+      layernorm(xr, xn, n, "lnf.g", "lnf.b"),
+      matmul(xn, this.logits, n, d, V, "head.w", null, "store"),
+    ];
+    const gather = (src: GPUBuffer, dst: GPUBuffer, width: number) =>
+      ctx.call(gatherKernel(ctx), [src, dst], packParams([n, width, T0, T0 - 1]), grid(n * (width / 4)));
+
+    // Prefill: all N·T0 rows through layers 0..L-2; in the last layer only the
+    // K/V of all rows are needed, so each sequence's last row is gathered
+    // (xLast, qkvLast) before attention output, MLP, lnf and head.
+    const xLast = ctx.createBuffer("gen.xLast", n * d * f);
+    const qkvLast = ctx.createBuffer("gen.qkvLast", n * 3 * d * f);
+    this.prefill = [embed(rows, T0, 0, 0)];
+    for (let l = 0; l < L - 1; l++) {
+      this.prefill.push(...attnIn(l, rows, T0, 0, 0, x, qkv), ...attnOutMlp(l, rows, T0, 0, 0, x, qkv));
+    }
+    this.prefill.push(
+      ...attnIn(L - 1, rows, T0, 0, 0, x, qkv),
+      gather(qkv, qkvLast, 3 * d),
+      gather(x, xLast, d),
+      ...attnOutMlp(L - 1, n, 1, T0 - 1, 0, xLast, qkvLast),
+      ...final(xLast),
+    );
+    // Decode step: N rows at position T0 + state[0].
+    this.decode = [embed(n, 1, T0, 1)];
+    for (let l = 0; l < L; l++) this.decode.push(...attnIn(l, n, 1, T0, 1, x, qkv), ...attnOutMlp(l, n, 1, T0, 1, x, qkv));
+    this.decode.push(...final(x));
     this.advance = ctx.call(advanceKernel(ctx), [this.state], new Uint32Array([1, 0, 0, 0]), [1]);
     this.sample = ctx.call(
       sampleKernel(ctx),

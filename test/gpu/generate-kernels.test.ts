@@ -5,6 +5,7 @@
  *   decode_matmul (vec4 and scalar-W variants; store, GELU, residual-add; with and without bias),
  *   decode_layernorm (plain and gathering the last row of each sequence),
  *   decode_embed (prefill rows and a decode row at the step counter's position),
+ *   decode_gather (each sequence's last row),
  *   kv_append + decode_attention (causal prefill with PAD keys, and one decode query over the cache).
  * Tolerance |gpu − ref| ≤ atol + rtol·|ref| with rtol = 1e-4.
  */
@@ -12,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GpuContext, packParams, type Binding, type Kernel } from "../../src/gpu/context";
 import { requestNodeDevice } from "../../src/gpu/node-gpu";
 import {
-  attentionKernel, embedKernel, grid, kvAppendKernel, layernormKernel, matmulKernel, type MatmulEpilogue,
+  attentionKernel, embedKernel, gatherKernel, grid, kvAppendKernel, layernormKernel, matmulKernel, type MatmulEpilogue,
 } from "../../src/model/generate/kernels";
 import {
   attentionForward, embedForward, geluForward, layernormForward, matmulForward, patchify,
@@ -92,6 +93,15 @@ describe("decode kernels", () => {
     // 3 sequences of 3 rows: take rows 2, 5, 8.
     const last = await run(layernormKernel(ctx), [xb, wb, yb], packParams([3, D, 3, 2, 0, 64]), 3, yb, 3 * D);
     expectClose(last, [2, 5, 8].flatMap((r) => Array.from(ref.subarray(r * D, (r + 1) * D))));
+  });
+
+  it("decode_gather: the last row of each of 3 sequences of 4 rows", async () => {
+    const W = 12;
+    const x = randn(12 * W, 21);
+    const xb = ctx.createBufferFrom("x", x);
+    const yb = ctx.createBuffer("y", 3 * W * 4);
+    const got = await run(gatherKernel(ctx), [xb, yb], packParams([3, W, 4, 3]), 3 * (W / 4), yb, 3 * W);
+    expect(Array.from(got)).toEqual([3, 7, 11].flatMap((r) => Array.from(x.subarray(r * W, (r + 1) * W))));
   });
 
   // Geometry shared by the embedding and attention checks: 6×9 RGB image, 3×3 patches → P = 6.

@@ -8,6 +8,7 @@ import embedCode from "../../../shaders/decode_embed.wgsl?raw";
 import kvAppendCode from "../../../shaders/kv_append.wgsl?raw";
 import attentionCode from "../../../shaders/decode_attention.wgsl?raw";
 import advanceCode from "../../../shaders/decode_advance.wgsl?raw";
+import gatherCode from "../../../shaders/decode_gather.wgsl?raw";
 import sampleCode from "../../../shaders/sample.wgsl?raw";
 import prngCode from "../../../shaders/prng.wgsl?raw";
 import type { GpuContext, Kernel } from "../../gpu/context";
@@ -28,10 +29,17 @@ export function grid(threads: number): [number, number] {
 
 /**
  * Keeps the `//>>NAME … //<<NAME` blocks whose NAME is in `keep` and drops the
- * other marked blocks (unmarked code is kept).
+ * other marked blocks (unmarked code is kept); blocks may nest.
  */
 export function selectBlocks(code: string, keep: string[]): string {
-  return code.replace(/\/\/>>(\w+)\n([\s\S]*?)\/\/<<\1\n/g, (_m, name: string, body: string) => (keep.includes(name) ? body : ""));
+  const block = /\/\/>>(\w+)\n([\s\S]*?)\/\/<<\1\n/g;
+  let prev = "";
+  let cur = code;
+  while (cur !== prev) {
+    prev = cur;
+    cur = cur.replace(block, (_m, name: string, body: string) => (keep.includes(name) ? body : ""));
+  }
+  return cur;
 }
 
 /** Epilogue of the decode matmul: store, GELU then store, or add into y (residual). */
@@ -61,6 +69,10 @@ export function attentionKernel(ctx: GpuContext, hd: number): Kernel {
   return ctx.kernel(`decode_attention.hd${hd}`, attentionCode.replace("$HD", String(hd)));
 }
 
+export function gatherKernel(ctx: GpuContext): Kernel {
+  return ctx.kernel("decode_gather", gatherCode);
+}
+
 export function advanceKernel(ctx: GpuContext): Kernel {
   return ctx.kernel("decode_advance", advanceCode);
 }
@@ -70,4 +82,4 @@ export function sampleKernel(ctx: GpuContext): Kernel {
 }
 
 /** Raw sources, for compile-message checks in tests. */
-export const SOURCES = { matmulCode, layernormCode, embedCode, kvAppendCode, attentionCode, advanceCode, sampleCode, prngCode };
+export const SOURCES = { matmulCode, layernormCode, embedCode, kvAppendCode, attentionCode, advanceCode, gatherCode, sampleCode, prngCode };

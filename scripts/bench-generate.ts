@@ -1,0 +1,58 @@
+/**
+ * Generation benchmark: tokens/s of Generator for N sequences × maxNew new
+ * tokens on DEFAULT_CONFIG and SMALL_CONFIG (random-init parameters, sampling
+ * at T = 1 with EOS disabled so every sequence runs all steps).
+ *
+ *   node --import tsx --import ./scripts/register-raw.mjs scripts/bench-generate.ts [N] [maxNew] [promptLen] [reps]
+ *
+ * Prints, per config: the prefill-only time (maxNew = 1), the full batch time,
+ * and new tokens per second (N·maxNew / batch time), median over reps.
+ */
+import { GpuContext } from "../src/gpu/context";
+import { requestNodeDevice } from "../src/gpu/node-gpu";
+import { DEFAULT_CONFIG, SMALL_CONFIG, type ModelConfig } from "../src/model/config";
+import { Generator } from "../src/model/generate";
+import { initParams } from "../src/model/init";
+
+const [N, maxNew, promptLen, reps] = [64, 32, 24, 3].map((d, i) => Number(process.argv[2 + i] ?? d));
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+async function bench(ctx: GpuContext, name: string, config: ModelConfig): Promise<void> {
+  const gen = new Generator(ctx, config, N, promptLen, maxNew);
+  const paramsBuf = ctx.createBufferFrom(`${name}.params`, initParams(config, 1));
+  const pixels = config.imageHeight * config.imageWidth * config.imageChannels;
+  const images = Float32Array.from({ length: N * pixels }, (_, i) => ((i * 2654435761) >>> 0) / 4294967296);
+  const promptTokens = Int32Array.from({ length: N * promptLen }, (_, i) => (i % promptLen < 4 ? 0 : 1 + (i % (config.vocabSize - 2))));
+  // EOS = an id sampling never produces is not guaranteed; eosId = padId = 0 keeps PAD semantics and
+  // the timing is the same whether or not sequences finish (all steps always run).
+  const opts = { paramsBuf, images, promptTokens, seed: 1, eosId: config.vocabSize - 1, padId: 0, temperature: 1 };
+  await gen.generate({ ...opts, maxNew: 1 }); // compile + warm-up
+  const pre: number[] = [];
+  const full: number[] = [];
+  for (let r = 0; r < reps; r++) {
+    let t0 = performance.now();
+    await gen.generate({ ...opts, maxNew: 1, seed: r });
+    pre.push(performance.now() - t0);
+    t0 = performance.now();
+    await gen.generate({ ...opts, seed: r });
+    full.push(performance.now() - t0);
+  }
+  const batch = median(full);
+  const decodeMs = (batch - median(pre)) / (maxNew - 1);
+  console.log(
+    `${name}: d=${config.dModel} L=${config.nLayers} N=${N} promptLen=${promptLen} maxNew=${maxNew}: ` +
+      `prefill ${median(pre).toFixed(0)} ms, batch ${batch.toFixed(0)} ms, ` +
+      `${((N * maxNew) / (batch / 1000)).toFixed(0)} new tokens/s (decode step ≈ ${decodeMs.toFixed(1)} ms, ` +
+      `${gen.dispatchesPerBatch} dispatches/batch)`,
+  );
+}
+
+const ctx = new GpuContext(await requestNodeDevice());
+console.log(`adapter: ${ctx.adapter.description}`);
+await bench(ctx, "SMALL_CONFIG", SMALL_CONFIG);
+await bench(ctx, "DEFAULT_CONFIG", DEFAULT_CONFIG);
+ctx.destroy();
