@@ -5,6 +5,7 @@ import { labStore } from "./store";
 import { connectTrainer } from "./ui/worker-client";
 import { syncUrl } from "./ui/url-sync";
 import { App } from "./ui/App";
+import { ErrorBoundary } from "./ui/ErrorBoundary";
 import "./ui/styles.css";
 
 syncUrl(labStore);
@@ -13,6 +14,8 @@ labStore.getState().init();
 
 createRoot(document.getElementById("root")!).render(
   <StrictMode>
-    <App />
+    <ErrorBoundary>
+      <App />
+    </ErrorBoundary>
   </StrictMode>,
 );

@@ -76,7 +76,10 @@ export interface LabState extends RunData {
   setXAxis(v: XAxisKind): void;
   setInspectorOpen(v: boolean): void;
   viewRun(id: number | null): void;
-  loadRuns(runs: RunRecord[]): void;
+  /** Adds a run (e.g. loaded from IndexedDB) to the runs table; returns its id. */
+  addRun(run: Omit<RunRecord, "id">): number;
+  /** The live run as a record (null before anything was trained). */
+  snapshot(): Omit<RunRecord, "id"> | null;
 }
 
 export const RUNNING_PHASES = new Set(["rl", "sft"]);
@@ -244,13 +247,16 @@ export function createLabStore(initial: { experiment?: Experiment; urlError?: st
       setXAxis: (v) => set({ xAxis: v }),
       setInspectorOpen: (v) => set({ inspectorOpen: v }),
       viewRun: (id) => set({ viewingRun: id }),
-      loadRuns: (runs) =>
-        set((s) => {
-          const known = new Set(s.runs.map((r) => r.id));
-          const added = runs.filter((r) => !known.has(r.id));
-          for (const r of added) nextRunId = Math.max(nextRunId, r.id + 1);
-          return { runs: s.runs.concat(added).sort((a, b) => a.id - b.id) };
-        }),
+      addRun: (run) => {
+        const id = nextRunId++;
+        set((s) => ({ runs: s.runs.concat({ ...run, id }) }));
+        return id;
+      },
+      snapshot: () => {
+        const s = get();
+        if (!hasRunData(s) || !s.sentExperiment) return null;
+        return { label: "live run", experiment: s.sentExperiment, lastStep: s.step, lastEval: lastEvalOf(s.metrics), metrics: s.metrics };
+      },
     };
   });
 }

@@ -8,6 +8,7 @@ import { ChartsPanel } from "./components/charts/ChartsPanel";
 import { Inspector } from "./components/inspector/Inspector";
 import { RunsTable } from "./components/RunsTable";
 import { LogPanel } from "./components/LogPanel";
+import { SavedRuns } from "./components/SavedRuns";
 
 export function App() {
   const inspectorOpen = useLab((s) => s.inspectorOpen);
@@ -31,6 +32,7 @@ export function App() {
         <div className="main-col">
           <ChartsPanel />
           <RunsTable />
+          <SavedRuns />
           <LogPanel />
         </div>
         <Inspector />

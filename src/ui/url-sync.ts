@@ -1,7 +1,11 @@
-/** Keeps the URL hash equal to the edited experiment (non-default settings + v + seed). */
+/**
+ * Keeps the URL hash equal to the edited experiment (non-default settings +
+ * v + seed), and applies a hash the user edits or pastes (bad ones give a
+ * message and the defaults, as on load).
+ */
 import type { StoreApi } from "zustand/vanilla";
 import type { LabState } from "../store/lab-store";
-import { encodeExperiment } from "./lib/url-state";
+import { decodeExperiment, encodeExperiment } from "./lib/url-state";
 
 export function syncUrl(store: StoreApi<LabState>): () => void {
   const write = (s: LabState) => {
@@ -10,7 +14,18 @@ export function syncUrl(store: StoreApi<LabState>): () => void {
   };
   // Keep a bad link visible until the user edits something.
   if (!store.getState().urlError) write(store.getState());
-  return store.subscribe((s, prev) => {
+  const unsub = store.subscribe((s, prev) => {
     if (s.experiment !== prev.experiment) write(s);
   });
+  // replaceState does not fire hashchange: this only sees the user's own edits.
+  const onHash = () => {
+    const { experiment, error } = decodeExperiment(location.hash);
+    store.setState({ urlError: error });
+    store.getState().updateExperiment(() => experiment);
+  };
+  window.addEventListener("hashchange", onHash);
+  return () => {
+    unsub();
+    window.removeEventListener("hashchange", onHash);
+  };
 }

@@ -152,3 +152,18 @@ describe("store actions → trainer commands", () => {
     expect(store.getState().errors[0].message).toMatch(/not connected/);
   });
 });
+
+describe("runs table", () => {
+  it("snapshots the live run and adds a loaded run with a fresh id", () => {
+    const { store } = setup();
+    expect(store.getState().snapshot()).toBeNull();
+    store.getState().init();
+    store.getState().dispatch({ type: "metrics", rows: [{ variant: "rlvr", step: 2, time: 1, kind: "eval", values: { acc: 0.3 } }] });
+    const snap = store.getState().snapshot()!;
+    expect(snap.lastEval.rlvr.acc).toBe(0.3);
+    const id = store.getState().addRun({ ...snap, label: "saved" });
+    store.getState().viewRun(id);
+    expect(store.getState().runs.map((r) => r.id)).toEqual([id]);
+    expect(store.getState().viewingRun).toBe(id);
+  });
+});

@@ -3,8 +3,8 @@ import { useId, type ReactNode } from "react";
 
 export function Tip({ text }: { text: string }) {
   return (
-    <span className="tip" title={text} aria-label={text} role="img">
-      ⓘ
+    <span className="tip" title={text} aria-label={text} role="img" tabIndex={0}>
+      i
     </span>
   );
 }

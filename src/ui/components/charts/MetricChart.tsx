@@ -27,7 +27,7 @@ const fmt = (v: number) => {
   if (!Number.isFinite(v)) return "";
   const a = Math.abs(v);
   if (a !== 0 && (a < 1e-3 || a >= 1e5)) return v.toExponential(1);
-  return Number(v.toPrecision(3)).toString();
+  return Number(v.toPrecision(a < 0.01 ? 2 : 3)).toString();
 };
 
 function MetricChartImpl({ metricKey, testId, kind, series, totals, rowsByVariant, markers, xAxis, smoothing }: MetricChartProps) {
@@ -54,7 +54,7 @@ function MetricChartImpl({ metricKey, testId, kind, series, totals, rowsByVarian
         <LineChart margin={{ top: 6, right: 12, bottom: 0, left: 0 }}>
           <CartesianGrid strokeDasharray="3 3" stroke="#e4e7eb" />
           <XAxis dataKey="x" type="number" domain={["dataMin", "dataMax"]} tickFormatter={fmt} fontSize={11} allowDuplicatedCategory={false} />
-          <YAxis width={44} tickFormatter={fmt} fontSize={11} domain={["auto", "auto"]} />
+          <YAxis width={54} tickFormatter={fmt} fontSize={11} domain={["auto", "auto"]} />
           <Tooltip
             formatter={(v, name) => [fmt(Number(v)), String(name)]}
             labelFormatter={(l) => `${xAxis === "step" ? "step" : "time (s)"} ${fmt(Number(l))}`}

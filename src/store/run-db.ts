@@ -1,0 +1,55 @@
+/**
+ * Saved runs in this browser's IndexedDB (via `idb`): the experiment, every
+ * metric row and marker of a run, so it can be viewed again after a reload.
+ * Sample groups (images) are not saved: they are large and per-session.
+ */
+import { openDB, type DBSchema, type IDBPDatabase } from "idb";
+import type { Experiment } from "../rl/experiment";
+import type { MetricsData } from "./run-data";
+
+export interface SavedRun {
+  key: string;
+  name: string;
+  savedAt: number;
+  experiment: Experiment;
+  lastStep: number;
+  lastEval: Record<string, Record<string, number>>;
+  metrics: MetricsData;
+}
+
+export type SavedRunSummary = Omit<SavedRun, "metrics">;
+
+interface LabDb extends DBSchema {
+  runs: { key: string; value: SavedRun; indexes: { savedAt: number } };
+}
+
+let dbp: Promise<IDBPDatabase<LabDb>> | null = null;
+
+function db(): Promise<IDBPDatabase<LabDb>> {
+  if (typeof indexedDB === "undefined") return Promise.reject(new Error("IndexedDB is not available in this browser"));
+  dbp ??= openDB<LabDb>("reward-lab", 1, {
+    upgrade(d) {
+      d.createObjectStore("runs", { keyPath: "key" }).createIndex("savedAt", "savedAt");
+    },
+  });
+  return dbp;
+}
+
+export async function saveRun(run: Omit<SavedRun, "key" | "savedAt">): Promise<SavedRun> {
+  const rec: SavedRun = { ...run, key: `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`, savedAt: Date.now() };
+  await (await db()).put("runs", rec);
+  return rec;
+}
+
+export async function listRuns(): Promise<SavedRunSummary[]> {
+  const all = await (await db()).getAllFromIndex("runs", "savedAt");
+  return all.map(({ metrics: _m, ...rest }) => rest).reverse();
+}
+
+export async function loadRun(key: string): Promise<SavedRun | undefined> {
+  return (await db()).get("runs", key);
+}
+
+export async function deleteRun(key: string): Promise<void> {
+  await (await db()).delete("runs", key);
+}
