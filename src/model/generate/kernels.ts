@@ -64,9 +64,13 @@ export function kvAppendKernel(ctx: GpuContext): Kernel {
   return ctx.kernel("kv_append", kvAppendCode);
 }
 
-/** Attention kernel for head size `hd` (a compile-time array size). */
-export function attentionKernel(ctx: GpuContext, hd: number): Kernel {
-  return ctx.kernel(`decode_attention.hd${hd}`, attentionCode.replace("$HD", String(hd)));
+/**
+ * Attention kernel for head size `hd` (a compile-time array size); the vec4
+ * variant when hd % 4 == 0, unless `forceScalar` (tests cover both).
+ */
+export function attentionKernel(ctx: GpuContext, hd: number, forceScalar = false): Kernel {
+  const variant = hd % 4 === 0 && !forceScalar ? "VEC" : "SCAL";
+  return ctx.kernel(`decode_attention.${variant}.hd${hd}`, selectBlocks(attentionCode.replace("$HD", String(hd)), [variant]));
 }
 
 export function gatherKernel(ctx: GpuContext): Kernel {
