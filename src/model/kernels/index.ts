@@ -96,19 +96,27 @@ export function matmulBackwardDw(ctx: GpuContext, b: { x: Binding; dy: Binding; 
   return ctx.call(kernel, [b.x, b.dy, b.dw, b.dbias ?? b.dummy], packParams([M, K, N, hasBias]), grid(ctx, (blocks(K) + hasBias) * blocks(N)));
 }
 
-/** LayerNorm over rows: out, mean, rstd from inp [N, C], g, b [C]. */
+/** @throws Error when C is not a multiple of 4 (the row kernels read vec4). */
+function needC4(name: string, C: number): void {
+  if (C % 4 !== 0) throw new Error(`${name}: C = ${C} must be a multiple of 4`);
+}
+
+/** LayerNorm over rows: out, mean, rstd from inp [N, C], g, b [C]; C % 4 = 0. */
 export function layernormForward(ctx: GpuContext, b: { inp: Binding; g: Binding; b: Binding; out: Binding; mean: Binding; rstd: Binding }, N: number, C: number): KernelCall {
+  needC4("layernorm_forward", C);
   return ctx.call(ctx.kernel("layernorm_forward", lnForwardCode), [b.inp, b.g, b.b, b.out, b.mean, b.rstd], packParams([N, C, 0, 0]), grid(ctx, N));
 }
 
-/** LayerNorm input gradient: dinp [N, C] (= or +=). */
+/** LayerNorm input gradient: dinp [N, C] (= or +=); C % 4 = 0. */
 export function layernormBackwardDx(ctx: GpuContext, b: { dout: Binding; inp: Binding; g: Binding; mean: Binding; rstd: Binding; dinp: Binding }, N: number, C: number, accumulate: boolean): KernelCall {
+  needC4("layernorm_backward_dx", C);
   return ctx.call(ctx.kernel("layernorm_backward_dx", lnDxCode), [b.dout, b.inp, b.g, b.mean, b.rstd, b.dinp], packParams([N, C, accumulate ? 1 : 0, 0]), grid(ctx, N));
 }
 
-/** LayerNorm parameter gradients: dg, db [C] +=. */
+/** LayerNorm parameter gradients: dg, db [C] +=; C % 4 = 0. */
 export function layernormBackwardParams(ctx: GpuContext, b: { dout: Binding; inp: Binding; mean: Binding; rstd: Binding; dg: Binding; db: Binding }, N: number, C: number): KernelCall {
-  return ctx.call(ctx.kernel("layernorm_backward_params", lnParamsCode), [b.dout, b.inp, b.mean, b.rstd, b.dg, b.db], packParams([N, C, 0, 0]), grid1(ctx, "layernorm_backward_params", C));
+  needC4("layernorm_backward_params", C);
+  return ctx.call(ctx.kernel("layernorm_backward_params", lnParamsCode), [b.dout, b.inp, b.mean, b.rstd, b.dg, b.db], packParams([N, C, 0, 0]), grid1(ctx, "layernorm_backward_params", C / 4));
 }
 
 /** Sizes shared by the attention kernels. */
@@ -173,9 +181,10 @@ export function embedForward(ctx: GpuContext, b: { patchEmb: Binding; tokens: Bi
   return ctx.call(ctx.kernel("embed_forward", embedForwardCode), [b.patchEmb, b.tokens, b.wte, b.wpe, b.out], packParams([B, P, L, C]), grid(ctx, B * (P + L) * C));
 }
 
-/** dwte, dwpe += and dpatchEmb = from dout [B, T, C] (see shaders/embed_backward.wgsl). */
+/** dwte, dwpe += and dpatchEmb = from dout [B, T, C]; C % 4 = 0 (see shaders/embed_backward.wgsl). */
 export function embedBackward(ctx: GpuContext, b: { dout: Binding; tokens: Binding; dwte: Binding; dwpe: Binding; dpatchEmb: Binding }, B: number, P: number, L: number, C: number, V: number): KernelCall {
-  const n = (V + P + L + B * P) * C;
+  needC4("embed_backward", C);
+  const n = (V + P + L + B * P) * (C / 4);
   return ctx.call(ctx.kernel("embed_backward", embedBackwardCode), [b.dout, b.tokens, b.dwte, b.dwpe, b.dpatchEmb], packParams([B, P, L, C, V, 0, 0, 0]), grid(ctx, n));
 }
 
