@@ -201,7 +201,7 @@ describe("Generator", () => {
     const calls = 13;
     for (let i = 0; i < calls; i++) await gen.generate({ ...base(), seed: i, topP: 0.9, topK: 5 });
     expect(ctx.stats.buffersCreated).toBe(buffers);
-    // One submit after the prefill, one with the decode steps and the read-back copy.
-    expect(ctx.stats.submits - submits).toBe(2 * calls);
+    // Submits per batch: the prefill, the decode steps, the read-back copy.
+    expect(ctx.stats.submits - submits).toBe(3 * calls);
   });
 });
