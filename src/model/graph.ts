@@ -41,7 +41,12 @@ export interface PolicyStepOptions {
   advantages: Float32Array | GPUBuffer;
   /** [B, textLen] logπ_old (the sampling policy's logprobs). */
   oldLogprobs: Float32Array | GPUBuffer;
-  /** [B, textLen] logπ_ref (the frozen reference policy's logprobs); ignored when beta = 0. */
+  /**
+   * [B, textLen] logπ_ref (the frozen reference policy's logprobs, e.g. from
+   * forwardLogprobs(refParams, buffer)). Required when beta > 0; when omitted
+   * the previously set values are kept (zeros at first), and the reported KL
+   * then refers to them.
+   */
   refLogprobs?: Float32Array | GPUBuffer;
   /** PPO clip ε; default 0.2 (reward-spec.md §1). */
   clipEps?: number;
@@ -340,6 +345,7 @@ export class TrainGraph {
       if (src.length !== floats) throw new Error(`TrainGraph: ${name} has ${src.length} values, expected ${floats}`);
       this.ctx.write(dst, src);
     } else {
+      if (src === dst) return; // already in place (e.g. forwardLogprobs(params, graph.oldLogprobs))
       if (src.size < floats * 4) throw new Error(`TrainGraph: ${name} buffer has ${src.size} bytes, expected at least ${floats * 4}`);
       this.ctx.copy(src, 0, dst, 0, floats * 4);
     }

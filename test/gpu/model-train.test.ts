@@ -115,6 +115,25 @@ describe("TrainGraph on the tiny config", () => {
     expect(r.clipFrac).toBeLessThan(1);
   });
 
+  it("is deterministic: the same step twice gives bit-identical gradients", async () => {
+    graph.setBatch(batch);
+    graph.sftStep();
+    const g1 = await ctx.readF32(graph.grads);
+    graph.sftStep();
+    const g2 = await ctx.readF32(graph.grads);
+    expect(g2).toEqual(g1);
+  });
+
+  it("takes old logprobs already on the GPU (forwardLogprobs into graph.oldLogprobs)", async () => {
+    graph.setBatch(batch);
+    graph.forwardLogprobs(graph.params, graph.oldLogprobs);
+    graph.policyStep({ advantages: Float32Array.from([1, -1]), oldLogprobs: graph.oldLogprobs });
+    const s = await graph.readStats();
+    // ρ = 1 everywhere: loss = −mean_b A_b = 0, nothing clipped
+    expect(s.loss).toBeCloseTo(0, 6);
+    expect(s.clipFrac).toBe(0);
+  });
+
   it("runs a second (reference) parameter buffer through the same forward", async () => {
     const other = richParams(99);
     const obuf = ctx.createBufferFrom("refParams", other);

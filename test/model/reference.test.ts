@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { numPatches, paramLayout } from "../../src/model/config";
 import { initParams, seededUniform } from "../../src/model/init";
-import { policyLoss, referenceForward, referencePolicy, referenceSft, sftLoss, type PolicyLossInputs } from "../../src/model/reference";
+import { logSoftmaxForward, policyLoss, referenceForward, referencePolicy, referenceSft, sftLoss, tokenStats, type PolicyLossInputs } from "../../src/model/reference";
 import { PAD, TINY, tinyBatch } from "./tiny";
 
 const L = 6;
@@ -106,6 +106,20 @@ describe("CPU reference model", () => {
     expect(r.clipFrac).toBeLessThan(1);
     expect(r.kl).toBeGreaterThan(0);
     checkFiniteDiff((p) => policyLoss(referenceForward(TINY, p, batch).logits, batch.tokens, inputs, B, L, TINY.vocabSize).loss, r.grads);
+  });
+
+  it("log-softmax rows exponentiate to 1 and agree with the token logprobs", () => {
+    const { logits } = referenceForward(TINY, params, batch);
+    const V = TINY.vocabSize;
+    const ls = new Float64Array(logits.length);
+    logSoftmaxForward(ls, logits, B * L, V);
+    const lp = tokenStats(logits, batch.tokens, B, L, V).logprobs;
+    for (let r = 0; r < B * L; r++) {
+      let s = 0;
+      for (let v = 0; v < V; v++) s += Math.exp(ls[r * V + v]);
+      expect(s).toBeCloseTo(1, 12);
+      if (r % L !== L - 1) expect(ls[r * V + batch.tokens[r + 1]]).toBeCloseTo(lp[r + 1], 12);
+    }
   });
 
   it("the policy loss aggregations weight tokens as documented", () => {
