@@ -91,6 +91,26 @@ interface LayerActs {
 
 const AGG_DEFAULT: PolicyAggregation = "seq-mean-token-mean";
 
+/** True when running under Node (not in a browser or worker). */
+const IS_NODE = typeof process !== "undefined" && typeof process.versions?.node === "string" && typeof window === "undefined";
+
+/** Construction options of a TrainGraph. */
+export interface TrainGraphOptions {
+  /** The PAD id: PAD text tokens are masked as attention keys. */
+  padId: number;
+  /** Flat parameter buffer (paramLayout(config).totalFloats floats), trained in place by the caller. */
+  params: GPUBuffer;
+  /** Flat gradient buffer of the same size; zeroed by the graph before each backward. */
+  grads: GPUBuffer;
+  /**
+   * Sleep for ~80% of the previous step's duration before awaiting the stats
+   * read-back. Node/Dawn busy-polls its main thread while a GPU promise is
+   * pending, taking a core from SwiftShader (design.md). Default: true in
+   * Node, false elsewhere (browsers do not poll).
+   */
+  sleepBeforeRead?: boolean;
+}
+
 /** The tiny VLM's forward, losses and backward as prepared GPU dispatches. */
 export class TrainGraph {
   readonly ctx: GpuContext;
@@ -142,15 +162,17 @@ export class TrainGraph {
   private reduceSftCall: KernelCall;
   private reducePolicyCall: KernelCall;
   private backwardCalls: KernelCall[];
+  private sleepBeforeRead: boolean;
+  /** Kind and submit time of the last step, and per-kind EMA of submit-to-stats durations (ms). */
+  private lastStep: { kind: "sft" | "policy"; submitted: number } | null = null;
+  private stepMs = { sft: 0, policy: 0 };
 
   /**
    * Allocates every buffer and prepares every dispatch for batches of B
    * examples of textLen text tokens.
-   * @param params flat parameter buffer (paramLayout(config).totalFloats floats), trained in place by the caller.
-   * @param grads flat gradient buffer of the same size; zeroed by the graph before each backward.
    * @throws Error on an invalid config, P + textLen > maxSeqLen, or buffers that are too small.
    */
-  constructor(ctx: GpuContext, config: ModelConfig, B: number, textLen: number, opts: { padId: number; params: GPUBuffer; grads: GPUBuffer }) {
+  constructor(ctx: GpuContext, config: ModelConfig, B: number, textLen: number, opts: TrainGraphOptions) {
     validateConfig(config, ctx.adapter.limits);
     this.ctx = ctx;
     this.config = config;
@@ -168,6 +190,7 @@ export class TrainGraph {
     if (opts.grads.size < need) throw new Error(`TrainGraph: grads buffer has ${opts.grads.size} bytes, the layout needs ${need}`);
     this.params = opts.params;
     this.grads = opts.grads;
+    this.sleepBeforeRead = opts.sleepBeforeRead ?? IS_NODE;
 
     const { P, T } = this;
     const L = textLen;
@@ -403,6 +426,7 @@ export class TrainGraph {
     ctx.run(this.reduceSftCall);
     this.recordBackward();
     ctx.flush();
+    this.lastStep = { kind: "sft", submitted: performance.now() };
   }
 
   /**
@@ -433,6 +457,7 @@ export class TrainGraph {
     ctx.run(this.reducePolicyCall);
     this.recordBackward();
     ctx.flush();
+    this.lastStep = { kind: "policy", submitted: performance.now() };
   }
 
   /**
@@ -440,7 +465,18 @@ export class TrainGraph {
    * @throws Error when the loss is NaN or ±Inf (the step diverged; do not apply its gradients).
    */
   async readStats(): Promise<StepStats> {
+    const last = this.lastStep;
+    if (last && this.sleepBeforeRead) {
+      const wait = 0.8 * this.stepMs[last.kind] - (performance.now() - last.submitted);
+      if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
+    }
     const s = await this.ctx.readF32(this.stats, 0, 8);
+    if (last) {
+      const ms = performance.now() - last.submitted;
+      const prev = this.stepMs[last.kind];
+      this.stepMs[last.kind] = prev ? 0.7 * prev + 0.3 * ms : ms;
+      this.lastStep = null;
+    }
     const stats = { loss: s[0], kl: s[1], clipFrac: s[2], entropy: s[3], tokens: s[4] };
     if (!Number.isFinite(stats.loss)) {
       throw new Error(`TrainGraph: the loss is ${stats.loss} (kl ${stats.kl}, entropy ${stats.entropy}); training diverged — lower the learning rate or check the inputs`);
