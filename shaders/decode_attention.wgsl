@@ -7,6 +7,8 @@
 // masked, so every query has at least one allowed key.
 // One invocation per (row, head); q from qkv [R, 3D], k/v from the cache
 // [L, N, H, S, hd] (filled by kv_append.wgsl up to and including pos).
+// Row r reads sequence (r / rowsPerSeq) · seqMul (seqMul = G in a
+// shared-prompt prefill, whose rows count prompts; 1 otherwise).
 // Template: HD (head size) is substituted by TypeScript (private array size);
 // variant VEC (HD % 4 == 0) holds q and the accumulator in vec4 registers and
 // reads the cache as vec4 (about 2× the scalar variant SCAL on SwiftShader).
@@ -26,6 +28,7 @@ struct Params {
   P: u32,
   textCap: u32,
   scale: f32,     // 1 / sqrt(hd)
+  seqMul: u32,
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
@@ -44,7 +47,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   let h = t % p.H;
   let r = t / p.H;
   if (r >= p.R) { return; }
-  let n = r / p.rowsPerSeq;
+  let n = (r / p.rowsPerSeq) * p.seqMul;
   var pos = p.posBase + r % p.rowsPerSeq;
   if (p.useState != 0u) { pos += state[0]; }
   let pad = i32(state[1]);
@@ -96,7 +99,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   let h = t % p.H;
   let r = t / p.H;
   if (r >= p.R) { return; }
-  let n = r / p.rowsPerSeq;
+  let n = (r / p.rowsPerSeq) * p.seqMul;
   var pos = p.posBase + r % p.rowsPerSeq;
   if (p.useState != 0u) { pos += state[0]; }
   let pad = i32(state[1]);

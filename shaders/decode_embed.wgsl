@@ -6,8 +6,10 @@
 //
 // Row r maps to n = r / rowsPerSeq, pos = posBase + r % rowsPerSeq
 // (+ state[0] when useState = 1: the decode step counter). A prefill uses
-// rowsPerSeq = T0 (all prompt positions of every sequence); a decode step uses
-// rowsPerSeq = 1, posBase = T0, useState = 1.
+// rowsPerSeq = T0 (all prompt positions of every prompt); a decode step uses
+// rowsPerSeq = 1, posBase = T0, useState = 1. Image n is image[n]; its text
+// row is text[n · seqMul] (seqMul = group size G in a shared-prompt prefill,
+// where n counts prompts and images holds one image per prompt; 1 otherwise).
 // One invocation per (row, 4 channels); parameters read from the flat buffer.
 
 struct Params {
@@ -27,6 +29,7 @@ struct Params {
   patchBOff: u32,
   wteOff: u32,
   wpeOff: u32,
+  seqMul: u32,
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
@@ -64,7 +67,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     v += acc;
   } else {
-    let id = u32(text[n * p.textCap + (pos - p.P)]);
+    let id = u32(text[n * p.seqMul * p.textCap + (pos - p.P)]);
     v += w[p.wteOff / 4u + id * D4 + c4];
   }
   x[r * D4 + c4] = v;

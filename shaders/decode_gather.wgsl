@@ -1,4 +1,6 @@
-// Row gather: y[r, :] = x[r·stride + offset, :] for R rows of W floats (W % 4 == 0).
+// Row gather: y[r, :] = x[(r / div)·stride + offset, :] for R rows of W floats
+// (W % 4 == 0); div = G replicates each prompt's row for its G sequences
+// after a shared-prompt prefill (div = 1: plain gather).
 // The prefill uses it to keep only each sequence's last prompt row
 // (stride = T0, offset = T0 − 1) before the last layer's attention output and
 // MLP, which no other row needs (their keys/values are already cached).
@@ -9,6 +11,7 @@ struct Params {
   W: u32,
   stride: u32,
   offset: u32,
+  div: u32,
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
@@ -22,5 +25,5 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   let c = t % W4;
   let r = t / W4;
   if (r >= p.R) { return; }
-  y[r * W4 + c] = x[(r * p.stride + p.offset) * W4 + c];
+  y[r * W4 + c] = x[((r / p.div) * p.stride + p.offset) * W4 + c];
 }

@@ -1,7 +1,10 @@
 // Appends the keys and values of R rows to one layer's KV cache.
 //   qkv [R, 3D] (q | k | v along the last axis, heads contiguous hd-slices)
 //   kc, vc [L, N, H, S, hd]: kc[layerOff + ((n·H + h)·S + pos)·hd + e] = k[r, h·hd + e]
-// Row r → (n, pos) as in decode_embed.wgsl. One invocation per (row, channel).
+// Row r → (n, pos) as in decode_embed.wgsl. A shared-prompt prefill (row n is
+// prompt n of G identical sequences n·G … n·G+G−1) writes `copies` = G
+// copies, one into each sequence's slab; a decode step writes one (copies = 1).
+// One invocation per (row, channel).
 
 struct Params {
   R: u32,
@@ -13,6 +16,7 @@ struct Params {
   posBase: u32,
   useState: u32,
   layerOff: u32,  // float offset of this layer's slab in kc / vc
+  copies: u32,    // sequences per row (G in a shared-prompt prefill, else 1)
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
@@ -32,7 +36,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   if (p.useState != 0u) { pos += state[0]; }
   let h = i / p.hd;
   let e = i % p.hd;
-  let dst = p.layerOff + ((n * p.H + h) * p.S + pos) * p.hd + e;
-  kc[dst] = qkv[r * 3u * p.D + p.D + i];
-  vc[dst] = qkv[r * 3u * p.D + 2u * p.D + i];
+  let k = qkv[r * 3u * p.D + p.D + i];
+  let v = qkv[r * 3u * p.D + 2u * p.D + i];
+  for (var c = 0u; c < p.copies; c++) {
+    let dst = p.layerOff + (((n * p.copies + c) * p.H + h) * p.S + pos) * p.hd + e;
+    kc[dst] = k;
+    vc[dst] = v;
+  }
 }

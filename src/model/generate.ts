@@ -29,8 +29,12 @@
  * the tests compare against): sequence = [P patches][prompt (left-padded)][response],
  * PAD text tokens masked as attention keys, absolute learned positions.
  *
+ * Sequences may share prompts in groups of G (GeneratorOptions.groupSize, a
+ * GRPO group): the prefill then runs once per prompt ((N/G)·T0 rows) and
+ * copies the prompt's keys/values into each of its G sequences' caches.
+ *
  * Memory: the KV cache is 2 · L · N · H · (T0 + maxNew) · hd floats; activation
- * buffers hold N·T0 rows (prefill); all allocated in the constructor.
+ * buffers hold max((N/G)·T0, N) rows; all allocated in the constructor.
  */
 import type { GpuContext, KernelCall } from "../gpu/context";
 import { packParams } from "../gpu/context";
@@ -88,6 +92,14 @@ export interface GenerateResult {
 /** Construction options of a Generator. */
 export interface GeneratorOptions {
   /**
+   * G: sequences n·G … n·G+G−1 share one image and prompt (a GRPO group), so
+   * the prefill runs once per prompt and its keys/values are copied to the G
+   * sequences' caches; generate() then checks that each group's images and
+   * prompts are identical. Must divide N. Default 1 (every sequence its own).
+   * Results are identical to G = 1 on the same inputs and seed.
+   */
+  groupSize?: number;
+  /**
    * Sleep for ~80% of the previous batch's duration (same maxNew) before
    * awaiting the read-back. Node/Dawn busy-polls its main thread while a GPU
    * promise is pending, taking a core from SwiftShader (design.md, measured
@@ -107,6 +119,8 @@ const IS_NODE = typeof process !== "undefined" && typeof process.versions?.node 
  */
 export class Generator {
   readonly P: number;
+  /** Sequences per shared prompt (GeneratorOptions.groupSize). */
+  readonly groupSize: number;
   /** Prefill rows per sequence: P + promptLen. */
   readonly T0: number;
   /** GPU dispatches recorded by one generate() at the constructed maxNew. */
@@ -150,6 +164,9 @@ export class Generator {
     options: GeneratorOptions = {},
   ) {
     this.sleepBeforeRead = options.sleepBeforeRead ?? IS_NODE;
+    const G = options.groupSize ?? 1;
+    if (!Number.isInteger(G) || G < 1 || n % G !== 0) throw new Error(`Generator: groupSize ${G} must be a positive integer dividing N = ${n}`);
+    this.groupSize = G;
     validateConfig(config, ctx.adapter.limits);
     for (const [name, v] of [["n", n], ["promptLen", promptLen], ["maxNew", maxNew]] as const) {
       if (!Number.isInteger(v) || v < 1) throw new Error(`Generator: ${name} must be a positive integer, got ${v}`);
@@ -171,7 +188,8 @@ export class Generator {
     const L = config.nLayers;
     const S = T0 + maxNew; // cache positions per sequence
     const textCap = promptLen + maxNew;
-    const rows = n * T0;
+    const prompts = n / G;
+    const rows = Math.max(prompts * T0, n); // activation rows: the prefill's, or N for a decode step
     const layout = paramLayout(config);
     const off = (name: string) => layout.byName.get(name)!.offset;
     this.layoutFloats = layout.totalFloats;
@@ -208,18 +226,18 @@ export class Generator {
     };
     const layernorm = (inp: GPUBuffer, outBuf: GPUBuffer, R: number, g: string, b: string) =>
       ctx.call(layernormKernel(ctx), [inp, this.params, outBuf], packParams([R, d, 1, 0, off(g), off(b)]), grid(R));
-    const embed = (R: number, rowsPerSeq: number, posBase: number, useState: number) => ctx.call(
+    const embed = (R: number, rowsPerSeq: number, posBase: number, useState: number, seqMul: number) => ctx.call(
       embedKernel(ctx),
       [this.images, this.text, this.state, this.params, x],
       packParams([
         R, d, rowsPerSeq, posBase, useState, P, textCap, config.imageWidth / config.patchSize, config.patchSize,
         config.imageChannels, config.imageWidth, config.imageHeight * config.imageWidth * config.imageChannels,
-        off("patch.w"), off("patch.b"), off("wte"), off("wpe"),
+        off("patch.w"), off("patch.b"), off("wte"), off("wpe"), seqMul,
       ]),
       grid(R * (d / 4)),
     );
     // Attention half of layer l up to the cache append: xr [R, d] → qkvr [R, 3d] → cache.
-    const attnIn = (l: number, R: number, rowsPerSeq: number, posBase: number, useState: number, xr: GPUBuffer, qkvr: GPUBuffer) => {
+    const attnIn = (l: number, R: number, rowsPerSeq: number, posBase: number, useState: number, seqMul: number, xr: GPUBuffer, qkvr: GPUBuffer) => {
       const pre = `h.${l}.`;
       return [
         layernorm(xr, xn, R, pre + "ln1.g", pre + "ln1.b"),
@@ -227,19 +245,19 @@ export class Generator {
         ctx.call(
           kvAppendKernel(ctx),
           [qkvr, this.state, kc, vc],
-          packParams([R, d, H, hd, S, rowsPerSeq, posBase, useState, l * n * H * S * hd]),
+          packParams([R, d, H, hd, S, rowsPerSeq, posBase, useState, l * n * H * S * hd, seqMul]),
           grid(R * d),
         ),
       ];
     };
     // Rest of layer l: attention of the R query rows in qkvr over the cache, wo, MLP; residual in xr.
-    const attnOutMlp = (l: number, R: number, rowsPerSeq: number, posBase: number, useState: number, xr: GPUBuffer, qkvr: GPUBuffer) => {
+    const attnOutMlp = (l: number, R: number, rowsPerSeq: number, posBase: number, useState: number, seqMul: number, xr: GPUBuffer, qkvr: GPUBuffer) => {
       const pre = `h.${l}.`;
       return [
         ctx.call(
           attentionKernel(ctx, hd),
           [qkvr, kc, vc, this.text, this.state, att],
-          packParams([R, d, H, S, rowsPerSeq, posBase, useState, l * n * H * S * hd, P, textCap, { f32: 1 / Math.sqrt(hd) }]),
+          packParams([R, d, H, S, rowsPerSeq, posBase, useState, l * n * H * S * hd, P, textCap, { f32: 1 / Math.sqrt(hd) }, seqMul]),
           grid(R * H),
         ),
         matmul(att, xr, R, d, d, pre + "attn.wo", pre + "attn.bo", "add"),
@@ -254,27 +272,29 @@ export class Generator {
       matmul(xn, this.logits, n, d, V, "head.w", null, "store"),
     ];
     const gather = (src: GPUBuffer, dst: GPUBuffer, width: number) =>
-      ctx.call(gatherKernel(ctx), [src, dst], packParams([n, width, T0, T0 - 1]), grid(n * (width / 4)));
+      ctx.call(gatherKernel(ctx), [src, dst], packParams([n, width, T0, T0 - 1, G]), grid(n * (width / 4)));
 
-    // Prefill: all N·T0 rows through layers 0..L-2; in the last layer only the
-    // K/V of all rows are needed, so each sequence's last row is gathered
-    // (xLast, qkvLast) before attention output, MLP, lnf and head.
+    // Prefill: all (N/G)·T0 prompt rows through layers 0..L-2, K/V copied to
+    // the G sequences of each prompt; in the last layer only the K/V of all
+    // rows are needed, so each prompt's last row is gathered (replicated to its
+    // G sequences: xLast, qkvLast [N, ·]) before attention output, MLP, lnf and head.
+    const pr = prompts * T0;
     const xLast = ctx.createBuffer("gen.xLast", n * d * f);
     const qkvLast = ctx.createBuffer("gen.qkvLast", n * 3 * d * f);
-    this.prefill = [embed(rows, T0, 0, 0)];
+    this.prefill = [embed(pr, T0, 0, 0, G)];
     for (let l = 0; l < L - 1; l++) {
-      this.prefill.push(...attnIn(l, rows, T0, 0, 0, x, qkv), ...attnOutMlp(l, rows, T0, 0, 0, x, qkv));
+      this.prefill.push(...attnIn(l, pr, T0, 0, 0, G, x, qkv), ...attnOutMlp(l, pr, T0, 0, 0, G, x, qkv));
     }
     this.prefill.push(
-      ...attnIn(L - 1, rows, T0, 0, 0, x, qkv),
+      ...attnIn(L - 1, pr, T0, 0, 0, G, x, qkv),
       gather(qkv, qkvLast, 3 * d),
       gather(x, xLast, d),
-      ...attnOutMlp(L - 1, n, 1, T0 - 1, 0, xLast, qkvLast),
+      ...attnOutMlp(L - 1, n, 1, T0 - 1, 0, 1, xLast, qkvLast),
       ...final(xLast),
     );
     // Decode step: N rows at position T0 + state[0].
-    this.decode = [embed(n, 1, T0, 1)];
-    for (let l = 0; l < L; l++) this.decode.push(...attnIn(l, n, 1, T0, 1, x, qkv), ...attnOutMlp(l, n, 1, T0, 1, x, qkv));
+    this.decode = [embed(n, 1, T0, 1, 1)];
+    for (let l = 0; l < L; l++) this.decode.push(...attnIn(l, n, 1, T0, 1, 1, x, qkv), ...attnOutMlp(l, n, 1, T0, 1, 1, x, qkv));
     this.decode.push(...final(x));
     this.advance = ctx.call(advanceKernel(ctx), [this.state], new Uint32Array([1, 0, 0, 0]), [1]);
     this.sample = ctx.call(
@@ -346,10 +366,29 @@ export class Generator {
       fh[n * this.maxNew + s] = pre.length;
     }
 
+    const G = this.groupSize;
+    if (G > 1) {
+      for (let s = 0; s < n; s++) {
+        const first = s - (s % G);
+        if (first === s) continue;
+        for (let i = 0; i < pixels; i++) {
+          if (opts.images[s * pixels + i] !== opts.images[first * pixels + i]) {
+            throw new Error(`generate: groupSize ${G}: the image of sequence ${s} differs from sequence ${first}'s (sequences of a group must share image and prompt)`);
+          }
+        }
+        for (let i = 0; i < promptLen; i++) {
+          if (opts.promptTokens[s * promptLen + i] !== opts.promptTokens[first * promptLen + i]) {
+            throw new Error(`generate: groupSize ${G}: the prompt of sequence ${s} differs from sequence ${first}'s (sequences of a group must share image and prompt)`);
+          }
+        }
+      }
+    }
+
     this.busy = true;
     const t0 = performance.now();
     try {
-      ctx.write(this.images, opts.images);
+      // One image per prompt (the first of each group).
+      for (let g = 0; g < n / G; g++) ctx.write(this.images, opts.images.subarray(g * G * pixels, (g * G + 1) * pixels), g * pixels * 4);
       ctx.write(this.text, text);
       ctx.write(this.forced, fh);
       ctx.write(this.state, new Uint32Array([0, opts.padId, 0, 0]));

@@ -100,8 +100,12 @@ describe("decode kernels", () => {
     const x = randn(12 * W, 21);
     const xb = ctx.createBufferFrom("x", x);
     const yb = ctx.createBuffer("y", 3 * W * 4);
-    const got = await run(gatherKernel(ctx), [xb, yb], packParams([3, W, 4, 3]), 3 * (W / 4), yb, 3 * W);
+    const got = await run(gatherKernel(ctx), [xb, yb], packParams([3, W, 4, 3, 1]), 3 * (W / 4), yb, 3 * W);
     expect(Array.from(got)).toEqual([3, 7, 11].flatMap((r) => Array.from(x.subarray(r * W, (r + 1) * W))));
+    // div = 2: rows 0,1 ← row 3; rows 2,3 ← row 7 (a prompt's row replicated to its group).
+    const yb4 = ctx.createBuffer("y4", 4 * W * 4);
+    const rep = await run(gatherKernel(ctx), [xb, yb4], packParams([4, W, 4, 3, 2]), 4 * (W / 4), yb4, 4 * W);
+    expect(Array.from(rep)).toEqual([3, 3, 7, 7].flatMap((r) => Array.from(x.subarray(r * W, (r + 1) * W))));
   });
 
   // Geometry shared by the embedding and attention checks: 6×9 RGB image, 3×3 patches → P = 6.
@@ -129,7 +133,7 @@ describe("decode kernels", () => {
     const wb = ctx.createBufferFrom("w", e.flat);
     const xb = ctx.createBuffer("x", N * T * D * 4);
     const prm = (R: number, rowsPerSeq: number, posBase: number, useState: number) =>
-      packParams([R, D, rowsPerSeq, posBase, useState, P, L, 3, 3, 3, 9, 6 * 9 * 3, 0, 576, 640, 896]);
+      packParams([R, D, rowsPerSeq, posBase, useState, P, L, 3, 3, 3, 9, 6 * 9 * 3, 0, 576, 640, 896, 1]);
     const got = await run(embedKernel(ctx), [imgB, textB, state, wb, xb], prm(N * T, T, 0, 0), N * T * (D / 4), xb, N * T * D);
     const patches = new Float64Array(N * P * pd);
     patchify(patches, img, dims, N);
@@ -172,8 +176,8 @@ describe("decode kernels", () => {
       const scale = { f32: 1 / Math.sqrt(hd) };
 
       const qp = ctx.createBufferFrom("qkv.prefill", prefillQkv);
-      ctx.run(ctx.call(kvAppendKernel(ctx), [qp, state, kc, vc], packParams([N * T, D, H, hd, S, T, 0, 0, layerOff]), grid(N * T * D)));
-      const pre = await run(attentionKernel(ctx, hd, forceScalar), [qp, kc, vc, textB, state, out], packParams([N * T, D, H, S, T, 0, 0, layerOff, P, L + 1, scale]), N * T * H, out, N * T * D);
+      ctx.run(ctx.call(kvAppendKernel(ctx), [qp, state, kc, vc], packParams([N * T, D, H, hd, S, T, 0, 0, layerOff, 1]), grid(N * T * D)));
+      const pre = await run(attentionKernel(ctx, hd, forceScalar), [qp, kc, vc, textB, state, out], packParams([N * T, D, H, S, T, 0, 0, layerOff, P, L + 1, scale, 1]), N * T * H, out, N * T * D);
       const refPre = new Float64Array(N * T * D);
       for (let n = 0; n < N; n++) refPre.set(ref.subarray(n * T1 * D, (n * T1 + T) * D), n * T * D);
       expectClose(pre, refPre);
@@ -181,8 +185,8 @@ describe("decode kernels", () => {
       // Decode step: state[0] = 1 with posBase T − 1 → position T.
       ctx.write(state, new Uint32Array([1, PAD, 0, 0]));
       const qd = ctx.createBufferFrom("qkv.decode", decodeQkv);
-      ctx.run(ctx.call(kvAppendKernel(ctx), [qd, state, kc, vc], packParams([N, D, H, hd, S, 1, T - 1, 1, layerOff]), grid(N * D)));
-      const dec = await run(attentionKernel(ctx, hd, forceScalar), [qd, kc, vc, textB, state, out], packParams([N, D, H, S, 1, T - 1, 1, layerOff, P, L + 1, scale]), N * H, out, N * D);
+      ctx.run(ctx.call(kvAppendKernel(ctx), [qd, state, kc, vc], packParams([N, D, H, hd, S, 1, T - 1, 1, layerOff, 1]), grid(N * D)));
+      const dec = await run(attentionKernel(ctx, hd, forceScalar), [qd, kc, vc, textB, state, out], packParams([N, D, H, S, 1, T - 1, 1, layerOff, P, L + 1, scale, 1]), N * H, out, N * D);
       expectClose(dec, [0, 1].flatMap((n) => Array.from(ref.subarray((n * T1 + T) * D, (n * T1 + T1) * D))));
     });
   }

@@ -184,6 +184,28 @@ describe("Generator", () => {
     expect(Array.from(d.tokens.subarray(0, MAXNEW))).toEqual(Array.from(c.tokens.subarray(0, MAXNEW)));
   });
 
+  it("shared-prompt groups (groupSize 2) give exactly the tokens and logprobs of independent sequences", async () => {
+    const pix = images.length / N;
+    const gi = new Float32Array(images.length);
+    const gp = new Int32Array(promptTokens.length);
+    for (let s = 0; s < N; s++) {
+      const src = s - (s % 2);
+      gi.set(images.subarray(src * pix, (src + 1) * pix), s * pix);
+      gp.set(promptTokens.subarray(src * PROMPT, (src + 1) * PROMPT), s * PROMPT);
+    }
+    const grouped = new Generator(ctx, cfg, N, PROMPT, MAXNEW, { groupSize: 2 });
+    const forcedPrefix = [null, [5, 6], null, [1]];
+    for (const o of [{ greedy: true }, { seed: 4, topK: 6 }, { seed: 9, forcedPrefix }]) {
+      const a = await gen.generate({ ...base(), images: gi, promptTokens: gp, ...o });
+      const b = await grouped.generate({ ...base(), images: gi, promptTokens: gp, ...o });
+      expect(Array.from(b.tokens)).toEqual(Array.from(a.tokens));
+      expect(Array.from(b.logprobs)).toEqual(Array.from(a.logprobs));
+      expect(Array.from(b.lengths)).toEqual(Array.from(a.lengths));
+    }
+    await expect(grouped.generate({ ...base() })).rejects.toThrow(/groupSize 2: the image of sequence 1 differs from sequence 0's/);
+    expect(() => new Generator(ctx, cfg, N, PROMPT, MAXNEW, { groupSize: 3 })).toThrow(/groupSize 3 must be a positive integer dividing N = 4/);
+  });
+
   it("throws clear errors for shapes beyond the constructed ones or maxSeqLen", async () => {
     const P = numPatches(cfg);
     expect(() => new Generator(ctx, cfg, N, cfg.maxSeqLen - P, 1)).toThrow(/exceeds config\.maxSeqLen/);
