@@ -151,6 +151,24 @@ describe("TrainGraph on the tiny config", () => {
     await expect(graph.readStats()).rejects.toThrow(/diverged/);
   });
 
+  it("plain SGD on its gradients lowers the SFT loss (the gradient points downhill)", async () => {
+    const pbuf = ctx.createBufferFrom("sgdParams", params);
+    const gbuf = ctx.createBuffer("sgdGrads", layout.totalFloats * 4);
+    const g = new TrainGraph(ctx, TINY, B, L, { padId: batch.padId, params: pbuf, grads: gbuf });
+    g.setBatch(batch);
+    const p = Float32Array.from(params);
+    const losses: number[] = [];
+    for (let step = 0; step < 8; step++) {
+      g.sftStep();
+      losses.push((await g.readStats()).loss);
+      const grads = await ctx.readF32(gbuf);
+      for (let i = 0; i < p.length; i++) p[i] -= 0.03 * grads[i];
+      ctx.write(pbuf, p);
+    }
+    for (let i = 1; i < losses.length; i++) expect(losses[i], losses.join(", ")).toBeLessThan(losses[i - 1]);
+    expect(losses[7]).toBeLessThan(0.8 * losses[0]);
+  });
+
   it("allocates nothing in steady state (100 steps)", async () => {
     const old = new Float32Array(B * L);
     const adv = Float32Array.from([0.5, -0.5]);
