@@ -4,6 +4,17 @@
  * KernelCall with the sizes in its uniform. Build calls at setup; run them
  * every step with ctx.run(call). Shapes are row-major; names match the
  * shader headers and the CPU references in src/model/reference/.
+ *
+ * Versions (llm.c dev/cuda style; each passes the same checker):
+ *   matmul      scalar  4×4 register block, scalar loads, any sizes
+ *               vec4    4×4 register block, vec4 loads (~1.8–3× scalar on
+ *                       SwiftShader); forward needs K, N % 4 = 0, dX N % 4 = 0,
+ *                       dW K, N % 4 = 0. "auto" picks vec4 when allowed.
+ *   attention   scalar  one invocation per query row, any head size
+ *               vec4    same, vec4 along head channels (head size % 4 = 0)
+ * No version uses workgroup memory: register blocking is what pays on CPU
+ * adapters (design.md). A workgroup-tiled matmul for discrete GPUs is not
+ * written yet (no GPU was available to measure it against these).
  */
 import { packParams, type Binding, type GpuContext, type KernelCall } from "../../gpu/context";
 import matmulForwardCode from "../../../shaders/matmul_forward.wgsl?raw";
