@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { MetricRow } from "../../src/workers/protocol";
-import { buildChart, buildSeries, chartToCsv, markerX } from "../../src/ui/lib/chart-data";
+import { buildChart, buildSeries, chartToCsv, flatDomain, markerX } from "../../src/ui/lib/chart-data";
 import { exportRunJson } from "../../src/ui/lib/export-json";
 import { toCsv } from "../../src/ui/lib/csv";
 import { appendMetrics, emptyMetrics } from "../../src/store/run-data";
@@ -77,5 +77,15 @@ describe("image to canvas pixels", () => {
     ]);
     expect(Array.from(imageToRgba(new Float32Array([1, 0.5, 0]), 1, 1, 3))).toEqual([255, 128, 0, 255]);
     expect(() => imageToRgba(new Float32Array(3), 2, 2, 1)).toThrow(/3 values/);
+  });
+});
+
+describe("y range of a flat metric", () => {
+  it("pads a (nearly) constant series and leaves a varying one to the chart", () => {
+    const p = (raw: number) => ({ x: 0, step: 0, time: 0, raw, smooth: raw });
+    const d = flatDomain({ a: [p(0.05), p(0.05 + 1e-12)] })!;
+    expect(d[0]).toBeCloseTo(0.04);
+    expect(d[1]).toBeCloseTo(0.06);
+    expect(flatDomain({ a: [p(0), p(1)] })).toBeNull();
   });
 });

@@ -31,7 +31,8 @@ export const MAX_POINTS_PER_LINE = 500;
 /** Points of one variant's line for `key` (rows in arrival order). */
 export function buildSeries(rows: readonly MetricRow[], key: string, opts: SeriesOptions): PlotPoint[] {
   const picked = rows.filter((r) => Number.isFinite(r.values[key]));
-  picked.sort((a, b) => a.step - b.step || a.time - b.time);
+  // Rows arrive in step order; sort only when they do not (cheap check, long runs).
+  if (picked.some((r, i) => i > 0 && r.step < picked[i - 1].step)) picked.sort((a, b) => a.step - b.step || a.time - b.time);
   const raw = picked.map((r) => r.values[key]);
   const smooth = debiasedEma(raw, opts.smoothing);
   const xs = picked.map((r) => (opts.xAxis === "step" ? r.step : r.time));
@@ -68,4 +69,20 @@ export function chartToCsv(key: string, series: Readonly<Record<string, PlotPoin
     for (const p of pts) rows.push([variant, p.step, p.time, p.raw, p.smooth]);
   }
   return toCsv(["variant", "step", "time_s", key, `${key}_smoothed_ema${smoothing}`], rows);
+}
+
+/** A fixed y range around a (nearly) constant metric, so float jitter does not become the whole axis. */
+export function flatDomain(series: Record<string, PlotPoint[]>): [number, number] | null {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const pts of Object.values(series))
+    for (const p of pts)
+      for (const v of [p.raw, p.smooth])
+        if (Number.isFinite(v)) {
+          lo = Math.min(lo, v);
+          hi = Math.max(hi, v);
+        }
+  if (!Number.isFinite(lo) || hi - lo > 1e-6 * Math.max(1, Math.abs(hi))) return null;
+  const pad = Math.max(Math.abs(hi) * 0.1, 0.01);
+  return [lo - pad, hi + pad];
 }

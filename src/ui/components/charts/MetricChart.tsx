@@ -2,14 +2,16 @@
  * One metric, one line per variant: the smoothed value (bold) over the raw
  * value (faint), markers where a weight changed. Knows nothing about training.
  */
-import { memo } from "react";
+import { memo, useRef } from "react";
 import { CartesianGrid, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import type { Marker, MetricRow } from "../../../workers/protocol";
-import { chartToCsv, markerX, type PlotPoint, type XAxisKind } from "../../lib/chart-data";
+import { chartToCsv, flatDomain, markerX, type PlotPoint, type XAxisKind } from "../../lib/chart-data";
 import { downloadText } from "../../lib/csv";
 import { metricMeta } from "../../lib/metric-meta";
 import { variantColor, variantLabel } from "../../lib/variant-meta";
 import { Tip } from "../Field";
+import { downloadSvgAsPng } from "../../lib/svg-png";
+import { labStore } from "../../../store";
 
 export interface MetricChartProps {
   metricKey: string;
@@ -38,9 +40,18 @@ function MetricChartImpl({ metricKey, testId, kind, series, totals, rowsByVarian
     attrs[`data-points-${v}`] = series[v].length;
     attrs[`data-total-${v}`] = totals[v] ?? series[v].length;
   }
+  const yDomain = flatDomain(series);
   const csv = () => downloadText(`${metricKey}-${kind}.csv`, chartToCsv(metricKey, series, smoothing));
+  const ref = useRef<HTMLElement>(null);
+  const png = () => {
+    const svg = ref.current?.querySelector<SVGSVGElement>("svg.recharts-surface");
+    if (svg)
+      downloadSvgAsPng(svg, `${metricKey}-${kind}.png`).catch((e) =>
+        labStore.getState().reportError(`PNG export failed: ${e instanceof Error ? e.message : String(e)}`, false, "page"),
+      );
+  };
   return (
-    <figure className="chart" data-testid={`chart-${testId}`} data-metric={metricKey} data-kind={kind} {...attrs}>
+    <figure ref={ref} className="chart" data-testid={`chart-${testId}`} data-metric={metricKey} data-kind={kind} {...attrs}>
       <figcaption className="chart-head">
         <span className="chart-title">{meta.title}</span>
         {meta.title !== metricKey && <code className="muted small">{metricKey}</code>}
@@ -49,12 +60,15 @@ function MetricChartImpl({ metricKey, testId, kind, series, totals, rowsByVarian
         <button type="button" className="small-btn" onClick={csv} aria-label={`Export ${meta.title} as CSV`} title="Download exactly the plotted points (raw and smoothed) as CSV">
           CSV
         </button>
+        <button type="button" className="small-btn" onClick={png} aria-label={`Export ${meta.title} as PNG`} title="Download the chart as a PNG image">
+          PNG
+        </button>
       </figcaption>
       <ResponsiveContainer width="100%" height={170}>
         <LineChart margin={{ top: 6, right: 12, bottom: 0, left: 0 }}>
           <CartesianGrid strokeDasharray="3 3" stroke="#e4e7eb" />
-          <XAxis dataKey="x" type="number" domain={["dataMin", "dataMax"]} tickFormatter={fmt} fontSize={11} allowDuplicatedCategory={false} />
-          <YAxis width={54} tickFormatter={fmt} fontSize={11} domain={["auto", "auto"]} />
+          <XAxis dataKey="x" type="number" domain={["dataMin", "dataMax"]} tickFormatter={xAxis === "time" ? (v: number) => `${fmt(v)}s` : fmt} fontSize={11} allowDuplicatedCategory={false} />
+          <YAxis width={54} tickFormatter={fmt} fontSize={11} domain={yDomain ?? ["auto", "auto"]} />
           <Tooltip
             formatter={(v, name) => [fmt(Number(v)), String(name)]}
             labelFormatter={(l) => `${xAxis === "step" ? "step" : "time (s)"} ${fmt(Number(l))}`}
