@@ -118,6 +118,7 @@ const IS_NODE = typeof process !== "undefined" && typeof process.versions?.node 
  * allocates no GPU objects.
  */
 export class Generator {
+  /** Patch tokens per image. */
   readonly P: number;
   /** Sequences per shared prompt (GeneratorOptions.groupSize). */
   readonly groupSize: number;
@@ -153,7 +154,8 @@ export class Generator {
    * @param maxNew largest number of new tokens a batch may ask for.
    * @param options see GeneratorOptions.
    * @throws Error when the config is invalid, P + promptLen + maxNew exceeds
-   *   config.maxSeqLen, or a buffer exceeds the adapter's limits.
+   *   config.maxSeqLen, groupSize does not divide n, or a buffer exceeds the
+   *   adapter's limits.
    */
   constructor(
     private readonly ctx: GpuContext,
@@ -164,13 +166,13 @@ export class Generator {
     options: GeneratorOptions = {},
   ) {
     this.sleepBeforeRead = options.sleepBeforeRead ?? IS_NODE;
-    const G = options.groupSize ?? 1;
-    if (!Number.isInteger(G) || G < 1 || n % G !== 0) throw new Error(`Generator: groupSize ${G} must be a positive integer dividing N = ${n}`);
-    this.groupSize = G;
     validateConfig(config, ctx.adapter.limits);
     for (const [name, v] of [["n", n], ["promptLen", promptLen], ["maxNew", maxNew]] as const) {
       if (!Number.isInteger(v) || v < 1) throw new Error(`Generator: ${name} must be a positive integer, got ${v}`);
     }
+    const G = options.groupSize ?? 1;
+    if (!Number.isInteger(G) || G < 1 || n % G !== 0) throw new Error(`Generator: groupSize ${G} must be a positive integer dividing N = ${n}`);
+    this.groupSize = G;
     const P = numPatches(config);
     const T0 = P + promptLen;
     if (T0 + maxNew > config.maxSeqLen) {
