@@ -83,6 +83,8 @@ export function flatDomain(series: Record<string, PlotPoint[]>): [number, number
           hi = Math.max(hi, v);
         }
   if (!Number.isFinite(lo) || hi - lo > 1e-6 * Math.max(1, Math.abs(hi))) return null;
-  const pad = Math.max(Math.abs(hi) * 0.1, 0.01);
-  return [lo - pad, hi + pad];
+  // One "unit" either side, on round numbers so the ticks are round too.
+  const unit = Math.pow(10, Math.floor(Math.log10(Math.max(Math.abs(hi), 0.1)))) / 10;
+  const r = (v: number) => Number((Math.round(v / unit) * unit).toPrecision(12));
+  return [r(lo) - unit, r(hi) + unit];
 }
