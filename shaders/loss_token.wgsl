@@ -8,6 +8,7 @@
 //   f4 entropy (nats)                    f5 logsumexp of the row
 //   f6 m   effective mask (0 at s = 0)   f7 unused
 // mode 0: logprobs only (f0..f3 = 0). mode 1: SFT, ℓ = −logπ.
+// mode 3: policy loss without a reference policy (no KL term, k3 = 0).
 // mode 2: policy loss (reward-spec.md §1; PPO eq. 7 clip, verl low_var_kl):
 //   ρ = exp(logπ − logπ_old), ℓ = −min(ρA, clip(ρ, 1−ε, 1+ε)A) + β·k3,
 //   x = clamp(logπ_ref − logπ, ±20), k3 = clamp(eˣ − x − 1, ±10);
@@ -64,12 +65,15 @@ fn main(@builtin(global_invocation_id) gid: vec3u) {
   let clipped = rc * A;
   var dsurr = 0.0;
   if (unclipped <= clipped) { dsurr = unclipped; }
-  let xr = refLogprobs[i] - lp;
-  let x = clamp(xr, -20.0, 20.0);
-  let k3r = exp(x) - x - 1.0;
-  let k3 = clamp(k3r, -10.0, 10.0);
+  var k3 = 0.0;
   var dk3 = 0.0;
-  if (abs(xr) <= 20.0 && abs(k3r) <= 10.0) { dk3 = 1.0 - exp(x); }
+  if (p.mode == 2u) {
+    let xr = refLogprobs[i] - lp;
+    let x = clamp(xr, -20.0, 20.0);
+    let k3r = exp(x) - x - 1.0;
+    k3 = clamp(k3r, -10.0, 10.0);
+    if (abs(xr) <= 20.0 && abs(k3r) <= 10.0) { dk3 = 1.0 - exp(x); }
+  }
   tok[o + 0u] = -min(unclipped, clipped) + p.beta * k3;
   tok[o + 1u] = -dsurr + p.beta * dk3;
   tok[o + 2u] = k3;

@@ -43,9 +43,9 @@ export interface PolicyStepOptions {
   oldLogprobs: Float32Array | GPUBuffer;
   /**
    * [B, textLen] logπ_ref (the frozen reference policy's logprobs, e.g. from
-   * forwardLogprobs(refParams, buffer)). Required when beta > 0; when omitted
-   * the previously set values are kept (zeros at first), and the reported KL
-   * then refers to them.
+   * forwardLogprobs(refParams, buffer)). Required when beta > 0. With
+   * beta = 0 it only feeds the reported KL; when omitted there is no KL term
+   * and the reported KL is 0.
    */
   refLogprobs?: Float32Array | GPUBuffer;
   /** PPO clip ε; default 0.2 (reward-spec.md §1). */
@@ -62,7 +62,7 @@ export interface PolicyStepOptions {
 export interface StepStats {
   /** The aggregated loss of the last step (SFT: mean cross-entropy, nats). */
   loss: number;
-  /** Mean k3 KL estimate to the reference policy (0 for SFT). */
+  /** Mean k3 KL estimate to the reference policy (0 for SFT and for policy steps without refLogprobs). */
   kl: number;
   /** Fraction of tokens where the clipped branch was active (verl pg_clipfrac; 0 for SFT). */
   clipFrac: number;
@@ -450,7 +450,8 @@ export class TrainGraph {
     this.put(this.advantages, opts.advantages, B, "advantages");
     this.put(this.oldLogprobs, opts.oldLogprobs, B * L, "oldLogprobs");
     if (opts.refLogprobs) this.put(this.refLogprobs, opts.refLogprobs, B * L, "refLogprobs");
-    this.lossPolicyCall.setParams(K.lossTokenParams({ B, T: this.T, L, P: this.P, V: this.config.vocabSize }, K.LOSS_MODE.policy, clipEps, beta));
+    const mode = opts.refLogprobs ? K.LOSS_MODE.policy : K.LOSS_MODE.policyNoRef;
+    this.lossPolicyCall.setParams(K.lossTokenParams({ B, T: this.T, L, P: this.P, V: this.config.vocabSize }, mode, clipEps, beta));
     this.reducePolicyCall.setParams(K.lossReduceParams(B, L, K.AGGREGATION[agg], normLength));
     this.recordForward(this.params);
     ctx.run(this.lossPolicyCall);

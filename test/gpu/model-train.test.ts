@@ -129,9 +129,10 @@ describe("TrainGraph on the tiny config", () => {
     graph.forwardLogprobs(graph.params, graph.oldLogprobs);
     graph.policyStep({ advantages: Float32Array.from([1, -1]), oldLogprobs: graph.oldLogprobs });
     const s = await graph.readStats();
-    // ρ = 1 everywhere: loss = −mean_b A_b = 0, nothing clipped
+    // ρ = 1 everywhere: loss = −mean_b A_b = 0, nothing clipped; no refLogprobs: no KL
     expect(s.loss).toBeCloseTo(0, 6);
     expect(s.clipFrac).toBe(0);
+    expect(s.kl).toBe(0);
   });
 
   it("runs a second (reference) parameter buffer through the same forward", async () => {

@@ -199,8 +199,8 @@ export function embedBackward(ctx: GpuContext, b: { dout: Binding; tokens: Bindi
   return ctx.call(ctx.kernel("embed_backward", embedBackwardCode), [b.dout, b.tokens, b.dwte, b.dwpe, b.dpatchEmb], packParams([B, P, L, C, V, 0, 0, 0]), grid(ctx, n));
 }
 
-/** What loss_token computes: 0 logprobs only, 1 SFT, 2 policy loss. */
-export const LOSS_MODE = { logprobs: 0, sft: 1, policy: 2 } as const;
+/** What loss_token computes: logprobs only, SFT, policy loss with / without a reference policy (KL). */
+export const LOSS_MODE = { logprobs: 0, sft: 1, policy: 2, policyNoRef: 3 } as const;
 
 /** Sizes of the loss kernels. */
 export interface LossDims { B: number; T: number; L: number; P: number; V: number }
