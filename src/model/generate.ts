@@ -55,7 +55,8 @@ export interface GenerateOptions {
   /**
    * Per sequence, response tokens to force before sampling starts (null/empty:
    * none); each at most maxNew long. Used to continue a truncated rollout and
-   * to re-ask with shuffled options. Forced tokens appear in `tokens`.
+   * to re-ask with shuffled options. Forced tokens appear in `tokens`; a
+   * forced EOS ends the sequence like a sampled one.
    */
   forcedPrefix?: ReadonlyArray<Int32Array | number[] | null> | null;
   /** New tokens per sequence, ≤ the constructed maxNew (default: the constructed maxNew). */
