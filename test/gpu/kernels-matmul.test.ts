@@ -15,6 +15,8 @@ const SIZES: Array<[number, number, number]> = [
   [20, 64, 196],
   [7, 3, 5],
   [9, 12, 4],
+  [6, 4, 8],
+  [3, 20, 12],
 ];
 // every size through the scalar kernels, and through the vec4 kernels where they apply
 const CASES: Array<[MatmulVariant, number, number, number]> = [

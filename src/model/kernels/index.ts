@@ -7,8 +7,8 @@
  *
  * Versions (llm.c dev/cuda style; each passes the same checker):
  *   matmul      scalar  4×4 register block, scalar loads, any sizes
- *               vec4    4×4 register block, vec4 loads (~1.8–3× scalar on
- *                       SwiftShader); forward needs K, N % 4 = 0, dX N % 4 = 0,
+ *               vec4    vec4 loads, 4×4 block (8×4 for dW) (~1.8–3× scalar
+ *                       on SwiftShader); forward needs K, N % 4 = 0, dX N % 4 = 0,
  *                       dW K, N % 4 = 0. "auto" picks vec4 when allowed.
  *   attention   scalar  one invocation per query row, any head size
  *               vec4    same, vec4 along head channels (head size % 4 = 0)
@@ -102,9 +102,11 @@ export function matmulBackwardDx(ctx: GpuContext, b: { dy: Binding; w: Binding; 
 /** dw [K, N] += xᵀ · dy; dbias [N] += column sums of dy when dbias is given; vec4 needs K, N % 4 = 0. */
 export function matmulBackwardDw(ctx: GpuContext, b: { x: Binding; dy: Binding; dw: Binding; dbias: Binding | null; dummy: Binding }, M: number, K: number, N: number, variant: MatmulVariant = "auto"): KernelCall {
   const hasBias = b.dbias ? 1 : 0;
-  const vec4 = pick(variant, K % 4 === 0 && N % 4 === 0, "matmul_backward_dw");
-  const kernel = vec4 ? ctx.kernel("matmul_backward_dw_vec4", matmulDwVec4Code) : ctx.kernel("matmul_backward_dw", matmulDwCode);
-  return ctx.call(kernel, [b.x, b.dy, b.dw, b.dbias ?? b.dummy], packParams([M, K, N, hasBias]), grid(ctx, (blocks(K) + hasBias) * blocks(N)));
+  const bindings = [b.x, b.dy, b.dw, b.dbias ?? b.dummy];
+  if (pick(variant, K % 4 === 0 && N % 4 === 0, "matmul_backward_dw")) {
+    return ctx.call(ctx.kernel("matmul_backward_dw_vec4", matmulDwVec4Code), bindings, packParams([M, K, N, hasBias]), grid(ctx, (Math.ceil(K / 8) + hasBias) * (N / 4)));
+  }
+  return ctx.call(ctx.kernel("matmul_backward_dw", matmulDwCode), bindings, packParams([M, K, N, hasBias]), grid(ctx, (blocks(K) + hasBias) * blocks(N)));
 }
 
 /** @throws Error when C is not a multiple of 4 (the row kernels read vec4). */
