@@ -16,14 +16,14 @@ export type Estimator = (typeof ESTIMATORS)[number];
 /** Loss aggregations of reward-spec §1: papers' default, DAPO, Dr. GRPO. */
 export const AGGREGATIONS = ["seq-mean-token-mean", "token-mean", "seq-mean-token-sum-norm"] as const;
 
-/** Judge noise of the rubric auditor (reward-spec §2, lab choice). */
+/** Judge noise of the rubric auditor (reward-spec §2, lab choice; defaults = DEFAULT_AUDITOR of src/rewards/auditor-judge.ts). */
 export const JudgeSchema = z.object({
   /** Per-candidate perception noise σ_j (score units, [0, 1] scale). */
-  sigmaJ: z.number().min(0).max(1).default(0.1),
+  sigmaJ: z.number().min(0).max(1).default(0.05),
   /** Per-call calibration offset σ_b, pointwise calls only. */
   sigmaB: z.number().min(0).max(1).default(0.1),
   /** Groupwise tie margin δ. */
-  delta: z.number().min(0).max(1).default(0.05),
+  delta: z.number().min(0).max(1).default(0.15),
 });
 
 export const WeightsSchema = z.object({

@@ -63,7 +63,8 @@ export function connectTrainer(store: StoreApi<LabState>): TrainerClient {
         sink.reportError(`The trainer worker is not running; '${cmd.type}' was not sent.`, false, "page");
         return;
       }
-      worker.postMessage(cmd);
+      // The worker resolves data and checkpoints against the site root (public/).
+      worker.postMessage(cmd.type === "init" && !cmd.assetBase ? { ...cmd, assetBase: new URL(import.meta.env.BASE_URL, location.href).href } : cmd);
     },
     terminate() {
       worker?.terminate();

@@ -56,7 +56,14 @@ export type TrainerPhase = "loading" | "idle" | "sft" | "rl" | "paused" | "done"
 
 /** Commands the page sends to the trainer worker. */
 export type TrainerCommand =
-  | { type: "init"; experiment: Experiment; checkpointUrl?: string }
+  | {
+      type: "init";
+      experiment: Experiment;
+      /** Absolute URL of the site root (public/ files: data, checkpoints); default: the worker's origin. */
+      assetBase?: string;
+      /** Override of the cold-start checkpoint URL. */
+      checkpointUrl?: string;
+    }
   | { type: "start" }
   | { type: "pause" }
   | { type: "step" }

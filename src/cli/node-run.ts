@@ -1,0 +1,118 @@
+/**
+ * Node plumbing shared by the CLIs: device, data, checkpoints, output files.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync, appendFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { GpuContext } from "../gpu/context";
+import { requestNodeDevice } from "../gpu/node-gpu";
+import { loadCheckpoint } from "../model/checkpoint";
+import { loadMnistSubsetNode } from "../tasks/mnist-data-node";
+import type { MnistSubset } from "../tasks/mnist-data";
+import type { Experiment } from "../rl/experiment";
+import { checkpointPath } from "../rl/checkpoints";
+import type { RunSink } from "../rl/runner";
+import type { MetricRow } from "../workers/protocol";
+
+/** Repository root (two levels above src/cli). */
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+
+/** A GPU context on Node's WebGPU (SwiftShader here). */
+export async function nodeContext(): Promise<GpuContext> {
+  return new GpuContext(await requestNodeDevice());
+}
+
+/** The packed MNIST subset (only the digits family needs it). */
+export function mnistFor(exp: Experiment): MnistSubset | undefined {
+  return exp.task.family === "digits" ? loadMnistSubsetNode() : undefined;
+}
+
+/** Absolute path of the shipped cold-start checkpoint for `exp`. */
+export function checkpointFile(exp: Experiment): string {
+  return join(REPO_ROOT, "public", checkpointPath(exp));
+}
+
+/** Loads the shipped checkpoint for `exp`, or null when there is none. */
+export function loadShippedCheckpoint(exp: Experiment) {
+  const file = checkpointFile(exp);
+  if (!existsSync(file)) return null;
+  return loadCheckpoint(new Uint8Array(readFileSync(file)));
+}
+
+/** Writes bytes, creating the folder. */
+export function writeBytes(file: string, bytes: Uint8Array): void {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, bytes);
+}
+
+const CSV_HEAD = ["variant", "kind", "step", "time"];
+
+/**
+ * A sink that prints progress and, with `outDir`, appends every metric row to
+ * metrics.jsonl and metrics.csv (long format: one row per metric value).
+ */
+export function consoleSink(outDir?: string, quiet = false): RunSink & { rows: MetricRow[] } {
+  const rows: MetricRow[] = [];
+  if (outDir) {
+    mkdirSync(outDir, { recursive: true });
+    writeFileSync(join(outDir, "metrics.jsonl"), "");
+    writeFileSync(join(outDir, "metrics.csv"), [...CSV_HEAD, "metric", "value"].join(",") + "\n");
+  }
+  return {
+    rows,
+    metrics(batch) {
+      for (const r of batch) {
+        rows.push(r);
+        if (outDir) {
+          appendFileSync(join(outDir, "metrics.jsonl"), JSON.stringify(r) + "\n");
+          const lines = Object.entries(r.values).map(([k, v]) => [r.variant, r.kind, r.step, r.time.toFixed(3), k, v].join(","));
+          appendFileSync(join(outDir, "metrics.csv"), lines.join("\n") + "\n");
+        }
+        if (quiet) continue;
+        const v = r.values;
+        if (r.kind === "eval") {
+          console.error(`[eval] ${r.variant} step ${r.step}: acc ${fmt(v.acc)} rcAcc ${fmt(v.rcAcc)} incR ${fmt(v.incR)} format ${fmt(v.formatRate)} stepAcc ${fmt(v.stepAcc)}`);
+        } else if (r.variant === "sft") {
+          if (r.step % 25 === 0 || r.step === 1) console.error(`[sft] step ${r.step}: loss ${fmt(v.loss)} (${Math.round(v.step_time_ms)} ms)`);
+        } else {
+          console.error(`[rl] ${r.variant} step ${r.step}: reward ${fmt(v.reward)} acc ${fmt(v.train_acc)} kl ${fmt(v.kl)} (${Math.round(v.step_time_ms)} ms)`);
+        }
+      }
+    },
+    samples() {},
+    marker(m) {
+      if (!quiet) console.error(`[marker] ${m.variant} step ${m.step}: ${m.label}`);
+    },
+    log(message) {
+      if (!quiet) console.error(message);
+    },
+  };
+}
+
+function fmt(x: number | undefined): string {
+  return x === undefined ? "-" : x.toFixed(3);
+}
+
+/** Parses `--key value` / `--flag` arguments into a map. */
+export function parseFlags(argv: string[], known: Record<string, "string" | "number" | "boolean">): Record<string, string | number | boolean> {
+  const out: Record<string, string | number | boolean> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (!a.startsWith("--")) throw new Error(`unexpected argument '${a}'`);
+    const key = a.slice(2);
+    const kind = known[key];
+    if (!kind) throw new Error(`unknown option --${key}; known: ${Object.keys(known).map((k) => "--" + k).join(" ")}`);
+    if (kind === "boolean") {
+      out[key] = true;
+      continue;
+    }
+    const v = argv[++i];
+    if (v === undefined) throw new Error(`--${key} needs a value`);
+    if (kind === "number") {
+      const n = Number(v);
+      if (!Number.isFinite(n)) throw new Error(`--${key} must be a number, got '${v}'`);
+      out[key] = n;
+    } else out[key] = v;
+  }
+  return out;
+}

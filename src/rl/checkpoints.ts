@@ -1,0 +1,17 @@
+/**
+ * Names of the shipped cold-start checkpoints: one per task setting and model
+ * size, under public/checkpoints/, made by `npm run train:sft`.
+ */
+import type { Experiment } from "./experiment";
+
+/** File name of the cold-start checkpoint for an experiment's task and model size. */
+export function checkpointFileName(exp: Pick<Experiment, "task" | "modelSize">): string {
+  const t = exp.task;
+  const task = t.family === "digits" ? `digits${t.numDigits}` : t.family;
+  return `sft-${task}-${t.multipleChoice ? "mc" : "open"}-${exp.modelSize}.ckpt`;
+}
+
+/** Path of that checkpoint relative to the site root (and to public/). */
+export function checkpointPath(exp: Pick<Experiment, "task" | "modelSize">): string {
+  return `checkpoints/${checkpointFileName(exp)}`;
+}

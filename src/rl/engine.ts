@@ -1,0 +1,248 @@
+/**
+ * LabEngine: the GPU side of a lab run, shared by every reward variant.
+ *
+ * One device, one model config. Each variant is a `Policy` (its own parameter
+ * buffer and AdamW state); the activations, the generator, the gradient
+ * buffer and the frozen reference policy are shared, so adding a variant costs
+ * only 3× its parameters (params, m, v). Before a variant's update its
+ * parameters are copied into the shared working buffer the graph is bound to
+ * (a GPU copy of a few hundred KB), and its own AdamW writes the update back.
+ */
+import type { GpuContext } from "../gpu/context";
+import { paramLayout, type ModelConfig, type ParamLayout } from "../model/config";
+import { TrainGraph, type PolicyAggregation, type StepStats } from "../model/graph";
+import { Generator, type GenerateResult } from "../model/generate";
+import { AdamW, type AdamWOptions, type GradStats } from "../model/adamw";
+import { AdvantageKernel, type GroupStatsResult } from "./advantages-gpu";
+import type { Estimator } from "./experiment";
+import type { TextShape, TextBatch } from "./sequences";
+import { EOS_ID, PAD_ID } from "../tasks/tokenizer";
+
+/** One trainable copy of the model with its optimizer state. */
+export interface Policy {
+  name: string;
+  /** Flat f32 parameters [totalFloats] (paramLayout). */
+  params: GPUBuffer;
+  adam: AdamW;
+}
+
+/** Sampling settings of a generate call. */
+export interface SamplingOptions {
+  temperature: number;
+  topK: number;
+  topP: number;
+  greedy: boolean;
+  seed: number;
+}
+
+/** Hyperparameters of one policy-gradient update (reward-spec §1). */
+export interface UpdateOptions {
+  clipEps: number;
+  beta: number;
+  aggregation: PolicyAggregation;
+  lr: number;
+}
+
+/** What an update reports (one read-back each from the graph and AdamW). */
+export interface UpdateStats extends StepStats, GradStats {}
+
+/** Owns every GPU object of a run. */
+export class LabEngine {
+  readonly layout: ParamLayout;
+  readonly textLen: number;
+  /** Frozen reference policy π_ref (the cold-start checkpoint). */
+  readonly ref: GPUBuffer;
+  private readonly work: GPUBuffer;
+  private readonly grads: GPUBuffer;
+  private graphs = new Map<number, { graph: TrainGraph; oldLp: GPUBuffer; refLp: GPUBuffer }>();
+  private generators = new Map<number, Generator>();
+  private advantageKernels = new Map<string, AdvantageKernel>();
+
+  /**
+   * @param initial flat f32 parameters of the reference / starting policy.
+   * @throws Error when the parameter count does not match the config.
+   */
+  constructor(
+    readonly ctx: GpuContext,
+    readonly config: ModelConfig,
+    readonly shape: TextShape,
+    initial: Float32Array,
+  ) {
+    this.layout = paramLayout(config);
+    if (initial.length !== this.layout.totalFloats) {
+      throw new Error(`LabEngine: ${initial.length} parameters given, the config needs ${this.layout.totalFloats}`);
+    }
+    this.textLen = shape.promptLen + shape.maxNew;
+    this.ref = ctx.createBufferFrom("policy.ref", initial);
+    this.work = ctx.createBuffer("policy.work", initial.byteLength);
+    this.grads = ctx.createBuffer("policy.grads", initial.byteLength);
+  }
+
+  /** A new policy starting from `initial` (default: the reference parameters). */
+  createPolicy(name: string, adam: AdamWOptions, initial?: Float32Array): Policy {
+    const params = this.ctx.createBuffer(`policy.${name}`, this.layout.totalFloats * 4);
+    if (initial) this.ctx.write(params, initial);
+    else this.ctx.copy(this.ref, 0, params, 0, this.layout.totalFloats * 4);
+    return { name, params, adam: new AdamW(this.ctx, this.layout, params, this.grads, adam) };
+  }
+
+  /** Overwrites a policy's parameters (Reset) and clears its optimizer state. */
+  resetPolicy(policy: Policy, initial?: Float32Array): void {
+    if (initial) this.ctx.write(policy.params, initial);
+    else this.ctx.copy(this.ref, 0, policy.params, 0, this.layout.totalFloats * 4);
+    policy.adam.reset();
+  }
+
+  /** Replaces the reference policy (after SFT from scratch). */
+  setReference(params: Float32Array | GPUBuffer): void {
+    if (params instanceof Float32Array) this.ctx.write(this.ref, params);
+    else this.ctx.copy(params, 0, this.ref, 0, this.layout.totalFloats * 4);
+  }
+
+  /** Reads a policy's parameters to the CPU (checkpoints). */
+  async readParams(buffer: GPUBuffer): Promise<Float32Array> {
+    return this.ctx.readF32(buffer, 0, this.layout.totalFloats);
+  }
+
+  private graphFor(B: number) {
+    let g = this.graphs.get(B);
+    if (!g) {
+      const graph = new TrainGraph(this.ctx, this.config, B, this.textLen, { padId: PAD_ID, params: this.work, grads: this.grads });
+      g = {
+        graph,
+        oldLp: this.ctx.createBuffer(`lp.old.${B}`, B * this.textLen * 4),
+        refLp: this.ctx.createBuffer(`lp.ref.${B}`, B * this.textLen * 4),
+      };
+      this.graphs.set(B, g);
+    }
+    return g;
+  }
+
+  private generatorFor(n: number): Generator {
+    let gen = this.generators.get(n);
+    if (!gen) {
+      gen = new Generator(this.ctx, this.config, n, this.shape.promptLen, this.shape.maxNew);
+      this.generators.set(n, gen);
+    }
+    return gen;
+  }
+
+  /**
+   * Samples responses for N sequences with `policy`.
+   * @param images [N, H·W·C]; @param promptTokens [N, promptLen] left-padded.
+   * @returns tokens/logprobs [N, maxNew], lengths [N] (one read-back).
+   */
+  generate(
+    policy: Pick<Policy, "params">,
+    images: Float32Array,
+    promptTokens: Int32Array,
+    opts: SamplingOptions,
+    forcedPrefix?: ReadonlyArray<Int32Array | number[] | null>,
+  ): Promise<GenerateResult> {
+    const n = promptTokens.length / this.shape.promptLen;
+    return this.generatorFor(n).generate({
+      paramsBuf: policy.params,
+      images,
+      promptTokens,
+      forcedPrefix,
+      temperature: opts.temperature,
+      topK: opts.topK,
+      topP: opts.topP,
+      greedy: opts.greedy,
+      seed: opts.seed >>> 0,
+      eosId: EOS_ID,
+      padId: PAD_ID,
+    });
+  }
+
+  /** The advantage kernel for (numGroups, groupSize), set to `estimator`. */
+  advantageKernel(numGroups: number, groupSize: number, estimator: Estimator, std: "sample" | "population", eps: number): AdvantageKernel {
+    const key = `${numGroups}x${groupSize}`;
+    let k = this.advantageKernels.get(key);
+    if (!k) {
+      k = new AdvantageKernel(this.ctx, { numGroups, groupSize }, { method: estimator, std, eps });
+      this.advantageKernels.set(key, k);
+    }
+    k.setOptions({ method: estimator, std, eps });
+    return k;
+  }
+
+  /**
+   * Computes advantages on the GPU for rewards [numGroups·groupSize] (NaN =
+   * unscorable) and returns the per-group statistics (one read-back).
+   */
+  async advantages(
+    rewards: ArrayLike<number>,
+    groupSize: number,
+    estimator: Estimator,
+    std: "sample" | "population",
+    eps: number,
+  ): Promise<{ kernel: AdvantageKernel; groups: GroupStatsResult; unscorable: number }> {
+    const kernel = this.advantageKernel(rewards.length / groupSize, groupSize, estimator, std, eps);
+    const unscorable = kernel.setRewards(rewards);
+    kernel.run();
+    const groups = await kernel.readGroupStats();
+    return { kernel, groups, unscorable };
+  }
+
+  /**
+   * Per-token logprobs [N, textLen] of `batch` under the reference policy and
+   * under `policy` (read back; used to fold a k1 KL into REINFORCE++ rewards).
+   */
+  async logprobs(policy: Policy, images: Float32Array, batch: TextBatch): Promise<{ old: Float32Array; ref: Float32Array }> {
+    const B = batch.tokens.length / this.textLen;
+    const g = this.graphFor(B);
+    g.graph.setBatch({ images, tokens: batch.tokens, mask: batch.mask });
+    this.ctx.copy(policy.params, 0, this.work, 0, this.layout.totalFloats * 4);
+    g.graph.forwardLogprobs(this.work, g.oldLp);
+    g.graph.forwardLogprobs(this.ref, g.refLp);
+    return { old: await this.ctx.readF32(g.oldLp, 0, B * this.textLen), ref: await this.ctx.readF32(g.refLp, 0, B * this.textLen) };
+  }
+
+  /**
+   * One policy-gradient update of `policy` on a batch of rollouts: old and
+   * reference logprobs by the same forward pass, the clipped surrogate with
+   * k3 KL (reward-spec §1), backward, then AdamW with global-norm clipping.
+   * A NaN/Inf loss throws before AdamW runs, so the parameters are untouched.
+   * @param advantages GPU buffer [B] (the advantage kernel's output).
+   */
+  async policyUpdate(policy: Policy, images: Float32Array, batch: TextBatch, advantages: GPUBuffer, opts: UpdateOptions): Promise<UpdateStats> {
+    const B = batch.tokens.length / this.textLen;
+    const g = this.graphFor(B);
+    g.graph.setBatch({ images, tokens: batch.tokens, mask: batch.mask });
+    this.ctx.copy(policy.params, 0, this.work, 0, this.layout.totalFloats * 4);
+    g.graph.forwardLogprobs(this.work, g.oldLp);
+    if (opts.beta > 0) g.graph.forwardLogprobs(this.ref, g.refLp);
+    g.graph.policyStep({
+      advantages,
+      oldLogprobs: g.oldLp,
+      refLogprobs: opts.beta > 0 ? g.refLp : undefined,
+      clipEps: opts.clipEps,
+      beta: opts.beta,
+      aggregation: opts.aggregation,
+      normLength: this.shape.maxNew,
+    });
+    const stats = await g.graph.readStats(); // throws on NaN/Inf before any update
+    policy.adam.step(opts.lr);
+    this.ctx.flush();
+    const grad = await policy.adam.readStats();
+    return { ...stats, ...grad };
+  }
+
+  /**
+   * One SFT step (cross-entropy on the masked response tokens) of `policy`.
+   * @throws Error on a NaN/Inf loss (parameters untouched).
+   */
+  async sftStep(policy: Policy, images: Float32Array, batch: TextBatch, lr: number): Promise<UpdateStats> {
+    const B = batch.tokens.length / this.textLen;
+    const g = this.graphFor(B);
+    g.graph.setBatch({ images, tokens: batch.tokens, mask: batch.mask });
+    this.ctx.copy(policy.params, 0, this.work, 0, this.layout.totalFloats * 4);
+    g.graph.sftStep();
+    const stats = await g.graph.readStats();
+    policy.adam.step(lr);
+    this.ctx.flush();
+    const grad = await policy.adam.readStats();
+    return { ...stats, ...grad };
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * Held-out evaluation metrics from greedy responses (CPU; runs in the trainer
+ * worker or the CLI, never on the page's thread).
+ *
+ *   acc, incR, cbir, rcAcc, cacr  GRR §4.1 / ACRE (reward-spec §2, §5) via paperMetrics
+ *   formatRate                     fraction with StructReward's strict R_fmt = 1 (reward-spec §3)
+ *   stepAcc                        fraction of the reference *reading* steps (every
+ *                                  step but the final compute step: for digits, reading
+ *                                  each digit) whose same-numbered generated step has
+ *                                  the true value in its box (lab choice)
+ */
+import { answersEquivalent, metricRecords, paperMetrics, parseTrace } from "../rewards/index";
+import { strictFormatOk } from "../rewards/structreward";
+import type { TaskPrompt } from "../tasks/types";
+
+/** Eval metrics, all in [0, 1] except incR's denominator excludes N/A. */
+export interface EvalMetrics {
+  acc: number;
+  rcAcc: number;
+  incR: number;
+  cbir: number;
+  cacr: number;
+  formatRate: number;
+  stepAcc: number;
+}
+
+/**
+ * Metrics of `texts[i]` answering `prompts[i]`.
+ * @throws Error when the arrays differ in length.
+ */
+export function evalMetrics(prompts: readonly TaskPrompt[], texts: readonly string[]): EvalMetrics {
+  if (prompts.length !== texts.length) throw new Error(`evalMetrics: ${prompts.length} prompts but ${texts.length} texts`);
+  const paper = paperMetrics({ records: metricRecords({ prompts, texts }) });
+  let formatted = 0;
+  let readSteps = 0;
+  let readRight = 0;
+  texts.forEach((text, i) => {
+    const parsed = parseTrace({ text });
+    if (strictFormatOk(parsed)) formatted++;
+    const ref = prompts[i].referenceSteps;
+    for (let k = 0; k < ref.length - 1; k++) {
+      readSteps++;
+      const got = parsed.steps.find((s) => s.index === k + 1)?.boxed ?? null;
+      if (got !== null && answersEquivalent({ predicted: got, gold: ref[k].value })) readRight++;
+    }
+  });
+  const n = Math.max(1, texts.length);
+  return {
+    acc: paper.acc,
+    rcAcc: paper.rcAcc,
+    incR: paper.incR,
+    cbir: paper.cbir,
+    cacr: paper.cacr,
+    formatRate: formatted / n,
+    stepAcc: readSteps === 0 ? 0 : readRight / readSteps,
+  };
+}

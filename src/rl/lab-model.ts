@@ -1,0 +1,41 @@
+/**
+ * The model a lab run trains: its config follows from the task (image size,
+ * vocabulary, prompt and response lengths) and the size preset.
+ */
+import { DEFAULT_CONFIG, SMALL_CONFIG, numPatches, type ModelConfig } from "../model/config";
+import { MAX_PROMPT_TOKENS, vocabSize } from "../tasks/tokenizer";
+import type { TaskPrompt } from "../tasks/types";
+import type { TextShape } from "./sequences";
+import { encode } from "../tasks/tokenizer";
+
+export type ModelSize = "default" | "small";
+
+/**
+ * Text shape of a run: the prompt length is the tokenizer's maximum
+ * (MAX_PROMPT_TOKENS); maxNew covers the longest SFT target of the eval set
+ * plus EOS and 6 tokens of slack (lab choice), capped at 64.
+ */
+export function textShapeFor(evalPrompts: readonly TaskPrompt[]): TextShape {
+  let longest = 0;
+  for (const p of evalPrompts) longest = Math.max(longest, encode(p.sftTarget).length + 1);
+  return { promptLen: MAX_PROMPT_TOKENS, maxNew: Math.min(64, longest + 6) };
+}
+
+/**
+ * Model config for a task's images and a text shape.
+ * size "default": d = 128, 4 layers, 4 heads (design.md); "small": d = 64,
+ * 2 layers (lab choice for CPU adapters and CI).
+ */
+export function labModelConfig(size: ModelSize, image: Pick<TaskPrompt, "height" | "width" | "channels">, shape: TextShape): ModelConfig {
+  const base = size === "small" ? SMALL_CONFIG : DEFAULT_CONFIG;
+  const c: ModelConfig = {
+    ...base,
+    imageHeight: image.height,
+    imageWidth: image.width,
+    imageChannels: image.channels,
+    vocabSize,
+    maxSeqLen: 0,
+  };
+  c.maxSeqLen = numPatches(c) + shape.promptLen + shape.maxNew;
+  return c;
+}

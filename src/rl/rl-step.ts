@@ -1,0 +1,157 @@
+/**
+ * One RL step of one reward variant, readable top to bottom (CleanRL style):
+ *   1 rollouts: G samples per prompt on the GPU
+ *   2 rewards: the variant's reward on the detokenized texts (reward worker)
+ *   3 advantages: the estimator kernel on the GPU
+ *   4 update: clipped policy-gradient loss + k3 KL, backward, AdamW (GPU)
+ *   5 metrics and a sample group for the inspector
+ * The same prompts are used by every variant at a step, so curves compare
+ * step for step.
+ */
+import { judgeConsistency, type GroupScore } from "../rewards/index";
+import { decodeResponse } from "../tasks/tokenizer";
+import type { TaskPrompt } from "../tasks/types";
+import type { GroupView, MetricValues } from "../workers/protocol";
+import type { LabEngine, Policy } from "./engine";
+import type { AlgorithmConfig, VariantConfig } from "./experiment";
+import { scoringPrompt, type RewardScorer } from "./reward-client";
+import { imageTensor, joinPromptResponse, promptTensor, row } from "./sequences";
+
+/** Inputs of one step. */
+export interface RlStepArgs {
+  engine: LabEngine;
+  policy: Policy;
+  variant: VariantConfig;
+  algorithm: AlgorithmConfig;
+  prompts: readonly TaskPrompt[];
+  scorer: RewardScorer;
+  step: number;
+  /** Seed of this (variant, step): sampling and judge noise. */
+  seed: number;
+}
+
+/** What one step reports. */
+export interface RlStepResult {
+  values: MetricValues;
+  sample: GroupView;
+}
+
+function mean(xs: readonly number[]): number {
+  return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0;
+}
+
+function std(xs: readonly number[]): number {
+  if (xs.length < 2) return 0;
+  const m = mean(xs);
+  return Math.sqrt(xs.reduce((a, b) => a + (b - m) * (b - m), 0) / (xs.length - 1));
+}
+
+/** Runs one RL step. @throws Error on a diverged loss (parameters untouched) or a reward-side failure. */
+export async function rlStep(args: RlStepArgs): Promise<RlStepResult> {
+  const { engine, policy, variant, algorithm: alg, prompts, scorer } = args;
+  const t0 = performance.now();
+  const G = alg.groupSize;
+  const { promptLen, maxNew } = engine.shape;
+  const estimator = variant.estimator ?? alg.estimator;
+  const beta = variant.beta ?? alg.beta;
+
+  // ---- 1 rollouts: G samples of every prompt, in group order ----
+  const images = imageTensor(prompts, G);
+  const promptIds = promptTensor(prompts, promptLen, G);
+  const gen = await engine.generate(policy, images, promptIds, {
+    temperature: alg.temperature,
+    topK: alg.topK,
+    topP: alg.topP,
+    greedy: false,
+    seed: args.seed,
+  });
+  const N = prompts.length * G;
+  const texts: string[][] = prompts.map((_, g) => Array.from({ length: G }, (_, k) => decodeResponse(row(gen.tokens, g * G + k, maxNew))));
+  const batch = joinPromptResponse(promptIds, gen.tokens, engine.shape);
+
+  // ---- 2 rewards (reward worker in the browser) ----
+  const scored = await scorer.score({ variant, prompts: prompts.map(scoringPrompt), texts, seed: args.seed });
+  const groups: GroupScore[] = scored.groups;
+  const rewards = groups.flatMap((g) => g.rollouts.map((r) => (r.unscorable ? NaN : r.total)));
+
+  // REINFORCE++ folds a k1 KL penalty into the reward instead of the loss (reward-spec §1).
+  let lossBeta = beta;
+  if ((estimator === "reinforce++" || estimator === "reinforce++-baseline") && beta > 0) {
+    const lp = await engine.logprobs(policy, images, batch);
+    const L = engine.textLen;
+    for (let i = 0; i < N; i++) {
+      let k1 = 0;
+      for (let s = 0; s < L; s++) if (batch.mask[i * L + s]) k1 += lp.old[i * L + s] - lp.ref[i * L + s];
+      if (Number.isFinite(rewards[i])) rewards[i] -= beta * k1;
+    }
+    lossBeta = 0;
+  }
+
+  // ---- 3 advantages on the GPU ----
+  const adv = await engine.advantages(rewards, G, estimator, alg.std, alg.eps);
+
+  // ---- 4 update on the GPU ----
+  const upd = await engine.policyUpdate(policy, images, batch, adv.kernel.advantages, {
+    clipEps: alg.clipEps,
+    beta: lossBeta,
+    aggregation: alg.aggregation,
+    lr: alg.lr,
+  });
+  const advantages = await adv.kernel.readAdvantages();
+
+  // ---- 5 metrics ----
+  const finite = rewards.filter((r) => Number.isFinite(r));
+  const values: MetricValues = {
+    reward: mean(finite),
+    reward_std: std(finite),
+    frac_reward_zero_std: adv.groups.zeroStd.filter(Boolean).length / prompts.length,
+    frac_unscorable: adv.unscorable / N,
+    train_acc: mean(groups.flatMap((g) => g.rollouts.map((r) => (r.verifierPassed ? 1 : 0)))),
+    kl: upd.kl,
+    entropy: upd.entropy,
+    loss: upd.loss,
+    clip_frac: upd.clipFrac,
+    grad_norm: upd.gradNorm,
+    response_length: mean(Array.from(batch.lengths)),
+    judge_calls: groups.reduce((a, g) => a + g.judgeCalls, 0),
+    judge_failures: groups.reduce((a, g) => a + g.judgeFailures, 0),
+    step_time_ms: performance.now() - t0,
+  };
+  const componentNames = new Set(groups.flatMap((g) => g.rollouts.flatMap((r) => Object.keys(r.components))));
+  for (const c of componentNames) values[`r_${c}`] = mean(groups.flatMap((g) => g.rollouts.map((r) => r.components[c] ?? 0)));
+
+  return { values, sample: groupView(variant.name, args.step, prompts[0], texts[0], groups[0], advantages.subarray(0, G)) };
+}
+
+/** The inspector's view of one group. */
+export function groupView(
+  variant: string,
+  step: number,
+  prompt: TaskPrompt,
+  texts: readonly string[],
+  group: GroupScore,
+  advantages: ArrayLike<number>,
+): GroupView {
+  const rankOf = new Map<number, number>();
+  group.tiers?.forEach((tier, m) => tier.forEach((i) => rankOf.set(i, m + 1)));
+  return {
+    variant,
+    step,
+    promptId: prompt.id,
+    question: prompt.question,
+    options: prompt.options,
+    answer: prompt.answer.letter ? `${prompt.answer.letter} (${prompt.answer.content})` : prompt.answer.content,
+    image: { data: prompt.image.slice(), height: prompt.height, width: prompt.width, channels: prompt.channels },
+    rollouts: texts.map((text, i) => ({
+      text,
+      total: group.rollouts[i].total,
+      components: group.rollouts[i].components,
+      verifierPassed: group.rollouts[i].verifierPassed,
+      judgment: judgeConsistency({ text, options: prompt.options }).judgment,
+      rank: rankOf.get(i) ?? null,
+      advantage: advantages[i],
+      unscorable: group.rollouts[i].unscorable,
+    })),
+    judgeReply: group.judgeOutputs?.[0],
+  };
+}

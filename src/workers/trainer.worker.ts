@@ -1,0 +1,208 @@
+/// <reference lib="webworker" />
+/**
+ * Trainer worker: owns the WebGPU device and the LabRun (all model math), and
+ * a nested reward worker (all reward math), so the page only renders.
+ * Commands and events are the typed messages of ./protocol.ts; an unknown
+ * command type is answered with an error event.
+ */
+import { GpuContext } from "../gpu/context";
+import { requestLabDevice } from "../gpu/device";
+import { loadCheckpoint } from "../model/checkpoint";
+import { parseMnistSubset } from "../tasks/mnist-data";
+import { checkpointPath } from "../rl/checkpoints";
+import { parseExperiment, type Experiment } from "../rl/experiment";
+import { LabRun, type RunSink } from "../rl/runner";
+import { asTrainerCommand, type TrainerCommand, type TrainerEvent, type TrainerPhase } from "./protocol";
+import { createRewardWorkerScorer } from "./reward-worker-client";
+import type { RewardScorer } from "../rl/reward-client";
+
+declare const self: DedicatedWorkerGlobalScope;
+
+function post(ev: TrainerEvent): void {
+  self.postMessage(ev);
+}
+
+const sink: RunSink = {
+  metrics: (rows) => post({ type: "metrics", rows }),
+  samples: (groups) => post({ type: "samples", groups }),
+  marker: (marker) => post({ type: "marker", marker }),
+  log: (message) => post({ type: "log", message }),
+};
+
+let ctx: GpuContext | null = null;
+let scorer: RewardScorer | null = null;
+let run: LabRun | null = null;
+let phase: TrainerPhase = "loading";
+let running = false;
+let loop: Promise<void> | null = null;
+let assetBase = new URL("/", self.location.href).href;
+let pendingCheckpoint: Float32Array | null = null;
+
+function status(next: TrainerPhase, message?: string): void {
+  phase = next;
+  post({ type: "status", phase, step: run?.step ?? 0, message });
+}
+
+async function fetchBytes(url: string): Promise<Uint8Array | null> {
+  const res = await fetch(url);
+  if (res.status === 404) return null;
+  if (!res.ok) throw new Error(`fetching ${url} failed: HTTP ${res.status}`);
+  return new Uint8Array(await res.arrayBuffer());
+}
+
+/** Builds the run for an experiment: device, data, checkpoint, variants. */
+async function init(cmd: Extract<TrainerCommand, { type: "init" }>): Promise<void> {
+  await stopLoop();
+  status("loading", "starting WebGPU");
+  if (cmd.assetBase) assetBase = cmd.assetBase;
+  let exp: Experiment = parseExperiment(cmd.experiment);
+  if (!ctx) {
+    ctx = new GpuContext(await requestLabDevice(navigator.gpu));
+    ctx.device.lost.then((info) => {
+      running = false;
+      post({ type: "error", message: `GPU device lost (${info.reason}): ${info.message}. Reload the page to start again.`, fatal: true });
+      status("error");
+    });
+  }
+  let note: string | undefined;
+  if (ctx.adapter.isFallback && exp.modelSize === "default") {
+    exp = parseExperiment({ ...exp, modelSize: "small" });
+    note = `This adapter (${ctx.adapter.description}) runs WebGPU on the CPU, so the lab picked the small model (d = 64, 2 layers).`;
+  }
+  scorer ??= createRewardWorkerScorer();
+  const mnist = exp.task.family === "digits" ? await fetchBytes(new URL("data/mnist-subset.bin", assetBase).href) : null;
+  if (exp.task.family === "digits" && !mnist) throw new Error("the MNIST subset (data/mnist-subset.bin) is missing from the site");
+  const ckptBytes = await fetchBytes(cmd.checkpointUrl ?? new URL(checkpointPath(exp), assetBase).href);
+  const ckpt = ckptBytes ? loadCheckpoint(ckptBytes) : null;
+  run = new LabRun(ctx, exp, sink, scorer, mnist ? parseMnistSubset(mnist) : undefined, ckpt ? { config: ckpt.config, params: ckpt.params } : null);
+  pendingCheckpoint = null;
+  post({
+    type: "ready",
+    adapter: ctx.adapter.description,
+    isFallback: ctx.adapter.isFallback,
+    modelSize: exp.modelSize,
+    params: run.paramCount,
+    note: [note, ckpt ? undefined : "No shipped cold-start checkpoint for this task and size: Train runs SFT from scratch first."].filter(Boolean).join(" ") || undefined,
+  });
+  if (ckpt) {
+    status("idle", "evaluating the cold-start checkpoint");
+    await run.evalStart();
+  } else pendingCheckpoint = run.initialParams;
+  status("idle");
+}
+
+/** SFT from scratch (phase "sft"), then the start eval. */
+async function sftFromScratch(): Promise<void> {
+  const r = requireRun();
+  status("sft", `cold-start SFT, ${r.experiment.sftSteps} steps`);
+  await r.sft(r.experiment.sftSteps, Math.max(10, Math.round(r.experiment.sftSteps / 10)), () => !running);
+  pendingCheckpoint = null;
+  await r.evalStart();
+}
+
+function requireRun(): LabRun {
+  if (!run) throw new Error("the trainer has no experiment yet (send init first)");
+  return run;
+}
+
+/** Trains until paused or the step budget is spent; yields between steps so commands get through. */
+async function trainLoop(): Promise<void> {
+  const r = requireRun();
+  if (pendingCheckpoint) await sftFromScratch();
+  if (running) status("rl");
+  while (running && r.step < r.experiment.algorithm.steps) {
+    await r.rlStep();
+    post({ type: "status", phase: "rl", step: r.step });
+    await new Promise((res) => setTimeout(res, 0));
+  }
+  const done = r.step >= r.experiment.algorithm.steps;
+  running = false;
+  status(done ? "done" : "paused");
+}
+
+function startLoop(): void {
+  if (loop) return;
+  running = true;
+  loop = trainLoop()
+    .catch(report)
+    .finally(() => {
+      loop = null;
+    });
+}
+
+async function stopLoop(): Promise<void> {
+  running = false;
+  if (loop) await loop;
+}
+
+function report(e: unknown): void {
+  running = false;
+  const message = e instanceof Error ? e.message : String(e);
+  post({ type: "error", message, fatal: false });
+  status("error", message);
+}
+
+// Commands that reshape the run wait for the previous one; pause and weights act at once.
+let queue: Promise<void> = Promise.resolve();
+
+async function handle(cmd: TrainerCommand): Promise<void> {
+  switch (cmd.type) {
+    case "init":
+      return init(cmd);
+    case "start":
+      requireRun();
+      return startLoop();
+    case "pause":
+      return stopLoop();
+    case "step": {
+      await stopLoop();
+      const r = requireRun();
+      if (pendingCheckpoint) await sftFromScratch();
+      status("rl");
+      await r.rlStep();
+      return status("paused");
+    }
+    case "reset":
+      await stopLoop();
+      requireRun().reset();
+      return status("idle", "reset to the cold-start weights");
+    case "reseed":
+      await stopLoop();
+      requireRun().reseed(cmd.seed);
+      return status("idle", `re-seeded with ${cmd.seed}`);
+    case "runSft": {
+      await stopLoop();
+      pendingCheckpoint = requireRun().initialParams;
+      running = true;
+      await sftFromScratch().finally(() => (running = false));
+      return status("idle", "SFT done");
+    }
+    case "setWeights":
+      return requireRun().setWeights(cmd.variant, cmd.weights, cmd.judge);
+  }
+}
+
+self.onmessage = (ev: MessageEvent) => {
+  let cmd: TrainerCommand;
+  try {
+    cmd = asTrainerCommand(ev.data);
+  } catch (e) {
+    post({ type: "error", message: (e as Error).message, fatal: false });
+    return;
+  }
+  if (cmd.type === "pause") {
+    running = false;
+    return;
+  }
+  if (cmd.type === "setWeights") {
+    try {
+      requireRun().setWeights(cmd.variant, cmd.weights, cmd.judge);
+    } catch (e) {
+      report(e);
+    }
+    return;
+  }
+  queue = queue.then(() => handle(cmd)).catch(report);
+};
+
+status("loading");
