@@ -7,8 +7,8 @@
  *
  * Versions (llm.c dev/cuda style; each passes the same checker):
  *   matmul      scalar  4×4 register block, scalar loads, any sizes
- *               vec4    vec4 loads, 4×4 block (8×4 for dW) (~1.8–3× scalar
- *                       on SwiftShader); forward needs K, N % 4 = 0, dX N % 4 = 0,
+ *               vec4    vec4 loads, 8×4 register blocks (~2–3× scalar on
+ *                       SwiftShader); forward needs K, N % 4 = 0, dX N % 4 = 0,
  *                       dW K, N % 4 = 0. "auto" picks vec4 when allowed.
  *   attention   scalar  one invocation per query row, any head size
  *               vec4    same, vec4 along head channels (head size % 4 = 0)
@@ -87,16 +87,18 @@ export function matmulForward(ctx: GpuContext, b: { x: Binding; w: Binding; bias
   const flags = (b.bias ? 1 : 0) | (b.res ? 2 : 0);
   const bindings = [b.x, b.w, b.bias ?? b.dummy, b.res ?? b.dummy, b.y];
   if (pick(variant, K % 4 === 0 && N % 4 === 0, "matmul_forward")) {
-    return ctx.call(ctx.kernel("matmul_forward_vec4", matmulForwardVec4Code), bindings, packParams([M, K, N, flags]), grid(ctx, blocks(M) * (N / 4)));
+    return ctx.call(ctx.kernel("matmul_forward_vec4", matmulForwardVec4Code), bindings, packParams([M, K, N, flags]), grid(ctx, Math.ceil(M / 8) * (N / 4)));
   }
   return ctx.call(ctx.kernel("matmul_forward", matmulForwardCode), bindings, packParams([M, K, N, flags]), grid(ctx, blocks(M) * blocks(N)));
 }
 
 /** dx [M, K] = dy [M, N] · wᵀ (accumulate: dx +=); vec4 needs N % 4 = 0. */
 export function matmulBackwardDx(ctx: GpuContext, b: { dy: Binding; w: Binding; dx: Binding }, M: number, K: number, N: number, accumulate = false, variant: MatmulVariant = "auto"): KernelCall {
-  const vec4 = pick(variant, N % 4 === 0, "matmul_backward_dx");
-  const kernel = vec4 ? ctx.kernel("matmul_backward_dx_vec4", matmulDxVec4Code) : ctx.kernel("matmul_backward_dx", matmulDxCode);
-  return ctx.call(kernel, [b.dy, b.w, b.dx], packParams([M, K, N, accumulate ? 1 : 0]), grid(ctx, blocks(M) * blocks(K)));
+  const params = packParams([M, K, N, accumulate ? 1 : 0]);
+  if (pick(variant, N % 4 === 0, "matmul_backward_dx")) {
+    return ctx.call(ctx.kernel("matmul_backward_dx_vec4", matmulDxVec4Code), [b.dy, b.w, b.dx], params, grid(ctx, Math.ceil(M / 8) * blocks(K)));
+  }
+  return ctx.call(ctx.kernel("matmul_backward_dx", matmulDxCode), [b.dy, b.w, b.dx], params, grid(ctx, blocks(M) * blocks(K)));
 }
 
 /** dw [K, N] += xᵀ · dy; dbias [N] += column sums of dy when dbias is given; vec4 needs K, N % 4 = 0. */
