@@ -55,7 +55,7 @@ export class LabEngine {
   private readonly work: GPUBuffer;
   private readonly grads: GPUBuffer;
   private graphs = new Map<number, { graph: TrainGraph; oldLp: GPUBuffer; refLp: GPUBuffer }>();
-  private generators = new Map<number, Generator>();
+  private generators = new Map<string, Generator>();
   private advantageKernels = new Map<string, AdvantageKernel>();
 
   /**
@@ -118,18 +118,21 @@ export class LabEngine {
     return g;
   }
 
-  private generatorFor(n: number): Generator {
-    let gen = this.generators.get(n);
+  private generatorFor(n: number, groupSize: number): Generator {
+    const key = `${n}x${groupSize}`;
+    let gen = this.generators.get(key);
     if (!gen) {
-      gen = new Generator(this.ctx, this.config, n, this.shape.promptLen, this.shape.maxNew);
-      this.generators.set(n, gen);
+      // With groupSize G the prompt is prefilled once per group and its K/V shared by the G rollouts.
+      gen = new Generator(this.ctx, this.config, n, this.shape.promptLen, this.shape.maxNew, { groupSize });
+      this.generators.set(key, gen);
     }
     return gen;
   }
 
   /**
    * Samples responses for N sequences with `policy`.
-   * @param images [N, H·W·C]; @param promptTokens [N, promptLen] left-padded.
+   * @param images [N, H·W·C]; @param promptTokens [N, promptLen] left-padded;
+   *   with `groupSize` G, rows come in groups of G identical prompts and images.
    * @returns tokens/logprobs [N, maxNew], lengths [N] (one read-back).
    */
   generate(
@@ -137,10 +140,11 @@ export class LabEngine {
     images: Float32Array,
     promptTokens: Int32Array,
     opts: SamplingOptions,
+    groupSize = 1,
     forcedPrefix?: ReadonlyArray<Int32Array | number[] | null>,
   ): Promise<GenerateResult> {
     const n = promptTokens.length / this.shape.promptLen;
-    return this.generatorFor(n).generate({
+    return this.generatorFor(n, groupSize).generate({
       paramsBuf: policy.params,
       images,
       promptTokens,

@@ -64,7 +64,7 @@ export async function rlStep(args: RlStepArgs): Promise<RlStepResult> {
     topP: alg.topP,
     greedy: false,
     seed: args.seed,
-  });
+  }, G);
   const N = prompts.length * G;
   const texts: string[][] = prompts.map((_, g) => Array.from({ length: G }, (_, k) => decodeResponse(row(gen.tokens, g * G + k, maxNew))));
   const batch = joinPromptResponse(promptIds, gen.tokens, engine.shape);
