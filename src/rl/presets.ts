@@ -15,6 +15,8 @@ const PRESETS: Record<string, unknown> = {
     variants: [{ name: "rlvr" }, { name: "grr" }],
     algorithm: { groupSize: 4, batchPrompts: 2, steps: 6, evalEvery: 3 },
     evalSize: 16,
+    // Used only when no shipped checkpoint fits (e.g. after `--from-scratch`).
+    sftSteps: 40,
   },
   /** grr-paper: the GRR paper's comparison (λ = 1, G = 8; GRR §4). */
   "grr-paper": {

@@ -1,0 +1,46 @@
+// The headless CLI's smoke preset on Node/SwiftShader: the same engine and
+// reward code as the page. It must end with one JSON line of the documented
+// shape and write the per-step metrics as CSV and JSONL.
+import { describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const METRIC_KEYS = ["acc", "rcAcc", "incR", "cbir", "cacr", "formatRate", "stepAcc"];
+
+describe("npm run lab -- --preset smoke", () => {
+  it("runs RLVR and GRR and prints the final metrics as one JSON line", () => {
+    const out = mkdtempSync(join(tmpdir(), "reward-lab-cli-"));
+    try {
+      const res = spawnSync(
+        process.execPath,
+        ["--import", "tsx", "--import", "./scripts/register-raw.mjs", "src/cli/lab.ts", "--preset", "smoke", "--steps", "3", "--out", out],
+        { cwd: ROOT, encoding: "utf8", timeout: 900_000 },
+      );
+      expect(res.status, `stderr:\n${res.stderr}`).toBe(0);
+      const lines = res.stdout.trim().split("\n");
+      const result = JSON.parse(lines[lines.length - 1]);
+      expect(result.preset).toBe("smoke");
+      expect(Object.keys(result.variants).sort()).toEqual(["grr", "rlvr"]);
+      for (const metrics of [result.sft, result.variants.rlvr.final, result.variants.grr.final]) {
+        for (const k of METRIC_KEYS) {
+          expect(metrics[k], k).toBeGreaterThanOrEqual(0);
+          expect(metrics[k], k).toBeLessThanOrEqual(1);
+        }
+        expect(metrics.rcAcc).toBeCloseTo(metrics.acc - metrics.cbir, 12);
+      }
+      const jsonl = readFileSync(join(out, "metrics.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+      for (const v of ["rlvr", "grr"]) {
+        expect(jsonl.filter((r) => r.variant === v && r.kind === "train").map((r) => r.step)).toEqual([1, 2, 3]);
+        expect(jsonl.some((r) => r.variant === v && r.kind === "eval" && r.step === 3)).toBe(true);
+      }
+      const csv = readFileSync(join(out, "metrics.csv"), "utf8").trim().split("\n");
+      expect(csv[0]).toBe("variant,kind,step,time,metric,value");
+      expect(csv.some((l) => l.startsWith("grr,train,3,") && l.includes(",reward,"))).toBe(true);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  });
+});
