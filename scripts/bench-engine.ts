@@ -140,7 +140,7 @@ async function benchTrain(ctx: GpuContext, c: ModelConfig, params: Float32Array,
   return { t, loss };
 }
 
-async function benchTfjs(c: ModelConfig, params: Float32Array, size: { B: number; textLen: number }): Promise<{ train: Timing; matmul: Timing }> {
+async function benchTfjs(c: ModelConfig, params: Float32Array, size: { B: number; textLen: number }): Promise<{ train: Timing; matmul: Timing; loss0: number }> {
   if (!process.env.VK_ICD_FILENAMES && existsSync(SWIFTSHADER_ICD)) process.env.VK_ICD_FILENAMES = SWIFTSHADER_ICD;
   const webgpu = await import("webgpu");
   const gpu = webgpu.create([]) as unknown as GPU;
@@ -152,6 +152,7 @@ async function benchTfjs(c: ModelConfig, params: Float32Array, size: { B: number
   const loss: number[] = [];
   const train = await time("tfjs train step", async () => loss.push(await trainer.step()));
   log(`tfjs loss over the runs: ${loss.map((l) => l.toFixed(3)).join(" ")}`);
+  const loss0 = loss[0];
   trainer.dispose();
   const a = tf.randomUniform([MM, MM]);
   const b = tf.randomUniform([MM, MM]);
@@ -162,7 +163,7 @@ async function benchTfjs(c: ModelConfig, params: Float32Array, size: { B: number
   });
   a.dispose();
   b.dispose();
-  return { train, matmul };
+  return { train, matmul, loss0 };
 }
 
 async function main(): Promise<void> {
@@ -186,18 +187,23 @@ async function main(): Promise<void> {
   const mode = process.env.BENCH_TFJS ?? "auto";
   const tfjsSize = mode === "full" || (mode === "auto" && !lab.adapter.isFallback) ? TRAIN : TFJS_SMALL;
   let sameBatch: Timing = train.t;
+  let sameBatchLoss = train.loss;
   if (mode !== "off" && tfjsSize !== TRAIN) {
-    sameBatch = (await benchTrain(ctx, c, params, tfjsSize)).t;
+    const small = await benchTrain(ctx, c, params, tfjsSize);
+    sameBatch = small.t;
+    sameBatchLoss = small.loss;
     details.train_step_ms_at_tfjs_batch = sameBatch;
     notes.push(`tfjs: CPU adapter, so TF.js and our engine are compared at B=${tfjsSize.B} × ${tfjsSize.textLen} text tokens (BENCH_TFJS=full for the full batch)`);
   }
-  let tfjs: { train: Timing; matmul: Timing } | null = null;
+  let tfjs: { train: Timing; matmul: Timing; loss0: number } | null = null;
   if (mode === "off") notes.push("tfjs: skipped (BENCH_TFJS=off)");
   else {
     try {
       tfjs = await benchTfjs(c, params, tfjsSize);
       details.tfjs_train_step_ms = tfjs.train;
       details.tfjs_matmul_ms = tfjs.matmul;
+      // Same init and batch: the first (pre-update) losses must agree if the TF.js mirror is the same model.
+      notes.push(`first-step loss at the tfjs batch: ours ${sameBatchLoss[0].toFixed(5)}, tfjs ${tfjs.loss0.toFixed(5)}`);
     } catch (e) {
       notes.push(`tfjs: failed: ${(e as Error).message}`);
     }
