@@ -12,6 +12,8 @@ import { variantColor, variantLabel } from "../../lib/variant-meta";
 import { Tip } from "../Field";
 import { downloadSvgAsPng } from "../../lib/svg-png";
 import { labStore } from "../../../store";
+import { useInView } from "./useInView";
+import { useStaggered } from "./stagger";
 
 export interface MetricChartProps {
   metricKey: string;
@@ -32,17 +34,23 @@ const fmt = (v: number) => {
   return Number(v.toPrecision(a < 0.01 ? 2 : 3)).toString();
 };
 
-function MetricChartImpl({ metricKey, testId, kind, series, totals, rowsByVariant, markers, xAxis, smoothing }: MetricChartProps) {
+function MetricChartImpl(props: MetricChartProps) {
+  // Data attributes follow the newest data at once; the SVG redraws at this chart's turn.
+  const { metricKey, testId, kind, totals } = props;
+  const { series, rowsByVariant, markers, xAxis, smoothing } = useStaggered(props);
+  const latestSeries = props.series;
   const meta = metricMeta(metricKey);
   const variants = Object.keys(series);
   const attrs: Record<string, string | number> = {};
-  for (const v of variants) {
-    attrs[`data-points-${v}`] = series[v].length;
-    attrs[`data-total-${v}`] = totals[v] ?? series[v].length;
+  for (const v of Object.keys(latestSeries)) {
+    attrs[`data-points-${v}`] = latestSeries[v].length;
+    attrs[`data-total-${v}`] = totals[v] ?? latestSeries[v].length;
   }
   const yDomain = flatDomain(series);
   const csv = () => downloadText(`${metricKey}-${kind}.csv`, chartToCsv(metricKey, series, smoothing));
   const ref = useRef<HTMLElement>(null);
+  // Coming into view is a redraw too: it waits for this chart's turn.
+  const inView = useStaggered(useInView(ref));
   const png = () => {
     const svg = ref.current?.querySelector<SVGSVGElement>("svg.recharts-surface");
     if (svg)
@@ -64,6 +72,9 @@ function MetricChartImpl({ metricKey, testId, kind, series, totals, rowsByVarian
           PNG
         </button>
       </figcaption>
+      {!inView ? (
+        <div className="chart-offscreen" style={{ height: 170 }} aria-hidden="true" />
+      ) : (
       <ResponsiveContainer width="100%" height={170}>
         <LineChart margin={{ top: 6, right: 12, bottom: 0, left: 0 }}>
           <CartesianGrid strokeDasharray="3 3" stroke="#e4e7eb" />
@@ -90,6 +101,7 @@ function MetricChartImpl({ metricKey, testId, kind, series, totals, rowsByVarian
           })}
         </LineChart>
       </ResponsiveContainer>
+      )}
     </figure>
   );
 }

@@ -1,5 +1,5 @@
 /** The metrics the charts draw, updated from the store at most every 250 ms (4 renders/s). */
-import { useEffect, useState } from "react";
+import { startTransition, useEffect, useState } from "react";
 import { labStore } from "../../../store";
 import type { MetricsData } from "../../../store/run-data";
 import { throttle } from "../../lib/throttle";
@@ -15,7 +15,8 @@ function current(): MetricsData {
 export function useThrottledMetrics(): MetricsData {
   const [m, setM] = useState(current);
   useEffect(() => {
-    const update = throttle(() => setM(current()), CHART_REFRESH_MS);
+    // A transition lets React draw the charts in small slices, so the page stays responsive.
+    const update = throttle(() => startTransition(() => setM(current())), CHART_REFRESH_MS);
     const unsub = labStore.subscribe((s, prev) => {
       if (s.metrics !== prev.metrics || s.viewingRun !== prev.viewingRun || s.runs !== prev.runs) update();
     });
