@@ -75,7 +75,7 @@ export function consoleSink(outDir?: string, quiet = false): RunSink & { rows: M
         } else if (r.variant === "sft") {
           if (r.step % 25 === 0 || r.step === 1) console.error(`[sft] step ${r.step}: loss ${fmt(v.loss)} (${Math.round(v.step_time_ms)} ms)`);
         } else {
-          console.error(`[rl] ${r.variant} step ${r.step}: reward ${fmt(v.reward)} acc ${fmt(v.train_acc)} kl ${fmt(v.kl)} (${Math.round(v.step_time_ms)} ms)`);
+          console.error(`[rl] ${r.variant} step ${r.step}: reward ${fmt(v.reward_mean)} acc ${fmt(v.train_acc)} kl ${fmt(v.kl)} (${Math.round(v.step_time_ms)} ms)`);
         }
       }
     },

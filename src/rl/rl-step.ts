@@ -102,7 +102,7 @@ export async function rlStep(args: RlStepArgs): Promise<RlStepResult> {
   // ---- 5 metrics ----
   const finite = rewards.filter((r) => Number.isFinite(r));
   const values: MetricValues = {
-    reward: mean(finite),
+    reward_mean: mean(finite),
     reward_std: std(finite),
     frac_reward_zero_std: adv.groups.zeroStd.filter(Boolean).length / prompts.length,
     frac_unscorable: adv.unscorable / N,
@@ -118,7 +118,7 @@ export async function rlStep(args: RlStepArgs): Promise<RlStepResult> {
     step_time_ms: performance.now() - t0,
   };
   const componentNames = new Set(groups.flatMap((g) => g.rollouts.flatMap((r) => Object.keys(r.components))));
-  for (const c of componentNames) values[`r_${c}`] = mean(groups.flatMap((g) => g.rollouts.map((r) => r.components[c] ?? 0)));
+  for (const c of componentNames) values[`components/${c}`] = mean(groups.flatMap((g) => g.rollouts.map((r) => r.components[c] ?? 0)));
 
   return { values, sample: groupView(variant.name, args.step, prompts[0], texts[0], groups[0], advantages.subarray(0, G)) };
 }

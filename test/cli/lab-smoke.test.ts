@@ -38,7 +38,7 @@ describe("npm run lab -- --preset smoke", () => {
       }
       const csv = readFileSync(join(out, "metrics.csv"), "utf8").trim().split("\n");
       expect(csv[0]).toBe("variant,kind,step,time,metric,value");
-      expect(csv.some((l) => l.startsWith("grr,train,3,") && l.includes(",reward,"))).toBe(true);
+      expect(csv.some((l) => l.startsWith("grr,train,3,") && l.includes(",reward_mean,"))).toBe(true);
     } finally {
       rmSync(out, { recursive: true, force: true });
     }
