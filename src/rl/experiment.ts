@@ -47,7 +47,10 @@ export const VariantSchema = z.object({
   estimator: z.enum(ESTIMATORS).optional(),
   /** Per-variant KL coefficient override. */
   beta: z.number().min(0).max(1).optional(),
-});
+}).transform((v) =>
+  // StructReward is optimized with GRPO-stable and β = 1e-3 (StructReward eq. 11, reward-spec §3) unless overridden.
+  v.name === "structreward" ? { ...v, estimator: v.estimator ?? ("grpo-stable" as const), beta: v.beta ?? 1e-3 } : v,
+);
 export type VariantConfig = z.infer<typeof VariantSchema>;
 
 export const AlgorithmSchema = z.object({

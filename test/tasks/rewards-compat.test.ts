@@ -30,8 +30,8 @@ describe("SFT targets against the reward library", () => {
       expect(t.formatOk, p.sftTarget).toBe(true);
       expect(t.thinkBlocks.length).toBe(1);
       expect(t.finalAnswer).toBe(p.answer.letter ?? p.answer.content);
-      expect(t.steps.map((s: { index: number }) => s.index)).toEqual(p.referenceSteps.map((_, i) => i + 1));
-      expect(t.steps.map((s: { boxed: string }) => s.boxed)).toEqual(p.referenceSteps.map((s) => s.value));
+      expect(t.steps.map((s) => s.index)).toEqual(p.referenceSteps.map((_, i) => i + 1));
+      expect(t.steps.map((s) => s.boxed)).toEqual(p.referenceSteps.map((s) => s.value));
     }
   });
 
