@@ -18,6 +18,16 @@ const PRESETS: Record<string, unknown> = {
     // Used only when no shipped checkpoint fits (e.g. after `--from-scratch`).
     sftSteps: 40,
   },
+  /**
+   * rlvr-learn: outcome-only RLVR on the small model from the shipped
+   * checkpoint, long enough to see held-out accuracy move (lab choice).
+   */
+  "rlvr-learn": {
+    modelSize: "small",
+    variants: [{ name: "rlvr" }],
+    algorithm: { groupSize: 8, batchPrompts: 4, steps: 60, evalEvery: 10 },
+    evalSize: 64,
+  },
   /** grr-paper: the GRR paper's comparison (λ = 1, G = 8; GRR §4). */
   "grr-paper": {
     variants: [
