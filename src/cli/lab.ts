@@ -1,7 +1,8 @@
 /**
  * Headless lab on Node (same engine and reward code as the page):
  *   npm run lab -- --preset <name> [--steps N] [--seed S] [--out DIR]
- *                  [--sft-steps N] [--from-scratch] [--quiet]
+ *                  [--sft-steps N] [--from-scratch] [--full-size] [--quiet]
+ * On a CPU adapter (SwiftShader) the small model is used unless --full-size.
  * Prints progress on stderr and ends with one JSON line on stdout:
  *   {"preset", "sft": {metrics}, "variants": {"<name>": {"final": {metrics}}}}
  */
@@ -13,7 +14,7 @@ import { consoleSink, loadShippedCheckpoint, mnistFor, nodeContext, parseFlags }
 
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2), {
-    preset: "string", steps: "number", seed: "number", out: "string", "sft-steps": "number", "from-scratch": "boolean", quiet: "boolean",
+    preset: "string", steps: "number", seed: "number", out: "string", "sft-steps": "number", "from-scratch": "boolean", "full-size": "boolean", quiet: "boolean",
   });
   const preset = String(flags.preset ?? "smoke");
   if (!PRESET_NAMES.includes(preset)) throw new Error(`unknown preset '${preset}'; known: ${PRESET_NAMES.join(", ")}`);
@@ -25,6 +26,11 @@ async function main(): Promise<void> {
   const sink = consoleSink(flags.out as string | undefined, Boolean(flags.quiet));
   const ctx = await nodeContext();
   sink.log(`adapter: ${ctx.adapter.description}${ctx.adapter.isFallback ? " (CPU fallback)" : ""}`);
+  if (ctx.adapter.isFallback && exp.modelSize === "default" && !flags["full-size"]) {
+    // Same rule as the page: a CPU adapter gets the small model (d = 64, 2 layers).
+    exp.modelSize = "small";
+    sink.log("CPU adapter: using the small model (pass --full-size to keep the default d = 128, 4 layers)");
+  }
   const ckpt = flags["from-scratch"] ? null : loadShippedCheckpoint(exp);
   const run = new LabRun(ctx, exp, sink, inProcessScorer, mnistFor(exp), ckpt ? { config: ckpt.config, params: ckpt.params } : null);
   sink.log(`model: ${run.paramCount} parameters, ${ckpt ? "cold start from the shipped SFT checkpoint" : `SFT from scratch (${exp.sftSteps} steps)`}`);
