@@ -42,5 +42,5 @@ describe("npm run lab -- --preset smoke", () => {
     } finally {
       rmSync(out, { recursive: true, force: true });
     }
-  });
+  }, 900_000); // a CPU adapter shares 2 cores with the other GPU test files
 });
