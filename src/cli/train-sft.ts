@@ -1,11 +1,13 @@
 /**
  * Makes the shipped cold-start checkpoint (fixed seed):
- *   npm run train:sft -- [--size small|default] [--steps N] [--seed S] [--lr X] [--batch B] [--out FILE]
+ *   npm run train:sft -- [--size small|default] [--steps N] [--seed S] [--lr X] [--batch B] [--out FILE] [--resume FILE]
  * Trains SFT on the default task (digit arithmetic on real MNIST digits),
  * evaluates on the held-out set (and with images shuffled between prompts),
  * writes public/checkpoints/<name>.ckpt and prints one JSON line of figures.
+ * --resume continues from a checkpoint (a new warm-up and cosine cycle).
  */
-import { saveCheckpoint } from "../model/checkpoint";
+import { readFileSync } from "node:fs";
+import { loadCheckpoint, saveCheckpoint } from "../model/checkpoint";
 import { parseExperiment } from "../rl/experiment";
 import { LabRun } from "../rl/runner";
 import { inProcessScorer } from "../rl/reward-client";
@@ -14,7 +16,7 @@ import { checkpointFile, consoleSink, mnistFor, nodeContext, parseFlags, writeBy
 
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2), {
-    size: "string", steps: "number", seed: "number", lr: "number", batch: "number", out: "string", "eval-every": "number", quiet: "boolean",
+    size: "string", resume: "string", steps: "number", seed: "number", lr: "number", batch: "number", out: "string", "eval-every": "number", quiet: "boolean",
   });
   const size = String(flags.size ?? "small");
   if (size !== "small" && size !== "default") throw new Error(`--size must be small or default, got '${size}'`);
@@ -29,7 +31,9 @@ async function main(): Promise<void> {
   const sink = consoleSink(undefined, Boolean(flags.quiet));
   const ctx = await nodeContext();
   sink.log(`adapter: ${ctx.adapter.description}`);
-  const run = new LabRun(ctx, exp, sink, inProcessScorer, mnistFor(exp), null);
+  const resume = flags.resume ? loadCheckpoint(new Uint8Array(readFileSync(String(flags.resume)))) : null;
+  const run = new LabRun(ctx, exp, sink, inProcessScorer, mnistFor(exp), resume ? { config: resume.config, params: resume.params } : null);
+  const before = resume ? Number(resume.meta?.step ?? 0) : 0;
   sink.log(`model: ${run.paramCount} parameters; SFT ${exp.sftSteps} steps, batch ${exp.sftBatch}, lr ${exp.sftLr}, seed ${exp.seed}`);
   const t0 = performance.now();
   const evalMetrics = await run.sft(exp.sftSteps, Number(flags["eval-every"] ?? 100));
@@ -37,9 +41,9 @@ async function main(): Promise<void> {
   const shuffled = await run.shuffledImageEval();
   const file = String(flags.out ?? checkpointFile(exp));
   const vocabHash = String(VOCAB.join(" ").length) + ":" + VOCAB.length;
-  writeBytes(file, saveCheckpoint({ config: run.config, params: run.initialParams, meta: { step: exp.sftSteps, seed: exp.seed, vocabHash, task: exp.task, lr: exp.sftLr, batch: exp.sftBatch } }));
+  writeBytes(file, saveCheckpoint({ config: run.config, params: run.initialParams, meta: { step: before + exp.sftSteps, resumedFrom: resume ? before : undefined, seed: exp.seed, vocabHash, task: exp.task, lr: exp.sftLr, batch: exp.sftBatch } }));
   ctx.destroy();
-  process.stdout.write(JSON.stringify({ checkpoint: file, size, params: run.paramCount, steps: exp.sftSteps, seconds: Math.round(seconds), eval: evalMetrics, shuffledImages: shuffled }) + "\n");
+  process.stdout.write(JSON.stringify({ checkpoint: file, size, params: run.paramCount, steps: before + exp.sftSteps, seconds: Math.round(seconds), eval: evalMetrics, shuffledImages: shuffled }) + "\n");
 }
 
 main().then(
