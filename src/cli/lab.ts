@@ -37,7 +37,7 @@ async function main(): Promise<void> {
   let sft: EvalMetrics;
   if (ckpt) sft = await run.evalStart();
   else {
-    sft = await run.sft(exp.sftSteps, 0);
+    sft = (await run.sft(exp.sftSteps, 0))!; // never stopped early here
     await run.evalStart();
   }
   for (let s = 0; s < exp.algorithm.steps; s++) await run.rlStep();

@@ -216,11 +216,12 @@ export class LabEngine {
     g.graph.setBatch({ images, tokens: batch.tokens, mask: batch.mask });
     this.ctx.copy(policy.params, 0, this.work, 0, this.layout.totalFloats * 4);
     g.graph.forwardLogprobs(this.work, g.oldLp);
-    if (opts.beta > 0) g.graph.forwardLogprobs(this.ref, g.refLp);
+    // Reference logprobs always: with β = 0 they still give the KL metric.
+    g.graph.forwardLogprobs(this.ref, g.refLp);
     g.graph.policyStep({
       advantages,
       oldLogprobs: g.oldLp,
-      refLogprobs: opts.beta > 0 ? g.refLp : undefined,
+      refLogprobs: g.refLp,
       clipEps: opts.clipEps,
       beta: opts.beta,
       aggregation: opts.aggregation,

@@ -72,7 +72,8 @@ export async function rlStep(args: RlStepArgs): Promise<RlStepResult> {
   // ---- 2 rewards (reward worker in the browser) ----
   const scored = await scorer.score({ variant, prompts: prompts.map(scoringPrompt), texts, seed: args.seed });
   const groups: GroupScore[] = scored.groups;
-  const rewards = groups.flatMap((g) => g.rollouts.map((r) => (r.unscorable ? NaN : r.total)));
+  const rawRewards = groups.flatMap((g) => g.rollouts.map((r) => (r.unscorable ? NaN : r.total)));
+  const rewards = rawRewards.slice();
 
   // REINFORCE++ folds a k1 KL penalty into the reward instead of the loss (reward-spec §1).
   let lossBeta = beta;
@@ -100,7 +101,8 @@ export async function rlStep(args: RlStepArgs): Promise<RlStepResult> {
   const advantages = await adv.kernel.readAdvantages();
 
   // ---- 5 metrics ----
-  const finite = rewards.filter((r) => Number.isFinite(r));
+  // Metrics show the reward itself (without a folded KL penalty), comparable across variants.
+  const finite = rawRewards.filter((r) => Number.isFinite(r));
   const values: MetricValues = {
     reward_mean: mean(finite),
     reward_std: std(finite),

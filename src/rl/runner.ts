@@ -60,6 +60,9 @@ export class LabRun {
   /** RL steps done (0 after reset). */
   step = 0;
   private variants: VariantRun[] = [];
+  private sftPolicy: Policy | null = null;
+  /** Variants that finished the step in progress (a failed step resumes with the others only). */
+  private stepDone = new Set<string>();
   private initial: Float32Array;
   private startTime = performance.now();
 
@@ -117,14 +120,27 @@ export class LabRun {
   }
 
   /**
-   * Cold-start SFT from the current initial parameters; the result becomes
-   * the reference policy and every variant's start. Emits rows of variant "sft".
+   * Cold-start SFT; the result becomes the reference policy and every
+   * variant's start. Emits rows of variant "sft".
    * @param evalEvery eval interval in SFT steps (0: only at the end).
+   * @param opts.fromScratch start from a fresh random init (seeded by the
+   *   experiment's seed) instead of the current cold-start parameters.
+   * @returns the final eval, or null when `shouldStop` ended SFT early (then
+   *   nothing is committed: the previous cold start stays in place).
    */
-  async sft(steps = this.experiment.sftSteps, evalEvery = 0, shouldStop: () => boolean = () => false): Promise<EvalMetrics> {
+  async sft(
+    steps = this.experiment.sftSteps,
+    evalEvery = 0,
+    shouldStop: () => boolean = () => false,
+    opts: { fromScratch?: boolean } = {},
+  ): Promise<EvalMetrics | null> {
     const exp = this.experiment;
-    const policy = this.engine.createPolicy("sft", this.adamOptions(exp.sftLr), this.initial);
-    for (let s = 0; s < steps && !shouldStop(); s++) {
+    const start = opts.fromScratch ? initParams(this.config, exp.seed) : this.initial;
+    this.sftPolicy ??= this.engine.createPolicy("sft", this.adamOptions(exp.sftLr), start);
+    const policy = this.sftPolicy;
+    this.engine.resetPolicy(policy, start);
+    for (let s = 0; s < steps; s++) {
+      if (shouldStop()) return null;
       const t0 = performance.now();
       const st = await sftStep(this.engine, policy, this.tasks, { step: s, total: steps, batch: exp.sftBatch, lr: exp.sftLr, seed: exp.seed });
       this.sink.metrics([
@@ -136,6 +152,7 @@ export class LabRun {
     this.engine.setReference(this.initial);
     for (const v of this.variants) this.engine.resetPolicy(v.policy);
     this.step = 0;
+    this.stepDone.clear();
     return this.evalPolicy(policy, "sft", steps);
   }
 
@@ -180,13 +197,18 @@ export class LabRun {
     return m;
   }
 
-  /** One RL step of every variant on the same prompts; evals every E steps. */
+  /**
+   * One RL step of every variant on the same prompts and the same sampling
+   * seed; evals every E steps. If a variant fails, the variants that already
+   * finished this step are not trained on it again when the step is retried.
+   */
   async rlStep(): Promise<void> {
     const exp = this.experiment;
     const step = this.step + 1;
     const prompts = this.tasks.sampleBatch(exp.algorithm.batchPrompts, new Rng(deriveSeed(exp.seed, "rl", step)));
     const samples: GroupView[] = [];
-    for (const [k, v] of this.variants.entries()) {
+    for (const v of this.variants) {
+      if (this.stepDone.has(v.config.name)) continue;
       const res = await rlStep({
         engine: this.engine,
         policy: v.policy,
@@ -195,13 +217,16 @@ export class LabRun {
         prompts,
         scorer: this.scorer,
         step,
-        seed: deriveSeed(exp.seed, "rollout", k, step),
+        // Same seed for every variant: at step 1 (same weights) they see the same rollouts.
+        seed: deriveSeed(exp.seed, "rollout", step),
       });
+      this.stepDone.add(v.config.name);
       this.sink.metrics([{ variant: v.config.name, step, time: this.elapsed(), kind: "train", values: res.values }]);
       samples.push(res.sample);
     }
     this.sink.samples(samples);
     this.step = step;
+    this.stepDone.clear();
     if (step % exp.algorithm.evalEvery === 0 || step === exp.algorithm.steps) await this.evalAll();
   }
 
@@ -236,10 +261,11 @@ export class LabRun {
   reset(): void {
     for (const v of this.variants) this.engine.resetPolicy(v.policy);
     this.step = 0;
+    this.stepDone.clear();
     this.startTime = performance.now();
   }
 
-  /** Re-seed: a new seed for prompts and sampling; then Reset. */
+  /** Re-seed: a new seed for prompts, sampling and judge noise (same cold-start weights); then Reset. */
   reseed(seed: number): void {
     this.experiment = parseExperiment({ ...this.experiment, seed });
     this.reset();

@@ -37,22 +37,29 @@ let running = false;
 let loop: Promise<void> | null = null;
 let assetBase = new URL("/", self.location.href).href;
 let pendingCheckpoint: Float32Array | null = null;
+/** True while SFT runs; cleared by pause and by every command that reshapes the run. */
+let sftRunning = false;
 
 function status(next: TrainerPhase, message?: string): void {
   phase = next;
   post({ type: "status", phase, step: run?.step ?? 0, message });
 }
 
+/** Fetches a binary asset; null when it is missing (404, or an HTML fallback page from a dev server). */
 async function fetchBytes(url: string): Promise<Uint8Array | null> {
   const res = await fetch(url);
   if (res.status === 404) return null;
   if (!res.ok) throw new Error(`fetching ${url} failed: HTTP ${res.status}`);
+  if ((res.headers.get("content-type") ?? "").includes("text/html")) return null;
   return new Uint8Array(await res.arrayBuffer());
 }
 
 /** Builds the run for an experiment: device, data, checkpoint, variants. */
 async function init(cmd: Extract<TrainerCommand, { type: "init" }>): Promise<void> {
   await stopLoop();
+  // A failed init must not leave the previous experiment to be trained by a queued Start.
+  run = null;
+  pendingCheckpoint = null;
   status("loading", "starting WebGPU");
   if (cmd.assetBase) assetBase = cmd.assetBase;
   let exp: Experiment = parseExperiment(cmd.experiment);
@@ -91,13 +98,22 @@ async function init(cmd: Extract<TrainerCommand, { type: "init" }>): Promise<voi
   status("idle");
 }
 
-/** SFT from scratch (phase "sft"), then the start eval. */
-async function sftFromScratch(): Promise<void> {
+/**
+ * SFT (phase "sft"), then the start eval. Pause, Reset and the like stop it
+ * without committing: the previous cold start stays and SFT runs again later.
+ */
+async function sftFromScratch(fromScratch = false): Promise<void> {
   const r = requireRun();
+  sftRunning = true;
   status("sft", `cold-start SFT, ${r.experiment.sftSteps} steps`);
-  await r.sft(r.experiment.sftSteps, Math.max(10, Math.round(r.experiment.sftSteps / 10)), () => !running);
-  pendingCheckpoint = null;
-  await r.evalStart();
+  try {
+    const done = await r.sft(r.experiment.sftSteps, Math.max(10, Math.round(r.experiment.sftSteps / 10)), () => !sftRunning, { fromScratch });
+    if (!done) return;
+    pendingCheckpoint = null;
+    await r.evalStart();
+  } finally {
+    sftRunning = false;
+  }
 }
 
 function requireRun(): LabRun {
@@ -109,6 +125,11 @@ function requireRun(): LabRun {
 async function trainLoop(): Promise<void> {
   const r = requireRun();
   if (pendingCheckpoint) await sftFromScratch();
+  if (pendingCheckpoint) {
+    // SFT was stopped before it finished.
+    running = false;
+    return status("paused", "SFT stopped before the end; Train runs it again");
+  }
   if (running) status("rl");
   while (running && r.step < r.experiment.algorithm.steps) {
     await r.rlStep();
@@ -121,7 +142,6 @@ async function trainLoop(): Promise<void> {
 }
 
 function startLoop(): void {
-  if (loop) return;
   running = true;
   loop = trainLoop()
     .catch(report)
@@ -130,20 +150,20 @@ function startLoop(): void {
     });
 }
 
+/** Stops training (and SFT) at the next step boundary and waits for it. */
 async function stopLoop(): Promise<void> {
   running = false;
+  sftRunning = false;
   if (loop) await loop;
 }
 
+/** A failed command or step: reported, training paused, the run kept (Train tries again). */
 function report(e: unknown): void {
   running = false;
   const message = e instanceof Error ? e.message : String(e);
   post({ type: "error", message, fatal: false });
-  status("error", message);
+  status(run ? "paused" : "error", message);
 }
-
-// Commands that reshape the run wait for the previous one; pause and weights act at once.
-let queue: Promise<void> = Promise.resolve();
 
 async function handle(cmd: TrainerCommand): Promise<void> {
   switch (cmd.type) {
@@ -151,16 +171,23 @@ async function handle(cmd: TrainerCommand): Promise<void> {
       return init(cmd);
     case "start":
       requireRun();
+      if (loop && running) return; // already training
+      // A loop that a Pause is ending finishes its step first; then training resumes.
+      if (loop) await loop;
       return startLoop();
     case "pause":
       return stopLoop();
     case "step": {
       await stopLoop();
       const r = requireRun();
-      if (pendingCheckpoint) await sftFromScratch();
+      if (pendingCheckpoint) {
+        sftRunning = true;
+        await sftFromScratch();
+        if (pendingCheckpoint) return status("paused", "SFT stopped before the end");
+      }
       status("rl");
       await r.rlStep();
-      return status("paused");
+      return status(r.step >= r.experiment.algorithm.steps ? "done" : "paused");
     }
     case "reset":
       await stopLoop();
@@ -169,18 +196,27 @@ async function handle(cmd: TrainerCommand): Promise<void> {
     case "reseed":
       await stopLoop();
       requireRun().reseed(cmd.seed);
-      return status("idle", `re-seeded with ${cmd.seed}`);
+      return status("idle", `re-seeded with ${cmd.seed}: new prompts and sampling, same cold-start weights`);
     case "runSft": {
       await stopLoop();
-      pendingCheckpoint = requireRun().initialParams;
-      running = true;
-      await sftFromScratch().finally(() => (running = false));
-      return status("idle", "SFT done");
+      requireRun();
+      await sftFromScratch(true);
+      return status("idle", pendingCheckpoint ? "SFT stopped before the end" : "SFT from scratch done");
     }
     case "setWeights":
-      return requireRun().setWeights(cmd.variant, cmd.weights, cmd.judge);
+      try {
+        requireRun().setWeights(cmd.variant, cmd.weights, cmd.judge);
+      } catch (e) {
+        // A rejected value is reported; training goes on.
+        post({ type: "error", message: (e as Error).message, fatal: false });
+      }
+      return;
   }
 }
+
+// Every command runs in arrival order. Pause also stops the running loop at
+// once (at the next step boundary), so it never waits behind a long step.
+let queue: Promise<void> = Promise.resolve();
 
 self.onmessage = (ev: MessageEvent) => {
   let cmd: TrainerCommand;
@@ -192,15 +228,7 @@ self.onmessage = (ev: MessageEvent) => {
   }
   if (cmd.type === "pause") {
     running = false;
-    return;
-  }
-  if (cmd.type === "setWeights") {
-    try {
-      requireRun().setWeights(cmd.variant, cmd.weights, cmd.judge);
-    } catch (e) {
-      report(e);
-    }
-    return;
+    sftRunning = false;
   }
   queue = queue.then(() => handle(cmd)).catch(report);
 };

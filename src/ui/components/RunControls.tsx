@@ -22,7 +22,7 @@ export function RunControls() {
       <button type="button" onClick={() => st.reset()} title="Back to step 0 with the SAME initial weights and prompts (the seed is kept)">
         Reset
       </button>
-      <button type="button" onClick={() => st.reseed()} title="Back to step 0 with a new random seed: new initial weights and prompts">
+      <button type="button" onClick={() => st.reseed()} title="Back to step 0 with a new random seed: new prompts, sampling and judge noise (the cold-start weights stay the same)">
         Re-seed
       </button>
       <button type="button" onClick={() => st.runSft()} disabled={running} title="Train the cold-start model with supervised fine-tuning on reference solutions, from random weights">
