@@ -125,6 +125,7 @@ export class LabRun {
    * @param evalEvery eval interval in SFT steps (0: only at the end).
    * @param opts.fromScratch start from a fresh random init (seeded by the
    *   experiment's seed) instead of the current cold-start parameters.
+   * @param opts.afterStep awaited after every SFT step (the worker lets the page draw).
    * @returns the final eval, or null when `shouldStop` ended SFT early (then
    *   nothing is committed: the previous cold start stays in place).
    */
@@ -132,7 +133,7 @@ export class LabRun {
     steps = this.experiment.sftSteps,
     evalEvery = 0,
     shouldStop: () => boolean = () => false,
-    opts: { fromScratch?: boolean } = {},
+    opts: { fromScratch?: boolean; afterStep?: () => Promise<void> } = {},
   ): Promise<EvalMetrics | null> {
     const exp = this.experiment;
     const start = opts.fromScratch ? initParams(this.config, exp.seed) : this.initial;
@@ -147,6 +148,7 @@ export class LabRun {
         { variant: "sft", step: s + 1, time: this.elapsed(), kind: "train", values: { loss: st.loss, grad_norm: st.gradNorm, step_time_ms: performance.now() - t0 } },
       ]);
       if (evalEvery > 0 && (s + 1) % evalEvery === 0 && s + 1 < steps) await this.evalPolicy(policy, "sft", s + 1);
+      await opts.afterStep?.();
     }
     this.initial = await this.engine.readParams(policy.params);
     this.engine.setReference(this.initial);

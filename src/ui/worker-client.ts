@@ -7,9 +7,12 @@
 import { asTrainerEvent, type TrainerCommand, type TrainerEvent } from "../workers/protocol";
 import type { StoreApi } from "zustand/vanilla";
 import type { LabState, TrainerPort } from "../store/lab-store";
+import { drawNow } from "./lib/render-gate";
 
 export interface EventSink {
   dispatch(ev: TrainerEvent): void;
+  /** The trainer paused for the page to draw; answer with renderDone(id). */
+  renderWindow?(id: number): void;
   reportError(message: string, fatal: boolean, source?: "worker" | "page"): void;
 }
 
@@ -20,6 +23,10 @@ export function handleWorkerMessage(data: unknown, sink: EventSink): void {
     ev = asTrainerEvent(data);
   } catch (e) {
     sink.reportError(`The trainer sent a message the page does not understand: ${e instanceof Error ? e.message : String(e)}`, false, "page");
+    return;
+  }
+  if (ev.type === "renderWindow") {
+    sink.renderWindow?.(ev.id);
     return;
   }
   sink.dispatch(ev);
@@ -40,6 +47,9 @@ export function connectTrainer(store: StoreApi<LabState>): TrainerClient {
   const sink: EventSink = {
     dispatch: (ev) => store.getState().dispatch(ev),
     reportError: (m, f, s) => store.getState().reportError(m, f, s),
+    renderWindow: (id) => {
+      void drawNow().then(() => worker?.postMessage({ type: "renderDone", id } satisfies TrainerCommand));
+    },
   };
   let worker: Worker | null = null;
   try {

@@ -70,7 +70,9 @@ export type TrainerCommand =
   | { type: "reset" }
   | { type: "reseed"; seed: number }
   | { type: "runSft" }
-  | { type: "setWeights"; variant: string; weights: Partial<VariantWeights>; judge?: Partial<VariantConfig["judge"]> };
+  | { type: "setWeights"; variant: string; weights: Partial<VariantWeights>; judge?: Partial<VariantConfig["judge"]> }
+  /** Answer to a `renderWindow` event: the page has drawn what it had. */
+  | { type: "renderDone"; id: number };
 
 /** Events the trainer worker sends to the page. */
 export type TrainerEvent =
@@ -80,10 +82,16 @@ export type TrainerEvent =
   | { type: "samples"; groups: GroupView[] }
   | { type: "marker"; marker: Marker }
   | { type: "log"; message: string }
-  | { type: "error"; message: string; fatal: boolean };
+  | { type: "error"; message: string; fatal: boolean }
+  /**
+   * On a CPU adapter the GPU work and the page share the same cores: after
+   * each step the trainer pauses and asks the page to draw now; it resumes on
+   * `renderDone` (or after a timeout), so drawing never competes with training.
+   */
+  | { type: "renderWindow"; id: number };
 
-const COMMAND_TYPES = new Set(["init", "start", "pause", "step", "reset", "reseed", "runSft", "setWeights"]);
-const EVENT_TYPES = new Set(["ready", "status", "metrics", "samples", "marker", "log", "error"]);
+const COMMAND_TYPES = new Set(["init", "start", "pause", "step", "reset", "reseed", "runSft", "setWeights", "renderDone"]);
+const EVENT_TYPES = new Set(["ready", "status", "metrics", "samples", "marker", "log", "error", "renderWindow"]);
 
 /**
  * Narrows an incoming message to a TrainerCommand.

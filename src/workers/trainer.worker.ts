@@ -22,12 +22,69 @@ function post(ev: TrainerEvent): void {
   self.postMessage(ev);
 }
 
+// Run output is held back while a step runs and sent at its end in one batch,
+// so the page draws once per step (inside the render window below).
+let holding = false;
+const held: TrainerEvent[] = [];
+
+function emit(ev: TrainerEvent): void {
+  if (holding) held.push(ev);
+  else post(ev);
+}
+
+function release(): void {
+  holding = false;
+  const rows = held.flatMap((e) => (e.type === "metrics" ? e.rows : []));
+  const groups = held.flatMap((e) => (e.type === "samples" ? e.groups : []));
+  for (const e of held) if (e.type !== "metrics" && e.type !== "samples") post(e);
+  if (rows.length) post({ type: "metrics", rows });
+  if (groups.length) post({ type: "samples", groups });
+  held.length = 0;
+}
+
 const sink: RunSink = {
-  metrics: (rows) => post({ type: "metrics", rows }),
-  samples: (groups) => post({ type: "samples", groups }),
-  marker: (marker) => post({ type: "marker", marker }),
-  log: (message) => post({ type: "log", message }),
+  metrics: (rows) => emit({ type: "metrics", rows }),
+  samples: (groups) => emit({ type: "samples", groups }),
+  marker: (marker) => emit({ type: "marker", marker }),
+  log: (message) => emit({ type: "log", message }),
 };
+
+/** Longest the trainer waits for the page to draw (lab choice). */
+const RENDER_WINDOW_MAX_MS = 3000;
+let renderId = 0;
+const renderWaiters = new Map<number, () => void>();
+
+/**
+ * On a CPU adapter, pause the GPU work until the page has drawn (or
+ * RENDER_WINDOW_MAX_MS passed): the page's thread then has the cores to itself.
+ */
+async function renderWindow(): Promise<void> {
+  if (!ctx?.adapter.isFallback) return;
+  const id = ++renderId;
+  post({ type: "renderWindow", id });
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(() => {
+      renderWaiters.delete(id);
+      resolve();
+    }, RENDER_WINDOW_MAX_MS);
+    renderWaiters.set(id, () => {
+      clearTimeout(timer);
+      renderWaiters.delete(id);
+      resolve();
+    });
+  });
+}
+
+/** Runs one unit of GPU work with its output held back, then lets the page draw. */
+async function stepThenDraw<T>(work: () => Promise<T>): Promise<T> {
+  holding = true;
+  try {
+    return await work();
+  } finally {
+    release();
+    await renderWindow();
+  }
+}
 
 let ctx: GpuContext | null = null;
 let scorer: RewardScorer | null = null;
@@ -93,7 +150,8 @@ async function init(cmd: Extract<TrainerCommand, { type: "init" }>): Promise<voi
   });
   if (ckpt) {
     status("idle", "evaluating the cold-start checkpoint");
-    await run.evalStart();
+    const r = run;
+    await stepThenDraw(() => r.evalStart());
   } else pendingCheckpoint = run.initialParams;
   status("idle");
 }
@@ -107,12 +165,22 @@ async function sftFromScratch(fromScratch = false): Promise<void> {
   sftRunning = true;
   status("sft", `cold-start SFT, ${r.experiment.sftSteps} steps`);
   try {
-    const done = await r.sft(r.experiment.sftSteps, Math.max(10, Math.round(r.experiment.sftSteps / 10)), () => !sftRunning, { fromScratch });
+    holding = true;
+    const done = await r.sft(r.experiment.sftSteps, Math.max(10, Math.round(r.experiment.sftSteps / 10)), () => !sftRunning, {
+      fromScratch,
+      afterStep: async () => {
+        release();
+        await renderWindow();
+        holding = true;
+      },
+    });
+    release();
     if (!done) return;
     pendingCheckpoint = null;
-    await r.evalStart();
+    await stepThenDraw(() => r.evalStart());
   } finally {
     sftRunning = false;
+    release();
   }
 }
 
@@ -132,8 +200,10 @@ async function trainLoop(): Promise<void> {
   }
   if (running) status("rl");
   while (running && r.step < r.experiment.algorithm.steps) {
-    await r.rlStep();
-    post({ type: "status", phase: "rl", step: r.step });
+    await stepThenDraw(async () => {
+      await r.rlStep();
+      emit({ type: "status", phase: "rl", step: r.step });
+    });
     await new Promise((res) => setTimeout(res, 0));
   }
   const done = r.step >= r.experiment.algorithm.steps;
@@ -186,7 +256,7 @@ async function handle(cmd: TrainerCommand): Promise<void> {
         if (pendingCheckpoint) return status("paused", "SFT stopped before the end");
       }
       status("rl");
-      await r.rlStep();
+      await stepThenDraw(() => r.rlStep());
       return status(r.step >= r.experiment.algorithm.steps ? "done" : "paused");
     }
     case "reset":
@@ -203,6 +273,8 @@ async function handle(cmd: TrainerCommand): Promise<void> {
       await sftFromScratch(true);
       return status("idle", pendingCheckpoint ? "SFT stopped before the end" : "SFT from scratch done");
     }
+    case "renderDone":
+      return; // answered in onmessage
     case "setWeights":
       try {
         requireRun().setWeights(cmd.variant, cmd.weights, cmd.judge);
@@ -224,6 +296,10 @@ self.onmessage = (ev: MessageEvent) => {
     cmd = asTrainerCommand(ev.data);
   } catch (e) {
     post({ type: "error", message: (e as Error).message, fatal: false });
+    return;
+  }
+  if (cmd.type === "renderDone") {
+    renderWaiters.get(cmd.id)?.();
     return;
   }
   if (cmd.type === "pause") {

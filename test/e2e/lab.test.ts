@@ -52,10 +52,10 @@ describe("the lab in headless Chromium", () => {
     });
     page.on("pageerror", (e) => consoleErrors.push(`pageerror: ${e.message}`));
     await page.addInitScript(() => {
-      const w = window as unknown as { __longTasks: number[] };
+      const w = window as unknown as { __longTasks: Array<{ at: number; ms: number }> };
       w.__longTasks = [];
       new PerformanceObserver((list) => {
-        for (const e of list.getEntries()) w.__longTasks.push(e.duration);
+        for (const e of list.getEntries()) w.__longTasks.push({ at: Math.round(e.startTime), ms: Math.round(e.duration) });
       }).observe({ type: "longtask", buffered: true });
     });
     await page.goto(url);
@@ -65,7 +65,10 @@ describe("the lab in headless Chromium", () => {
     await page.getByRole("button", { name: "Train", exact: true }).click();
     await page.waitForFunction(() => document.querySelector('[data-testid="status-phase"]')?.textContent?.match(/rl|sft/i), null, { timeout: 120_000 });
     // Long tasks are counted from here: while training.
-    await page.evaluate(() => ((window as unknown as { __longTasks: number[] }).__longTasks.length = 0));
+    const trainingFrom = await page.evaluate(() => {
+      (window as unknown as { __longTasks: unknown[] }).__longTasks.length = 0;
+      return Math.round(performance.now());
+    });
 
     const chart = page.getByTestId("chart-rcAcc");
     await page.waitForFunction(
@@ -77,7 +80,7 @@ describe("the lab in headless Chromium", () => {
       { timeout: 1_200_000, polling: 1000 },
     );
     for (const v of VARIANTS) expect(Number(await chart.getAttribute(`data-points-${v}`))).toBeGreaterThanOrEqual(3);
-    const longTasks = await page.evaluate(() => (window as unknown as { __longTasks: number[] }).__longTasks.slice());
+    const longTasks = await page.evaluate(() => (window as unknown as { __longTasks: Array<{ at: number; ms: number }> }).__longTasks.slice());
 
     await page.getByRole("button", { name: "Inspect rollouts", exact: true }).click();
     const inspector = page.getByTestId("inspector");
@@ -87,7 +90,7 @@ describe("the lab in headless Chromium", () => {
 
     await page.screenshot({ path: join(outDir, "lab.png"), fullPage: true });
     expect(consoleErrors, consoleErrors.join("\n")).toEqual([]);
-    expect(longTasks, `main-thread tasks over 50 ms while training: ${longTasks.map((d) => d.toFixed(0)).join(", ")} ms`).toEqual([]);
+    expect(longTasks, `main-thread tasks over 50 ms while training (from t = ${trainingFrom} ms): ${longTasks.map((t) => `${t.ms} ms at ${t.at}`).join(", ")}`).toEqual([]);
     await page.close();
   }, 1_500_000); // WebGPU on SwiftShader: minutes, not seconds
 });

@@ -88,3 +88,40 @@ export function flatDomain(series: Record<string, PlotPoint[]>): [number, number
   const r = (v: number) => Number((Math.round(v / unit) * unit).toPrecision(12));
   return [r(lo) - unit, r(hi) + unit];
 }
+
+/**
+ * Round ticks covering [lo, hi] (about `count` of them) and the domain they
+ * span. Charts pass these explicitly so recharts never measures tick labels
+ * in the DOM (a forced layout per chart per redraw).
+ */
+export function niceTicks(lo: number, hi: number, count = 5): { domain: [number, number]; ticks: number[] } {
+  if (!Number.isFinite(lo) || !Number.isFinite(hi)) return { domain: [0, 1], ticks: [0, 0.5, 1] };
+  if (hi - lo < 1e-12 * Math.max(1, Math.abs(hi))) {
+    const pad = Math.abs(hi) > 0 ? Math.abs(hi) * 0.1 : 0.1;
+    return niceTicks(lo - pad, hi + pad, count);
+  }
+  const raw = (hi - lo) / Math.max(1, count - 1);
+  const mag = Math.pow(10, Math.floor(Math.log10(raw)));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((s) => s >= raw) ?? 10 * mag;
+  const start = Math.floor(lo / step) * step;
+  const end = Math.ceil(hi / step) * step;
+  const ticks: number[] = [];
+  for (let v = start; v <= end + step / 2; v += step) ticks.push(Number(v.toPrecision(12)));
+  return { domain: [ticks[0], ticks[ticks.length - 1]], ticks };
+}
+
+/** Range of the x values and of the plotted y values (raw and smoothed) over all series. */
+export function seriesExtent(series: Record<string, PlotPoint[]>): { x: [number, number]; y: [number, number] } {
+  let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+  for (const pts of Object.values(series))
+    for (const p of pts) {
+      x0 = Math.min(x0, p.x);
+      x1 = Math.max(x1, p.x);
+      for (const v of [p.raw, p.smooth])
+        if (Number.isFinite(v)) {
+          y0 = Math.min(y0, v);
+          y1 = Math.max(y1, v);
+        }
+    }
+  return { x: [x0, x1], y: [y0, y1] };
+}

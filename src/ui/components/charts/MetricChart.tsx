@@ -2,10 +2,10 @@
  * One metric, one line per variant: the smoothed value (bold) over the raw
  * value (faint), markers where a weight changed. Knows nothing about training.
  */
-import { memo, useRef } from "react";
+import { memo, useRef, useState } from "react";
 import { CartesianGrid, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import type { Marker, MetricRow } from "../../../workers/protocol";
-import { chartToCsv, flatDomain, markerX, type PlotPoint, type XAxisKind } from "../../lib/chart-data";
+import { chartToCsv, flatDomain, markerX, niceTicks, seriesExtent, type PlotPoint, type XAxisKind } from "../../lib/chart-data";
 import { downloadText } from "../../lib/csv";
 import { metricMeta } from "../../lib/metric-meta";
 import { variantColor, variantLabel } from "../../lib/variant-meta";
@@ -13,7 +13,7 @@ import { Tip } from "../Field";
 import { downloadSvgAsPng } from "../../lib/svg-png";
 import { labStore } from "../../../store";
 import { useInView } from "./useInView";
-import { useStaggered } from "./stagger";
+import { useFirstTurn, useStaggered } from "./stagger";
 
 export interface MetricChartProps {
   metricKey: string;
@@ -46,11 +46,18 @@ function MetricChartImpl(props: MetricChartProps) {
     attrs[`data-points-${v}`] = latestSeries[v].length;
     attrs[`data-total-${v}`] = totals[v] ?? latestSeries[v].length;
   }
-  const yDomain = flatDomain(series);
+  const flat = flatDomain(series);
+  const ext = seriesExtent(series);
+  const yAxis = flat ? niceTicks(flat[0], flat[1], 3) : niceTicks(ext.y[0], ext.y[1], 5);
+  const xAxisTicks = niceTicks(Math.min(0, ext.x[0]), Math.max(ext.x[1], 1), 6);
   const csv = () => downloadText(`${metricKey}-${kind}.csv`, chartToCsv(metricKey, series, smoothing));
   const ref = useRef<HTMLElement>(null);
   // Coming into view is a redraw too: it waits for this chart's turn.
   const inView = useStaggered(useInView(ref));
+  // A new chart's header and body arrive at its first turn, not with all the others.
+  const ready = useFirstTurn();
+  // The tooltip machinery is mounted only while the pointer is over the chart.
+  const [hover, setHover] = useState(false);
   const png = () => {
     const svg = ref.current?.querySelector<SVGSVGElement>("svg.recharts-surface");
     if (svg)
@@ -58,8 +65,18 @@ function MetricChartImpl(props: MetricChartProps) {
         labStore.getState().reportError(`PNG export failed: ${e instanceof Error ? e.message : String(e)}`, false, "page"),
       );
   };
+  if (!ready) return <figure ref={ref} className="chart chart-pending" data-testid={`chart-${testId}`} data-metric={metricKey} data-kind={kind} {...attrs} />;
   return (
-    <figure ref={ref} className="chart" data-testid={`chart-${testId}`} data-metric={metricKey} data-kind={kind} {...attrs}>
+    <figure
+      ref={ref}
+      className="chart"
+      data-testid={`chart-${testId}`}
+      data-metric={metricKey}
+      data-kind={kind}
+      {...attrs}
+      onPointerEnter={() => setHover(true)}
+      onPointerLeave={() => setHover(false)}
+    >
       <figcaption className="chart-head">
         <span className="chart-title">{meta.title}</span>
         {meta.title !== metricKey && <code className="muted small">{metricKey}</code>}
@@ -78,16 +95,17 @@ function MetricChartImpl(props: MetricChartProps) {
       <ResponsiveContainer width="100%" height={170}>
         <LineChart margin={{ top: 6, right: 12, bottom: 0, left: 0 }}>
           <CartesianGrid strokeDasharray="3 3" stroke="#e4e7eb" />
-          <XAxis dataKey="x" type="number" domain={["dataMin", "dataMax"]} tickFormatter={xAxis === "time" ? (v: number) => `${fmt(v)}s` : fmt} fontSize={11} allowDuplicatedCategory={false} />
-          <YAxis width={54} tickFormatter={fmt} fontSize={11} domain={yDomain ?? ["auto", "auto"]} />
-          <Tooltip
+          {/* Explicit ticks and interval 0: recharts then measures no tick labels in the DOM. */}
+          <XAxis dataKey="x" type="number" domain={xAxisTicks.domain} ticks={xAxisTicks.ticks} interval={0} tickFormatter={xAxis === "time" ? (v: number) => `${fmt(v)}s` : fmt} fontSize={11} allowDuplicatedCategory={false} />
+          <YAxis width={54} tickFormatter={fmt} fontSize={11} domain={yAxis.domain} ticks={yAxis.ticks} interval={0} />
+          {hover && <Tooltip
             formatter={(v, name) => [fmt(Number(v)), String(name)]}
             labelFormatter={(l) => `${xAxis === "step" ? "step" : "time (s)"} ${fmt(Number(l))}`}
             contentStyle={{ fontSize: 12 }}
-          />
+          />}
           {variants.flatMap((v) => {
             const c = variantColor(v);
-            const few = series[v].length <= 30;
+            const few = series[v].length <= 12;
             return [
               <Line key={`${v}-raw`} data={series[v]} dataKey="raw" name={`${variantLabel(v)} (raw)`} stroke={c} strokeOpacity={0.28} strokeWidth={1} dot={false} isAnimationActive={false} legendType="none" />,
               <Line key={`${v}-smooth`} data={series[v]} dataKey="smooth" name={variantLabel(v)} stroke={c} strokeWidth={2} dot={few ? { r: 2, fill: c } : false} isAnimationActive={false} />,

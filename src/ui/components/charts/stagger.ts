@@ -1,26 +1,65 @@
 /**
  * Staggered chart refresh: when new data arrives, each chart waits for its
- * turn, and only one chart redraws per turn (every STAGGER_MS). Drawing every
- * chart in the same frame would block the page's thread for the sum of them,
- * which on a CPU WebGPU adapter (training on the same cores) means seconds.
+ * turn, and only one chart redraws per turn. A turn ends when that chart has
+ * committed its redraw (or after TURN_MAX_MS), so two charts' DOM updates
+ * never land in the same task. Drawing every chart at once would block the
+ * page's thread for the sum of them, which on a CPU WebGPU adapter (training
+ * on the same cores) means seconds.
  */
-import { startTransition, useEffect, useRef, useState } from "react";
+import { startTransition, useEffect, useLayoutEffect, useRef, useState } from "react";
 
+/** Pause between turns while the trainer runs on the GPU (ms). */
 export const STAGGER_MS = 60;
+/** A turn that never reports its commit ends after this long (ms). */
+const TURN_MAX_MS = 250;
 
-const queue: Array<() => void> = [];
+type Turn = (done: () => void) => void;
+
+const queue: Turn[] = [];
 let timer: ReturnType<typeof setTimeout> | null = null;
+let inTurn = false;
+// In a render window (the trainer paused its GPU work) turns follow each other at once.
+let fast = false;
+
+/** Turns follow each other without a pause (each still in its own task). */
+export function setFastStagger(on: boolean): void {
+  fast = on;
+  if (on && timer && !inTurn && queue.length) {
+    clearTimeout(timer);
+    timer = setTimeout(pump, 0);
+  }
+}
+
+/** True when no chart is waiting for its turn or drawing. */
+export function staggerIdle(): boolean {
+  return queue.length === 0 && timer === null && !inTurn;
+}
+
+function schedule(): void {
+  if (timer || inTurn || !queue.length) return;
+  timer = setTimeout(pump, fast ? 0 : STAGGER_MS);
+}
 
 function pump(): void {
   timer = null;
   const next = queue.shift();
-  if (next) next();
-  if (queue.length) timer = setTimeout(pump, STAGGER_MS);
+  if (!next) return;
+  inTurn = true;
+  let finished = false;
+  const done = () => {
+    if (finished) return;
+    finished = true;
+    clearTimeout(guard);
+    inTurn = false;
+    schedule();
+  };
+  const guard = setTimeout(done, TURN_MAX_MS);
+  next(done);
 }
 
-function enqueue(turn: () => void): () => void {
+function enqueue(turn: Turn): () => void {
   queue.push(turn);
-  if (!timer) timer = setTimeout(pump, queue.length === 1 ? 0 : STAGGER_MS);
+  if (!timer && !inTurn) timer = setTimeout(pump, 0);
   return () => {
     const i = queue.indexOf(turn);
     if (i >= 0) queue.splice(i, 1);
@@ -31,10 +70,36 @@ function enqueue(turn: () => void): () => void {
 export function useStaggered<T>(value: T): T {
   const [shown, setShown] = useState(value);
   const latest = useRef(value);
+  const finishTurn = useRef<(() => void) | null>(null);
   latest.current = value;
   useEffect(() => {
     if (Object.is(shown, value)) return;
-    return enqueue(() => startTransition(() => setShown(latest.current)));
+    return enqueue((done) => {
+      finishTurn.current = done;
+      startTransition(() => setShown(latest.current));
+    });
   }, [value, shown]);
+  // The redraw is committed: the next chart may go.
+  useLayoutEffect(() => {
+    const done = finishTurn.current;
+    finishTurn.current = null;
+    if (done) setTimeout(done, 0);
+  }, [shown]);
   return shown;
+}
+
+/** False until this component's first turn: a new chart's DOM arrives in its own task. */
+export function useFirstTurn(): boolean {
+  const [ready, setReady] = useState(false);
+  const finishTurn = useRef<(() => void) | null>(null);
+  useEffect(() => enqueue((done) => {
+    finishTurn.current = done;
+    startTransition(() => setReady(true));
+  }), []);
+  useLayoutEffect(() => {
+    const done = finishTurn.current;
+    finishTurn.current = null;
+    if (done) setTimeout(done, 0);
+  }, [ready]);
+  return ready;
 }
