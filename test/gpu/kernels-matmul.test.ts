@@ -23,6 +23,12 @@ const CASES: Array<[MatmulVariant, number, number, number]> = [
   ...SIZES.map(([M, K, N]) => ["scalar", M, K, N] as [MatmulVariant, number, number, number]),
   ...SIZES.filter(([, , N]) => N % 4 === 0).map(([M, K, N]) => ["vec4", M, K, N] as [MatmulVariant, number, number, number]),
 ];
+// the forward's 16×8-tile variant where N % 8 = 0 (K % 4 = 0 is filtered below), plus sizes with M not a multiple of 16
+const FORWARD_16x8: Array<[MatmulVariant, number, number, number]> = [
+  ...SIZES.filter(([, , N]) => N % 8 === 0).map(([M, K, N]) => ["vec4x16", M, K, N] as [MatmulVariant, number, number, number]),
+  ["vec4x16", 37, 20, 24],
+  ["vec4x16", 16, 8, 8],
+];
 
 describe("matmul kernels", () => {
   let ctx: GpuContext;
@@ -33,7 +39,7 @@ describe("matmul kernels", () => {
   });
   afterAll(() => ctx?.destroy());
 
-  it.each(CASES.filter(([v, , K]) => v === "scalar" || K % 4 === 0))("%s forward y = x·W + b + res at M=%i K=%i N=%i", async (variant, M, K, N) => {
+  it.each([...CASES, ...FORWARD_16x8].filter(([v, , K]) => v === "scalar" || K % 4 === 0))("%s forward y = x·W + b + res at M=%i K=%i N=%i", async (variant, M, K, N) => {
     const x = randArray(M * K, 1);
     const w = randArray(K * N, 2);
     const bias = randArray(N, 3);
