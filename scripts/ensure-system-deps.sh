@@ -12,4 +12,4 @@ echo "Installing system packages for WebGPU tests: ${need[*]}"
 if [ "$(id -u)" != "0" ]; then SUDO=sudo; else SUDO=; fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" fonts-liberation >/dev/null
+$SUDO apt-get install -y -qq "${need[@]}" >/dev/null
