@@ -41,3 +41,12 @@ describe("GpuContext", () => {
     expect(() => ctx.createBuffer("huge.activations", limit + 1024)).toThrow(/huge\.activations.*maxStorageBufferBindingSize/);
   });
 });
+
+describe("without an adapter", () => {
+  it("fails and says what to install (never skips)", async () => {
+    const { requestLabDevice } = await import("../../src/gpu/device");
+    await expect(requestLabDevice(undefined)).rejects.toThrow(/install Debian's `chromium` and `libvulkan1`/);
+    const noAdapter = { requestAdapter: async () => null } as unknown as GPU;
+    await expect(requestLabDevice(noAdapter)).rejects.toThrow(/No WebGPU adapter found/);
+  });
+});
