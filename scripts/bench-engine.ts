@@ -219,7 +219,7 @@ async function main(): Promise<void> {
     matmul_gflops: round((2 * MM ** 3) / (mm.median / 1000) / 1e9, 3),
     tfjs_train_step_ms: tfjs ? round(tfjs.train.median, 1) : null,
     tfjs_batch: { ...tfjsSize, T: numPatches(c) + tfjsSize.textLen },
-    train_step_ms_at_tfjs_batch: round(sameBatch.median, 1),
+    train_step_ms_at_tfjs_batch: mode === "off" ? null : round(sameBatch.median, 1),
     tfjs_matmul_gflops: tfjs ? round((2 * MM ** 3) / (tfjs.matmul.median / 1000) / 1e9, 3) : null,
     batch: { train: { ...TRAIN, T: numPatches(c) + TRAIN.textLen }, generate: GEN, matmul: [MM, MM, MM] },
     runs: REPEATS,
