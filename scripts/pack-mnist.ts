@@ -15,10 +15,15 @@ import { fileURLToPath } from "node:url";
 import { encodeMnistSubset, MNIST_SIDE, type PackImage } from "../src/tasks/mnist-data";
 import { Rng, deriveSeed } from "../src/tasks/rng";
 
-/** Defaults: lab choice (2,000 train + 500 eval, balanced, < 2 MB). */
+/**
+ * Defaults: lab choice (7,000 train + 500 eval, balanced, 5.9 MB). 2,000
+ * train digits were too few: the small model memorizes them (SFT loss → 0)
+ * and RL then sees no reward variance on its training prompts.
+ */
 const DEFAULT_SEED = 20240601;
 const DEFAULT_TRAIN_PER_CLASS = 200;
 const DEFAULT_EVAL_PER_CLASS = 50;
+const DEFAULT_EXTRA_TRAIN_PER_CLASS = 500;
 
 interface MnistDigit {
   length: number;
@@ -34,8 +39,9 @@ function main(): void {
   const seed = Number(arg("--seed", String(DEFAULT_SEED)));
   const trainPer = Number(arg("--train-per-class", String(DEFAULT_TRAIN_PER_CLASS)));
   const evalPer = Number(arg("--eval-per-class", String(DEFAULT_EVAL_PER_CLASS)));
+  const extraPer = Number(arg("--extra-train-per-class", String(DEFAULT_EXTRA_TRAIN_PER_CLASS)));
   const out = arg("--out", fileURLToPath(new URL("../public/data/mnist-subset.bin", import.meta.url)));
-  for (const [k, v] of [["--seed", seed], ["--train-per-class", trainPer], ["--eval-per-class", evalPer]] as const) {
+  for (const [k, v] of [["--seed", seed], ["--train-per-class", trainPer], ["--eval-per-class", evalPer], ["--extra-train-per-class", extraPer]] as const) {
     if (!Number.isInteger(v) || v < 0) throw new Error(`${k} must be a non-negative integer, got ${v}`);
   }
   const require = createRequire(import.meta.url);
@@ -45,8 +51,8 @@ function main(): void {
   const evalImages: PackImage[] = [];
   for (let label = 0; label < 10; label++) {
     const digit = mnist[label];
-    if (trainPer + evalPer > digit.length) {
-      throw new Error(`class ${label} has only ${digit.length} images, need ${trainPer + evalPer}`);
+    if (trainPer + evalPer + extraPer > digit.length) {
+      throw new Error(`class ${label} has only ${digit.length} images, need ${trainPer + evalPer + extraPer}`);
     }
     const order = new Rng(deriveSeed(seed, "class", label)).shuffle(Array.from({ length: digit.length }, (_, i) => i));
     const take = (i: number): PackImage => {
@@ -58,6 +64,7 @@ function main(): void {
     };
     for (let k = 0; k < trainPer; k++) train.push(take(order[k]));
     for (let k = trainPer; k < trainPer + evalPer; k++) evalImages.push(take(order[k]));
+    for (let k = trainPer + evalPer; k < trainPer + evalPer + extraPer; k++) train.push(take(order[k]));
   }
   const trainShuffled = new Rng(deriveSeed(seed, "train-order")).shuffle(train);
   const evalShuffled = new Rng(deriveSeed(seed, "eval-order")).shuffle(evalImages);

@@ -1,10 +1,13 @@
 /**
  * Makes the shipped cold-start checkpoint (fixed seed):
- *   npm run train:sft -- [--size small|default] [--steps N] [--seed S] [--lr X] [--batch B] [--out FILE] [--resume FILE]
+ *   npm run train:sft -- [--size small|default] [--steps N] [--seed S] [--lr X] [--batch B]
+ *                        [--open-ended] [--out FILE] [--resume FILE]
  * Trains SFT on the default task (digit arithmetic on real MNIST digits),
  * evaluates on the held-out set (and with images shuffled between prompts),
  * writes public/checkpoints/<name>.ckpt and prints one JSON line of figures.
  * --resume continues from a checkpoint (a new warm-up and cosine cycle).
+ * --open-ended trains the open-ended form of the task (the final box holds the
+ * number, no options); the checkpoint is then sft-digits2-open-<size>.ckpt.
  */
 import { readFileSync } from "node:fs";
 import { loadCheckpoint, saveCheckpoint } from "../model/checkpoint";
@@ -16,13 +19,14 @@ import { checkpointFile, consoleSink, mnistFor, nodeContext, parseFlags, writeBy
 
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2), {
-    size: "string", resume: "string", steps: "number", seed: "number", lr: "number", batch: "number", out: "string", "eval-every": "number", quiet: "boolean",
+    size: "string", resume: "string", steps: "number", seed: "number", lr: "number", batch: "number", out: "string", "eval-every": "number", quiet: "boolean", "open-ended": "boolean",
   });
   const size = String(flags.size ?? "small");
   if (size !== "small" && size !== "default") throw new Error(`--size must be small or default, got '${size}'`);
   const exp = parseExperiment({
     modelSize: size,
     seed: flags.seed ?? 1,
+    task: { multipleChoice: !flags["open-ended"] },
     sftSteps: flags.steps ?? 600,
     sftLr: flags.lr ?? 2e-3,
     sftBatch: flags.batch ?? 32,
