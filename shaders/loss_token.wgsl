@@ -14,8 +14,11 @@
 //   x = clamp(logπ_ref − logπ, ±20), k3 = clamp(eˣ − x − 1, ±10);
 //   dℓ/dlogπ = −ρA where the unclipped branch is the min (else 0)
 //              + β(1 − eˣ) where neither clamp is active.
+// Temperature: every logit is scaled by invTemp = 1/τ first, so logπ, the
+// entropy and the logsumexp (f5) are those of softmax(z/τ), the distribution
+// the rollouts were sampled from (verl divides the logits by τ the same way).
 // Dispatch: ceil(B·L / 64) workgroups.
-struct Params { B: u32, T: u32, L: u32, P: u32, V: u32, mode: u32, clipEps: f32, beta: f32 }
+struct Params { B: u32, T: u32, L: u32, P: u32, V: u32, mode: u32, clipEps: f32, beta: f32, invTemp: f32, _p0: u32, _p1: u32, _p2: u32 }
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> logits: array<f32>;        // [B, T, V]
 @group(0) @binding(2) var<storage, read> tokens: array<i32>;        // [B, L]
@@ -37,16 +40,18 @@ fn main(@builtin(global_invocation_id) gid: vec3u) {
   if (s == 0u) { logprobs[i] = 0.0; return; }
   let r = (b * p.T + p.P + s - 1u) * p.V;
   var mx = -3.0e38;
-  for (var v = 0u; v < p.V; v++) { mx = max(mx, logits[r + v]); }
+  let k = p.invTemp;
+  for (var v = 0u; v < p.V; v++) { mx = max(mx, k * logits[r + v]); }
   var se = 0.0;
   var sl = 0.0;
   for (var v = 0u; v < p.V; v++) {
-    let e = exp(logits[r + v] - mx);
+    let z = k * logits[r + v] - mx;
+    let e = exp(z);
     se += e;
-    sl += e * (logits[r + v] - mx);
+    sl += e * z;
   }
   let lse = mx + log(se);
-  let lp = logits[r + u32(tokens[i])] - lse;
+  let lp = k * logits[r + u32(tokens[i])] - lse;
   logprobs[i] = lp;
   tok[o + 4u] = log(se) - sl / se; // −Σ p log p
   tok[o + 5u] = lse;

@@ -56,6 +56,12 @@ export interface PolicyStepOptions {
   aggregation?: PolicyAggregation;
   /** Constant normaliser of "seq-mean-token-sum-norm" (Dr. GRPO): max response length; default textLen − 1 (lab choice). */
   normLength?: number;
+  /**
+   * Sampling temperature τ > 0 of the rollouts; default 1. The loss uses the
+   * logprobs of softmax(logits/τ), so old, reference and current logprobs must
+   * all be taken at the same τ (forwardLogprobs' temperature). As verl.
+   */
+  temperature?: number;
 }
 
 /** What readStats returns; token means are over masked tokens. */
@@ -157,6 +163,8 @@ export class TrainGraph {
 
   private forwards = new Map<GPUBuffer, ForwardCalls>();
   private lossLogprobsCall: KernelCall;
+  /** The first backward dispatch (logprob gradients → dlogits); its uniform carries τ. */
+  private logitsGradCall!: KernelCall;
   private lossSftCall: KernelCall;
   private lossPolicyCall: KernelCall;
   private reduceSftCall: KernelCall;
@@ -319,7 +327,8 @@ export class TrainGraph {
     const dummy = this.dummy;
     const calls: KernelCall[] = [];
     // loss → dlogits
-    calls.push(K.lossLogitsGrad(ctx, { logits: this.logits, tokens: this.tokens, g: this.tokenGrad, tok: this.tok, dlogits: this.dlogits }, { B, T, L, P, V }));
+    this.logitsGradCall = K.lossLogitsGrad(ctx, { logits: this.logits, tokens: this.tokens, g: this.tokenGrad, tok: this.tok, dlogits: this.dlogits }, { B, T, L, P, V });
+    calls.push(this.logitsGradCall);
     // logits = lnf · head.w
     calls.push(K.matmulBackwardDx(ctx, { dy: this.dlogits, w: w("head.w"), dx: this.dln }, BT, C, V));
     calls.push(K.matmulBackwardDw(ctx, { x: this.lnf, dy: this.dlogits, dw: g("head.w"), dbias: null, dummy }, BT, C, V));
@@ -400,14 +409,23 @@ export class TrainGraph {
     for (const c of this.backwardCalls) this.ctx.run(c);
   }
 
+  /** Sizes of the loss kernels for this graph. */
+  private lossDims(): K.LossDims {
+    return { B: this.B, T: this.T, L: this.textLen, P: this.P, V: this.config.vocabSize };
+  }
+
   /**
    * Runs the forward pass with `params` (default: the trainable buffer) and
    * computes per-token logprobs [B, textLen] into `this.logprobs` (copied to
    * `out` too when given, e.g. the reference-policy or old-policy logprobs).
    * Submits once. Dispatches for a new params buffer are prepared on first use.
+   * @param temperature τ > 0: logprobs of softmax(logits/τ) (default 1).
    * @returns the buffer holding the logprobs (`out` when given).
+   * @throws Error when τ is not a finite number > 0.
    */
-  forwardLogprobs(params: GPUBuffer = this.params, out?: GPUBuffer): GPUBuffer {
+  forwardLogprobs(params: GPUBuffer = this.params, out?: GPUBuffer, temperature = 1): GPUBuffer {
+    checkTemperature("forwardLogprobs", temperature);
+    this.lossLogprobsCall.setParams(K.lossTokenParams(this.lossDims(), K.LOSS_MODE.logprobs, 0.2, 0, temperature));
     this.recordForward(params);
     this.ctx.run(this.lossLogprobsCall);
     if (out) this.ctx.copy(this.logprobs, 0, out, 0, this.B * this.textLen * 4);
@@ -421,6 +439,7 @@ export class TrainGraph {
    */
   sftStep(): void {
     const { ctx } = this;
+    this.logitsGradCall.setParams(K.lossLogitsGradParams(this.lossDims(), 1));
     this.recordForward(this.params);
     ctx.run(this.lossSftCall);
     ctx.run(this.reduceSftCall);
@@ -447,11 +466,14 @@ export class TrainGraph {
     if (!(agg in K.AGGREGATION)) throw new Error(`policyStep: unknown aggregation '${agg}'`);
     if (!(normLength > 0)) throw new Error(`policyStep: normLength must be > 0, got ${normLength}`);
     if (beta > 0 && !opts.refLogprobs) throw new Error("policyStep: beta > 0 needs refLogprobs");
+    const temperature = opts.temperature ?? 1;
+    checkTemperature("policyStep", temperature);
     this.put(this.advantages, opts.advantages, B, "advantages");
     this.put(this.oldLogprobs, opts.oldLogprobs, B * L, "oldLogprobs");
     if (opts.refLogprobs) this.put(this.refLogprobs, opts.refLogprobs, B * L, "refLogprobs");
     const mode = opts.refLogprobs ? K.LOSS_MODE.policy : K.LOSS_MODE.policyNoRef;
-    this.lossPolicyCall.setParams(K.lossTokenParams({ B, T: this.T, L, P: this.P, V: this.config.vocabSize }, mode, clipEps, beta));
+    this.lossPolicyCall.setParams(K.lossTokenParams(this.lossDims(), mode, clipEps, beta, temperature));
+    this.logitsGradCall.setParams(K.lossLogitsGradParams(this.lossDims(), temperature));
     this.reducePolicyCall.setParams(K.lossReduceParams(B, L, K.AGGREGATION[agg], normLength));
     this.recordForward(this.params);
     ctx.run(this.lossPolicyCall);
@@ -484,4 +506,9 @@ export class TrainGraph {
     }
     return stats;
   }
+}
+
+/** Throws unless τ is a finite number > 0. */
+function checkTemperature(where: string, t: number): void {
+  if (!(t > 0) || !Number.isFinite(t)) throw new Error(`${where}: temperature must be a finite number > 0, got ${t}`);
 }

@@ -41,6 +41,8 @@ export interface UpdateOptions {
   beta: number;
   aggregation: PolicyAggregation;
   lr: number;
+  /** Sampling temperature of the rollouts: old, reference and current logprobs are all taken at it (default 1). */
+  temperature?: number;
 }
 
 /** What an update reports (one read-back each from the graph and AdamW). */
@@ -191,15 +193,16 @@ export class LabEngine {
 
   /**
    * Per-token logprobs [N, textLen] of `batch` under the reference policy and
-   * under `policy` (read back; used to fold a k1 KL into REINFORCE++ rewards).
+   * under `policy` (read back; used to fold a k1 KL into REINFORCE++ rewards),
+   * at sampling temperature `temperature` (softmax(logits/τ)).
    */
-  async logprobs(policy: Policy, images: Float32Array, batch: TextBatch): Promise<{ old: Float32Array; ref: Float32Array }> {
+  async logprobs(policy: Policy, images: Float32Array, batch: TextBatch, temperature = 1): Promise<{ old: Float32Array; ref: Float32Array }> {
     const B = batch.tokens.length / this.textLen;
     const g = this.graphFor(B);
     g.graph.setBatch({ images, tokens: batch.tokens, mask: batch.mask });
     this.ctx.copy(policy.params, 0, this.work, 0, this.layout.totalFloats * 4);
-    g.graph.forwardLogprobs(this.work, g.oldLp);
-    g.graph.forwardLogprobs(this.ref, g.refLp);
+    g.graph.forwardLogprobs(this.work, g.oldLp, temperature);
+    g.graph.forwardLogprobs(this.ref, g.refLp, temperature);
     return { old: await this.ctx.readF32(g.oldLp, 0, B * this.textLen), ref: await this.ctx.readF32(g.refLp, 0, B * this.textLen) };
   }
 
@@ -215,9 +218,10 @@ export class LabEngine {
     const g = this.graphFor(B);
     g.graph.setBatch({ images, tokens: batch.tokens, mask: batch.mask });
     this.ctx.copy(policy.params, 0, this.work, 0, this.layout.totalFloats * 4);
-    g.graph.forwardLogprobs(this.work, g.oldLp);
+    const temperature = opts.temperature ?? 1;
+    g.graph.forwardLogprobs(this.work, g.oldLp, temperature);
     // Reference logprobs always: with β = 0 they still give the KL metric.
-    g.graph.forwardLogprobs(this.ref, g.refLp);
+    g.graph.forwardLogprobs(this.ref, g.refLp, temperature);
     g.graph.policyStep({
       advantages,
       oldLogprobs: g.oldLp,
@@ -226,6 +230,7 @@ export class LabEngine {
       beta: opts.beta,
       aggregation: opts.aggregation,
       normLength: this.shape.maxNew,
+      temperature,
     });
     const stats = await g.graph.readStats(); // throws on NaN/Inf before any update
     policy.adam.step(opts.lr);

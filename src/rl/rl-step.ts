@@ -78,7 +78,7 @@ export async function rlStep(args: RlStepArgs): Promise<RlStepResult> {
   // REINFORCE++ folds a k1 KL penalty into the reward instead of the loss (reward-spec §1).
   let lossBeta = beta;
   if ((estimator === "reinforce++" || estimator === "reinforce++-baseline") && beta > 0) {
-    const lp = await engine.logprobs(policy, images, batch);
+    const lp = await engine.logprobs(policy, images, batch, alg.temperature);
     const L = engine.textLen;
     for (let i = 0; i < N; i++) {
       let k1 = 0;
@@ -97,6 +97,7 @@ export async function rlStep(args: RlStepArgs): Promise<RlStepResult> {
     beta: lossBeta,
     aggregation: alg.aggregation,
     lr: alg.lr,
+    temperature: alg.temperature,
   });
   const advantages = await adv.kernel.readAdvantages();
 

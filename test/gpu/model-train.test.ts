@@ -84,26 +84,53 @@ describe("TrainGraph on the tiny config", () => {
     expectGradsClose(await ctx.readF32(graph.grads), ref.grads);
   });
 
-  const cases: Array<{ name: string; adv: number[]; spread: number; beta: number; agg: PolicyAggregation }> = [
+  const cases: Array<{ name: string; adv: number[]; spread: number; beta: number; agg: PolicyAggregation; tau?: number }> = [
     { name: "A > 0 and A < 0, clipped and unclipped, β = 0.1, seq-mean-token-mean", adv: [0.8, -1.2], spread: 0.8, beta: 0.1, agg: "seq-mean-token-mean" },
     { name: "A < 0 and A > 0, ratios inside the clip range, β = 0.05, token-mean", adv: [-0.5, 1.5], spread: 0.1, beta: 0.05, agg: "token-mean" },
     { name: "mostly clipped, β = 0.2, seq-mean-token-sum-norm", adv: [1.1, -0.9], spread: 2.0, beta: 0.2, agg: "seq-mean-token-sum-norm" },
+    { name: "temperature τ = 0.7, β = 0.1, seq-mean-token-mean", adv: [0.8, -1.2], spread: 0.8, beta: 0.1, agg: "seq-mean-token-mean", tau: 0.7 },
+    { name: "temperature τ = 1.6, β = 0.05, token-mean", adv: [-0.5, 1.5], spread: 0.3, beta: 0.05, agg: "token-mean", tau: 1.6 },
   ];
 
-  it.each(cases)("policy loss: $name", async ({ adv, spread, beta, agg }) => {
-    const lpNow = tokenStats(referenceForward(TINY, params, batch).logits, batch.tokens, B, L, V).logprobs;
+  /** Reference per-token logprobs of softmax(logits/τ). */
+  const refLogprobsAt = (tau: number) =>
+    tokenStats(referenceForward(TINY, params, batch).logits.map((z) => z / tau), batch.tokens, B, L, V).logprobs;
+
+  it.each(cases)("policy loss: $name", async ({ adv, spread, beta, agg, tau }) => {
+    const lpNow = refLogprobsAt(tau ?? 1);
     const u = seededUniform(41);
     const oldLogprobs = Float32Array.from(lpNow, (x) => x + (u() - 0.5) * spread);
     const refLogprobs = Float32Array.from(lpNow, (x) => x + (u() - 0.5) * 1.0);
-    const inputs = { advantages: adv, oldLogprobs, refLogprobs, mask: batch.mask, clipEps: 0.2, beta, aggregation: agg, normLength: 4 };
+    const inputs = { advantages: adv, oldLogprobs, refLogprobs, mask: batch.mask, clipEps: 0.2, beta, aggregation: agg, normLength: 4, temperature: tau };
     const ref = referencePolicy(TINY, params, batch, inputs);
-    graph.policyStep({ advantages: Float32Array.from(adv), oldLogprobs, refLogprobs, clipEps: 0.2, beta, aggregation: agg, normLength: 4 });
+    graph.policyStep({ advantages: Float32Array.from(adv), oldLogprobs, refLogprobs, clipEps: 0.2, beta, aggregation: agg, normLength: 4, temperature: tau });
     const s = await graph.readStats();
     expect(s.loss).toBeCloseTo(ref.loss, 5);
     expect(s.kl).toBeCloseTo(ref.kl, 5);
     expect(s.clipFrac).toBeCloseTo(ref.clipFrac, 6);
     expect(s.entropy).toBeCloseTo(ref.entropy, 5);
     expectGradsClose(await ctx.readF32(graph.grads), ref.grads);
+  });
+
+  it("forwardLogprobs at τ = 0.7 gives the logprobs of softmax(logits/τ); τ = 1 again after it", async () => {
+    graph.forwardLogprobs(undefined, undefined, 0.7);
+    expectClose("logprobs τ=0.7", await ctx.readF32(graph.logprobs, 0, B * L), refLogprobsAt(0.7), 1e-5, 1e-4);
+    graph.forwardLogprobs();
+    expectClose("logprobs τ=1", await ctx.readF32(graph.logprobs, 0, B * L), refLogprobsAt(1), 1e-5, 1e-4);
+  });
+
+  it("an SFT step after a τ ≠ 1 policy step uses τ = 1 again", async () => {
+    graph.policyStep({ advantages: Float32Array.from([1, -1]), oldLogprobs: Float32Array.from(refLogprobsAt(1.6)), temperature: 1.6 });
+    await graph.readStats();
+    const ref = referenceSft(TINY, params, batch, batch.mask);
+    graph.sftStep();
+    expect((await graph.readStats()).loss).toBeCloseTo(ref.loss, 5);
+    expectGradsClose(await ctx.readF32(graph.grads), ref.grads);
+  });
+
+  it("rejects a temperature that is not > 0", () => {
+    expect(() => graph.policyStep({ advantages: Float32Array.from([1, -1]), oldLogprobs: new Float32Array(B * L), temperature: 0 })).toThrow(/temperature must be a finite number > 0/);
+    expect(() => graph.forwardLogprobs(undefined, undefined, -1)).toThrow(/temperature/);
   });
 
   it("the test cases exercise clipped and unclipped tokens", () => {

@@ -218,18 +218,21 @@ export const LOSS_MODE = { logprobs: 0, sft: 1, policy: 2, policyNoRef: 3 } as c
 export interface LossDims { B: number; T: number; L: number; P: number; V: number }
 
 /** Per-token logprobs [B, L] and records tok [B·L, 8] (see shaders/loss_token.wgsl). */
-export function lossToken(ctx: GpuContext, b: { logits: Binding; tokens: Binding; mask: Binding; advantages: Binding; oldLogprobs: Binding; refLogprobs: Binding; logprobs: Binding; tok: Binding }, d: LossDims, mode: number, clipEps = 0.2, beta = 0): KernelCall {
+export function lossToken(ctx: GpuContext, b: { logits: Binding; tokens: Binding; mask: Binding; advantages: Binding; oldLogprobs: Binding; refLogprobs: Binding; logprobs: Binding; tok: Binding }, d: LossDims, mode: number, clipEps = 0.2, beta = 0, temperature = 1): KernelCall {
   return ctx.call(
     ctx.kernel("loss_token", lossTokenCode),
     [b.logits, b.tokens, b.mask, b.advantages, b.oldLogprobs, b.refLogprobs, b.logprobs, b.tok],
-    lossTokenParams(d, mode, clipEps, beta),
+    lossTokenParams(d, mode, clipEps, beta, temperature),
     grid1(ctx, "loss_token", d.B * d.L),
   );
 }
 
-/** Uniform of loss_token (for KernelCall.setParams when ε, β or the mode change). */
-export function lossTokenParams(d: LossDims, mode: number, clipEps: number, beta: number): ArrayBuffer {
-  return packParams([d.B, d.T, d.L, d.P, d.V, mode, { f32: clipEps }, { f32: beta }]);
+/**
+ * Uniform of loss_token (for KernelCall.setParams when ε, β, τ or the mode change).
+ * @param temperature τ > 0: logprobs are those of softmax(logits/τ).
+ */
+export function lossTokenParams(d: LossDims, mode: number, clipEps: number, beta: number, temperature = 1): ArrayBuffer {
+  return packParams([d.B, d.T, d.L, d.P, d.V, mode, { f32: clipEps }, { f32: beta }, { f32: 1 / temperature }, 0, 0, 0]);
 }
 
 /** Aggregation codes of loss_reduce. */
@@ -245,7 +248,12 @@ export function lossReduce(ctx: GpuContext, b: { tok: Binding; g: Binding; stats
   return ctx.call(ctx.kernel("loss_reduce", lossReduceCode), [b.tok, b.g, b.stats], lossReduceParams(B, L, agg, normLength), [1]);
 }
 
-/** dlogits [B, T, V] from g [B, L] (see shaders/loss_logits_grad.wgsl). */
-export function lossLogitsGrad(ctx: GpuContext, b: { logits: Binding; tokens: Binding; g: Binding; tok: Binding; dlogits: Binding }, d: LossDims): KernelCall {
-  return ctx.call(ctx.kernel("loss_logits_grad", lossLogitsGradCode), [b.logits, b.tokens, b.g, b.tok, b.dlogits], packParams([d.B, d.T, d.L, d.P, d.V, 0, 0, 0]), grid1(ctx, "loss_logits_grad", d.B * d.T));
+/** dlogits [B, T, V] from g [B, L] at temperature τ (see shaders/loss_logits_grad.wgsl). */
+export function lossLogitsGrad(ctx: GpuContext, b: { logits: Binding; tokens: Binding; g: Binding; tok: Binding; dlogits: Binding }, d: LossDims, temperature = 1): KernelCall {
+  return ctx.call(ctx.kernel("loss_logits_grad", lossLogitsGradCode), [b.logits, b.tokens, b.g, b.tok, b.dlogits], lossLogitsGradParams(d, temperature), grid1(ctx, "loss_logits_grad", d.B * d.T));
+}
+
+/** Uniform of loss_logits_grad (τ > 0). */
+export function lossLogitsGradParams(d: LossDims, temperature: number): ArrayBuffer {
+  return packParams([d.B, d.T, d.L, d.P, d.V, { f32: 1 / temperature }, 0, 0]);
 }

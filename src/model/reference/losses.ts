@@ -105,6 +105,8 @@ export interface PolicyLossInputs {
   aggregation: PolicyAggregation;
   /** Constant normaliser of "seq-mean-token-sum-norm" (Dr. GRPO): the max response length. */
   normLength: number;
+  /** Sampling temperature τ > 0 (default 1): logprobs of softmax(logits/τ), as verl. */
+  temperature?: number;
 }
 
 /** Loss value, per-token statistics and dloss/dlogits of the policy loss. */
@@ -154,7 +156,9 @@ export function aggregationWeights(mask: ArrayLike<number>, B: number, L: number
  * plus β·(1 − eˣ) where neither clamp is active.
  */
 export function policyLoss(logits: ArrayLike<number>, tokens: ArrayLike<number>, inp: PolicyLossInputs, B: number, L: number, V: number): PolicyLossResult {
-  const st = tokenStats(logits, tokens, B, L, V);
+  const tau = inp.temperature ?? 1;
+  const scaled = tau === 1 ? logits : Float64Array.from(logits as ArrayLike<number>, (z) => z / tau);
+  const st = tokenStats(scaled, tokens, B, L, V);
   const w = aggregationWeights(inp.mask, B, L, inp.aggregation, inp.normLength);
   const g = new Float64Array(B * L);
   let loss = 0;
@@ -186,5 +190,7 @@ export function policyLoss(logits: ArrayLike<number>, tokens: ArrayLike<number>,
     ent += m * st.entropy[i];
   }
   const d = n > 0 ? n : 1;
-  return { loss, kl: kl / d, clipFrac: clip / d, entropy: ent / d, logprobs: st.logprobs, dlogits: logprobGradToLogits(g, st.probs, tokens, B, L, V) };
+  const dlogits = logprobGradToLogits(g, st.probs, tokens, B, L, V);
+  if (tau !== 1) for (let k = 0; k < dlogits.length; k++) dlogits[k] /= tau; // chain rule through z/τ
+  return { loss, kl: kl / d, clipFrac: clip / d, entropy: ent / d, logprobs: st.logprobs, dlogits };
 }
