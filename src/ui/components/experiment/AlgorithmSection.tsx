@@ -78,7 +78,7 @@ export function AlgorithmSection() {
       <NumberInput label="Prompts per step" value={a.batchPrompts} min={1} max={64} integer tip="Prompts (groups) per RL step." onChange={(batchPrompts) => set({ batchPrompts })} />
       <NumberInput label="Steps" value={a.steps} min={1} max={100000} integer onChange={(steps) => set({ steps })} />
       <NumberInput label="Eval every" value={a.evalEvery} min={1} integer tip="Every E steps: greedy decoding on the held-out set → Acc, RC-Acc, IncR, CBIR, CACR." onChange={(evalEvery) => set({ evalEvery })} />
-      <Slider label="Temperature" value={a.temperature} min={0.1} max={2} step={0.05} format={(x) => x.toFixed(2)} tip="Sampling temperature of the rollouts (papers: 1)." onChange={(temperature) => set({ temperature })} />
+      <Slider label="Temperature" value={a.temperature} min={0.1} max={2} step={0.05} format={(x) => x.toFixed(2)} tip="Sampling temperature τ of the rollouts (papers: 1). The loss uses softmax(logits/τ) too, as verl does; τ > 1 explores more when the SFT model is very sure." onChange={(temperature) => set({ temperature })} />
     </Section>
   );
 }
