@@ -1,6 +1,6 @@
 /**
  * Headless lab on Node (same engine and reward code as the page):
- *   npm run lab -- --preset <name> [--steps N] [--seed S] [--lr X] [--out DIR]
+ *   npm run lab -- --preset <name> [--steps N] [--seed S] [--lr X] [--temperature T] [--out DIR]
  *                  [--sft-steps N] [--from-scratch] [--full-size] [--quiet]
  * On a CPU adapter (SwiftShader) the small model is used unless --full-size.
  * Prints progress on stderr and ends with one JSON line on stdout:
@@ -15,7 +15,7 @@ import { consoleSink, loadShippedCheckpoint, mnistFor, nodeContext, parseFlags }
 
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2), {
-    preset: "string", steps: "number", seed: "number", lr: "number", out: "string", "sft-steps": "number", "from-scratch": "boolean", "full-size": "boolean", quiet: "boolean",
+    preset: "string", steps: "number", seed: "number", lr: "number", temperature: "number", out: "string", "sft-steps": "number", "from-scratch": "boolean", "full-size": "boolean", quiet: "boolean",
   });
   const preset = String(flags.preset ?? "smoke");
   if (!PRESET_NAMES.includes(preset)) throw new Error(`unknown preset '${preset}'; known: ${PRESET_NAMES.join(", ")}`);
@@ -25,6 +25,9 @@ async function main(): Promise<void> {
   });
   if (flags["sft-steps"] !== undefined) exp.sftSteps = flags["sft-steps"] as number;
   if (flags.lr !== undefined) exp.algorithm.lr = parseExperiment({ ...exp, algorithm: { ...exp.algorithm, lr: flags.lr } }).algorithm.lr;
+  if (flags.temperature !== undefined) {
+    exp.algorithm.temperature = parseExperiment({ ...exp, algorithm: { ...exp.algorithm, temperature: flags.temperature } }).algorithm.temperature;
+  }
   const sink = consoleSink(flags.out as string | undefined, Boolean(flags.quiet));
   const ctx = await nodeContext();
   sink.log(`adapter: ${ctx.adapter.description}${ctx.adapter.isFallback ? " (CPU fallback)" : ""}`);
