@@ -80,7 +80,13 @@ export type AlgorithmConfig = z.infer<typeof AlgorithmSchema>;
 
 export const TaskConfigSchema = z.object({
   family: z.enum(["digits", "shapes", "bars"]).default("digits"),
-  multipleChoice: z.boolean().default(true),
+  /**
+   * Lab default: open-ended (the final box holds the number). In multiple
+   * choice the tiny models read the digits and do the arithmetic but do not
+   * learn the option-letter lookup in SFT (README, "What it learns"), so the
+   * final answer would sit at chance and give RL nothing to work with.
+   */
+  multipleChoice: z.boolean().default(false),
   /** Probability the correct option sits at letter A (a learnable shortcut). */
   optionSkew: z.number().min(0).max(1).default(0),
   /** Distractor closeness in [0, 1]: 1 = near misses (±1). */

@@ -20,13 +20,22 @@ const PRESETS: Record<string, unknown> = {
   },
   /**
    * rlvr-learn: outcome-only RLVR on the small model from the shipped
-   * checkpoint, long enough to see held-out accuracy move (lab choice).
+   * open-ended checkpoint (the final box holds the number), long enough to
+   * measure whether held-out accuracy moves (lab choices throughout). Open-ended because
+   * the tiny model does not learn the multiple-choice letter lookup in SFT
+   * (README, "What it learns"). Rollouts at τ = 2.5: the SFT model is so sure
+   * of itself that at τ = 1 about 95 % of the groups had all-equal rewards
+   * (no advantage), and its wrong readings were wrong in every rollout; at
+   * τ = 2.5 three quarters of the groups carry a signal and the format still
+   * holds (README, "What it learns", for what it does and does not reach).
+   * 256 held-out prompts, so one prompt is 0.4 points.
    */
   "rlvr-learn": {
     modelSize: "small",
+    task: { multipleChoice: false },
     variants: [{ name: "rlvr" }],
-    algorithm: { groupSize: 8, batchPrompts: 4, steps: 60, evalEvery: 10 },
-    evalSize: 64,
+    algorithm: { groupSize: 8, batchPrompts: 4, steps: 80, evalEvery: 10, lr: 2e-4, temperature: 2.5 },
+    evalSize: 256,
   },
   /** grr-paper: the GRR paper's comparison (λ = 1, G = 8; GRR §4). */
   "grr-paper": {
