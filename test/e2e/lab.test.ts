@@ -88,7 +88,10 @@ describe("the lab in headless Chromium", () => {
     const rows = await page.getByTestId("rollout-table").locator("tbody tr").count();
     expect(rows).toBeGreaterThanOrEqual(4); // the smoke preset's G = 4 rollouts
 
-    await page.screenshot({ path: join(outDir, "lab.png"), fullPage: true });
+    // LAB_SCREENSHOT=docs/screenshot.png refreshes the README's screenshot from this run.
+    // (the first screen only: charts further down draw when scrolled into view).
+    const shot = process.env.LAB_SCREENSHOT;
+    await page.screenshot(shot ? { path: shot } : { path: join(outDir, "lab.png"), fullPage: true });
     expect(consoleErrors, consoleErrors.join("\n")).toEqual([]);
     expect(longTasks, `main-thread tasks over 50 ms while training (from t = ${trainingFrom} ms): ${longTasks.map((t) => `${t.ms} ms at ${t.at}`).join(", ")}`).toEqual([]);
     await page.close();
