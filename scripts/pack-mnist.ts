@@ -16,9 +16,10 @@ import { encodeMnistSubset, MNIST_SIDE, type PackImage } from "../src/tasks/mnis
 import { Rng, deriveSeed } from "../src/tasks/rng";
 
 /**
- * Defaults: lab choice (7,000 train + 500 eval, balanced, 5.9 MB). 2,000
- * train digits were too few: the small model memorizes them (SFT loss → 0)
- * and RL then sees no reward variance on its training prompts.
+ * Defaults: lab choice (7,000 train + 500 eval, balanced, 5.9 MB). With
+ * 2,000 train digits the small model memorized them (SFT loss 0.000) and
+ * read 89 % of the held-out digits; after 500 more SFT steps on 7,000, 91 %
+ * (README, "What it learns").
  */
 const DEFAULT_SEED = 20240601;
 const DEFAULT_TRAIN_PER_CLASS = 200;
