@@ -1,7 +1,9 @@
 import { defineConfig } from "vitest/config";
 import react from "@vitejs/plugin-react";
 
-// Cross-origin isolation lets onnxruntime-web use threads in the reward worker.
+// Cross-origin isolation (SharedArrayBuffer, precise timers). It is also what
+// onnxruntime-web needs for threads, for the learned PRM the design plans for
+// the reward worker; no ONNX model runs in the lab yet.
 const isolation = {
   "Cross-Origin-Opener-Policy": "same-origin",
   "Cross-Origin-Embedder-Policy": "require-corp",

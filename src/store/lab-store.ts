@@ -95,9 +95,14 @@ export function needsInit(s: Pick<LabState, "experiment" | "sentExperiment">): b
   return s.sentExperiment === null || structural(s.experiment) !== structural(s.sentExperiment);
 }
 
-/** Whether anything has been trained in the current run. */
+/**
+ * Whether anything has been trained in the current run: an RL step, or any
+ * SFT / training row. The cold-start evaluation (eval rows at step 0) does not
+ * count, so a settings change before the first step still applies on Train.
+ */
 export function hasRunData(s: Pick<LabState, "step" | "metrics">): boolean {
-  return s.step > 0 || s.metrics.version > 0;
+  if (s.step > 0) return true;
+  return Object.values(s.metrics.byVariant).some((rows) => rows.train.length > 0 || rows.eval.some((r) => r.step > 0));
 }
 
 function lastEvalOf(m: MetricsData): Record<string, Record<string, number>> {

@@ -149,6 +149,9 @@ async function init(cmd: Extract<TrainerCommand, { type: "init" }>): Promise<voi
     note: [note, ckpt ? undefined : "No shipped cold-start checkpoint for this task and size: Train runs SFT from scratch first."].filter(Boolean).join(" ") || undefined,
   });
   if (ckpt) {
+    // Say which cold start this is: the task's answer form and the model size pick the file.
+    const source = cmd.checkpointUrl ?? checkpointPath(exp);
+    sink.log(`cold start: ${source} (SFT step ${String(ckpt.meta?.step ?? "?")}, seed ${String(ckpt.meta?.seed ?? "?")})`);
     status("idle", "evaluating the cold-start checkpoint");
     const r = run;
     await stepThenDraw(() => r.evalStart());

@@ -50,7 +50,7 @@ describe("GRPO on a contextual bandit (tiny model)", () => {
     const meanReward: number[] = [];
     for (let step = 0; step < 60; step++) {
       const gen = await engine.generate(policy, images, prompts, { temperature: 1, topK: 0, topP: 1, greedy: false, seed: 100 + step }, G);
-      const rewards = kinds.flatMap((k, i) =>
+      const rewards: number[] = kinds.flatMap((k, i) =>
         Array.from({ length: G }, (_, r) => (gen.tokens[(i * G + r) * shape.maxNew] === TARGET[k] ? 1 : 0)),
       );
       meanReward.push(rewards.reduce((a, b) => a + b, 0) / rewards.length);

@@ -96,6 +96,24 @@ describe("store actions → trainer commands", () => {
     expect(types()).toEqual(["init", "init", "start"]);
   });
 
+  it("Train after a structural edit re-inits when only the cold-start eval has arrived", () => {
+    const { store, types } = setup();
+    store.getState().init();
+    store.getState().dispatch({ type: "metrics", rows: [{ variant: "rlvr", step: 0, time: 1, kind: "eval", values: { acc: 0.8 } }] });
+    store.getState().updateExperiment((e) => ({ ...e, task: { ...e.task, multipleChoice: true } }));
+    store.getState().train();
+    expect(types()).toEqual(["init", "init", "start"]);
+  });
+
+  it("Train after a structural edit mid-run keeps the run (the edit waits for Apply or Reset)", () => {
+    const { store, types } = setup();
+    store.getState().init();
+    store.getState().dispatch({ type: "metrics", rows: [{ variant: "rlvr", step: 1, time: 1, kind: "train", values: { reward_mean: 0.5 } }] });
+    store.getState().updateExperiment((e) => ({ ...e, task: { ...e.task, multipleChoice: true } }));
+    store.getState().train();
+    expect(types()).toEqual(["init", "start"]);
+  });
+
   it("weight edits are sent live as one debounced setWeights, not as init", () => {
     const { store, sent, types } = setup();
     store.getState().init();
