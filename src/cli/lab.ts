@@ -1,8 +1,13 @@
 /**
  * Headless lab on Node (same engine and reward code as the page):
  *   npm run lab -- --preset <name> [--steps N] [--seed S] [--lr X] [--temperature T] [--out DIR]
- *                  [--sft-steps N] [--from-scratch] [--full-size] [--quiet]
+ *                  [--group-size G] [--batch-prompts P] [--eval-every E] [--eval-size N]
+ *                  [--sft-steps N] [--from-scratch] [--checkpoint FILE] [--full-size] [--quiet]
+ * --checkpoint starts RL from that cold start (e.g. a `train:sft --snapshots`
+ * file) instead of the shipped one; it must fit the preset's model size and task.
  * On a CPU adapter (SwiftShader) the small model is used unless --full-size.
+ * With --out, DIR also gets each variant's final parameters as <variant>.ckpt
+ * (a cold start for another run with --checkpoint).
  * Prints progress on stderr and ends with one JSON line on stdout:
  *   {"preset", "sft": {metrics}, "variants": {"<name>": {"final": {metrics}}}}
  */
@@ -11,11 +16,14 @@ import { presetExperiment, PRESET_NAMES } from "../rl/presets";
 import { parseExperiment } from "../rl/experiment";
 import { inProcessScorer } from "../rl/reward-client";
 import type { EvalMetrics } from "../rl/eval-metrics";
-import { consoleSink, loadShippedCheckpoint, mnistFor, nodeContext, parseFlags } from "./node-run";
+import { readFileSync } from "node:fs";
+import { loadCheckpoint, saveCheckpoint } from "../model/checkpoint";
+import { join } from "node:path";
+import { consoleSink, loadShippedCheckpoint, mnistFor, nodeContext, parseFlags, writeBytes } from "./node-run";
 
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2), {
-    preset: "string", steps: "number", seed: "number", lr: "number", temperature: "number", out: "string", "sft-steps": "number", "from-scratch": "boolean", "full-size": "boolean", quiet: "boolean",
+    preset: "string", steps: "number", seed: "number", lr: "number", temperature: "number", out: "string", "sft-steps": "number", "from-scratch": "boolean", checkpoint: "string", "group-size": "number", "batch-prompts": "number", "eval-every": "number", "eval-size": "number", "full-size": "boolean", quiet: "boolean",
   });
   const preset = String(flags.preset ?? "smoke");
   if (!PRESET_NAMES.includes(preset)) throw new Error(`unknown preset '${preset}'; known: ${PRESET_NAMES.join(", ")}`);
@@ -24,10 +32,16 @@ async function main(): Promise<void> {
     seed: flags.seed as number | undefined,
   });
   if (flags["sft-steps"] !== undefined) exp.sftSteps = flags["sft-steps"] as number;
-  if (flags.lr !== undefined) exp.algorithm.lr = parseExperiment({ ...exp, algorithm: { ...exp.algorithm, lr: flags.lr } }).algorithm.lr;
-  if (flags.temperature !== undefined) {
-    exp.algorithm.temperature = parseExperiment({ ...exp, algorithm: { ...exp.algorithm, temperature: flags.temperature } }).algorithm.temperature;
-  }
+  // Overrides go through the schema, so a bad value gets the same error as a bad preset.
+  const algo: Record<string, unknown> = {};
+  if (flags.lr !== undefined) algo.lr = flags.lr;
+  if (flags.temperature !== undefined) algo.temperature = flags.temperature;
+  if (flags["group-size"] !== undefined) algo.groupSize = flags["group-size"];
+  if (flags["batch-prompts"] !== undefined) algo.batchPrompts = flags["batch-prompts"];
+  if (flags["eval-every"] !== undefined) algo.evalEvery = flags["eval-every"];
+  const checked = parseExperiment({ ...exp, algorithm: { ...exp.algorithm, ...algo }, evalSize: flags["eval-size"] ?? exp.evalSize });
+  exp.algorithm = checked.algorithm;
+  exp.evalSize = checked.evalSize;
   const sink = consoleSink(flags.out as string | undefined, Boolean(flags.quiet));
   const ctx = await nodeContext();
   sink.log(`adapter: ${ctx.adapter.description}${ctx.adapter.isFallback ? " (CPU fallback)" : ""}`);
@@ -36,9 +50,10 @@ async function main(): Promise<void> {
     exp.modelSize = "small";
     sink.log("CPU adapter: using the small model (pass --full-size to keep the default d = 128, 4 layers)");
   }
-  const ckpt = flags["from-scratch"] ? null : loadShippedCheckpoint(exp);
+  if (flags["from-scratch"] && flags.checkpoint) throw new Error("--from-scratch and --checkpoint exclude each other");
+  const ckpt = flags["from-scratch"] ? null : flags.checkpoint ? loadCheckpoint(new Uint8Array(readFileSync(String(flags.checkpoint)))) : loadShippedCheckpoint(exp);
   const run = new LabRun(ctx, exp, sink, inProcessScorer, mnistFor(exp), ckpt ? { config: ckpt.config, params: ckpt.params } : null);
-  sink.log(`model: ${run.paramCount} parameters, ${ckpt ? "cold start from the shipped SFT checkpoint" : `SFT from scratch (${exp.sftSteps} steps)`}`);
+  sink.log(`model: ${run.paramCount} parameters, ${ckpt ? `cold start from ${flags.checkpoint ? String(flags.checkpoint) : "the shipped SFT checkpoint"}${ckpt.meta?.step !== undefined ? ` (SFT step ${ckpt.meta.step})` : ""}` : `SFT from scratch (${exp.sftSteps} steps)`}`);
   let sft: EvalMetrics;
   if (ckpt) sft = await run.evalStart();
   else {
@@ -50,6 +65,10 @@ async function main(): Promise<void> {
   for (const name of run.variantNames) {
     const last = [...sink.rows].reverse().find((r) => r.variant === name && r.kind === "eval");
     variants[name] = { final: last!.values as unknown as EvalMetrics };
+    if (flags.out) {
+      const meta = { variant: name, rlSteps: exp.algorithm.steps, seed: exp.seed, preset, coldStartStep: ckpt?.meta?.step, task: exp.task };
+      writeBytes(join(String(flags.out), `${name}.ckpt`), saveCheckpoint({ config: run.config, params: await run.variantParams(name), meta }));
+    }
   }
   ctx.destroy();
   process.stdout.write(JSON.stringify({ preset, sft, variants }) + "\n");

@@ -1,13 +1,15 @@
 /**
  * Makes the shipped cold-start checkpoint (fixed seed):
  *   npm run train:sft -- [--size small|default] [--steps N] [--seed S] [--lr X] [--batch B]
- *                        [--open-ended] [--out FILE] [--resume FILE]
+ *                        [--open-ended] [--out FILE] [--resume FILE] [--eval-every E] [--snapshots]
  * Trains SFT on the default task (digit arithmetic on real MNIST digits),
  * evaluates on the held-out set (and with images shuffled between prompts),
  * writes public/checkpoints/<name>.ckpt and prints one JSON line of figures.
  * --resume continues from a checkpoint (a new warm-up and cosine cycle).
  * --open-ended trains the open-ended form of the task (the final box holds the
  * number, no options); the checkpoint is then sft-digits2-open-<size>.ckpt.
+ * --snapshots also writes FILE's name with `.step<N>` before `.ckpt` at every
+ * intermediate eval (every E steps), to pick an earlier cold start.
  */
 import { readFileSync } from "node:fs";
 import { loadCheckpoint, saveCheckpoint } from "../model/checkpoint";
@@ -19,7 +21,7 @@ import { checkpointFile, consoleSink, mnistFor, nodeContext, parseFlags, writeBy
 
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2), {
-    size: "string", resume: "string", steps: "number", seed: "number", lr: "number", batch: "number", out: "string", "eval-every": "number", quiet: "boolean", "open-ended": "boolean",
+    size: "string", resume: "string", steps: "number", seed: "number", lr: "number", batch: "number", out: "string", "eval-every": "number", quiet: "boolean", "open-ended": "boolean", snapshots: "boolean",
   });
   const size = String(flags.size ?? "small");
   if (size !== "small" && size !== "default") throw new Error(`--size must be small or default, got '${size}'`);
@@ -39,13 +41,21 @@ async function main(): Promise<void> {
   const run = new LabRun(ctx, exp, sink, inProcessScorer, mnistFor(exp), resume ? { config: resume.config, params: resume.params } : null);
   const before = resume ? Number(resume.meta?.step ?? 0) : 0;
   sink.log(`model: ${run.paramCount} parameters; SFT ${exp.sftSteps} steps, batch ${exp.sftBatch}, lr ${exp.sftLr}, seed ${exp.seed}`);
-  const t0 = performance.now();
-  const evalMetrics = await run.sft(exp.sftSteps, Number(flags["eval-every"] ?? 100));
-  const seconds = (performance.now() - t0) / 1000;
-  const shuffled = await run.shuffledImageEval();
   const file = String(flags.out ?? checkpointFile(exp));
   const vocabHash = String(VOCAB.join(" ").length) + ":" + VOCAB.length;
-  writeBytes(file, saveCheckpoint({ config: run.config, params: run.initialParams, meta: { step: before + exp.sftSteps, resumedFrom: resume ? before : undefined, seed: exp.seed, vocabHash, task: exp.task, lr: exp.sftLr, batch: exp.sftBatch } }));
+  const meta = (step: number) => ({ step: before + step, resumedFrom: resume ? before : undefined, seed: exp.seed, vocabHash, task: exp.task, lr: exp.sftLr, batch: exp.sftBatch, of: before + exp.sftSteps });
+  const afterEval = flags.snapshots
+    ? async (step: number, params: Float32Array) => {
+        const snap = file.replace(/(\.ckpt)?$/, `.step${before + step}.ckpt`);
+        writeBytes(snap, saveCheckpoint({ config: run.config, params, meta: meta(step) }));
+        sink.log(`snapshot: ${snap}`);
+      }
+    : undefined;
+  const t0 = performance.now();
+  const evalMetrics = await run.sft(exp.sftSteps, Number(flags["eval-every"] ?? 100), () => false, { afterEval });
+  const seconds = (performance.now() - t0) / 1000;
+  const shuffled = await run.shuffledImageEval();
+  writeBytes(file, saveCheckpoint({ config: run.config, params: run.initialParams, meta: meta(exp.sftSteps) }));
   ctx.destroy();
   process.stdout.write(JSON.stringify({ checkpoint: file, size, params: run.paramCount, steps: before + exp.sftSteps, seconds: Math.round(seconds), eval: evalMetrics, shuffledImages: shuffled }) + "\n");
 }

@@ -2,7 +2,9 @@
  * WebGPU in Node through the npm package `webgpu` (Dawn). Used by GPU tests,
  * benchmarks and the headless CLI; never imported by browser code.
  */
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
+import { tmpdir, userInfo } from "node:os";
+import { join } from "node:path";
 import { requestLabDevice, NO_ADAPTER_HELP, type LabDevice } from "./device";
 
 /** Debian chromium's SwiftShader Vulkan ICD (a CPU implementation of Vulkan). */
@@ -14,12 +16,19 @@ let keptGpu: GPU | null = null;
 
 /**
  * Returns a lab device in Node. Points VK_ICD_FILENAMES at SwiftShader when
- * it is unset and the ICD exists.
+ * it is unset and the ICD exists, and XDG_RUNTIME_DIR at a private temp
+ * folder when it is unset (headless machines; otherwise the native layer
+ * prints "XDG_RUNTIME_DIR is invalid or not set" twice).
  * @throws Error with install instructions when no adapter is found.
  */
 export async function requestNodeDevice(): Promise<LabDevice> {
   if (!process.env.VK_ICD_FILENAMES && existsSync(SWIFTSHADER_ICD)) {
     process.env.VK_ICD_FILENAMES = SWIFTSHADER_ICD;
+  }
+  if (!process.env.XDG_RUNTIME_DIR) {
+    const dir = join(tmpdir(), `reward-lab-runtime-${userInfo().uid}`);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    process.env.XDG_RUNTIME_DIR = dir;
   }
   if (!keptGpu) {
     let mod: typeof import("webgpu");

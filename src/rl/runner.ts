@@ -126,6 +126,8 @@ export class LabRun {
    * @param opts.fromScratch start from a fresh random init (seeded by the
    *   experiment's seed) instead of the current cold-start parameters.
    * @param opts.afterStep awaited after every SFT step (the worker lets the page draw).
+   * @param opts.afterEval awaited after each intermediate eval with the SFT
+   *   step and the parameters then (the CLI saves snapshots with it).
    * @returns the final eval, or null when `shouldStop` ended SFT early (then
    *   nothing is committed: the previous cold start stays in place).
    */
@@ -133,7 +135,7 @@ export class LabRun {
     steps = this.experiment.sftSteps,
     evalEvery = 0,
     shouldStop: () => boolean = () => false,
-    opts: { fromScratch?: boolean; afterStep?: () => Promise<void> } = {},
+    opts: { fromScratch?: boolean; afterStep?: () => Promise<void>; afterEval?: (step: number, params: Float32Array) => Promise<void> } = {},
   ): Promise<EvalMetrics | null> {
     const exp = this.experiment;
     const start = opts.fromScratch ? initParams(this.config, exp.seed) : this.initial;
@@ -147,7 +149,10 @@ export class LabRun {
       this.sink.metrics([
         { variant: "sft", step: s + 1, time: this.elapsed(), kind: "train", values: { loss: st.loss, grad_norm: st.gradNorm, step_time_ms: performance.now() - t0 } },
       ]);
-      if (evalEvery > 0 && (s + 1) % evalEvery === 0 && s + 1 < steps) await this.evalPolicy(policy, "sft", s + 1);
+      if (evalEvery > 0 && (s + 1) % evalEvery === 0 && s + 1 < steps) {
+        await this.evalPolicy(policy, "sft", s + 1);
+        if (opts.afterEval) await opts.afterEval(s + 1, await this.engine.readParams(policy.params));
+      }
       await opts.afterStep?.();
     }
     this.initial = await this.engine.readParams(policy.params);

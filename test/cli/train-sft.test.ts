@@ -1,0 +1,70 @@
+// `npm run train:sft` on Node/SwiftShader: a few SFT steps from scratch must
+// write the checkpoint, a loadable snapshot at each intermediate eval
+// (--snapshots), and end with one JSON line of figures.
+import { describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { loadCheckpoint } from "../../src/model/checkpoint";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+
+describe("npm run train:sft -- --snapshots", () => {
+  it("writes the final checkpoint and one snapshot per intermediate eval", () => {
+    const out = mkdtempSync(join(tmpdir(), "reward-lab-sft-"));
+    try {
+      const file = join(out, "cold.ckpt");
+      const res = spawnSync(
+        process.execPath,
+        ["--import", "tsx", "--import", "./scripts/register-raw.mjs", "src/cli/train-sft.ts", "--size", "small", "--open-ended", "--steps", "4", "--batch", "4", "--eval-every", "2", "--snapshots", "--quiet", "--out", file],
+        { cwd: ROOT, encoding: "utf8", timeout: 600_000 },
+      );
+      expect(res.status, `stderr:\n${res.stderr}`).toBe(0);
+      // The native layer's XDG_RUNTIME_DIR complaint is silenced (node-gpu.ts).
+      expect(res.stderr).not.toContain("XDG_RUNTIME_DIR");
+      const lines = res.stdout.trim().split("\n");
+      const result = JSON.parse(lines[lines.length - 1]);
+      expect(result.checkpoint).toBe(file);
+      expect(result.steps).toBe(4);
+      expect(result.eval.formatRate).toBeGreaterThanOrEqual(0);
+
+      const snapFile = join(out, "cold.step2.ckpt");
+      expect(existsSync(snapFile)).toBe(true);
+      expect(existsSync(join(out, "cold.step4.ckpt"))).toBe(false); // the last eval is the checkpoint itself
+      const snap = loadCheckpoint(new Uint8Array(readFileSync(snapFile)));
+      const last = loadCheckpoint(new Uint8Array(readFileSync(file)));
+      expect(snap.meta).toMatchObject({ step: 2, of: 4, seed: 1, lr: 2e-3, batch: 4 });
+      expect(last.meta).toMatchObject({ step: 4, of: 4 });
+      expect(snap.config).toEqual(last.config);
+      expect(snap.params.length).toBe(last.params.length);
+      // Two more AdamW steps moved the weights.
+      let diff = 0;
+      for (let i = 0; i < snap.params.length; i++) diff = Math.max(diff, Math.abs(snap.params[i] - last.params[i]));
+      expect(diff).toBeGreaterThan(1e-5);
+
+      // The lab starts RL from the snapshot (--checkpoint) with the overrides applied.
+      const lab = spawnSync(
+        process.execPath,
+        ["--import", "tsx", "--import", "./scripts/register-raw.mjs", "src/cli/lab.ts", "--preset", "smoke", "--steps", "1", "--checkpoint", snapFile, "--group-size", "2", "--batch-prompts", "1", "--eval-every", "1", "--eval-size", "4", "--out", join(out, "run")],
+        { cwd: ROOT, encoding: "utf8", timeout: 600_000 },
+      );
+      expect(lab.status, `stderr:\n${lab.stderr}`).toBe(0);
+      expect(lab.stderr).toContain(`cold start from ${snapFile} (SFT step 2)`);
+      const rows = readFileSync(join(out, "run", "metrics.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+      const evalRows = rows.filter((r) => r.variant === "rlvr" && r.kind === "eval");
+      expect(evalRows.map((r) => r.step)).toEqual([0, 1]);
+      // 4 held-out prompts: every metric is a multiple of 1/4.
+      for (const r of evalRows) expect((r.values.acc * 4) % 1).toBe(0);
+      // --out also gets the variant's final parameters, a cold start for another run.
+      const rl = loadCheckpoint(new Uint8Array(readFileSync(join(out, "run", "rlvr.ckpt"))));
+      expect(rl.meta).toMatchObject({ variant: "rlvr", rlSteps: 1, coldStartStep: 2 });
+      expect(rl.config).toEqual(snap.config);
+      const bad = spawnSync(process.execPath, ["--import", "tsx", "--import", "./scripts/register-raw.mjs", "src/cli/lab.ts", "--preset", "smoke", "--group-size", "0"], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
+      expect(bad.status).toBe(1);
+      expect(bad.stderr).toMatch(/groupSize/);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 600_000);
+});
