@@ -52,6 +52,10 @@ async function main(): Promise<void> {
   }
   if (flags["from-scratch"] && flags.checkpoint) throw new Error("--from-scratch and --checkpoint exclude each other");
   const ckpt = flags["from-scratch"] ? null : flags.checkpoint ? loadCheckpoint(new Uint8Array(readFileSync(String(flags.checkpoint)))) : loadShippedCheckpoint(exp);
+  const ckptTask = ckpt?.meta?.task as { multipleChoice?: boolean } | undefined;
+  if (ckptTask?.multipleChoice !== undefined && ckptTask.multipleChoice !== exp.task.multipleChoice) {
+    throw new Error(`the checkpoint was trained on the ${ckptTask.multipleChoice ? "multiple-choice" : "open-ended"} task; preset '${preset}' runs the ${exp.task.multipleChoice ? "multiple-choice" : "open-ended"} one`);
+  }
   const run = new LabRun(ctx, exp, sink, inProcessScorer, mnistFor(exp), ckpt ? { config: ckpt.config, params: ckpt.params } : null);
   sink.log(`model: ${run.paramCount} parameters, ${ckpt ? `cold start from ${flags.checkpoint ? String(flags.checkpoint) : "the shipped SFT checkpoint"}${ckpt.meta?.step !== undefined ? ` (SFT step ${ckpt.meta.step})` : ""}` : `SFT from scratch (${exp.sftSteps} steps)`}`);
   let sft: EvalMetrics;

@@ -63,6 +63,9 @@ describe("npm run train:sft -- --snapshots", () => {
       const bad = spawnSync(process.execPath, ["--import", "tsx", "--import", "./scripts/register-raw.mjs", "src/cli/lab.ts", "--preset", "smoke", "--group-size", "0"], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
       expect(bad.status).toBe(1);
       expect(bad.stderr).toMatch(/groupSize/);
+      const wrongTask = spawnSync(process.execPath, ["--import", "tsx", "--import", "./scripts/register-raw.mjs", "src/cli/lab.ts", "--preset", "smoke", "--checkpoint", "public/checkpoints/sft-digits2-mc-small.ckpt"], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
+      expect(wrongTask.status).toBe(1);
+      expect(wrongTask.stderr).toContain("trained on the multiple-choice task");
     } finally {
       rmSync(out, { recursive: true, force: true });
     }
