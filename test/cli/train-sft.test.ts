@@ -10,16 +10,17 @@ import { loadCheckpoint } from "../../src/model/checkpoint";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 
+/** Runs one of the CLIs (src/cli/<script>) the way `npm run` does. */
+function runCli(script: string, args: string[], timeout = 600_000) {
+  return spawnSync(process.execPath, ["--import", "tsx", "--import", "./scripts/register-raw.mjs", `src/cli/${script}`, ...args], { cwd: ROOT, encoding: "utf8", timeout });
+}
+
 describe("npm run train:sft -- --snapshots", () => {
   it("writes the final checkpoint and one snapshot per intermediate eval", () => {
     const out = mkdtempSync(join(tmpdir(), "reward-lab-sft-"));
     try {
       const file = join(out, "cold.ckpt");
-      const res = spawnSync(
-        process.execPath,
-        ["--import", "tsx", "--import", "./scripts/register-raw.mjs", "src/cli/train-sft.ts", "--size", "small", "--open-ended", "--steps", "4", "--batch", "4", "--eval-every", "2", "--snapshots", "--quiet", "--out", file],
-        { cwd: ROOT, encoding: "utf8", timeout: 600_000 },
-      );
+      const res = runCli("train-sft.ts", ["--size", "small", "--open-ended", "--steps", "4", "--batch", "4", "--eval-every", "2", "--snapshots", "--quiet", "--out", file]);
       expect(res.status, `stderr:\n${res.stderr}`).toBe(0);
       // The native layer's XDG_RUNTIME_DIR complaint is silenced (node-gpu.ts).
       expect(res.stderr).not.toContain("XDG_RUNTIME_DIR");
@@ -44,11 +45,7 @@ describe("npm run train:sft -- --snapshots", () => {
       expect(diff).toBeGreaterThan(1e-5);
 
       // The lab starts RL from the snapshot (--checkpoint) with the overrides applied.
-      const lab = spawnSync(
-        process.execPath,
-        ["--import", "tsx", "--import", "./scripts/register-raw.mjs", "src/cli/lab.ts", "--preset", "smoke", "--steps", "1", "--checkpoint", snapFile, "--group-size", "2", "--batch-prompts", "1", "--eval-every", "1", "--eval-size", "4", "--out", join(out, "run")],
-        { cwd: ROOT, encoding: "utf8", timeout: 600_000 },
-      );
+      const lab = runCli("lab.ts", ["--preset", "smoke", "--steps", "1", "--checkpoint", snapFile, "--group-size", "2", "--batch-prompts", "1", "--eval-every", "1", "--eval-size", "4", "--out", join(out, "run")]);
       expect(lab.status, `stderr:\n${lab.stderr}`).toBe(0);
       expect(lab.stderr).toContain(`cold start from ${snapFile} (SFT step 2)`);
       const rows = readFileSync(join(out, "run", "metrics.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
@@ -60,10 +57,10 @@ describe("npm run train:sft -- --snapshots", () => {
       const rl = loadCheckpoint(new Uint8Array(readFileSync(join(out, "run", "rlvr.ckpt"))));
       expect(rl.meta).toMatchObject({ variant: "rlvr", rlSteps: 1, coldStartStep: 2 });
       expect(rl.config).toEqual(snap.config);
-      const bad = spawnSync(process.execPath, ["--import", "tsx", "--import", "./scripts/register-raw.mjs", "src/cli/lab.ts", "--preset", "smoke", "--group-size", "0"], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
+      const bad = runCli("lab.ts", ["--preset", "smoke", "--group-size", "0"], 120_000);
       expect(bad.status).toBe(1);
       expect(bad.stderr).toMatch(/groupSize/);
-      const wrongTask = spawnSync(process.execPath, ["--import", "tsx", "--import", "./scripts/register-raw.mjs", "src/cli/lab.ts", "--preset", "smoke", "--checkpoint", "public/checkpoints/sft-digits2-mc-small.ckpt"], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
+      const wrongTask = runCli("lab.ts", ["--preset", "smoke", "--checkpoint", "public/checkpoints/sft-digits2-mc-small.ckpt"], 120_000);
       expect(wrongTask.status).toBe(1);
       expect(wrongTask.stderr).toContain("trained on the multiple-choice task");
     } finally {
