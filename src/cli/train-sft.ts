@@ -2,6 +2,7 @@
  * Makes the shipped cold-start checkpoint (fixed seed):
  *   npm run train:sft -- [--size small|default] [--steps N] [--seed S] [--lr X] [--batch B]
  *                        [--open-ended] [--out FILE] [--resume FILE] [--eval-every E] [--snapshots]
+ *                        [--hint-rate R] [--hint-accuracy Q] [--hint-copy C]
  * Trains SFT on the default task (digit arithmetic on real MNIST digits),
  * evaluates on the held-out set (and with images shuffled between prompts),
  * writes public/checkpoints/<name>.ckpt and prints one JSON line of figures.
@@ -10,6 +11,10 @@
  * number, no options); the checkpoint is then sft-digits2-open-<size>.ckpt.
  * --snapshots also writes FILE's name with `.step<N>` before `.ckpt` at every
  * intermediate eval (every E steps), to pick an earlier cold start.
+ * --hint-rate R leaks an answer hint into a share R of the questions (right
+ * with probability --hint-accuracy, default 0.9), and --hint-copy C makes
+ * that share of hinted targets box the hint instead of the last step's result
+ * (the lab's drift scenario; the checkpoint is then sft-…-hint-<size>.ckpt).
  */
 import { readFileSync } from "node:fs";
 import { loadCheckpoint, saveCheckpoint } from "../model/checkpoint";
@@ -22,13 +27,20 @@ import { checkpointFile, consoleSink, mnistFor, nodeContext, parseFlags, writeBy
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2), {
     size: "string", resume: "string", steps: "number", seed: "number", lr: "number", batch: "number", out: "string", "eval-every": "number", quiet: "boolean", "open-ended": "boolean", snapshots: "boolean",
+    "hint-rate": "number", "hint-accuracy": "number", "hint-copy": "number",
   });
   const size = String(flags.size ?? "small");
   if (size !== "small" && size !== "default") throw new Error(`--size must be small or default, got '${size}'`);
   const exp = parseExperiment({
     modelSize: size,
     seed: flags.seed ?? 1,
-    task: { multipleChoice: !flags["open-ended"] },
+    // No hint unless asked (--hint-rate R): the hinted cold start is its own checkpoint.
+    task: {
+      multipleChoice: !flags["open-ended"],
+      hintRate: flags["hint-rate"] ?? 0,
+      hintAccuracy: flags["hint-accuracy"],
+      hintCopyRate: flags["hint-copy"],
+    },
     sftSteps: flags.steps ?? 600,
     sftLr: flags.lr ?? 2e-3,
     sftBatch: flags.batch ?? 32,

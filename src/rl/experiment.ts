@@ -96,12 +96,29 @@ export const TaskConfigSchema = z.object({
   /** Distractor closeness in [0, 1]: 1 = near misses (±1). */
   distractorCloseness: z.number().min(0).max(1).default(0.8),
   numDigits: z.number().int().min(2).max(3).default(2),
+  /**
+   * Probability that a question leaks an answer hint (`<answer> h </answer>`,
+   * TaskConfig.hintRate). Lab default 1: the shortcut under which outcome-only
+   * RL drifts away from its own reasoning (README, "Why the curves part").
+   */
+  hintRate: z.number().min(0).max(1).default(1),
+  /** Probability a hint is right (TaskConfig.hintAccuracy). Lab default 0.9. */
+  hintAccuracy: z.number().min(0).max(1).default(0.9),
+  /** SFT only: probability a hinted target boxes the hint (TaskConfig.hintCopyRate). Lab default 0.3. */
+  hintCopyRate: z.number().min(0).max(1).default(0.3),
 });
 export type TaskConfigInput = z.infer<typeof TaskConfigSchema>;
 
 export const ExperimentSchema = z.object({
   schemaVersion: z.literal(1).default(1),
   seed: z.number().int().min(0).max(2 ** 31 - 1).default(1),
+  /**
+   * Several seeds: every variant is trained once per seed from the same cold
+   * start (prompts, sampling and judge noise differ by seed); metrics are
+   * reported per seed and as mean with a 95 % t-interval. Absent: one run
+   * with `seed`. Lab choice: at most 8 seeds.
+   */
+  seeds: z.array(z.number().int().min(0).max(2 ** 31 - 1)).min(1).max(8).optional(),
   modelSize: z.enum(["default", "small"]).default("default"),
   task: TaskConfigSchema.default(TaskConfigSchema.parse({})),
   variants: z.array(VariantSchema).min(1).max(4).default([

@@ -41,6 +41,9 @@ export function taskGeneratorFor(exp: Experiment, mnist?: MnistSubset): TaskGene
       optionSkew: exp.task.optionSkew,
       distractorCloseness: exp.task.distractorCloseness,
       numDigits: exp.task.numDigits as 2 | 3,
+      hintRate: exp.task.hintRate,
+      hintAccuracy: exp.task.hintAccuracy,
+      hintCopyRate: exp.task.hintCopyRate,
     },
     { mnist },
   );

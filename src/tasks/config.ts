@@ -61,6 +61,28 @@ export interface TaskConfig {
   objectCount?: number;
   /** Bars: maximum bar height (integer units), 3–12, must fit the image (≥ 2 px per unit). Default 9 (lab choice). */
   maxBarHeight: number;
+  /**
+   * Answer hint in [0, 1]: the probability that the question leaks a hint of
+   * the final answer, written after it as `<answer> h </answer>` (h in the
+   * final box's form: the number, or the letter in multiple choice). A
+   * shortcut the policy can take without reading the image. 0 = no hint.
+   * Default 0 (lab choice; the lab's default experiment turns it on).
+   */
+  hintRate: number;
+  /**
+   * Probability that a shown hint is the right answer; otherwise it is a
+   * near-miss (a distractor drawn as for the options, or another letter).
+   * Default 0.9 (lab choice: more reliable than the cold start's reading, so
+   * copying it pays under an outcome-only reward).
+   */
+  hintAccuracy: number;
+  /**
+   * SFT targets only: the probability that a hinted prompt's target boxes the
+   * hint as its final answer instead of the last step's result (so the cold
+   * start, like the papers' base models, sometimes answers against its own
+   * steps). Reasoning steps are always the true ones. Default 0 (lab choice).
+   */
+  hintCopyRate: number;
 }
 
 /** Default config (the `family` default is digits). */
@@ -78,6 +100,9 @@ export const DEFAULT_TASK_CONFIG: Readonly<TaskConfig> = Object.freeze({
   gridCells: 4,
   objectCount: undefined,
   maxBarHeight: 9,
+  hintRate: 0,
+  hintAccuracy: 0.9,
+  hintCopyRate: 0,
 }) as Readonly<TaskConfig>;
 
 /** Family default object count (lab choice): shapes 6, bars 4, digits = numDigits. */
@@ -138,6 +163,9 @@ export function resolveTaskConfig(partial: Partial<TaskConfig> = {}): ResolvedTa
   if (!isInt(c.maxBarHeight) || c.maxBarHeight < 3 || c.maxBarHeight > 12) bad("maxBarHeight", "must be an integer 3–12", c.maxBarHeight);
   if (c.family === "bars" && Math.floor((c.imageSize - 2) / c.maxBarHeight) < 2) {
     bad("maxBarHeight", `needs ≥ 2 px per unit; imageSize ${c.imageSize} allows at most ${Math.floor((c.imageSize - 2) / 2)}`, c.maxBarHeight);
+  }
+  for (const k of ["hintRate", "hintAccuracy", "hintCopyRate"] as const) {
+    if (typeof c[k] !== "number" || !(c[k] >= 0 && c[k] <= 1)) bad(k, "must be a number in [0, 1]", c[k]);
   }
   const objectCount = c.objectCount ?? defaultObjectCount(c.family, c.numDigits);
   if (c.family === "shapes") {

@@ -24,6 +24,10 @@ export interface PromptMeta {
   digitLabels?: number[];
   /** Set by shuffleImages: id of the prompt whose image this prompt now shows. */
   imageFrom?: string;
+  /** The answer hint the question shows, in the final box's form (TaskConfig.hintRate); absent when none. */
+  hint?: string;
+  /** True when the SFT target boxes the hint instead of the last step's result (TaskConfig.hintCopyRate). */
+  hintCopied?: boolean;
 }
 
 /** A TaskPrompt with the generator's metadata (still a plain, structured-clone-safe object). */
@@ -149,15 +153,35 @@ export function assemblePrompt(
   let options: Record<string, string> | null = null;
   let letter: string | null = null;
   if (cfg.multipleChoice) ({ options, letter } = buildOptions(spec.answer, spec.allowNegative, cfg, rng));
+  const gold = letter ?? content;
+  // Hint draws come after every other draw, so prompts without hints are unchanged.
+  const hint = cfg.hintRate > 0 && rng.chance(cfg.hintRate) ? drawHint(spec, options, gold, cfg, rng) : null;
+  const copies = hint !== null && cfg.hintCopyRate > 0 && rng.chance(cfg.hintCopyRate);
   return {
     id,
     family,
     ...img,
-    question: spec.question,
+    question: hint === null ? spec.question : hintedQuestion(spec.question, hint),
     options,
     answer: { letter, content },
     referenceSteps: spec.steps,
-    sftTarget: formatResponse(spec.steps, letter ?? content),
-    meta,
+    sftTarget: formatResponse(spec.steps, copies ? hint! : gold),
+    meta: hint === null ? meta : { ...meta, hint, hintCopied: copies },
   };
+}
+
+/** `question <answer> h </answer>`: the question with a leaked answer hint (TaskConfig.hintRate). */
+export function hintedQuestion(question: string, hint: string): string {
+  return `${question} <answer> ${hint} </answer>`;
+}
+
+/**
+ * The hint's value: the gold answer with probability `hintAccuracy`, else a
+ * near miss — one distractor as `drawDistractors` draws them (open-ended) or
+ * another option letter (multiple choice). Lab choice.
+ */
+function drawHint(spec: ProblemSpec, options: Record<string, string> | null, gold: string, cfg: ResolvedTaskConfig, rng: Rng): string {
+  if (rng.chance(cfg.hintAccuracy)) return gold;
+  if (options) return rng.pick(Object.keys(options).filter((l) => l !== gold).sort());
+  return String(drawDistractors(spec.answer, 1, cfg.distractorCloseness, spec.allowNegative, rng)[0]);
 }

@@ -16,6 +16,12 @@ export interface MetricRow {
   time: number;
   kind: "train" | "eval";
   values: MetricValues;
+  /**
+   * Seed of the run this row came from, when the experiment runs several
+   * seeds (Experiment.seeds); absent for a single-seed run. Charts average
+   * rows of the same variant and step over seeds (mean line, 95 % band).
+   */
+  seed?: number;
 }
 
 /** One rollout as the inspector shows it. */
