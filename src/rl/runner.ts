@@ -49,10 +49,12 @@ export function taskGeneratorFor(exp: Experiment, mnist?: MnistSubset): TaskGene
   );
 }
 
-/** A variant being trained. */
+/** A variant being trained under one seed. */
 interface VariantRun {
   config: VariantConfig;
   policy: Policy;
+  /** The seed of this copy: Experiment.seeds[i], or `seed` for a single-seed run. */
+  seed: number;
 }
 
 export class LabRun {
@@ -110,11 +112,32 @@ export class LabRun {
     return { lr, weightDecay: a.weightDecay, maxGradNorm: a.gradClip };
   }
 
+  /** The seeds this run trains every variant under (Experiment.seeds, else [seed]). */
+  get seeds(): number[] {
+    return this.experiment.seeds ?? [this.experiment.seed];
+  }
+
+  /** True when rows carry their seed (Experiment.seeds given). */
+  private get multiSeed(): boolean {
+    return this.experiment.seeds !== undefined;
+  }
+
+  /** Stamps a row with its seed in a multi-seed run. */
+  private rowFor(r: MetricRow, seed: number): MetricRow {
+    return this.multiSeed ? { ...r, seed } : r;
+  }
+
   private buildVariants(): void {
-    this.variants = this.experiment.variants.map((config) => ({
-      config,
-      policy: this.engine.createPolicy(config.name, this.adamOptions(this.experiment.algorithm.lr)),
-    }));
+    const dup = this.seeds.find((s, i) => this.seeds.indexOf(s) !== i);
+    if (dup !== undefined) throw new Error(`Invalid experiment config: seeds: ${dup} appears twice`);
+    // Seed-major order: one seed's variants see the same prompts, so they sit together.
+    this.variants = this.seeds.flatMap((seed) =>
+      this.experiment.variants.map((config) => ({
+        config,
+        seed,
+        policy: this.engine.createPolicy(this.multiSeed ? `${config.name}.s${seed}` : config.name, this.adamOptions(this.experiment.algorithm.lr)),
+      })),
+    );
   }
 
   /** Seconds since the run (or the last reset) started. */
@@ -203,36 +226,40 @@ export class LabRun {
   /** Evaluates the reference (cold-start) policy; emits rows for every variant at step 0. */
   async evalStart(): Promise<EvalMetrics> {
     const m = evalMetrics(this.evalPrompts, await this.greedyTexts({ params: this.engine.ref }, this.evalPrompts));
-    this.sink.metrics(this.variants.map((v) => ({ variant: v.config.name, step: 0, time: this.elapsed(), kind: "eval" as const, values: { ...m } })));
+    this.sink.metrics(this.variants.map((v) => this.rowFor({ variant: v.config.name, step: 0, time: this.elapsed(), kind: "eval" as const, values: { ...m } }, v.seed)));
     return m;
   }
 
   /**
-   * One RL step of every variant on the same prompts and the same sampling
-   * seed; evals every E steps. If a variant fails, the variants that already
-   * finished this step are not trained on it again when the step is retried.
+   * One RL step of every variant (under every seed) on the same prompts and
+   * the same sampling seed per seed; evals every E steps. If a variant fails,
+   * the variants that already finished this step are not trained on it again
+   * when the step is retried.
    */
   async rlStep(): Promise<void> {
     const exp = this.experiment;
     const step = this.step + 1;
-    const prompts = this.tasks.sampleBatch(exp.algorithm.batchPrompts, new Rng(deriveSeed(exp.seed, "rl", step)));
     const samples: GroupView[] = [];
-    for (const v of this.variants) {
-      if (this.stepDone.has(v.config.name)) continue;
-      const res = await rlStep({
-        engine: this.engine,
-        policy: v.policy,
-        variant: v.config,
-        algorithm: exp.algorithm,
-        prompts,
-        scorer: this.scorer,
-        step,
-        // Same seed for every variant: at step 1 (same weights) they see the same rollouts.
-        seed: deriveSeed(exp.seed, "rollout", step),
-      });
-      this.stepDone.add(v.config.name);
-      this.sink.metrics([{ variant: v.config.name, step, time: this.elapsed(), kind: "train", values: res.values }]);
-      samples.push(res.sample);
+    for (const seed of this.seeds) {
+      const prompts = this.tasks.sampleBatch(exp.algorithm.batchPrompts, new Rng(deriveSeed(seed, "rl", step)));
+      for (const v of this.variants) {
+        const key = `${v.config.name}|${v.seed}`;
+        if (v.seed !== seed || this.stepDone.has(key)) continue;
+        const res = await rlStep({
+          engine: this.engine,
+          policy: v.policy,
+          variant: v.config,
+          algorithm: exp.algorithm,
+          prompts,
+          scorer: this.scorer,
+          step,
+          // Same seed for every variant: at step 1 (same weights) they see the same rollouts.
+          seed: deriveSeed(seed, "rollout", step),
+        });
+        this.stepDone.add(key);
+        this.sink.metrics([this.rowFor({ variant: v.config.name, step, time: this.elapsed(), kind: "train", values: res.values }, seed)]);
+        samples.push(this.multiSeed ? { ...res.sample, seed } : res.sample);
+      }
     }
     this.sink.samples(samples);
     this.step = step;
@@ -240,10 +267,14 @@ export class LabRun {
     if (step % exp.algorithm.evalEvery === 0 || step === exp.algorithm.steps) await this.evalAll();
   }
 
-  /** Evaluates every variant at the current step. */
+  /** Evaluates every variant (under every seed) at the current step; keyed `name` (one seed) or `name.s<seed>`. */
   async evalAll(): Promise<Record<string, EvalMetrics>> {
     const out: Record<string, EvalMetrics> = {};
-    for (const v of this.variants) out[v.config.name] = await this.evalPolicy(v.policy, v.config.name, this.step);
+    for (const v of this.variants) {
+      const m = evalMetrics(this.evalPrompts, await this.greedyTexts(v.policy, this.evalPrompts));
+      this.sink.metrics([this.rowFor({ variant: v.config.name, step: this.step, time: this.elapsed(), kind: "eval", values: { ...m } }, v.seed)]);
+      out[v.policy.name] = m;
+    }
     return out;
   }
 
@@ -253,8 +284,8 @@ export class LabRun {
    * @throws Error naming an unknown variant or an invalid value.
    */
   setWeights(name: string, weights: Partial<VariantConfig["weights"]>, judge?: Partial<VariantConfig["judge"]>): void {
-    const v = this.variants.find((x) => x.config.name === name);
-    if (!v) throw new Error(`setWeights: no variant '${name}' in this run`);
+    const copies = this.variants.filter((x) => x.config.name === name);
+    if (copies.length === 0) throw new Error(`setWeights: no variant '${name}' in this run`);
     const next = parseExperiment({
       ...this.experiment,
       variants: this.experiment.variants.map((c) =>
@@ -262,7 +293,7 @@ export class LabRun {
       ),
     });
     this.experiment = next;
-    v.config = next.variants.find((c) => c.name === name)!;
+    for (const v of copies) v.config = next.variants.find((c) => c.name === name)!;
     const changed = [...Object.entries(weights), ...Object.entries(judge ?? {})].map(([k, val]) => `${k}=${val}`).join(", ");
     this.sink.marker({ variant: name, step: this.step + 1, label: changed || "weights" });
   }
@@ -277,19 +308,20 @@ export class LabRun {
 
   /** Re-seed: a new seed for prompts, sampling and judge noise (same cold-start weights); then Reset. */
   reseed(seed: number): void {
+    if (this.multiSeed) throw new Error("reseed: this run trains several seeds (Experiment.seeds); start a new run to change them");
     this.experiment = parseExperiment({ ...this.experiment, seed });
     this.reset();
   }
 
-  /** Parameters of a variant's policy (checkpoint export). */
-  async variantParams(name: string): Promise<Float32Array> {
-    const v = this.variants.find((x) => x.config.name === name);
-    if (!v) throw new Error(`no variant '${name}' in this run`);
+  /** Parameters of a variant's policy (checkpoint export); `seed` picks the copy in a multi-seed run (default: the first seed). */
+  async variantParams(name: string, seed = this.seeds[0]): Promise<Float32Array> {
+    const v = this.variants.find((x) => x.config.name === name && x.seed === seed);
+    if (!v) throw new Error(`no variant '${name}' with seed ${seed} in this run`);
     return this.engine.readParams(v.policy.params);
   }
 
-  /** Names of the variants being trained. */
+  /** Names of the variants being trained (once each, whatever the number of seeds). */
   get variantNames(): string[] {
-    return this.variants.map((v) => v.config.name);
+    return this.experiment.variants.map((v) => v.name);
   }
 }

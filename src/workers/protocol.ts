@@ -49,6 +49,8 @@ export interface GroupView {
   image: { data: Float32Array; height: number; width: number; channels: number };
   rollouts: RolloutView[];
   judgeReply?: string;
+  /** Seed of the run the group came from in a multi-seed experiment (MetricRow.seed). */
+  seed?: number;
 }
 
 /** A mid-run change, drawn as a marker on the charts. */
