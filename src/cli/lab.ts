@@ -2,14 +2,20 @@
  * Headless lab on Node (same engine and reward code as the page):
  *   npm run lab -- --preset <name> [--steps N] [--seed S] [--lr X] [--temperature T] [--out DIR]
  *                  [--group-size G] [--batch-prompts P] [--eval-every E] [--eval-size N]
- *                  [--sft-steps N] [--from-scratch] [--checkpoint FILE] [--full-size] [--quiet]
+ *                  [--sft-steps N] [--from-scratch] [--checkpoint FILE] [--full-size] [--quiet] [--seeds S1,S2,…]
+ *                  [--hint-rate R] [--hint-accuracy Q]
  * --checkpoint starts RL from that cold start (e.g. a `train:sft --snapshots`
  * file) instead of the shipped one; it must fit the preset's model size and task.
  * On a CPU adapter (SwiftShader) the small model is used unless --full-size.
  * With --out, DIR also gets each variant's final parameters as <variant>.ckpt
  * (a cold start for another run with --checkpoint).
+ * --seeds trains every variant once per seed from the same cold start; the
+ * JSON then gives each variant's final metrics per seed and as the mean with
+ * a 95 % Student-t interval over seeds (src/rl/seed-stats.ts).
  * Prints progress on stderr and ends with one JSON line on stdout:
  *   {"preset", "sft": {metrics}, "variants": {"<name>": {"final": {metrics}}}}
+ *   with --seeds: {"preset", "seeds", "sft", "variants": {"<name>": {"final": {mean metrics},
+ *   "ci95": {"<metric>": [lo, hi]}, "per_seed": {"<seed>": {metrics}}}}}
  */
 import { LabRun } from "../rl/runner";
 import { presetExperiment, PRESET_NAMES } from "../rl/presets";
@@ -19,11 +25,29 @@ import type { EvalMetrics } from "../rl/eval-metrics";
 import { readFileSync } from "node:fs";
 import { loadCheckpoint, saveCheckpoint } from "../model/checkpoint";
 import { join } from "node:path";
-import { consoleSink, loadShippedCheckpoint, mnistFor, nodeContext, parseFlags, writeBytes } from "./node-run";
+import { consoleSink, loadShippedCheckpoint, mnistFor, nodeContext, parseFlags, parseSeedList, writeBytes } from "./node-run";
+import { summarizeSeeds } from "../rl/seed-stats";
+import type { MetricRow } from "../workers/protocol";
+
+/** Final eval metrics of one variant: per seed, and (several seeds) mean with a 95 % t-interval. */
+function finalMetrics(rows: readonly MetricRow[], name: string, seeds: number[] | undefined) {
+  const lastOf = (seed: number | undefined) => [...rows].reverse().find((r) => r.variant === name && r.kind === "eval" && r.seed === seed)!.values;
+  if (!seeds) return { final: lastOf(undefined) as unknown as EvalMetrics };
+  const perSeed = Object.fromEntries(seeds.map((s) => [String(s), lastOf(s)]));
+  const keys = Object.keys(perSeed[String(seeds[0])]);
+  const final: Record<string, number> = {};
+  const ci95: Record<string, [number, number]> = {};
+  for (const k of keys) {
+    const sum = summarizeSeeds(seeds.map((s) => perSeed[String(s)][k]));
+    final[k] = sum.mean;
+    ci95[k] = sum.ci95;
+  }
+  return { final, ci95, per_seed: perSeed };
+}
 
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2), {
-    preset: "string", steps: "number", seed: "number", lr: "number", temperature: "number", out: "string", "sft-steps": "number", "from-scratch": "boolean", checkpoint: "string", "group-size": "number", "batch-prompts": "number", "eval-every": "number", "eval-size": "number", "full-size": "boolean", quiet: "boolean",
+    preset: "string", steps: "number", seed: "number", lr: "number", temperature: "number", out: "string", "sft-steps": "number", "from-scratch": "boolean", checkpoint: "string", "group-size": "number", "batch-prompts": "number", "eval-every": "number", "eval-size": "number", "full-size": "boolean", quiet: "boolean", seeds: "string", "hint-rate": "number", "hint-accuracy": "number",
   });
   const preset = String(flags.preset ?? "smoke");
   if (!PRESET_NAMES.includes(preset)) throw new Error(`unknown preset '${preset}'; known: ${PRESET_NAMES.join(", ")}`);
@@ -32,6 +56,10 @@ async function main(): Promise<void> {
     seed: flags.seed as number | undefined,
   });
   if (flags["sft-steps"] !== undefined) exp.sftSteps = flags["sft-steps"] as number;
+  if (flags.seeds !== undefined) {
+    if (flags.seed !== undefined) throw new Error("--seed and --seeds exclude each other");
+    exp.seeds = parseSeedList("seeds", String(flags.seeds));
+  }
   // Overrides go through the schema, so a bad value gets the same error as a bad preset.
   const algo: Record<string, unknown> = {};
   if (flags.lr !== undefined) algo.lr = flags.lr;
@@ -39,9 +67,13 @@ async function main(): Promise<void> {
   if (flags["group-size"] !== undefined) algo.groupSize = flags["group-size"];
   if (flags["batch-prompts"] !== undefined) algo.batchPrompts = flags["batch-prompts"];
   if (flags["eval-every"] !== undefined) algo.evalEvery = flags["eval-every"];
-  const checked = parseExperiment({ ...exp, algorithm: { ...exp.algorithm, ...algo }, evalSize: flags["eval-size"] ?? exp.evalSize });
+  const task: Record<string, unknown> = {};
+  if (flags["hint-rate"] !== undefined) task.hintRate = flags["hint-rate"];
+  if (flags["hint-accuracy"] !== undefined) task.hintAccuracy = flags["hint-accuracy"];
+  const checked = parseExperiment({ ...exp, task: { ...exp.task, ...task }, algorithm: { ...exp.algorithm, ...algo }, evalSize: flags["eval-size"] ?? exp.evalSize });
   exp.algorithm = checked.algorithm;
   exp.evalSize = checked.evalSize;
+  exp.task = checked.task;
   const sink = consoleSink(flags.out as string | undefined, Boolean(flags.quiet));
   const ctx = await nodeContext();
   sink.log(`adapter: ${ctx.adapter.description}${ctx.adapter.isFallback ? " (CPU fallback)" : ""}`);
@@ -65,17 +97,19 @@ async function main(): Promise<void> {
     await run.evalStart();
   }
   for (let s = 0; s < exp.algorithm.steps; s++) await run.rlStep();
-  const variants: Record<string, { final: EvalMetrics }> = {};
+  const variants: Record<string, ReturnType<typeof finalMetrics>> = {};
   for (const name of run.variantNames) {
-    const last = [...sink.rows].reverse().find((r) => r.variant === name && r.kind === "eval");
-    variants[name] = { final: last!.values as unknown as EvalMetrics };
+    variants[name] = finalMetrics(sink.rows, name, exp.seeds);
     if (flags.out) {
-      const meta = { variant: name, rlSteps: exp.algorithm.steps, seed: exp.seed, preset, coldStartStep: ckpt?.meta?.step, task: exp.task };
-      writeBytes(join(String(flags.out), `${name}.ckpt`), saveCheckpoint({ config: run.config, params: await run.variantParams(name), meta }));
+      for (const seed of run.seeds) {
+        const meta = { variant: name, rlSteps: exp.algorithm.steps, seed, preset, coldStartStep: ckpt?.meta?.step, task: exp.task };
+        const file = exp.seeds ? `${name}.s${seed}.ckpt` : `${name}.ckpt`;
+        writeBytes(join(String(flags.out), file), saveCheckpoint({ config: run.config, params: await run.variantParams(name, seed), meta }));
+      }
     }
   }
   ctx.destroy();
-  process.stdout.write(JSON.stringify({ preset, sft, variants }) + "\n");
+  process.stdout.write(JSON.stringify(exp.seeds ? { preset, seeds: exp.seeds, sft, variants } : { preset, sft, variants }) + "\n");
 }
 
 main().then(

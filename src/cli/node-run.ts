@@ -45,7 +45,7 @@ export function writeBytes(file: string, bytes: Uint8Array): void {
   writeFileSync(file, bytes);
 }
 
-const CSV_HEAD = ["variant", "kind", "step", "time"];
+const CSV_HEAD = ["variant", "seed", "kind", "step", "time"];
 
 /**
  * A sink that prints progress and, with `outDir`, appends every metric row to
@@ -65,17 +65,17 @@ export function consoleSink(outDir?: string, quiet = false): RunSink & { rows: M
         rows.push(r);
         if (outDir) {
           appendFileSync(join(outDir, "metrics.jsonl"), JSON.stringify(r) + "\n");
-          const lines = Object.entries(r.values).map(([k, v]) => [r.variant, r.kind, r.step, r.time.toFixed(3), k, v].join(","));
+          const lines = Object.entries(r.values).map(([k, v]) => [r.variant, r.seed ?? "", r.kind, r.step, r.time.toFixed(3), k, v].join(","));
           appendFileSync(join(outDir, "metrics.csv"), lines.join("\n") + "\n");
         }
         if (quiet) continue;
         const v = r.values;
         if (r.kind === "eval") {
-          console.error(`[eval] ${r.variant} step ${r.step}: acc ${fmt(v.acc)} rcAcc ${fmt(v.rcAcc)} incR ${fmt(v.incR)} format ${fmt(v.formatRate)} stepAcc ${fmt(v.stepAcc)}`);
+          console.error(`[eval] ${r.variant}${seedTag(r)} step ${r.step}: acc ${fmt(v.acc)} rcAcc ${fmt(v.rcAcc)} incR ${fmt(v.incR)} cbir ${fmt(v.cbir)} hintFollow ${fmt(v.hintFollow)} format ${fmt(v.formatRate)} stepAcc ${fmt(v.stepAcc)}`);
         } else if (r.variant === "sft") {
           if (r.step % 25 === 0 || r.step === 1) console.error(`[sft] step ${r.step}: loss ${fmt(v.loss)} (${Math.round(v.step_time_ms)} ms)`);
         } else {
-          console.error(`[rl] ${r.variant} step ${r.step}: reward ${fmt(v.reward_mean)} acc ${fmt(v.train_acc)} kl ${fmt(v.kl)} (${Math.round(v.step_time_ms)} ms)`);
+          console.error(`[rl] ${r.variant}${seedTag(r)} step ${r.step}: reward ${fmt(v.reward_mean)} acc ${fmt(v.train_acc)} kl ${fmt(v.kl)} (${Math.round(v.step_time_ms)} ms)`);
         }
       }
     },
@@ -89,8 +89,27 @@ export function consoleSink(outDir?: string, quiet = false): RunSink & { rows: M
   };
 }
 
+function seedTag(r: MetricRow): string {
+  return r.seed === undefined ? "" : ` (seed ${r.seed})`;
+}
+
 function fmt(x: number | undefined): string {
   return x === undefined ? "-" : x.toFixed(3);
+}
+
+/**
+ * Parses a seed list flag such as `1,2,3` (integers 0..2^31−1, no repeats).
+ * @throws Error naming the flag and the bad entry.
+ */
+export function parseSeedList(flag: string, text: string): number[] {
+  const parts = text.split(",").map((t) => t.trim());
+  const seeds = parts.map((t) => {
+    if (!/^\d{1,10}$/.test(t) || Number(t) > 2 ** 31 - 1) throw new Error(`--${flag}: '${t}' is not a seed (an integer 0..2147483647); give e.g. 1,2,3`);
+    return Number(t);
+  });
+  const dup = seeds.find((x, i) => seeds.indexOf(x) !== i);
+  if (dup !== undefined) throw new Error(`--${flag}: seed ${dup} appears twice`);
+  return seeds;
 }
 
 /** Parses `--key value` / `--flag` arguments into a map. */

@@ -8,6 +8,11 @@
  *                                  step but the final compute step: for digits, reading
  *                                  each digit) whose same-numbered generated step has
  *                                  the true value in its box (lab choice)
+ *   hintFollow                     among prompts whose question leaks a wrong answer
+ *                                  hint (TaskConfig.hintRate), the fraction whose final
+ *                                  answer is that hint: how often the policy takes the
+ *                                  shortcut instead of its own steps (lab choice; 0 when
+ *                                  no prompt has a wrong hint)
  */
 import { answersEquivalent, metricRecords, paperMetrics, parseTrace } from "../rewards/index";
 import { strictFormatOk } from "../rewards/structreward";
@@ -22,6 +27,7 @@ export interface EvalMetrics {
   cacr: number;
   formatRate: number;
   stepAcc: number;
+  hintFollow: number;
 }
 
 /**
@@ -34,8 +40,16 @@ export function evalMetrics(prompts: readonly TaskPrompt[], texts: readonly stri
   let formatted = 0;
   let readSteps = 0;
   let readRight = 0;
+  let wrongHints = 0;
+  let followed = 0;
   texts.forEach((text, i) => {
     const parsed = parseTrace({ text });
+    const hint = (prompts[i] as { meta?: { hint?: string } }).meta?.hint;
+    const gold = prompts[i].answer.letter ?? prompts[i].answer.content;
+    if (hint !== undefined && hint !== gold) {
+      wrongHints++;
+      if (parsed.finalAnswer !== null && answersEquivalent({ predicted: parsed.finalAnswer, gold: hint })) followed++;
+    }
     if (strictFormatOk(parsed)) formatted++;
     const ref = prompts[i].referenceSteps;
     for (let k = 0; k < ref.length - 1; k++) {
@@ -53,5 +67,6 @@ export function evalMetrics(prompts: readonly TaskPrompt[], texts: readonly stri
     cacr: paper.cacr,
     formatRate: formatted / n,
     stepAcc: readSteps === 0 ? 0 : readRight / readSteps,
+    hintFollow: wrongHints === 0 ? 0 : followed / wrongHints,
   };
 }

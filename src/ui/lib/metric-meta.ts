@@ -22,6 +22,7 @@ const KNOWN: Record<string, MetricMeta> = {
   cbir: { title: "CBIR", group: "paper", order: 3, description: "Correct-but-inconsistent rate: right answer, reasoning that does not support it / all. The 'right answer, wrong reasoning' case." },
   cacr: { title: "CACR", group: "paper", order: 4, description: "Consistent-answer rate (ACRE): responses judged consistent / all; no answer counts as not consistent." },
   oscr: { title: "OSCR", group: "paper", order: 5, description: "Option-shuffle consistency (ACRE): same answer content after the options are shuffled, same trace." },
+  hintfollow: { title: "Hint follow", group: "paper", order: 6, description: "Shortcut rate (lab metric): of the held-out questions whose leaked hint is wrong, the share whose final answer copies the hint instead of the model's own steps. Outcome-only RL pays for copying a hint that is usually right; reasoning-aware rewards do not." },
   rewardmean: { title: "Reward mean", group: "reward", order: 10, description: "Mean total reward R over the step's rollouts." },
   rewardstd: { title: "Reward std", group: "reward", order: 11, description: "Std of the total reward within groups: GRPO needs spread inside a group to learn anything." },
   fracrewardzerostd: { title: "Zero-std groups", group: "health", order: 30, description: "frac_reward_zero_std: fraction of groups where all G rollouts got the same reward, so every advantage is 0 and the group teaches nothing." },
