@@ -7,6 +7,7 @@
  * is what the throttled chart subscription watches.
  */
 import type { GroupView, Marker, MetricRow, TrainerEvent, TrainerPhase } from "../workers/protocol";
+import type { StabilityReport } from "../rl/stability-run";
 
 /** Sample groups kept per variant (history for the inspector's step slider). */
 export const MAX_GROUPS_PER_VARIANT = 200;
@@ -55,6 +56,8 @@ export interface RunData {
   errors: LabError[];
   metrics: MetricsData;
   samples: SamplesData;
+  /** Last answer to a `stability` command (the Judge stability panel); `version` counts answers. */
+  stability: { result: StabilityReport | null; error: string | null; version: number };
 }
 
 export const emptyMetrics = (): MetricsData => ({ byVariant: {}, keys: { train: [], eval: [] }, markers: [], version: 0 });
@@ -69,6 +72,7 @@ export const initialRunData = (): RunData => ({
   errors: [],
   metrics: emptyMetrics(),
   samples: emptySamples(),
+  stability: { result: null, error: null, version: 0 },
 });
 
 let nextErrorId = 1;
@@ -138,6 +142,8 @@ export function reduceEvent(d: RunData, ev: TrainerEvent): RunData {
         errors: d.errors.concat(makeError(ev.message, ev.fatal, "trainer")),
         logs: appendLog(d.logs, `error: ${ev.message}`),
       };
+    case "stability":
+      return { ...d, stability: { result: ev.result, error: ev.error ?? null, version: d.stability.version + 1 } };
     default: {
       const unknown = (ev as { type?: unknown }).type;
       return { ...d, errors: d.errors.concat(makeError(`Unknown trainer event type: ${JSON.stringify(unknown)}`, false, "page")) };

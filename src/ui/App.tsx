@@ -9,6 +9,7 @@ import { Inspector } from "./components/inspector/Inspector";
 import { RunsTable } from "./components/RunsTable";
 import { LogPanel } from "./components/LogPanel";
 import { SavedRuns } from "./components/SavedRuns";
+import { StabilityPanel } from "./components/StabilityPanel";
 
 export function App() {
   const inspectorOpen = useLab((s) => s.inspectorOpen);
@@ -33,6 +34,7 @@ export function App() {
           <ChartsPanel />
           <RunsTable />
           <SavedRuns />
+          <StabilityPanel />
           <LogPanel />
         </div>
         <Inspector />

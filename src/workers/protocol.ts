@@ -4,6 +4,7 @@
  * `error` event naming it (never ignores it).
  */
 import type { Experiment, VariantWeights, VariantConfig } from "../rl/experiment";
+import type { StabilityPolicy, StabilityReport } from "../rl/stability-run";
 
 /** Metric values of one step (or one eval) of one variant. */
 export type MetricValues = Record<string, number>;
@@ -79,6 +80,14 @@ export type TrainerCommand =
   | { type: "reseed"; seed: number }
   | { type: "runSft" }
   | { type: "setWeights"; variant: string; weights: Partial<VariantWeights>; judge?: Partial<VariantConfig["judge"]> }
+  /**
+   * Judge stability (GRR §4.3.4) on the current run: `groupSize` rollouts of
+   * `prompts` training prompts from `policy` (default "reference", the cold
+   * start), then the judge-noise sweep (src/rl/stability-run.ts). Pauses
+   * training at the step boundary while it runs, then resumes. Answered by a
+   * `stability` event (result or error).
+   */
+  | { type: "stability"; policy?: StabilityPolicy; prompts?: number; groupSize?: number; repeats?: number; seed?: number }
   /** Answer to a `renderWindow` event: the page has drawn what it had. */
   | { type: "renderDone"; id: number };
 
@@ -96,10 +105,12 @@ export type TrainerEvent =
    * each step the trainer pauses and asks the page to draw now; it resumes on
    * `renderDone` (or after a timeout), so drawing never competes with training.
    */
-  | { type: "renderWindow"; id: number };
+  | { type: "renderWindow"; id: number }
+  /** Answer to a `stability` command: the report, or null and the reason it could not run. */
+  | { type: "stability"; result: StabilityReport | null; error?: string };
 
-const COMMAND_TYPES = new Set(["init", "start", "pause", "step", "reset", "reseed", "runSft", "setWeights", "renderDone"]);
-const EVENT_TYPES = new Set(["ready", "status", "metrics", "samples", "marker", "log", "error", "renderWindow"]);
+const COMMAND_TYPES = new Set(["init", "start", "pause", "step", "reset", "reseed", "runSft", "setWeights", "stability", "renderDone"]);
+const EVENT_TYPES = new Set(["ready", "status", "metrics", "samples", "marker", "log", "error", "renderWindow", "stability"]);
 
 /**
  * Narrows an incoming message to a TrainerCommand.

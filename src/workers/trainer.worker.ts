@@ -12,6 +12,7 @@ import { parseMnistSubset } from "../tasks/mnist-data";
 import { checkpointPath } from "../rl/checkpoints";
 import { parseExperiment, type Experiment } from "../rl/experiment";
 import { LabRun, type RunSink } from "../rl/runner";
+import { stabilityReport } from "../rl/stability-run";
 import { asTrainerCommand, type TrainerCommand, type TrainerEvent, type TrainerPhase } from "./protocol";
 import { createRewardWorkerScorer } from "./reward-worker-client";
 import type { RewardScorer } from "../rl/reward-client";
@@ -230,6 +231,37 @@ async function stopLoop(): Promise<void> {
   if (loop) await loop;
 }
 
+/**
+ * Judge stability (GRR §4.3.4) on the current run, for the page's panel:
+ * samples fixed groups from the chosen policy on the GPU and runs the
+ * judge-noise sweep here, in the worker. Training pauses at the step boundary
+ * while it runs and resumes after. Always answers with a `stability` event.
+ */
+async function stability(cmd: Extract<TrainerCommand, { type: "stability" }>): Promise<void> {
+  const answer = (error: string) => post({ type: "stability", result: null, error });
+  if (!run) return answer("No run is loaded yet: wait until the trainer is ready.");
+  if (pendingCheckpoint) return answer("This run has no cold start yet: press Train (SFT runs first), then measure.");
+  const r = run;
+  const wasRunning = running;
+  await stopLoop();
+  status(phase, "measuring judge stability");
+  try {
+    const result = await stabilityReport(r, {
+      prompts: cmd.prompts ?? 16,
+      groupSize: cmd.groupSize ?? 8,
+      repeats: cmd.repeats ?? 4,
+      seed: cmd.seed ?? r.experiment.seed,
+      policy: cmd.policy,
+    });
+    post({ type: "stability", result });
+  } catch (e) {
+    answer(e instanceof Error ? e.message : String(e));
+  } finally {
+    if (wasRunning && run === r) startLoop();
+    else status(phase);
+  }
+}
+
 /** A failed command or step: reported, training paused, the run kept (Train tries again). */
 function report(e: unknown): void {
   running = false;
@@ -276,6 +308,8 @@ async function handle(cmd: TrainerCommand): Promise<void> {
       await sftFromScratch(true);
       return status("idle", pendingCheckpoint ? "SFT stopped before the end" : "SFT from scratch done");
     }
+    case "stability":
+      return stability(cmd);
     case "renderDone":
       return; // answered in onmessage
     case "setWeights":
