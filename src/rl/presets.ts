@@ -33,6 +33,17 @@ const PRESETS: Record<string, unknown> = {
     algorithm: { groupSize: 8, batchPrompts: 8, steps: 60, evalEvery: 10, lr: 3e-5, temperature: 1 },
     evalSize: 256,
   },
+  /**
+   * drift: the lab's scenario in which the variants part (README, "Why the
+   * curves part"): the default task's leaked answer hint, the four reward
+   * designs side by side on the small model from the hinted cold start.
+   */
+  drift: {
+    modelSize: "small",
+    variants: [{ name: "rlvr" }, { name: "pointwise-gr" }, { name: "grr" }, { name: "structreward" }],
+    algorithm: { groupSize: 8, batchPrompts: 4, steps: 30, evalEvery: 10, lr: 3e-4 },
+    evalSize: 64,
+  },
   /** grr-paper: the GRR paper's comparison (λ = 1, G = 8; GRR §4). */
   "grr-paper": {
     variants: [

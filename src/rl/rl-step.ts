@@ -15,6 +15,7 @@ import type { GroupView, MetricValues } from "../workers/protocol";
 import type { LabEngine, Policy } from "./engine";
 import type { AlgorithmConfig, VariantConfig } from "./experiment";
 import { scoringPrompt, type RewardScorer } from "./reward-client";
+import { evalMetrics } from "./eval-metrics";
 import { imageTensor, joinPromptResponse, promptTensor, row } from "./sequences";
 
 /** Inputs of one step. */
@@ -120,6 +121,13 @@ export async function rlStep(args: RlStepArgs): Promise<RlStepResult> {
     judge_failures: groups.reduce((a, g) => a + g.judgeFailures, 0),
     step_time_ms: performance.now() - t0,
   };
+  // The paper metrics on the step's own sampled rollouts: drift shows here every step, between the held-out evals.
+  const onRollouts = evalMetrics(prompts.flatMap((p) => Array.from({ length: G }, () => p)), texts.flat());
+  values.train_incr = onRollouts.incR;
+  values.train_cbir = onRollouts.cbir;
+  values.train_rcacc = onRollouts.rcAcc;
+  values.train_hint_follow = onRollouts.hintFollow;
+  values.train_step_acc = onRollouts.stepAcc;
   const componentNames = new Set(groups.flatMap((g) => g.rollouts.flatMap((r) => Object.keys(r.components))));
   for (const c of componentNames) values[`components/${c}`] = mean(groups.flatMap((g) => g.rollouts.map((r) => r.components[c] ?? 0)));
 
