@@ -198,6 +198,31 @@ export class AdamW {
     this.t = 0;
   }
 
+  /**
+   * Makes this optimizer's state a copy of `src`'s: m and v by GPU
+   * buffer-to-buffer copies (recorded into the open encoder, no read-back),
+   * the step counter t (so bias correction continues where `src` was) and
+   * the hyperparameters. Used to fork a policy mid-run (LabRun.fork).
+   * @throws Error when the two optimizers cover a different number of floats.
+   */
+  copyStateFrom(src: AdamW): void {
+    if (src === this) return;
+    if (src.totalFloats !== this.totalFloats) {
+      throw new Error(`AdamW.copyStateFrom: source has ${src.totalFloats} floats, this optimizer ${this.totalFloats}`);
+    }
+    const bytes = this.totalFloats * 4;
+    this.ctx.copy(src.m, 0, this.m, 0, bytes);
+    this.ctx.copy(src.v, 0, this.v, 0, bytes);
+    this.t = src.t;
+    this.opts = { ...src.opts };
+  }
+
+  /** Frees this optimizer's GPU buffers (m, v, mask, statistics, uniforms); the object is unusable afterwards. */
+  destroy(): void {
+    for (const b of [this.m, this.v, this.decayMask, this.gradStats, this.partials]) b.destroy();
+    for (const c of [this.partialCall, this.finalizeCall, this.updateCall]) c.params.destroy();
+  }
+
   /** Reads the latest step's gradient statistics (one small read-back). */
   async readStats(): Promise<GradStats> {
     return parseGradStats(await this.ctx.readF32(this.gradStats, 0, 4));

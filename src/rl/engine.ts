@@ -88,6 +88,29 @@ export class LabEngine {
     return { name, params, adam: new AdamW(this.ctx, this.layout, params, this.grads, adam) };
   }
 
+  /**
+   * A new policy that continues `parent` exactly: its parameters and AdamW
+   * state (m, v, t, hyperparameters) are GPU buffer copies of the parent's,
+   * recorded into the open encoder (no read-back; they land before any later
+   * work on either policy). Costs 3× the parameter bytes, like any policy.
+   * @param name label of the new policy's buffers (e.g. the fork key "grr@fork12").
+   */
+  forkPolicy(parent: Policy, name: string): Policy {
+    const bytes = this.layout.totalFloats * 4;
+    const params = this.ctx.createBuffer(`policy.${name}`, bytes);
+    this.ctx.copy(parent.params, 0, params, 0, bytes);
+    const adam = new AdamW(this.ctx, this.layout, params, this.grads, parent.adam.options);
+    adam.copyStateFrom(parent.adam);
+    return { name, params, adam };
+  }
+
+  /** Frees a policy's GPU buffers (parameters and optimizer state); it must not be used afterwards. */
+  destroyPolicy(policy: Policy): void {
+    this.ctx.flush();
+    policy.params.destroy();
+    policy.adam.destroy();
+  }
+
   /** Overwrites a policy's parameters (Reset) and clears its optimizer state. */
   resetPolicy(policy: Policy, initial?: Float32Array): void {
     if (initial) this.ctx.write(policy.params, initial);

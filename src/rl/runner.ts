@@ -17,7 +17,8 @@ import { shuffleImages } from "../tasks/generator";
 import type { GroupView, Marker, MetricRow } from "../workers/protocol";
 import { LabEngine, type Policy } from "./engine";
 import { evalMetrics, type EvalMetrics } from "./eval-metrics";
-import { parseExperiment, type Experiment, type VariantConfig } from "./experiment";
+import { parseExperiment, VariantSchema, type Experiment, type VariantConfig } from "./experiment";
+import { forkKey } from "./fork-key";
 import { labModelConfig, textShapeFor } from "./lab-model";
 import type { RewardScorer } from "./reward-client";
 import { rlStep } from "./rl-step";
@@ -57,6 +58,23 @@ interface VariantRun {
   seed: number;
 }
 
+/** A forked branch under one seed (LabRun.fork). */
+interface ForkRun {
+  /** Row, sample and marker key: `<parent>@fork<step>` (src/rl/fork-key.ts). */
+  key: string;
+  /** The variant name or fork key it was forked from. */
+  parent: string;
+  /** The fork's reward settings (the parent's with the changed weights). */
+  config: VariantConfig;
+  policy: Policy;
+  seed: number;
+  /** Last RL step this copy has been trained on (the fork step right after the fork). */
+  trainedTo: number;
+}
+
+/** Most fork branches one run keeps (lab choice: each costs one variant-step of time per step). */
+export const MAX_FORKS = 4;
+
 export class LabRun {
   readonly engine: LabEngine;
   readonly config: ModelConfig;
@@ -70,6 +88,8 @@ export class LabRun {
   private stepDone = new Set<string>();
   private initial: Float32Array;
   private startTime = performance.now();
+  /** Forked branches, every seed's copy (LabRun.fork); trained by `stepAll`. */
+  private forks: ForkRun[] = [];
 
   /**
    * @param start cold-start parameters (a checkpoint) or null for a fresh
@@ -323,5 +343,153 @@ export class LabRun {
   /** Names of the variants being trained (once each, whatever the number of seeds). */
   get variantNames(): string[] {
     return this.experiment.variants.map((v) => v.name);
+  }
+
+  /**
+   * Forks `name` at the current step into a new branch with changed reward
+   * weights / judge noise. Every seed's copy of the parent gets its own
+   * fork: a new policy whose parameters AND AdamW state (m, v, t) are GPU
+   * copies of the parent's now (LabEngine.forkPolicy, no read-back). The
+   * branch trains from the next step on, beside the others, on the same
+   * prompts and sampling seeds as its parent (`stepAll`), so the curves part
+   * only through the changed reward.
+   *
+   * Emits a marker (variant = the fork key, step = this step, `fork` set) and
+   * the branch's first eval row at this step: a copy of the parent's eval row
+   * when `opts.parentEval` returns one for this step, else a fresh greedy
+   * eval of the fork (its parameters equal the parent's, so the values are
+   * the parent's at this step).
+   *
+   * Key format (src/rl/fork-key.ts): `<name>@fork<step>`, e.g. `grr@fork12`;
+   * a second fork of the same parent at the same step is `grr@fork12.2`.
+   * @param name a variant of this run or an existing fork key.
+   * @param opts.parentEval the parent's latest eval row under `seed`, if the caller keeps one.
+   * @returns the fork key.
+   * @throws Error naming an unknown parent, an invalid value, a step that is
+   *   half done (a variant failed; train a step first) or more than MAX_FORKS forks.
+   */
+  async fork(
+    name: string,
+    weights: Partial<VariantConfig["weights"]>,
+    judge?: Partial<VariantConfig["judge"]>,
+    opts: { parentEval?: (seed: number) => MetricRow | undefined } = {},
+  ): Promise<string> {
+    const variantParents = this.variants.filter((v) => v.config.name === name);
+    const forkParents = this.forks.filter((f) => f.key === name);
+    const parents: { config: VariantConfig; policy: Policy; seed: number }[] = variantParents.length ? variantParents : forkParents;
+    if (parents.length === 0) throw new Error(`fork: no variant or fork '${name}' in this run`);
+    if (this.stepDone.size > 0 || forkParents.some((f) => f.trainedTo !== this.step)) {
+      throw new Error(`fork: step ${this.step + 1} is only partly done (a variant failed); train one more step, then fork`);
+    }
+    if (new Set(this.forks.map((f) => f.key)).size >= MAX_FORKS) throw new Error(`fork: this run already has ${MAX_FORKS} forks (lab limit); Reset to start over`);
+    const base = parents[0].config;
+    const parsed = VariantSchema.safeParse({ ...base, weights: { ...base.weights, ...weights }, judge: { ...base.judge, ...(judge ?? {}) } });
+    if (!parsed.success) {
+      throw new Error(`fork: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`);
+    }
+    const config = parsed.data;
+    const step = this.step;
+    let n = 1;
+    while (this.forks.some((f) => f.key === forkKey(name, step, n))) n++;
+    const key = forkKey(name, step, n);
+    const made = parents.map((p) => {
+      const f: ForkRun = {
+        key,
+        parent: name,
+        config,
+        seed: p.seed,
+        trainedTo: step,
+        policy: this.engine.forkPolicy(p.policy, this.multiSeed ? `${key}.s${p.seed}` : key),
+      };
+      this.forks.push(f);
+      return f;
+    });
+    const changes: Record<string, number | string> = {};
+    for (const [k, v] of Object.entries(config.weights)) if (base.weights[k as keyof typeof base.weights] !== v) changes[k] = v;
+    for (const [k, v] of Object.entries(config.judge)) if (base.judge[k as keyof typeof base.judge] !== v) changes[k] = v;
+    const label = `fork of ${name}: ${Object.entries(changes).map(([k, v]) => `${k}=${v}`).join(", ") || "same weights"}`;
+    this.sink.marker({ variant: key, step, label, fork: { parent: name, changes } });
+    for (const f of made) {
+      const prev = opts.parentEval?.(f.seed);
+      if (prev && prev.kind === "eval" && prev.step === step) {
+        this.sink.metrics([this.rowFor({ variant: key, step, time: prev.time, kind: "eval", values: { ...prev.values } }, f.seed)]);
+      } else {
+        await this.evalFork(f, step);
+      }
+    }
+    return key;
+  }
+
+  /**
+   * One RL step of every variant (rlStep) and then of every fork, on the
+   * same prompts and sampling seeds; forks left behind by a failed step
+   * catch up first. What the page's trainer runs (the CLI, which never
+   * forks, calls rlStep).
+   */
+  async stepAll(): Promise<void> {
+    await this.trainForks();
+    await this.rlStep();
+    await this.trainForks();
+  }
+
+  /** Trains every fork copy up to the current step (normally one step), with an eval on eval steps. */
+  private async trainForks(): Promise<void> {
+    const exp = this.experiment;
+    for (const f of this.forks) {
+      while (f.trainedTo < this.step) {
+        const step = f.trainedTo + 1;
+        const prompts = this.tasks.sampleBatch(exp.algorithm.batchPrompts, new Rng(deriveSeed(f.seed, "rl", step)));
+        const res = await rlStep({
+          engine: this.engine,
+          policy: f.policy,
+          variant: f.config,
+          algorithm: exp.algorithm,
+          prompts,
+          scorer: this.scorer,
+          step,
+          // The parent's sampling seed: the fork and its parent differ only by the changed reward.
+          seed: deriveSeed(f.seed, "rollout", step),
+        });
+        f.trainedTo = step;
+        this.sink.metrics([this.rowFor({ variant: f.key, step, time: this.elapsed(), kind: "train", values: res.values }, f.seed)]);
+        this.sink.samples([this.multiSeed ? { ...res.sample, variant: f.key, seed: f.seed } : { ...res.sample, variant: f.key }]);
+        if (step % exp.algorithm.evalEvery === 0 || step === exp.algorithm.steps) await this.evalFork(f, step);
+      }
+    }
+  }
+
+  /** Held-out eval of one fork copy; emits one eval row under the fork key. */
+  private async evalFork(f: ForkRun, step: number): Promise<EvalMetrics> {
+    const m = evalMetrics(this.evalPrompts, await this.greedyTexts(f.policy, this.evalPrompts));
+    this.sink.metrics([this.rowFor({ variant: f.key, step, time: this.elapsed(), kind: "eval", values: { ...m } }, f.seed)]);
+    return m;
+  }
+
+  /**
+   * Drops every fork and frees its GPU buffers. reset, reseed and sft do not
+   * touch forks (they predate them): the trainer worker calls this with each.
+   */
+  clearForks(): void {
+    for (const f of this.forks) this.engine.destroyPolicy(f.policy);
+    this.forks = [];
+  }
+
+  /** Keys of the forks, once each, in the order they were made. */
+  get forkKeys(): string[] {
+    return [...new Set(this.forks.map((f) => f.key))];
+  }
+
+  /** Reward settings of a fork (the parent's with the changed weights). @throws Error for an unknown key. */
+  forkConfig(key: string): VariantConfig {
+    const f = this.forks.find((x) => x.key === key);
+    if (!f) throw new Error(`no fork '${key}' in this run`);
+    return f.config;
+  }
+
+  /** Parameters of a fork's policy; `seed` picks the copy in a multi-seed run (default: the first seed). */
+  async forkParams(key: string, seed = this.seeds[0]): Promise<Float32Array> {
+    const f = this.forks.find((x) => x.key === key && x.seed === seed);
+    if (!f) throw new Error(`no fork '${key}' with seed ${seed} in this run`);
+    return this.engine.readParams(f.policy.params);
   }
 }

@@ -24,6 +24,7 @@ import {
   type RunData,
 } from "./run-data";
 import { DEFAULT_EXPERIMENT } from "../rl/experiment";
+import type { OverlayInfo } from "../ui/lib/series-meta";
 
 export type XAxisKind = "step" | "time";
 
@@ -42,6 +43,14 @@ export interface RunRecord {
   metrics: MetricsData;
 }
 
+/**
+ * A run drawn over the current charts (dashed), from the runs table or the
+ * browser's saved runs. `id`: "r<RunRecord.id>" or "s<SavedRun.key>".
+ */
+export interface OverlayRun extends OverlayInfo {
+  metrics: MetricsData;
+}
+
 export interface LabState extends RunData {
   experiment: Experiment;
   /** What the trainer was last initialized with (null before the first init). */
@@ -53,6 +62,8 @@ export interface LabState extends RunData {
   runs: RunRecord[];
   /** A past run shown in the charts instead of the live one (view only). */
   viewingRun: number | null;
+  /** Runs overlaid on the charts, in the order they were checked. */
+  overlays: OverlayRun[];
   trainer: TrainerPort | null;
 
   attachTrainer(port: TrainerPort | null): void;
@@ -76,6 +87,16 @@ export interface LabState extends RunData {
   setXAxis(v: XAxisKind): void;
   setInspectorOpen(v: boolean): void;
   viewRun(id: number | null): void;
+  /** Overlays a run on the charts (an overlay with the same id is replaced). */
+  addOverlay(run: OverlayRun): void;
+  /** Removes an overlay by id (no-op when absent). */
+  removeOverlay(id: string): void;
+  /**
+   * Forks a variant of the running experiment at the trainer's current step
+   * into a branch with these weights / judge noise (trainer command `fork`;
+   * the branch's rows arrive as `<variant>@fork<step>`).
+   */
+  fork(variant: string, weights: Partial<VariantWeights>, judge?: Partial<VariantConfig["judge"]>): void;
   /** Adds a run (e.g. loaded from IndexedDB) to the runs table; returns its id. */
   addRun(run: Omit<RunRecord, "id">): number;
   /** The live run as a record (null before anything was trained). */
@@ -179,6 +200,7 @@ export function createLabStore(initial: { experiment?: Experiment; urlError?: st
       inspectorOpen: false,
       runs: [],
       viewingRun: null,
+      overlays: [],
       trainer: null,
 
       attachTrainer: (port) => set({ trainer: port }),
@@ -234,6 +256,16 @@ export function createLabStore(initial: { experiment?: Experiment; urlError?: st
       },
       reseed: (seed) => {
         const newSeed = seed ?? Math.floor(Math.random() * 2 ** 31 - 1);
+        const many = get().experiment.seeds;
+        if (many) {
+          // Several seeds: a fresh set of as many seeds (the trainer re-initializes with them).
+          const fresh = new Set<number>(seed !== undefined ? [seed] : []);
+          while (fresh.size < many.length) fresh.add(Math.floor(Math.random() * (2 ** 31 - 1)));
+          archiveAndClear();
+          set((s) => ({ experiment: { ...s.experiment, seeds: [...fresh] } }));
+          sendInit();
+          return;
+        }
         archiveAndClear();
         set((s) => ({ experiment: { ...s.experiment, seed: newSeed } }));
         if (needsInit({ experiment: get().experiment, sentExperiment: get().sentExperiment && { ...get().sentExperiment!, seed: newSeed } })) {
@@ -252,6 +284,16 @@ export function createLabStore(initial: { experiment?: Experiment; urlError?: st
       setXAxis: (v) => set({ xAxis: v }),
       setInspectorOpen: (v) => set({ inspectorOpen: v }),
       viewRun: (id) => set({ viewingRun: id }),
+      addOverlay: (run) => set((s) => ({ overlays: s.overlays.filter((o) => o.id !== run.id).concat(run) })),
+      removeOverlay: (id) => set((s) => ({ overlays: s.overlays.filter((o) => o.id !== id) })),
+      fork: (variant, weights, judge) => {
+        if (!get().sentExperiment) {
+          get().reportError("Nothing to fork yet: press Train or Step first.", false, "page");
+          return;
+        }
+        get().flushWeights();
+        send({ type: "fork", variant, weights: { ...weights }, judge: judge && { ...judge } });
+      },
       addRun: (run) => {
         const id = nextRunId++;
         set((s) => ({ runs: s.runs.concat({ ...run, id }) }));

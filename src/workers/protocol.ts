@@ -59,6 +59,12 @@ export interface Marker {
   variant: string;
   step: number;
   label: string;
+  /**
+   * Set on the marker of a fork (LabRun.fork): `variant` is then the fork key
+   * (`<parent>@fork<step>`, src/rl/fork-key.ts), `step` the fork step, and
+   * `changes` the weights / judge settings that differ from the parent's.
+   */
+  fork?: { parent: string; changes: Record<string, number | string> };
 }
 
 export type TrainerPhase = "loading" | "idle" | "sft" | "rl" | "paused" | "done" | "error";
@@ -80,6 +86,12 @@ export type TrainerCommand =
   | { type: "reseed"; seed: number }
   | { type: "runSft" }
   | { type: "setWeights"; variant: string; weights: Partial<VariantWeights>; judge?: Partial<VariantConfig["judge"]> }
+  /**
+   * Fork `variant` (a variant name or a fork key) at the current step into a
+   * new branch with these weights / judge settings (LabRun.fork); answered by
+   * a fork marker and the branch's first eval row, or an error event.
+   */
+  | { type: "fork"; variant: string; weights: Partial<VariantWeights>; judge?: Partial<VariantConfig["judge"]> }
   /**
    * Judge stability (GRR §4.3.4) on the current run: `groupSize` rollouts of
    * `prompts` training prompts from `policy` (default "reference", the cold
@@ -109,7 +121,7 @@ export type TrainerEvent =
   /** Answer to a `stability` command: the report, or null and the reason it could not run. */
   | { type: "stability"; result: StabilityReport | null; error?: string };
 
-const COMMAND_TYPES = new Set(["init", "start", "pause", "step", "reset", "reseed", "runSft", "setWeights", "stability", "renderDone"]);
+const COMMAND_TYPES = new Set(["init", "start", "pause", "step", "reset", "reseed", "runSft", "setWeights", "fork", "stability", "renderDone"]);
 const EVENT_TYPES = new Set(["ready", "status", "metrics", "samples", "marker", "log", "error", "renderWindow", "stability"]);
 
 /**

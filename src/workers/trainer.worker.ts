@@ -13,7 +13,7 @@ import { checkpointPath } from "../rl/checkpoints";
 import { parseExperiment, type Experiment } from "../rl/experiment";
 import { LabRun, type RunSink } from "../rl/runner";
 import { stabilityReport } from "../rl/stability-run";
-import { asTrainerCommand, type TrainerCommand, type TrainerEvent, type TrainerPhase } from "./protocol";
+import { asTrainerCommand, type MetricRow, type TrainerCommand, type TrainerEvent, type TrainerPhase } from "./protocol";
 import { createRewardWorkerScorer } from "./reward-worker-client";
 import type { RewardScorer } from "../rl/reward-client";
 
@@ -43,8 +43,15 @@ function release(): void {
   held.length = 0;
 }
 
+// The latest eval row per variant (and seed): a fork's first row copies its parent's.
+const lastEval = new Map<string, MetricRow>();
+const evalKey = (variant: string, seed: number | undefined) => `${variant}|${seed ?? ""}`;
+
 const sink: RunSink = {
-  metrics: (rows) => emit({ type: "metrics", rows }),
+  metrics: (rows) => {
+    for (const r of rows) if (r.kind === "eval") lastEval.set(evalKey(r.variant, r.seed), r);
+    emit({ type: "metrics", rows });
+  },
   samples: (groups) => emit({ type: "samples", groups }),
   marker: (marker) => emit({ type: "marker", marker }),
   log: (message) => emit({ type: "log", message }),
@@ -118,6 +125,7 @@ async function init(cmd: Extract<TrainerCommand, { type: "init" }>): Promise<voi
   // A failed init must not leave the previous experiment to be trained by a queued Start.
   run = null;
   pendingCheckpoint = null;
+  lastEval.clear();
   status("loading", "starting WebGPU");
   if (cmd.assetBase) assetBase = cmd.assetBase;
   let exp: Experiment = parseExperiment(cmd.experiment);
@@ -205,7 +213,7 @@ async function trainLoop(): Promise<void> {
   if (running) status("rl");
   while (running && r.step < r.experiment.algorithm.steps) {
     await stepThenDraw(async () => {
-      await r.rlStep();
+      await r.stepAll();
       emit({ type: "status", phase: "rl", step: r.step });
     });
     await new Promise((res) => setTimeout(res, 0));
@@ -270,6 +278,28 @@ function report(e: unknown): void {
   status(run ? "paused" : "error", message);
 }
 
+/**
+ * Forks a variant (LabRun.fork) at a step boundary: a running loop finishes
+ * its step, the fork is made (its marker and first eval row go out in one
+ * batch), and training resumes. A rejected fork is reported; the run goes on.
+ */
+async function forkRun(cmd: Extract<TrainerCommand, { type: "fork" }>): Promise<void> {
+  const wasRunning = running && loop !== null;
+  await stopLoop();
+  try {
+    const r = requireRun();
+    if (pendingCheckpoint) throw new Error("fork: there is no cold start yet; press Train (it runs SFT first), then fork");
+    const multiSeed = r.experiment.seeds !== undefined;
+    const key = await stepThenDraw(() =>
+      r.fork(cmd.variant, cmd.weights, cmd.judge, { parentEval: (seed) => lastEval.get(evalKey(cmd.variant, multiSeed ? seed : undefined)) }),
+    );
+    sink.log(`step ${r.step}: forked ${cmd.variant} as ${key}; it trains from step ${r.step + 1}`);
+  } catch (e) {
+    post({ type: "error", message: (e as Error).message, fatal: false });
+  }
+  if (wasRunning) startLoop();
+}
+
 async function handle(cmd: TrainerCommand): Promise<void> {
   switch (cmd.type) {
     case "init":
@@ -291,25 +321,29 @@ async function handle(cmd: TrainerCommand): Promise<void> {
         if (pendingCheckpoint) return status("paused", "SFT stopped before the end");
       }
       status("rl");
-      await stepThenDraw(() => r.rlStep());
+      await stepThenDraw(() => r.stepAll());
       return status(r.step >= r.experiment.algorithm.steps ? "done" : "paused");
     }
     case "reset":
       await stopLoop();
+      requireRun().clearForks();
       requireRun().reset();
       return status("idle", "reset to the cold-start weights");
     case "reseed":
       await stopLoop();
+      requireRun().clearForks();
       requireRun().reseed(cmd.seed);
       return status("idle", `re-seeded with ${cmd.seed}: new prompts and sampling, same cold-start weights`);
     case "runSft": {
       await stopLoop();
-      requireRun();
+      requireRun().clearForks();
       await sftFromScratch(true);
       return status("idle", pendingCheckpoint ? "SFT stopped before the end" : "SFT from scratch done");
     }
     case "stability":
       return stability(cmd);
+    case "fork":
+      return forkRun(cmd);
     case "renderDone":
       return; // answered in onmessage
     case "setWeights":

@@ -3,14 +3,18 @@
 // press Train, wait until both variants have ≥ 3 points on the RC-Acc chart,
 // open the rollout inspector. No console errors, and no main-thread task
 // over 50 ms while training (PerformanceObserver "longtask").
+// Then, at the smallest sizes the page allows (G 2, 1 prompt, 4 held-out
+// prompts): a two-seed run draws a 95 % band per variant, a fork starts at
+// its parent's step, and two archived runs overlaid both appear in the legend.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { build, preview, type PreviewServer } from "vite";
-import { chromium, type Browser } from "playwright-core";
+import { chromium, type Browser, type Page } from "playwright-core";
 import { encodeExperiment } from "../../src/ui/lib/url-state";
 import { presetExperiment } from "../../src/rl/presets";
+import { parseExperiment } from "../../src/rl/experiment";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const CHROMIUM = "/usr/bin/chromium";
@@ -21,6 +25,7 @@ describe("the lab in headless Chromium", () => {
   let server: PreviewServer;
   let browser: Browser;
   let url: string;
+  let origin: string;
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) {
@@ -31,7 +36,8 @@ describe("the lab in headless Chromium", () => {
     server = await preview({ root: ROOT, logLevel: "error", build: { outDir }, preview: { port: 0, host: "127.0.0.1", strictPort: false } });
     const address = server.httpServer.address();
     if (!address || typeof address === "string") throw new Error("preview server has no port");
-    url = `http://127.0.0.1:${address.port}/#${encodeExperiment(presetExperiment("smoke"))}`;
+    origin = `http://127.0.0.1:${address.port}/`;
+    url = `${origin}#${encodeExperiment(presetExperiment("smoke"))}`;
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ["--enable-unsafe-webgpu", "--no-sandbox", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
@@ -96,4 +102,88 @@ describe("the lab in headless Chromium", () => {
     expect(longTasks, `main-thread tasks over 50 ms while training (from t = ${trainingFrom} ms): ${longTasks.map((t) => `${t.ms} ms at ${t.at}`).join(", ")}`).toEqual([]);
     await page.close();
   }, 1_500_000); // WebGPU on SwiftShader: minutes, not seconds
+  it("draws a seed band per variant, starts a fork at its parent's step, and names two overlaid runs in the legend", async () => {
+    // The smallest run the page allows, on the shipped cold start (no hint: its checkpoint ships).
+    const tiny = (extra: Record<string, unknown>) =>
+      encodeExperiment(
+        parseExperiment({
+          modelSize: "small",
+          task: { hintRate: 0 },
+          variants: [{ name: "rlvr" }, { name: "grr" }],
+          algorithm: { groupSize: 2, batchPrompts: 1, evalEvery: 1, steps: 1 },
+          evalSize: 4,
+          ...extra,
+        }),
+      );
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const consoleErrors: string[] = [];
+    page.on("console", (m) => {
+      if (m.type() === "error") consoleErrors.push(m.text());
+    });
+    page.on("pageerror", (e) => consoleErrors.push(`pageerror: ${e.message}`));
+    const phase = (want: RegExp) =>
+      page.waitForFunction((re) => new RegExp(re).test(document.querySelector('[data-testid="status-phase"]')?.textContent ?? ""), want.source, { timeout: 600_000, polling: 500 });
+    const chartAttr = (p: Page, name: string) => p.getByTestId("chart-rcAcc").getAttribute(name);
+    // LAB_SCREENSHOT_DIR=dir keeps a picture of each stage (seeds.png, fork.png, overlay.png).
+    const shotDir = process.env.LAB_SCREENSHOT_DIR;
+    const shot = async (name: string) => {
+      if (shotDir) await page.screenshot({ path: join(shotDir, name), fullPage: true });
+    };
+
+    // 1. Two seeds: every variant's RC-Acc is a mean line with a shaded band.
+    await page.goto(`${origin}#${tiny({ seeds: [1, 2] })}`);
+    await expect.poll(() => page.getByLabel("Seeds", { exact: true }).inputValue()).toBe("1,2");
+    await phase(/ready/);
+    await page.getByRole("button", { name: "Train", exact: true }).click();
+    await phase(/done/);
+    for (const v of VARIANTS) {
+      // Attached, not "visible": at these sizes both seeds may give the same values, and a zero-height band has an empty box.
+      await page.waitForSelector(`[data-testid="chart-rcAcc"] .recharts-area.band-${v} path`, { state: "attached", timeout: 60_000 });
+      expect(await chartAttr(page, `data-banded-${v}`)).toBe("1");
+      expect(Number(await chartAttr(page, `data-points-${v}`))).toBe(2); // steps 0 and 1, one point per step over both seeds
+    }
+    await shot("seeds.png");
+
+    // 2. One seed, two steps: Reset (archives run 1), step once, fork GRR with λ 2, step again.
+    await page.evaluate((h) => (location.hash = h), tiny({ algorithm: { groupSize: 2, batchPrompts: 1, evalEvery: 1, steps: 2 } }));
+    await expect.poll(() => page.getByLabel("Seeds", { exact: true }).inputValue()).toBe("");
+    await page.getByRole("button", { name: "Reset", exact: true }).click();
+    await phase(/ready/);
+    await page.getByRole("button", { name: "Step", exact: true }).click();
+    await phase(/paused/);
+    const fork = page.getByTestId("fork-grr");
+    await fork.locator("summary").click();
+    await fork.getByLabel("grr fork lambda").fill("2");
+    await fork.getByRole("button", { name: "Fork", exact: true }).click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="chart-rcAcc"]')?.getAttribute("data-points-grr_fork1") === "1", null, { timeout: 120_000 });
+    expect(await chartAttr(page, "data-first-step-grr_fork1")).toBe("1"); // the parent's step when it was forked
+    await page.getByRole("button", { name: "Step", exact: true }).click();
+    await phase(/done/);
+    await page.waitForFunction(() => document.querySelector('[data-testid="chart-rcAcc"]')?.getAttribute("data-points-grr_fork1") === "2", null, { timeout: 120_000 });
+    expect(await chartAttr(page, "data-first-step-grr_fork1")).toBe("1");
+    await expect.poll(() => page.getByTestId("legend").textContent()).toContain("GRR fork@1 · λ 2");
+    await page.waitForSelector('[data-testid="chart-rcAcc"] .recharts-line.series-fork path', { state: "attached", timeout: 60_000 });
+    await shot("fork.png");
+
+    // 3. Reset archives run 2; overlay runs 1 and 2 on the (empty) current run.
+    await page.getByRole("button", { name: "Reset", exact: true }).click();
+    await phase(/ready/);
+    await page.getByLabel("Overlay run 1", { exact: true }).check();
+    await page.getByLabel("Overlay run 2", { exact: true }).check();
+    const overlayItems = page.getByTestId("legend").locator(".legend-item.overlay");
+    await expect.poll(() => overlayItems.allTextContents()).toEqual(
+      expect.arrayContaining([
+        "RLVR · run 1 · seeds 1,2, steps 1",
+        "GRR · run 1 · seeds 1,2, steps 1",
+        "RLVR · run 2 · same settings",
+        "GRR · run 2 · same settings",
+        "GRR fork@1 · λ 2 · run 2 · same settings",
+      ]),
+    );
+    for (const key of ["r1_rlvr", "r1_grr", "r2_grr", "r2_grr_fork1"]) await expect.poll(() => chartAttr(page, `data-points-${key}`)).not.toBeNull();
+    await page.waitForSelector('[data-testid="chart-rcAcc"] .recharts-line.series-overlay path', { state: "attached", timeout: 60_000 });
+    await shot("overlay.png");
+    expect(consoleErrors, consoleErrors.join("\n")).toEqual([]);
+    await page.close();
+  }, 1_200_000);
 });

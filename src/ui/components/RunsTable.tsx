@@ -1,5 +1,5 @@
-/** Past runs of this session (archived on Reset / Re-seed / new settings), with their config differences. */
-import { useLab, labStore } from "../../store";
+/** Past runs of this session (archived on Reset / Re-seed / new settings), with their config differences; view one, or overlay it on the charts. */
+import { useLab, labStore, type RunRecord } from "../../store";
 import { nonDefaultSettings } from "../lib/url-state";
 import { metricMeta } from "../lib/metric-meta";
 import { variantColor, variantLabel } from "../lib/variant-meta";
@@ -9,9 +9,13 @@ function pick(values: Record<string, number>, want: string): number | undefined 
   return k === undefined ? undefined : values[k];
 }
 
+/** Overlay id of a run of this session (series keys "r<id>/<variant>"). */
+export const runOverlayId = (r: Pick<RunRecord, "id">) => `r${r.id}`;
+
 export function RunsTable() {
   const runs = useLab((s) => s.runs);
   const viewing = useLab((s) => s.viewingRun);
+  const overlays = useLab((s) => s.overlays);
   if (runs.length === 0) return null;
   return (
     <section className="runs" aria-label="Runs">
@@ -29,7 +33,22 @@ export function RunsTable() {
         <tbody>
           {runs.map((r) => (
             <tr key={r.id} className={viewing === r.id ? "selected" : ""}>
-              <td>{r.label}</td>
+              <td>
+                {r.label}{" "}
+                <label className="overlay-check" title="Draw this run's curves over the current charts (dotted, named with what differs from the current run)">
+                  <input
+                    type="checkbox"
+                    aria-label={`Overlay ${r.label}`}
+                    checked={overlays.some((o) => o.id === runOverlayId(r))}
+                    onChange={(e) => {
+                      const st = labStore.getState();
+                      if (e.target.checked) st.addOverlay({ id: runOverlayId(r), label: r.label, experiment: r.experiment, markers: r.metrics.markers, metrics: r.metrics });
+                      else st.removeOverlay(runOverlayId(r));
+                    }}
+                  />
+                  overlay
+                </label>
+              </td>
               <td>{r.lastStep}</td>
               <td className="small">
                 seed={r.experiment.seed}{" "}

@@ -7,6 +7,7 @@ export function SavedRuns() {
   const [saved, setSaved] = useState<SavedRunSummary[] | null>(null);
   const [busy, setBusy] = useState(false);
   const canSave = useLab((s) => hasRunData(s));
+  const overlays = useLab((s) => s.overlays);
   const fail = (e: unknown) => labStore.getState().reportError(`Saved runs: ${e instanceof Error ? e.message : String(e)}`, false, "page");
   const refresh = useCallback(() => listRuns().then(setSaved, (e) => (setSaved([]), fail(e))), []);
   useEffect(() => void refresh(), [refresh]);
@@ -36,6 +37,19 @@ export function SavedRuns() {
     }
   };
 
+  /** Loads a saved run's rows and overlays them on the charts (dotted), or removes the overlay. */
+  const overlay = async (r: SavedRunSummary, on: boolean) => {
+    const st = labStore.getState();
+    if (!on) return st.removeOverlay(`s${r.key}`);
+    try {
+      const full = await loadRun(r.key);
+      if (!full) return;
+      st.addOverlay({ id: `s${r.key}`, label: `saved “${r.name}”`, experiment: full.experiment, markers: full.metrics.markers, metrics: full.metrics });
+    } catch (e) {
+      fail(e);
+    }
+  };
+
   return (
     <section className="runs" aria-label="Saved runs">
       <div className="runs-head">
@@ -52,11 +66,23 @@ export function SavedRuns() {
         <ul className="saved-list" data-testid="saved-runs">
           {saved.map((r) => (
             <li key={r.key}>
-              <span>{r.name}</span> <span className="muted small">{new Date(r.savedAt).toLocaleString()}</span>
+              <span>{r.name}</span> <span className="muted small">{new Date(r.savedAt).toLocaleString()}</span>{" "}
+              <label className="overlay-check" title="Draw this saved run's curves over the current charts (dotted, named with what differs from the current run)">
+                <input type="checkbox" aria-label={`Overlay saved run ${r.name}`} checked={overlays.some((o) => o.id === `s${r.key}`)} onChange={(e) => void overlay(r, e.target.checked)} />
+                overlay
+              </label>
               <button type="button" className="small-btn" onClick={() => load(r.key)}>
                 Load
               </button>
-              <button type="button" className="small-btn" onClick={() => deleteRun(r.key).then(refresh, fail)} aria-label={`Delete saved run ${r.name}`}>
+              <button
+                type="button"
+                className="small-btn"
+                onClick={() => {
+                  labStore.getState().removeOverlay(`s${r.key}`);
+                  deleteRun(r.key).then(refresh, fail);
+                }}
+                aria-label={`Delete saved run ${r.name}`}
+              >
                 Delete
               </button>
             </li>

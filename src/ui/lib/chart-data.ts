@@ -8,6 +8,7 @@ import type { MetricRow, Marker } from "../../workers/protocol";
 import { debiasedEma } from "./ema";
 import { lttbIndices } from "./downsample";
 import { toCsv } from "./csv";
+import { aggregateCurves } from "../../rl/seed-stats";
 
 export type XAxisKind = "step" | "time";
 
@@ -18,6 +19,14 @@ export interface PlotPoint {
   time: number;
   raw: number;
   smooth: number;
+  /**
+   * Seed-averaged points only (rows of several seeds at this step): `raw` is
+   * the mean over seeds, `smooth` its EMA, `band` = [lo, hi] the 95 %
+   * Student-t interval of the mean (src/rl/seed-stats.ts, not smoothed) and
+   * `n` the number of seeds present.
+   */
+  band?: [number, number];
+  n?: number;
 }
 
 export interface SeriesOptions {
@@ -40,7 +49,50 @@ export function buildSeries(rows: readonly MetricRow[], key: string, opts: Serie
   return idx.map((i) => ({ x: xs[i], step: picked[i].step, time: picked[i].time, raw: raw[i], smooth: smooth[i] }));
 }
 
-/** All variants' lines of one chart. */
+/** True when the rows come from more than one seed (MetricRow.seed; rows without one count as one seed). */
+export function hasSeveralSeeds(rows: readonly MetricRow[]): boolean {
+  for (let i = 1; i < rows.length; i++) if (rows[i].seed !== rows[0].seed) return true;
+  return false;
+}
+
+/**
+ * Points of one variant's seed-averaged line for `key`: per step, the mean
+ * over the seeds that have the metric there (aggregateCurves of
+ * src/rl/seed-stats.ts), its debiased EMA, the 95 % t-interval as `band` and
+ * n. x = step, or the mean wall time of that step's rows. Downsampled like
+ * buildSeries.
+ * @param rows one variant's rows of one kind, several seeds (MetricRow.seed).
+ */
+export function buildSeedSeries(rows: readonly MetricRow[], key: string, opts: SeriesOptions): PlotPoint[] {
+  const picked = rows.filter((r) => Number.isFinite(r.values[key]));
+  if (picked.length === 0) return [];
+  // One variant key for all rows: aggregateCurves groups by variant.
+  const kind = picked[0].kind;
+  const curve = aggregateCurves(picked.map((r) => ({ ...r, variant: "v", kind })), { kind, metric: key }).get("v") ?? [];
+  const time = new Map<number, { sum: number; n: number }>();
+  for (const r of picked) {
+    const t = time.get(r.step) ?? { sum: 0, n: 0 };
+    t.sum += r.time;
+    t.n += 1;
+    time.set(r.step, t);
+  }
+  const raw = curve.map((p) => p.mean);
+  const smooth = debiasedEma(raw, opts.smoothing);
+  const times = curve.map((p) => {
+    const t = time.get(p.step)!;
+    return t.sum / t.n;
+  });
+  const xs = curve.map((p, i) => (opts.xAxis === "step" ? p.step : times[i]));
+  const idx = lttbIndices(xs, raw, opts.maxPoints);
+  return idx.map((i) => ({ x: xs[i], step: curve[i].step, time: times[i], raw: raw[i], smooth: smooth[i], band: [curve[i].lo, curve[i].hi], n: curve[i].n }));
+}
+
+/**
+ * All series of one chart: per key, a seed-averaged line with its band
+ * (buildSeedSeries) when the key's rows carry several seeds, else the raw +
+ * EMA line of buildSeries (a single-seed run, as before). Keys whose rows
+ * lack the metric are left out.
+ */
 export function buildChart(
   rowsByVariant: Readonly<Record<string, readonly MetricRow[]>>,
   key: string,
@@ -48,7 +100,7 @@ export function buildChart(
 ): Record<string, PlotPoint[]> {
   const out: Record<string, PlotPoint[]> = {};
   for (const [variant, rows] of Object.entries(rowsByVariant)) {
-    const s = buildSeries(rows, key, opts);
+    const s = hasSeveralSeeds(rows) ? buildSeedSeries(rows, key, opts) : buildSeries(rows, key, opts);
     if (s.length > 0) out[variant] = s;
   }
   return out;
@@ -62,13 +114,23 @@ export function markerX(marker: Marker, rows: readonly MetricRow[], xAxis: XAxis
   return best ? best.time : null;
 }
 
-/** CSV of exactly the plotted points of a chart: one line per point. */
+/**
+ * CSV of exactly the plotted points of a chart: one line per point. When a
+ * series is seed-averaged, `key` is the mean over seeds and three columns
+ * follow: the 95 % interval's ends and the number of seeds n (empty for
+ * single-seed series).
+ */
 export function chartToCsv(key: string, series: Readonly<Record<string, PlotPoint[]>>, smoothing: number): string {
+  const banded = Object.values(series).some((pts) => pts.some((p) => p.band));
   const rows: unknown[][] = [];
   for (const [variant, pts] of Object.entries(series)) {
-    for (const p of pts) rows.push([variant, p.step, p.time, p.raw, p.smooth]);
+    for (const p of pts) {
+      const base = [variant, p.step, p.time, p.raw, p.smooth];
+      rows.push(banded ? [...base, p.band?.[0] ?? "", p.band?.[1] ?? "", p.n ?? ""] : base);
+    }
   }
-  return toCsv(["variant", "step", "time_s", key, `${key}_smoothed_ema${smoothing}`], rows);
+  const head = ["variant", "step", "time_s", key, `${key}_smoothed_ema${smoothing}`];
+  return toCsv(banded ? [...head, `${key}_ci95_lo`, `${key}_ci95_hi`, "n_seeds"] : head, rows);
 }
 
 /** A fixed y range around a (nearly) constant metric, so float jitter does not become the whole axis. */
@@ -77,7 +139,7 @@ export function flatDomain(series: Record<string, PlotPoint[]>): [number, number
   let hi = -Infinity;
   for (const pts of Object.values(series))
     for (const p of pts)
-      for (const v of [p.raw, p.smooth])
+      for (const v of p.band ? [p.raw, p.smooth, p.band[0], p.band[1]] : [p.raw, p.smooth])
         if (Number.isFinite(v)) {
           lo = Math.min(lo, v);
           hi = Math.max(hi, v);
@@ -110,14 +172,14 @@ export function niceTicks(lo: number, hi: number, count = 5): { domain: [number,
   return { domain: [ticks[0], ticks[ticks.length - 1]], ticks };
 }
 
-/** Range of the x values and of the plotted y values (raw and smoothed) over all series. */
+/** Range of the x values and of the plotted y values (raw, smoothed and any seed band) over all series. */
 export function seriesExtent(series: Record<string, PlotPoint[]>): { x: [number, number]; y: [number, number] } {
   let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
   for (const pts of Object.values(series))
     for (const p of pts) {
       x0 = Math.min(x0, p.x);
       x1 = Math.max(x1, p.x);
-      for (const v of [p.raw, p.smooth])
+      for (const v of p.band ? [p.raw, p.smooth, p.band[0], p.band[1]] : [p.raw, p.smooth])
         if (Number.isFinite(v)) {
           y0 = Math.min(y0, v);
           y1 = Math.max(y1, v);

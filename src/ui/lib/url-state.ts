@@ -5,6 +5,8 @@
  *
  *   #v=1&seed=7&task.family=shapes&algorithm.lr=0.001&variants=rlvr,grr&grr.weights.lambda=0.5
  *
+ * Several seeds (Experiment.seeds) are one comma list: `seeds=1,2,3`.
+ *
  * Decoding validates with `parseExperiment`; anything wrong gives a message
  * (naming the key) and the defaults, never a half-applied state.
  */
@@ -43,6 +45,7 @@ export function nonDefaultSettings(exp: Experiment): [string, string][] {
   const out: [string, string][] = [];
   const def = baseFlat(DEFAULT_EXPERIMENT);
   for (const [k, v] of Object.entries(baseFlat(exp))) if (def[k] !== v) out.push([k, String(v)]);
+  if (exp.seeds) out.push(["seeds", exp.seeds.join(",")]);
   const names = exp.variants.map((v) => v.name);
   if (names.join(",") !== DEFAULT_EXPERIMENT.variants.map((v) => v.name).join(",")) out.push(["variants", names.join(",")]);
   for (const v of exp.variants) {
@@ -90,6 +93,25 @@ function setPath(obj: Record<string, unknown>, path: string[], value: unknown): 
   o[path[path.length - 1]] = value;
 }
 
+/**
+ * Reads a seed list as typed in the panel or the link: integers separated by
+ * commas or spaces ("1,2,3", "1 2 3"). Empty text gives undefined (one run
+ * with `seed`). Range and count are checked by the experiment schema
+ * (Experiment.seeds: 0..2^31−1, at most 8); repeats are refused here.
+ * @throws Error naming the entry that is not an integer or appears twice.
+ */
+export function parseSeedsText(text: string): number[] | undefined {
+  const parts = text.split(/[\s,]+/).filter(Boolean);
+  if (parts.length === 0) return undefined;
+  const seeds = parts.map((t) => {
+    if (!/^\d+$/.test(t)) throw new Error(`'seeds' should be whole numbers separated by commas, got '${t}'`);
+    return Number(t);
+  });
+  const dup = seeds.find((x, i) => seeds.indexOf(x) !== i);
+  if (dup !== undefined) throw new Error(`'seeds': seed ${dup} appears twice`);
+  return seeds;
+}
+
 /** Types of per-variant optional fields that have no default to copy the type from. */
 const OPTIONAL_VARIANT_FIELDS: Record<string, unknown> = { estimator: "", beta: 0 };
 
@@ -117,6 +139,10 @@ export function decodeExperiment(hash: string): DecodeResult {
       if (key === "v" || key === "variants") continue;
       if (key === "seed") {
         input.seed = convert(key, raw, 0);
+        continue;
+      }
+      if (key === "seeds") {
+        input.seeds = parseSeedsText(raw);
         continue;
       }
       if (key in def) {

@@ -4,6 +4,7 @@
  * which weights and judge knobs it reads (reward-spec §2, §3).
  */
 import type { VariantName } from "../../rl/experiment";
+import { baseVariant, parseForkKey } from "../../rl/fork-key";
 
 export interface VariantMeta {
   label: string;
@@ -62,8 +63,9 @@ export const VARIANT_META: Record<VariantName, VariantMeta> = {
 
 const FALLBACK_COLORS = ["#9b59b6", "#c0392b", "#16a085", "#7f8c8d"];
 
-/** Colour of a variant's line (known variants fixed; others by name hash). */
-export function variantColor(name: string): string {
+/** Colour of a variant's line (known variants fixed; others by name hash); a fork key ("grr@fork12") takes its base variant's colour. */
+export function variantColor(key: string): string {
+  const name = baseVariant(key);
   const m = (VARIANT_META as Record<string, VariantMeta | undefined>)[name];
   if (m) return m.color;
   let h = 0;
@@ -71,8 +73,11 @@ export function variantColor(name: string): string {
   return FALLBACK_COLORS[h % FALLBACK_COLORS.length];
 }
 
-export function variantLabel(name: string): string {
-  return (VARIANT_META as Record<string, VariantMeta | undefined>)[name]?.label ?? name;
+/** Display name of a variant ("GRR"); a fork key reads "GRR fork@12" ("GRR fork@12.2" for a second fork at that step). */
+export function variantLabel(key: string): string {
+  const fork = parseForkKey(key);
+  if (fork) return `${variantLabel(fork.parent)} fork@${fork.step}${fork.n > 1 ? `.${fork.n}` : ""}`;
+  return (VARIANT_META as Record<string, VariantMeta | undefined>)[key]?.label ?? key;
 }
 
 /** GRR tier → score mappings (reward-spec §2); PCS is the paper's. */

@@ -1,27 +1,47 @@
 /** Smoothing, x-axis, legend and JSON export, shared by all charts. */
-import { useLab, labStore } from "../../../store";
+import { useLab, labStore, type OverlayRun } from "../../../store";
 import type { MetricsData } from "../../../store/run-data";
+import type { Experiment } from "../../../rl/experiment";
 import { downloadText } from "../../lib/csv";
-import { variantColor, variantLabel } from "../../lib/variant-meta";
+import { attrKey, overlayKey, seriesStyle, type SeriesStyle } from "../../lib/series-meta";
 import { Slider } from "../Field";
 import { exportRunJson } from "../../lib/export-json";
 
-export function ChartToolbar({ metrics }: { metrics: MetricsData }) {
+function Swatch({ st }: { st: SeriesStyle }) {
+  if (st.kind === "variant") return <span className="swatch" style={{ background: st.color }} />;
+  return <span className={st.kind === "fork" ? "swatch dashed" : "swatch dotted"} style={{ color: st.color }} />;
+}
+
+export function ChartToolbar({ metrics, overlays = [], current }: { metrics: MetricsData; overlays?: OverlayRun[]; current?: Experiment }) {
   const smoothing = useLab((s) => s.smoothing);
   const xAxis = useLab((s) => s.xAxis);
   const variants = useLab((s) => (s.sentExperiment ?? s.experiment).variants.map((v) => v.name).join(","));
+  const fallback = useLab((s) => s.sentExperiment ?? s.experiment);
   const names = Array.from(new Set([...variants.split(","), ...Object.keys(metrics.byVariant)])).filter(Boolean);
+  const keys = names.concat(overlays.flatMap((o) => Object.keys(o.metrics.byVariant).map((v) => overlayKey(o.id, v))));
+  const ctx = { current: current ?? fallback, markers: metrics.markers, overlays };
+  // Rows of a multi-seed run all carry their seed: the first row tells.
+  const banded = Object.values(metrics.byVariant).some((r) => r.eval[0]?.seed !== undefined || r.train[0]?.seed !== undefined);
+  const hasForks = metrics.markers.some((m) => m.fork);
   const st = labStore.getState();
   return (
     <div className="chart-toolbar">
-      <div className="legend" aria-label="Legend">
-        {names.map((v) => (
-          <span key={v} className="legend-item">
-            <span className="swatch" style={{ background: variantColor(v) }} />
-            {variantLabel(v)}
-          </span>
-        ))}
-        <span className="legend-item muted small">bold = smoothed, faint = raw · ⚑ = weight changed</span>
+      <div className="legend" aria-label="Legend" data-testid="legend">
+        {keys.map((k) => {
+          const style = seriesStyle(k, ctx);
+          return (
+            <span key={k} className={`legend-item ${style.kind}`} data-series={attrKey(k)}>
+              <Swatch st={style} />
+              {style.label}
+            </span>
+          );
+        })}
+        <span className="legend-item muted small">
+          bold = smoothed, faint = raw · ⚑ = weight changed
+          {banded ? " · line = mean over seeds, band = 95 % interval (Student t)" : ""}
+          {hasForks ? " · ↱ dashed = fork" : ""}
+          {overlays.length ? " · dotted = overlaid run" : ""}
+        </span>
       </div>
       <Slider
         label="Smoothing"

@@ -1,10 +1,16 @@
-/** All live charts: evaluation metrics first (RC-Acc leads), then training metrics. */
+/**
+ * All live charts: evaluation metrics first (RC-Acc leads), then training
+ * metrics. Each chart draws the current run's variants and forks, and the
+ * runs checked for overlay (series keys of src/ui/lib/series-meta.ts).
+ */
 import { useMemo } from "react";
-import { useLab, labStore } from "../../../store";
+import { useLab, labStore, type OverlayRun } from "../../../store";
 import type { MetricsData } from "../../../store/run-data";
+import type { Experiment } from "../../../rl/experiment";
 import type { MetricRow } from "../../../workers/protocol";
 import { buildChart, MAX_POINTS_PER_LINE, type XAxisKind } from "../../lib/chart-data";
 import { sortMetricKeys } from "../../lib/metric-meta";
+import { overlayKey, seriesStyle, type SeriesStyle } from "../../lib/series-meta";
 import { MetricChart } from "./MetricChart";
 import { ChartToolbar } from "./ChartToolbar";
 import { useThrottledMetrics } from "./useThrottledMetrics";
@@ -27,13 +33,45 @@ export function chartSpecs(m: MetricsData): ChartSpec[] {
   ];
 }
 
-function Charts({ m, kind, smoothing, xAxis }: { m: MetricsData; kind: "train" | "eval"; smoothing: number; xAxis: XAxisKind }) {
-  const specs = useMemo(() => chartSpecs(m).filter((s) => s.kind === kind), [m, kind]);
-  const rowsByVariant = useMemo(() => {
-    const out: Record<string, MetricRow[]> = {};
-    for (const [v, r] of Object.entries(m.byVariant)) out[v] = r[kind];
+/** Rows of one kind per series key: the shown run's variants and forks, then each overlay's (keys "r2/grr"). */
+export function rowsBySeries(m: MetricsData, overlays: readonly Pick<OverlayRun, "id" | "metrics">[], kind: "train" | "eval"): Record<string, MetricRow[]> {
+  const out: Record<string, MetricRow[]> = {};
+  for (const [v, r] of Object.entries(m.byVariant)) out[v] = r[kind];
+  for (const o of overlays) for (const [v, r] of Object.entries(o.metrics.byVariant)) out[overlayKey(o.id, v)] = r[kind];
+  return out;
+}
+
+/** Metric keys of the shown run and the overlays (an overlay's metric gets a chart even if the live run has none yet). */
+function withOverlayKeys(m: MetricsData, overlays: readonly OverlayRun[]): MetricsData {
+  if (overlays.length === 0) return m;
+  const keys = { train: m.keys.train.slice(), eval: m.keys.eval.slice() };
+  for (const o of overlays)
+    for (const kind of ["train", "eval"] as const) for (const k of o.metrics.keys[kind]) if (!keys[kind].includes(k)) keys[kind].push(k);
+  return { ...m, keys };
+}
+
+function Charts({
+  m,
+  kind,
+  smoothing,
+  xAxis,
+  overlays,
+  current,
+}: {
+  m: MetricsData;
+  kind: "train" | "eval";
+  smoothing: number;
+  xAxis: XAxisKind;
+  overlays: OverlayRun[];
+  current: Experiment;
+}) {
+  const specs = useMemo(() => chartSpecs(withOverlayKeys(m, overlays)).filter((s) => s.kind === kind), [m, overlays, kind]);
+  const rowsByVariant = useMemo(() => rowsBySeries(m, overlays, kind), [m, overlays, kind]);
+  const styles = useMemo(() => {
+    const out: Record<string, SeriesStyle> = {};
+    for (const k of Object.keys(rowsByVariant)) out[k] = seriesStyle(k, { current, markers: m.markers, overlays });
     return out;
-  }, [m, kind]);
+  }, [rowsByVariant, current, m.markers, overlays]);
   const allRows = useMemo(() => {
     const out: Record<string, MetricRow[]> = {};
     for (const [v, r] of Object.entries(m.byVariant)) out[v] = r.train.length ? r.train : r.eval;
@@ -64,6 +102,7 @@ function Charts({ m, kind, smoothing, xAxis }: { m: MetricsData; kind: "train" |
           markers={m.markers}
           xAxis={xAxis}
           smoothing={smoothing}
+          styles={styles}
         />
       ))}
     </div>
@@ -76,10 +115,13 @@ export function ChartsPanel() {
   const xAxis = useLab((s) => s.xAxis);
   const viewing = useLab((s) => s.viewingRun);
   const evalEvery = useLab((s) => (s.sentExperiment ?? s.experiment).algorithm.evalEvery);
-  const empty = m.keys.eval.length === 0 && m.keys.train.length === 0;
+  const overlays = useLab((s) => s.overlays);
+  const current = useLab((s) => (s.viewingRun !== null ? s.runs.find((r) => r.id === s.viewingRun)?.experiment : undefined) ?? s.sentExperiment ?? s.experiment);
+  const shownKeys = withOverlayKeys(m, overlays).keys;
+  const empty = shownKeys.eval.length === 0 && shownKeys.train.length === 0;
   return (
     <section className="charts-panel" aria-label="Charts">
-      <ChartToolbar metrics={m} />
+      <ChartToolbar metrics={m} overlays={overlays} current={current} />
       {viewing !== null && (
         <div className="banner info">
           Showing the archived run {viewing} (read-only).{" "}
@@ -102,10 +144,10 @@ export function ChartsPanel() {
         </div>
       ) : (
         <>
-          {m.keys.eval.length > 0 && <h3 className="chart-section">Evaluation · held-out set, greedy decoding, every {evalEvery} steps</h3>}
-          <Charts m={m} kind="eval" smoothing={smoothing} xAxis={xAxis} />
-          {m.keys.train.length > 0 && <h3 className="chart-section">Training · every step, on the sampled rollouts</h3>}
-          <Charts m={m} kind="train" smoothing={smoothing} xAxis={xAxis} />
+          {shownKeys.eval.length > 0 && <h3 className="chart-section">Evaluation · held-out set, greedy decoding, every {evalEvery} steps</h3>}
+          <Charts m={m} kind="eval" smoothing={smoothing} xAxis={xAxis} overlays={overlays} current={current} />
+          {shownKeys.train.length > 0 && <h3 className="chart-section">Training · every step, on the sampled rollouts</h3>}
+          <Charts m={m} kind="train" smoothing={smoothing} xAxis={xAxis} overlays={overlays} current={current} />
         </>
       )}
     </section>

@@ -1,14 +1,18 @@
 /**
- * One metric, one line per variant: the smoothed value (bold) over the raw
- * value (faint), markers where a weight changed. Knows nothing about training.
+ * One metric, one line per series: the smoothed value (bold) over the raw
+ * value (faint), markers where a weight changed or a fork branched. A
+ * seed-averaged series (PlotPoint.band) also gets its 95 % interval as a
+ * translucent band in the same colour; forks and overlaid runs are dashed
+ * (SeriesStyle). Knows nothing about training.
  */
 import { memo, useRef, useState } from "react";
-import { CartesianGrid, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { Area, CartesianGrid, ComposedChart, Line, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis, type TooltipProps } from "recharts";
 import type { Marker, MetricRow } from "../../../workers/protocol";
 import { chartToCsv, flatDomain, markerX, niceTicks, seriesExtent, type PlotPoint, type XAxisKind } from "../../lib/chart-data";
 import { downloadText } from "../../lib/csv";
 import { metricMeta } from "../../lib/metric-meta";
 import { variantColor, variantLabel } from "../../lib/variant-meta";
+import { attrKey, type SeriesStyle } from "../../lib/series-meta";
 import { Tip } from "../Field";
 import { downloadSvgAsPng } from "../../lib/svg-png";
 import { labStore } from "../../../store";
@@ -25,6 +29,8 @@ export interface MetricChartProps {
   markers: Marker[];
   xAxis: XAxisKind;
   smoothing: number;
+  /** How each series key is drawn and named (default: a plain variant line). */
+  styles?: Record<string, SeriesStyle>;
 }
 
 const fmt = (v: number) => {
@@ -34,17 +40,61 @@ const fmt = (v: number) => {
   return Number(v.toPrecision(a < 0.01 ? 2 : 3)).toString();
 };
 
+const styleOf = (styles: Record<string, SeriesStyle> | undefined, key: string): SeriesStyle =>
+  styles?.[key] ?? { kind: "variant", color: variantColor(key), opacity: 1, label: variantLabel(key) };
+
+/** Tooltip: per series the (smoothed) value; for a seed-averaged series the mean, its 95 % interval and n. */
+function ChartTooltip({ active, payload, label, xAxis }: TooltipProps<number, string> & { xAxis: XAxisKind }) {
+  if (!active || !payload?.length) return null;
+  const seen = new Set<string>();
+  const rows = payload.filter((p) => {
+    const key = String(p.name ?? "");
+    if (p.dataKey !== "smooth" || seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  return (
+    <div className="chart-tooltip">
+      <div className="muted">{`${xAxis === "step" ? "step" : "time (s)"} ${fmt(Number(label))}`}</div>
+      {rows.map((p) => {
+        const pt = p.payload as PlotPoint;
+        return (
+          <div key={String(p.name)} className="tt-row">
+            <span className="swatch" style={{ background: p.color }} />
+            <span>{String(p.name)}:</span>
+            {pt.band ? (
+              <span>
+                mean {fmt(pt.raw)} · 95 % CI [{fmt(pt.band[0])}, {fmt(pt.band[1])}] · n {pt.n}
+                {pt.smooth !== pt.raw ? ` · smoothed ${fmt(pt.smooth)}` : ""}
+              </span>
+            ) : (
+              <span>
+                {fmt(pt.smooth)}
+                {pt.smooth !== pt.raw ? ` (raw ${fmt(pt.raw)})` : ""}
+              </span>
+            )}
+          </div>
+        );
+      })}
+    </div>
+  );
+}
+
 function MetricChartImpl(props: MetricChartProps) {
   // Data attributes follow the newest data at once; the SVG redraws at this chart's turn.
   const { metricKey, testId, kind, totals } = props;
-  const { series, rowsByVariant, markers, xAxis, smoothing } = useStaggered(props);
+  const { series, rowsByVariant, markers, xAxis, smoothing, styles } = useStaggered(props);
   const latestSeries = props.series;
   const meta = metricMeta(metricKey);
   const variants = Object.keys(series);
   const attrs: Record<string, string | number> = {};
   for (const v of Object.keys(latestSeries)) {
-    attrs[`data-points-${v}`] = latestSeries[v].length;
-    attrs[`data-total-${v}`] = totals[v] ?? latestSeries[v].length;
+    // Fork and overlay keys hold "@" or "/", which attribute names may not: attrKey("grr@fork12") = "grr_fork12".
+    attrs[`data-points-${attrKey(v)}`] = latestSeries[v].length;
+    attrs[`data-total-${attrKey(v)}`] = totals[v] ?? latestSeries[v].length;
+    const first = latestSeries[v][0];
+    if (first) attrs[`data-first-step-${attrKey(v)}`] = first.step;
+    if (first?.band) attrs[`data-banded-${attrKey(v)}`] = 1;
   }
   const flat = flatDomain(series);
   const ext = seriesExtent(series);
@@ -93,31 +143,65 @@ function MetricChartImpl(props: MetricChartProps) {
         <div className="chart-offscreen" style={{ height: 170 }} aria-hidden="true" />
       ) : (
       <ResponsiveContainer width="100%" height={170}>
-        <LineChart margin={{ top: 6, right: 12, bottom: 0, left: 0 }}>
+        <ComposedChart margin={{ top: 6, right: 12, bottom: 0, left: 0 }}>
           <CartesianGrid strokeDasharray="3 3" stroke="#e4e7eb" />
           {/* Explicit ticks and interval 0: recharts then measures no tick labels in the DOM. */}
           <XAxis dataKey="x" type="number" domain={xAxisTicks.domain} ticks={xAxisTicks.ticks} interval={0} tickFormatter={xAxis === "time" ? (v: number) => `${fmt(v)}s` : fmt} fontSize={11} allowDuplicatedCategory={false} />
           <YAxis width={54} tickFormatter={fmt} fontSize={11} domain={yAxis.domain} ticks={yAxis.ticks} interval={0} />
-          {hover && <Tooltip
-            formatter={(v, name) => [fmt(Number(v)), String(name)]}
-            labelFormatter={(l) => `${xAxis === "step" ? "step" : "time (s)"} ${fmt(Number(l))}`}
-            contentStyle={{ fontSize: 12 }}
-          />}
+          {hover && <Tooltip content={<ChartTooltip xAxis={xAxis} />} />}
+          {/* Bands first, so every line stays on top of every band. */}
+          {variants.map((v) => {
+            if (!series[v][0]?.band) return null;
+            const st = styleOf(styles, v);
+            return (
+              <Area
+                key={`${v}-band`}
+                className={`seed-band band-${attrKey(v)}`}
+                data={series[v]}
+                dataKey="band"
+                name={`${st.label} (95 % CI)`}
+                stroke="none"
+                fill={st.color}
+                fillOpacity={st.kind === "overlay" ? 0.08 : 0.18}
+                isAnimationActive={false}
+                legendType="none"
+                activeDot={false}
+              />
+            );
+          })}
           {variants.flatMap((v) => {
-            const c = variantColor(v);
+            const st = styleOf(styles, v);
+            const c = st.color;
             const few = series[v].length <= 12;
+            const raw =
+              st.kind === "overlay" ? null : (
+                <Line key={`${v}-raw`} data={series[v]} dataKey="raw" name={`${st.label} (raw)`} stroke={c} strokeOpacity={0.28} strokeWidth={1} strokeDasharray={st.dash} dot={false} isAnimationActive={false} legendType="none" />
+              );
             return [
-              <Line key={`${v}-raw`} data={series[v]} dataKey="raw" name={`${variantLabel(v)} (raw)`} stroke={c} strokeOpacity={0.28} strokeWidth={1} dot={false} isAnimationActive={false} legendType="none" />,
-              <Line key={`${v}-smooth`} data={series[v]} dataKey="smooth" name={variantLabel(v)} stroke={c} strokeWidth={2} dot={few ? { r: 2, fill: c } : false} isAnimationActive={false} />,
+              raw,
+              <Line
+                key={`${v}-smooth`}
+                className={`series-${st.kind} line-${attrKey(v)}`}
+                data={series[v]}
+                dataKey="smooth"
+                name={st.label}
+                stroke={c}
+                strokeOpacity={st.opacity}
+                strokeWidth={st.kind === "overlay" ? 1.5 : 2}
+                strokeDasharray={st.dash}
+                dot={few && st.kind !== "overlay" ? { r: 2, fill: c } : false}
+                isAnimationActive={false}
+              />,
             ];
           })}
           {markers.map((m, i) => {
             const x = markerX(m, rowsByVariant[m.variant] ?? [], xAxis);
+            const c = variantColor(m.variant);
             return x === null ? null : (
-              <ReferenceLine key={`m${i}`} x={x} stroke={variantColor(m.variant)} strokeDasharray="4 3" ifOverflow="extendDomain" label={{ value: "⚑", position: "insideTopLeft", fontSize: 11, fill: variantColor(m.variant) }} />
+              <ReferenceLine key={`m${i}`} x={x} stroke={c} strokeDasharray="4 3" ifOverflow="extendDomain" label={{ value: m.fork ? "↱" : "⚑", position: "insideTopLeft", fontSize: 11, fill: c }} />
             );
           })}
-        </LineChart>
+        </ComposedChart>
       </ResponsiveContainer>
       )}
     </figure>
