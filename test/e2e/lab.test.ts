@@ -181,6 +181,8 @@ describe("the lab in headless Chromium", () => {
       ]),
     );
     for (const key of ["r1_rlvr", "r1_grr", "r2_grr", "r2_grr_fork1"]) await expect.poll(() => chartAttr(page, `data-points-${key}`)).not.toBeNull();
+    // Checking the boxes scrolled down to the runs table; off-screen charts draw no SVG (useInView).
+    await page.getByTestId("chart-rcAcc").scrollIntoViewIfNeeded();
     await page.waitForSelector('[data-testid="chart-rcAcc"] .recharts-line.series-overlay path', { state: "attached", timeout: 60_000 });
     await shot("overlay.png");
     expect(consoleErrors, consoleErrors.join("\n")).toEqual([]);

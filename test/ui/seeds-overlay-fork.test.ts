@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import type { MetricRow } from "../../src/workers/protocol";
 import { DEFAULT_EXPERIMENT, parseExperiment } from "../../src/rl/experiment";
-import { buildChart, buildSeedSeries, chartToCsv, hasSeveralSeeds, seriesExtent } from "../../src/ui/lib/chart-data";
+import { bandOverflows, buildChart, buildSeedSeries, chartToCsv, hasSeveralSeeds, seriesExtent } from "../../src/ui/lib/chart-data";
 import { configDiff, describeChanges, joinDiff, shortNumber } from "../../src/ui/lib/config-diff";
 import { attrKey, overlayKey, parseOverlayKey, seriesStyle } from "../../src/ui/lib/series-meta";
 import { variantColor, variantLabel } from "../../src/ui/lib/variant-meta";
@@ -69,9 +69,18 @@ describe("seed-averaged chart series", () => {
     expect(s[1].band![1]).toBeCloseTo(want.ci95[1], 12);
     // Wall-time x: the mean time of that step's rows.
     expect(buildSeedSeries(rows, "rcAcc", { smoothing: 0, xAxis: "time", maxPoints: 500 })[1].x).toBeCloseTo(10.2, 12);
-    // The y range covers the band.
-    expect(seriesExtent({ grr: s }).y[1]).toBeCloseTo(Math.max(...s.map((p) => p.band![1])), 12);
-    expect(seriesExtent({ grr: s }).y[1]).toBeGreaterThan(Math.max(...s.map((p) => p.raw)));
+    // The y range covers the lines and the bands, but a band (n = 2: t = 12.7) only up to one line range beyond the lines.
+    const lineLo = 0.6;
+    const lineHi = want.mean;
+    const y = seriesExtent({ grr: s }).y;
+    expect(s[0].band![1]).toBeGreaterThan(1.5);
+    expect(y[0]).toBeCloseTo(lineLo - (lineHi - lineLo), 12);
+    expect(y[1]).toBeCloseTo(lineHi + (lineHi - lineLo), 12);
+    expect(bandOverflows({ grr: s }, [y[0], y[1]])).toBe(true);
+    // A band inside the lines' reach widens the range to exactly its ends.
+    const narrow = [{ ...s[1], band: [0.7, 0.8] as [number, number] }, { ...s[1], x: 6, raw: 0.5, smooth: 0.5, band: [0.45, 0.55] as [number, number] }];
+    expect(seriesExtent({ grr: narrow }).y).toEqual([0.45, 0.8]);
+    expect(bandOverflows({ grr: narrow }, [0.45, 0.8])).toBe(false);
   });
 
   it("smooths the mean line with the EMA (band unsmoothed) and leaves single-seed series as before", () => {

@@ -139,7 +139,7 @@ export function flatDomain(series: Record<string, PlotPoint[]>): [number, number
   let hi = -Infinity;
   for (const pts of Object.values(series))
     for (const p of pts)
-      for (const v of p.band ? [p.raw, p.smooth, p.band[0], p.band[1]] : [p.raw, p.smooth])
+      for (const v of [p.raw, p.smooth])
         if (Number.isFinite(v)) {
           lo = Math.min(lo, v);
           hi = Math.max(hi, v);
@@ -172,18 +172,41 @@ export function niceTicks(lo: number, hi: number, count = 5): { domain: [number,
   return { domain: [ticks[0], ticks[ticks.length - 1]], ticks };
 }
 
-/** Range of the x values and of the plotted y values (raw, smoothed and any seed band) over all series. */
+/**
+ * Range of the x values and of the plotted y values over all series: the
+ * lines (raw and smoothed) always, a seed band only up to one line range
+ * beyond the lines (at least 10 % of their magnitude; lab choice). With two
+ * or three seeds a t-interval can be many times wider than the curves, and
+ * an axis fitted to it would flatten every line; the chart clips such a
+ * band at the edge instead (the tooltip gives the full interval).
+ */
 export function seriesExtent(series: Record<string, PlotPoint[]>): { x: [number, number]; y: [number, number] } {
   let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
   for (const pts of Object.values(series))
     for (const p of pts) {
       x0 = Math.min(x0, p.x);
       x1 = Math.max(x1, p.x);
-      for (const v of p.band ? [p.raw, p.smooth, p.band[0], p.band[1]] : [p.raw, p.smooth])
+      for (const v of [p.raw, p.smooth])
         if (Number.isFinite(v)) {
           y0 = Math.min(y0, v);
           y1 = Math.max(y1, v);
         }
     }
+  if (Number.isFinite(y0)) {
+    const pad = Math.max(y1 - y0, 0.1 * Math.max(Math.abs(y0), Math.abs(y1)), 1e-9);
+    const [l0, l1] = [y0 - pad, y1 + pad];
+    for (const pts of Object.values(series))
+      for (const p of pts)
+        if (p.band) {
+          if (Number.isFinite(p.band[0])) y0 = Math.min(y0, Math.max(p.band[0], l0));
+          if (Number.isFinite(p.band[1])) y1 = Math.max(y1, Math.min(p.band[1], l1));
+        }
+  }
   return { x: [x0, x1], y: [y0, y1] };
+}
+
+/** True when some band reaches outside `domain` (the chart must then clip it: YAxis allowDataOverflow). */
+export function bandOverflows(series: Record<string, PlotPoint[]>, domain: readonly [number, number]): boolean {
+  for (const pts of Object.values(series)) for (const p of pts) if (p.band && (p.band[0] < domain[0] || p.band[1] > domain[1])) return true;
+  return false;
 }

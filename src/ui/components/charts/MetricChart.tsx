@@ -6,9 +6,9 @@
  * (SeriesStyle). Knows nothing about training.
  */
 import { memo, useRef, useState } from "react";
-import { Area, CartesianGrid, ComposedChart, Line, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis, type TooltipProps } from "recharts";
+import { Area, CartesianGrid, ComposedChart, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis, type TooltipProps } from "recharts";
 import type { Marker, MetricRow } from "../../../workers/protocol";
-import { chartToCsv, flatDomain, markerX, niceTicks, seriesExtent, type PlotPoint, type XAxisKind } from "../../lib/chart-data";
+import { bandOverflows, chartToCsv, flatDomain, markerX, niceTicks, seriesExtent, type PlotPoint, type XAxisKind } from "../../lib/chart-data";
 import { downloadText } from "../../lib/csv";
 import { metricMeta } from "../../lib/metric-meta";
 import { variantColor, variantLabel } from "../../lib/variant-meta";
@@ -96,9 +96,13 @@ function MetricChartImpl(props: MetricChartProps) {
     if (first) attrs[`data-first-step-${attrKey(v)}`] = first.step;
     if (first?.band) attrs[`data-banded-${attrKey(v)}`] = 1;
   }
+  // A band needs ComposedChart (LineChart draws only Lines); single-seed charts keep the plain LineChart.
+  const Chart = variants.some((v) => series[v][0]?.band) ? ComposedChart : LineChart;
   const flat = flatDomain(series);
   const ext = seriesExtent(series);
   const yAxis = flat ? niceTicks(flat[0], flat[1], 3) : niceTicks(ext.y[0], ext.y[1], 5);
+  // A band wider than the axis (few seeds) is clipped at the plot's edge, not allowed to stretch the axis.
+  const clipBands = bandOverflows(series, yAxis.domain);
   const xAxisTicks = niceTicks(Math.min(0, ext.x[0]), Math.max(ext.x[1], 1), 6);
   const csv = () => downloadText(`${metricKey}-${kind}.csv`, chartToCsv(metricKey, series, smoothing));
   const ref = useRef<HTMLElement>(null);
@@ -143,11 +147,11 @@ function MetricChartImpl(props: MetricChartProps) {
         <div className="chart-offscreen" style={{ height: 170 }} aria-hidden="true" />
       ) : (
       <ResponsiveContainer width="100%" height={170}>
-        <ComposedChart margin={{ top: 6, right: 12, bottom: 0, left: 0 }}>
+        <Chart margin={{ top: 6, right: 12, bottom: 0, left: 0 }}>
           <CartesianGrid strokeDasharray="3 3" stroke="#e4e7eb" />
           {/* Explicit ticks and interval 0: recharts then measures no tick labels in the DOM. */}
           <XAxis dataKey="x" type="number" domain={xAxisTicks.domain} ticks={xAxisTicks.ticks} interval={0} tickFormatter={xAxis === "time" ? (v: number) => `${fmt(v)}s` : fmt} fontSize={11} allowDuplicatedCategory={false} />
-          <YAxis width={54} tickFormatter={fmt} fontSize={11} domain={yAxis.domain} ticks={yAxis.ticks} interval={0} />
+          <YAxis width={54} tickFormatter={fmt} fontSize={11} domain={yAxis.domain} ticks={yAxis.ticks} interval={0} allowDataOverflow={clipBands} />
           {hover && <Tooltip content={<ChartTooltip xAxis={xAxis} />} />}
           {/* Bands first, so every line stays on top of every band. */}
           {variants.map((v) => {
@@ -201,7 +205,7 @@ function MetricChartImpl(props: MetricChartProps) {
               <ReferenceLine key={`m${i}`} x={x} stroke={c} strokeDasharray="4 3" ifOverflow="extendDomain" label={{ value: m.fork ? "↱" : "⚑", position: "insideTopLeft", fontSize: 11, fill: c }} />
             );
           })}
-        </ComposedChart>
+        </Chart>
       </ResponsiveContainer>
       )}
     </figure>
