@@ -3,7 +3,7 @@
  *   npm run lab -- --preset <name> [--steps N] [--seed S] [--lr X] [--temperature T] [--out DIR]
  *                  [--group-size G] [--batch-prompts P] [--eval-every E] [--eval-size N]
  *                  [--sft-steps N] [--from-scratch] [--checkpoint FILE] [--full-size] [--quiet] [--seeds S1,S2,…]
- *                  [--hint-rate R] [--hint-accuracy Q]
+ *                  [--hint-rate R] [--hint-accuracy Q] [--variants a,b,…]
  * --checkpoint starts RL from that cold start (e.g. a `train:sft --snapshots`
  * file) instead of the shipped one; it must fit the preset's model size and task.
  * On a CPU adapter (SwiftShader) the small model is used unless --full-size.
@@ -47,7 +47,7 @@ function finalMetrics(rows: readonly MetricRow[], name: string, seeds: number[] 
 
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2), {
-    preset: "string", steps: "number", seed: "number", lr: "number", temperature: "number", out: "string", "sft-steps": "number", "from-scratch": "boolean", checkpoint: "string", "group-size": "number", "batch-prompts": "number", "eval-every": "number", "eval-size": "number", "full-size": "boolean", quiet: "boolean", seeds: "string", "hint-rate": "number", "hint-accuracy": "number",
+    preset: "string", steps: "number", seed: "number", lr: "number", temperature: "number", out: "string", "sft-steps": "number", "from-scratch": "boolean", checkpoint: "string", "group-size": "number", "batch-prompts": "number", "eval-every": "number", "eval-size": "number", "full-size": "boolean", quiet: "boolean", seeds: "string", "hint-rate": "number", "hint-accuracy": "number", variants: "string",
   });
   const preset = String(flags.preset ?? "smoke");
   if (!PRESET_NAMES.includes(preset)) throw new Error(`unknown preset '${preset}'; known: ${PRESET_NAMES.join(", ")}`);
@@ -70,10 +70,13 @@ async function main(): Promise<void> {
   const task: Record<string, unknown> = {};
   if (flags["hint-rate"] !== undefined) task.hintRate = flags["hint-rate"];
   if (flags["hint-accuracy"] !== undefined) task.hintAccuracy = flags["hint-accuracy"];
-  const checked = parseExperiment({ ...exp, task: { ...exp.task, ...task }, algorithm: { ...exp.algorithm, ...algo }, evalSize: flags["eval-size"] ?? exp.evalSize });
+  // --variants a,b picks the preset's variants (or adds schema-default ones); names checked by the schema.
+  const variantList = flags.variants !== undefined ? String(flags.variants).split(",").map((n) => exp.variants.find((v) => v.name === n.trim()) ?? { name: n.trim() }) : exp.variants;
+  const checked = parseExperiment({ ...exp, variants: variantList, task: { ...exp.task, ...task }, algorithm: { ...exp.algorithm, ...algo }, evalSize: flags["eval-size"] ?? exp.evalSize });
   exp.algorithm = checked.algorithm;
   exp.evalSize = checked.evalSize;
   exp.task = checked.task;
+  exp.variants = checked.variants;
   const sink = consoleSink(flags.out as string | undefined, Boolean(flags.quiet));
   const ctx = await nodeContext();
   sink.log(`adapter: ${ctx.adapter.description}${ctx.adapter.isFallback ? " (CPU fallback)" : ""}`);
@@ -87,6 +90,11 @@ async function main(): Promise<void> {
   const ckptTask = ckpt?.meta?.task as { multipleChoice?: boolean } | undefined;
   if (ckptTask?.multipleChoice !== undefined && ckptTask.multipleChoice !== exp.task.multipleChoice) {
     throw new Error(`the checkpoint was trained on the ${ckptTask.multipleChoice ? "multiple-choice" : "open-ended"} task; preset '${preset}' runs the ${exp.task.multipleChoice ? "multiple-choice" : "open-ended"} one`);
+  }
+  const ckptHint = Number((ckpt?.meta?.task as { hintRate?: number } | undefined)?.hintRate ?? 0);
+  if (ckpt && ckptHint > 0 !== exp.task.hintRate > 0) {
+    // Not an error: a teacher may want to see what a cold start does with (or without) the shortcut.
+    sink.log(`note: the cold start was trained ${ckptHint > 0 ? "with" : "without"} answer hints; this run's questions ${exp.task.hintRate > 0 ? "carry" : "carry no"} hints (--hint-rate ${exp.task.hintRate})`);
   }
   const run = new LabRun(ctx, exp, sink, inProcessScorer, mnistFor(exp), ckpt ? { config: ckpt.config, params: ckpt.params } : null);
   sink.log(`model: ${run.paramCount} parameters, ${ckpt ? `cold start from ${flags.checkpoint ? String(flags.checkpoint) : "the shipped SFT checkpoint"}${ckpt.meta?.step !== undefined ? ` (SFT step ${ckpt.meta.step})` : ""}` : `SFT from scratch (${exp.sftSteps} steps)`}`);
