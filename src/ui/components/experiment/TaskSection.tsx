@@ -32,6 +32,26 @@ export function TaskSection() {
         onChange={(v) => setTask({ multipleChoice: v === "mc" })}
       />
       <Slider
+        label="Answer hint"
+        value={task.hintRate}
+        min={0}
+        max={1}
+        step={0.05}
+        format={(v) => v.toFixed(2)}
+        tip="Share of questions that leak the answer as '<answer> h </answer>'. Outcome-only RL pays a copied answer in full even when the steps are wrong, so the reasoning drifts from the answer; at 0 there is no shortcut and the variants' curves lie together."
+        onChange={(hintRate) => setTask({ hintRate })}
+      />
+      <Slider
+        label="Hint accuracy"
+        value={task.hintAccuracy}
+        min={0}
+        max={1}
+        step={0.05}
+        format={(v) => v.toFixed(2)}
+        tip="Probability that a leaked hint is the right answer (else a near miss). Below 1, 'Hint follow' shows how often the policy copies a wrong hint."
+        onChange={(hintAccuracy) => setTask({ hintAccuracy })}
+      />
+      <Slider
         label="Option-position skew"
         value={task.optionSkew}
         min={0}
