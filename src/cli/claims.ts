@@ -35,7 +35,7 @@ import { consoleSink, loadShippedCheckpoint, mnistFor, nodeContext, parseFlags, 
 /** Run sizes (lab choice). `ci` fits a 2-core CPU adapter in under 25 minutes; `full` is what the README reports. */
 export const CLAIM_SIZES = {
   ci: { seeds: [11, 12, 13], steps: 15, groupSize: 8, batchPrompts: 4, evalEvery: 5, evalSize: 128, lr: 3e-4, stabilityPrompts: 16, stabilityRepeats: 4 },
-  full: { seeds: [21, 22, 23, 24, 25], steps: 20, groupSize: 8, batchPrompts: 4, evalEvery: 5, evalSize: 128, lr: 3e-4, stabilityPrompts: 32, stabilityRepeats: 4 },
+  full: { seeds: [21, 22, 23, 24, 25], steps: 15, groupSize: 8, batchPrompts: 4, evalEvery: 5, evalSize: 128, lr: 3e-4, stabilityPrompts: 32, stabilityRepeats: 4 },
 } as const;
 export type ClaimSize = keyof typeof CLAIM_SIZES;
 
