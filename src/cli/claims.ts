@@ -140,10 +140,10 @@ function plotFor(c: ClaimSpec, inputs: ClaimInputs, seeds: number[]): CurvesPlot
     return { title: `${c.id}: per-rollout reward variance vs judge calibration noise`, xLabel: "σ_b (pointwise calibration noise)", yLabel: "reward variance", series };
   }
   if (!c.plot) return null;
-  const series = c.plot.variants.map((v) => {
-    const curve = aggregateCurves([...inputs.rows], { kind: "eval", metric: c.plot!.metric }).get(v) ?? [];
-    return { label: v, color: variantColor(v), points: curve.map((p) => ({ x: p.step, mean: p.mean, lo: p.lo, hi: p.hi })) };
-  });
+  const curves = aggregateCurves([...inputs.rows], { kind: "eval", metric: c.plot.metric });
+  const series = c.plot.variants
+    .filter((v) => curves.has(v))
+    .map((v) => ({ label: v, color: variantColor(v), points: curves.get(v)!.map((p) => ({ x: p.step, mean: p.mean, lo: p.lo, hi: p.hi })) }));
   return { title: `${c.id}: ${c.plot.yLabel}, mean of ${seeds.length} seeds, 95 % band`, xLabel: "RL step", yLabel: c.plot.yLabel, series };
 }
 

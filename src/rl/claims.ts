@@ -102,7 +102,8 @@ export const CLAIMS: readonly ClaimSpec[] = [
     variants: ["rlvr"],
     stability: false,
     perSeed: ({ rows }, seed) => finalValue(rows, "rlvr", seed, "incR") - startValue(rows, "rlvr", seed, "incR"),
-    plot: { metric: "incR", variants: ["rlvr"], yLabel: "IncR (held-out)" },
+    // The other variants' IncR beside RLVR's, when the run trained them: is the drift RLVR's own?
+    plot: { metric: "incR", variants: ["rlvr", "pointwise-gr", "grr", "structreward"], yLabel: "IncR (held-out)" },
   },
   {
     id: "grr-rcacc",

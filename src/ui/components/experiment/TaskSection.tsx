@@ -38,7 +38,7 @@ export function TaskSection() {
         max={1}
         step={0.05}
         format={(v) => v.toFixed(2)}
-        tip="Share of questions that leak the answer as '<answer> h </answer>'. Outcome-only RL pays a copied answer in full even when the steps are wrong, so the reasoning drifts from the answer; at 0 there is no shortcut and the variants' curves lie together."
+        tip="Share of questions that leak the answer as '<answer> h </answer>'. Outcome-only RL pays a copied answer in full even when the steps are wrong, so the steps can drift from the answer (watch IncR and CBIR); at 0 there is no shortcut."
         onChange={(hintRate) => setTask({ hintRate })}
       />
       <Slider
