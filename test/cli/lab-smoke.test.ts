@@ -37,8 +37,8 @@ describe("npm run lab -- --preset smoke", () => {
         expect(jsonl.some((r) => r.variant === v && r.kind === "eval" && r.step === 3)).toBe(true);
       }
       const csv = readFileSync(join(out, "metrics.csv"), "utf8").trim().split("\n");
-      expect(csv[0]).toBe("variant,kind,step,time,metric,value");
-      expect(csv.some((l) => l.startsWith("grr,train,3,") && l.includes(",reward_mean,"))).toBe(true);
+      expect(csv[0]).toBe("variant,seed,kind,step,time,metric,value");
+      expect(csv.some((l) => l.startsWith("grr,,train,3,") && l.includes(",reward_mean,"))).toBe(true);
     } finally {
       rmSync(out, { recursive: true, force: true });
     }
