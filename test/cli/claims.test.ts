@@ -53,7 +53,7 @@ describe("npm run claims -- --size ci", () => {
     } finally {
       rmSync(resolve(out, ".."), { recursive: true, force: true });
     }
-  });
+  }, 1_800_000); // 2 seeds × 15 RL steps + evals + the stability sweep on a CPU adapter: minutes
 
   it("refuses a non-empty --out folder and an unknown claim before any work", () => {
     const dir = mkdtempSync(join(tmpdir(), "reward-lab-claims-"));
