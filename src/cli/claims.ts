@@ -61,7 +61,7 @@ function writeAtomic(file: string, data: string | Uint8Array): void {
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2), { size: "string", seeds: "string", claims: "string", out: "string", checkpoint: "string", quiet: "boolean" });
   const size = String(flags.size ?? "ci") as ClaimSize;
-  if (!(size in CLAIM_SIZES)) throw new Error(`--size must be ci or full, got '${String(flags.size)}'`);
+  if (!Object.hasOwn(CLAIM_SIZES, size)) throw new Error(`--size must be ci or full, got '${String(flags.size)}'`);
   const S = CLAIM_SIZES[size];
   const seeds = flags.seeds !== undefined ? parseSeedList("seeds", String(flags.seeds)) : [...S.seeds];
   const claims = selectClaims(flags.claims !== undefined ? String(flags.claims).split(",").map((s) => s.trim()) : undefined);
