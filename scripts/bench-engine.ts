@@ -85,22 +85,34 @@ async function time(label: string, fn: () => Promise<unknown>, repeats = REPEATS
 const round = (x: number, digits = 2) => Number(x.toFixed(digits));
 
 /** A fixed batch: images in [0, 1), prompts left-padded with PAD (a few PADs per row), ids in [1, V). */
-function makeBatch(c: ModelConfig, B: number, textLen: number, seed: number): { images: Float32Array; tokens: Int32Array } {
+function makeBatch(
+  c: ModelConfig,
+  B: number,
+  textLen: number,
+  seed: number,
+): { images: Float32Array; tokens: Int32Array } {
   const u = seededUniform(seed);
   const pix = c.imageHeight * c.imageWidth * c.imageChannels;
   const images = Float32Array.from({ length: B * pix }, () => u());
   const tokens = new Int32Array(B * textLen);
   for (let b = 0; b < B; b++) {
     const pads = Math.floor(u() * 6);
-    for (let s = 0; s < textLen; s++) tokens[b * textLen + s] = s < pads ? PAD : 1 + Math.floor(u() * (c.vocabSize - 1));
+    for (let s = 0; s < textLen; s++)
+      tokens[b * textLen + s] = s < pads ? PAD : 1 + Math.floor(u() * (c.vocabSize - 1));
   }
   return { images, tokens };
 }
 
 async function benchMatmul(ctx: GpuContext): Promise<Timing> {
   const u = seededUniform(3);
-  const x = ctx.createBufferFrom("bench.mm.x", Float32Array.from({ length: MM * MM }, () => u() - 0.5));
-  const w = ctx.createBufferFrom("bench.mm.w", Float32Array.from({ length: MM * MM }, () => u() - 0.5));
+  const x = ctx.createBufferFrom(
+    "bench.mm.x",
+    Float32Array.from({ length: MM * MM }, () => u() - 0.5),
+  );
+  const w = ctx.createBufferFrom(
+    "bench.mm.w",
+    Float32Array.from({ length: MM * MM }, () => u() - 0.5),
+  );
   const y = ctx.createBuffer("bench.mm.y", MM * MM * 4);
   const dummy = ctx.createBuffer("bench.mm.dummy", 16);
   const call = matmulForward(ctx, { x, w, bias: null, res: null, y, dummy }, MM, MM, MM);
@@ -112,21 +124,46 @@ async function benchMatmul(ctx: GpuContext): Promise<Timing> {
   return t;
 }
 
-async function benchGenerate(ctx: GpuContext, c: ModelConfig, params: Float32Array): Promise<Timing> {
+async function benchGenerate(
+  ctx: GpuContext,
+  c: ModelConfig,
+  params: Float32Array,
+): Promise<Timing> {
   const gen = new Generator(ctx, c, GEN.N, GEN.promptLen, GEN.maxNew);
   const paramsBuf = ctx.createBufferFrom("bench.gen.params", params);
   const { images, tokens } = makeBatch(c, GEN.N, GEN.promptLen, 5);
   return time("generate", () =>
-    gen.generate({ paramsBuf, images, promptTokens: tokens, seed: 1, eosId: c.vocabSize - 1, padId: PAD, temperature: 1 }),
+    gen.generate({
+      paramsBuf,
+      images,
+      promptTokens: tokens,
+      seed: 1,
+      eosId: c.vocabSize - 1,
+      padId: PAD,
+      temperature: 1,
+    }),
   );
 }
 
-async function benchTrain(ctx: GpuContext, c: ModelConfig, params: Float32Array, size: { B: number; textLen: number }): Promise<{ t: Timing; loss: number[] }> {
+async function benchTrain(
+  ctx: GpuContext,
+  c: ModelConfig,
+  params: Float32Array,
+  size: { B: number; textLen: number },
+): Promise<{ t: Timing; loss: number[] }> {
   const layout = paramLayout(c);
   const paramsBuf = ctx.createBufferFrom("bench.train.params", params);
   const grads = ctx.createBuffer("bench.train.grads", layout.totalFloats * 4);
-  const graph = new TrainGraph(ctx, c, size.B, size.textLen, { padId: PAD, params: paramsBuf, grads });
-  const opt = new AdamW(ctx, layout, paramsBuf, grads, { lr: 1e-3, weightDecay: 0.1, maxGradNorm: 1 });
+  const graph = new TrainGraph(ctx, c, size.B, size.textLen, {
+    padId: PAD,
+    params: paramsBuf,
+    grads,
+  });
+  const opt = new AdamW(ctx, layout, paramsBuf, grads, {
+    lr: 1e-3,
+    weightDecay: 0.1,
+    maxGradNorm: 1,
+  });
   const { images, tokens } = makeBatch(c, size.B, size.textLen, 4);
   // Loss on every text token (s = 0 has no prediction), as the TF.js mirror.
   graph.setBatch({ images, tokens, mask: new Float32Array(size.B * size.textLen).fill(1) });
@@ -140,15 +177,27 @@ async function benchTrain(ctx: GpuContext, c: ModelConfig, params: Float32Array,
   return { t, loss };
 }
 
-async function benchTfjs(c: ModelConfig, params: Float32Array, size: { B: number; textLen: number }): Promise<{ train: Timing; matmul: Timing; loss0: number }> {
-  if (!process.env.VK_ICD_FILENAMES && existsSync(SWIFTSHADER_ICD)) process.env.VK_ICD_FILENAMES = SWIFTSHADER_ICD;
+async function benchTfjs(
+  c: ModelConfig,
+  params: Float32Array,
+  size: { B: number; textLen: number },
+): Promise<{ train: Timing; matmul: Timing; loss0: number }> {
+  if (!process.env.VK_ICD_FILENAMES && existsSync(SWIFTSHADER_ICD))
+    process.env.VK_ICD_FILENAMES = SWIFTSHADER_ICD;
   const webgpu = await import("webgpu");
   const gpu = webgpu.create([]) as unknown as GPU;
   (globalThis as { __benchTfjsGpu?: GPU }).__benchTfjsGpu = gpu; // keep Dawn's GPU object alive
   const { setupTfjsWebGpu, buildTfjsTrainer } = await import("./bench-engine-tfjs");
   const tf = await setupTfjsWebGpu(gpu);
   const { images, tokens } = makeBatch(c, size.B, size.textLen, 4);
-  const trainer = buildTfjsTrainer(tf, c, params, { images, tokens, B: size.B, textLen: size.textLen, padId: PAD, lr: 1e-3 });
+  const trainer = buildTfjsTrainer(tf, c, params, {
+    images,
+    tokens,
+    B: size.B,
+    textLen: size.textLen,
+    padId: PAD,
+    lr: 1e-3,
+  });
   const loss: number[] = [];
   const train = await time("tfjs train step", async () => loss.push(await trainer.step()));
   log(`tfjs loss over the runs: ${loss.map((l) => l.toFixed(3)).join(" ")}`);
@@ -185,7 +234,8 @@ async function main(): Promise<void> {
   notes.push(`train loss over the runs: ${train.loss.map((l) => l.toFixed(3)).join(" ")}`);
 
   const mode = process.env.BENCH_TFJS ?? "auto";
-  const tfjsSize = mode === "full" || (mode === "auto" && !lab.adapter.isFallback) ? TRAIN : TFJS_SMALL;
+  const tfjsSize =
+    mode === "full" || (mode === "auto" && !lab.adapter.isFallback) ? TRAIN : TFJS_SMALL;
   let sameBatch: Timing = train.t;
   let sameBatchLoss = train.loss;
   if (mode !== "off" && tfjsSize !== TRAIN) {
@@ -193,7 +243,9 @@ async function main(): Promise<void> {
     sameBatch = small.t;
     sameBatchLoss = small.loss;
     details.train_step_ms_at_tfjs_batch = sameBatch;
-    notes.push(`tfjs: CPU adapter, so TF.js and our engine are compared at B=${tfjsSize.B} × ${tfjsSize.textLen} text tokens (BENCH_TFJS=full for the full batch)`);
+    notes.push(
+      `tfjs: CPU adapter, so TF.js and our engine are compared at B=${tfjsSize.B} × ${tfjsSize.textLen} text tokens (BENCH_TFJS=full for the full batch)`,
+    );
   }
   let tfjs: { train: Timing; matmul: Timing; loss0: number } | null = null;
   if (mode === "off") notes.push("tfjs: skipped (BENCH_TFJS=off)");
@@ -203,7 +255,9 @@ async function main(): Promise<void> {
       details.tfjs_train_step_ms = tfjs.train;
       details.tfjs_matmul_ms = tfjs.matmul;
       // Same init and batch: the first (pre-update) losses must agree if the TF.js mirror is the same model.
-      notes.push(`first-step loss at the tfjs batch: ours ${sameBatchLoss[0].toFixed(5)}, tfjs ${tfjs.loss0.toFixed(5)}`);
+      notes.push(
+        `first-step loss at the tfjs batch: ours ${sameBatchLoss[0].toFixed(5)}, tfjs ${tfjs.loss0.toFixed(5)}`,
+      );
     } catch (e) {
       notes.push(`tfjs: failed: ${(e as Error).message}`);
     }
@@ -221,7 +275,11 @@ async function main(): Promise<void> {
     tfjs_batch: { ...tfjsSize, T: numPatches(c) + tfjsSize.textLen },
     train_step_ms_at_tfjs_batch: mode === "off" ? null : round(sameBatch.median, 1),
     tfjs_matmul_gflops: tfjs ? round((2 * MM ** 3) / (tfjs.matmul.median / 1000) / 1e9, 3) : null,
-    batch: { train: { ...TRAIN, T: numPatches(c) + TRAIN.textLen }, generate: GEN, matmul: [MM, MM, MM] },
+    batch: {
+      train: { ...TRAIN, T: numPatches(c) + TRAIN.textLen },
+      generate: GEN,
+      matmul: [MM, MM, MM],
+    },
     runs: REPEATS,
     details,
     notes,

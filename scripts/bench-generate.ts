@@ -16,7 +16,9 @@ import { DEFAULT_CONFIG, SMALL_CONFIG, type ModelConfig } from "../src/model/con
 import { Generator } from "../src/model/generate";
 import { initParams } from "../src/model/init";
 
-const [N, maxNew, promptLen, reps] = [64, 32, 24, 3].map((d, i) => Number(process.argv[2 + i] ?? d));
+const [N, maxNew, promptLen, reps] = [64, 32, 24, 3].map((d, i) =>
+  Number(process.argv[2 + i] ?? d),
+);
 
 const G = Number(process.env.GROUP ?? 1);
 
@@ -42,7 +44,15 @@ async function bench(ctx: GpuContext, name: string, config: ModelConfig): Promis
     return j % promptLen < 4 ? 0 : 1 + (j % (config.vocabSize - 2));
   });
   // Every step runs whether or not a sequence has finished, so the EOS id does not change the timing.
-  const opts = { paramsBuf, images, promptTokens, seed: 1, eosId: config.vocabSize - 1, padId: 0, temperature: 1 };
+  const opts = {
+    paramsBuf,
+    images,
+    promptTokens,
+    seed: 1,
+    eosId: config.vocabSize - 1,
+    padId: 0,
+    temperature: 1,
+  };
   await gen.generate({ ...opts, maxNew: 1 }); // compile + warm-up (and the sleep estimates)
   await gen.generate(opts);
   const pre: number[] = [];

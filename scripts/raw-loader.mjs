@@ -6,7 +6,7 @@ export async function resolve(specifier, context, next) {
   if (specifier.endsWith("?raw")) {
     const bare = specifier.slice(0, -"?raw".length);
     const { url } = await next(bare, context);
-    return { url: url + "?raw", shortCircuit: true, format: "module" };
+    return { url: `${url}?raw`, shortCircuit: true, format: "module" };
   }
   return next(specifier, context);
 }
@@ -14,7 +14,11 @@ export async function resolve(specifier, context, next) {
 export async function load(url, context, next) {
   if (url.endsWith("?raw")) {
     const text = await readFile(new URL(url.slice(0, -"?raw".length)), "utf8");
-    return { format: "module", source: `export default ${JSON.stringify(text)};`, shortCircuit: true };
+    return {
+      format: "module",
+      source: `export default ${JSON.stringify(text)};`,
+      shortCircuit: true,
+    };
   }
   return next(url, context);
 }

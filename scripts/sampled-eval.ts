@@ -17,10 +17,17 @@ import { decodeResponse } from "../src/tasks/tokenizer";
 
 async function main(): Promise<void> {
   const [file, ...rest] = process.argv.slice(2);
-  if (!file || file.startsWith("--")) throw new Error("give the checkpoint file first: npm run eval:sampled -- CHECKPOINT [flags]");
-  const flags = parseFlags(rest, { "hint-accuracy": "number", "eval-size": "number", samples: "number", seed: "number" });
+  if (!file || file.startsWith("--"))
+    throw new Error("give the checkpoint file first: npm run eval:sampled -- CHECKPOINT [flags]");
+  const flags = parseFlags(rest, {
+    "hint-accuracy": "number",
+    "eval-size": "number",
+    samples: "number",
+    seed: "number",
+  });
   const K = Number(flags.samples ?? 4);
-  if (!Number.isInteger(K) || K < 1 || K > 16) throw new Error(`--samples must be an integer 1–16, got ${K}`);
+  if (!Number.isInteger(K) || K < 1 || K > 16)
+    throw new Error(`--samples must be an integer 1–16, got ${K}`);
   const ckpt = loadCheckpoint(new Uint8Array(readFileSync(file)));
   const exp = parseExperiment({
     modelSize: "small",
@@ -29,17 +36,46 @@ async function main(): Promise<void> {
     variants: [{ name: "rlvr" }],
   });
   const ctx = await nodeContext();
-  const run = new LabRun(ctx, exp, consoleSink(undefined, true), inProcessScorer, mnistFor(exp), { config: ckpt.config, params: ckpt.params });
+  const run = new LabRun(ctx, exp, consoleSink(undefined, true), inProcessScorer, mnistFor(exp), {
+    config: ckpt.config,
+    params: ckpt.params,
+  });
   const { promptLen, maxNew } = run.engine.shape;
   const prompts = run.evalPrompts;
   const ref = { params: run.engine.ref };
-  const sampling = { temperature: 1, topK: 0, topP: 1, greedy: false, seed: Number(flags.seed ?? 7) };
-  const gen = await run.engine.generate(ref as never, imageTensor(prompts, K), promptTensor(prompts, promptLen, K), sampling, K);
-  const texts = prompts.flatMap((_, i) => Array.from({ length: K }, (_, k) => decodeResponse(row(gen.tokens, i * K + k, maxNew))));
-  const sampled = evalMetrics(prompts.flatMap((p) => Array.from({ length: K }, () => p)), texts);
+  const sampling = {
+    temperature: 1,
+    topK: 0,
+    topP: 1,
+    greedy: false,
+    seed: Number(flags.seed ?? 7),
+  };
+  const gen = await run.engine.generate(
+    ref as never,
+    imageTensor(prompts, K),
+    promptTensor(prompts, promptLen, K),
+    sampling,
+    K,
+  );
+  const texts = prompts.flatMap((_, i) =>
+    Array.from({ length: K }, (_, k) => decodeResponse(row(gen.tokens, i * K + k, maxNew))),
+  );
+  const sampled = evalMetrics(
+    prompts.flatMap((p) => Array.from({ length: K }, () => p)),
+    texts,
+  );
   const greedy = evalMetrics(prompts, await run.greedyTexts(ref, prompts));
   ctx.destroy();
-  process.stdout.write(JSON.stringify({ checkpoint: file, hintAccuracy: exp.task.hintAccuracy, evalSize: prompts.length, samples: K, greedy, sampled }) + "\n");
+  process.stdout.write(
+    `${JSON.stringify({
+      checkpoint: file,
+      hintAccuracy: exp.task.hintAccuracy,
+      evalSize: prompts.length,
+      samples: K,
+      greedy,
+      sampled,
+    })}\n`,
+  );
 }
 
 main().then(

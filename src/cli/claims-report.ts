@@ -45,7 +45,10 @@ const FONT = "DejaVu Sans, Liberation Sans, Arial, sans-serif";
 
 /** Escapes text for XML character data and attribute values (& < > " '). */
 export function escapeXml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" })[c]!);
+  return s.replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" })[c]!,
+  );
 }
 
 /**
@@ -54,7 +57,7 @@ export function escapeXml(s: string): string {
  */
 function niceStep(range: number, target: number): number {
   const raw = range / Math.max(1, target);
-  const mag = Math.pow(10, Math.floor(Math.log10(raw)));
+  const mag = 10 ** Math.floor(Math.log10(raw));
   const f = raw / mag;
   const nice = f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10;
   return nice * mag;
@@ -113,36 +116,54 @@ export function curvesSvg(plot: CurvesPlot): string {
   const series = plot.series.map((s) => ({
     ...s,
     points: s.points
-      .filter((p) => [p.x, p.mean, p.lo, p.hi].every((v) => typeof v === "number" && Number.isFinite(v)))
+      .filter((p) =>
+        [p.x, p.mean, p.lo, p.hi].every((v) => typeof v === "number" && Number.isFinite(v)),
+      )
       .sort((a, b) => a.x - b.x),
   }));
   const xs = series.flatMap((s) => s.points.map((p) => p.x));
   const ys = series.flatMap((s) => s.points.flatMap((p) => [p.mean, p.lo, p.hi]));
   const ax = axis(xs);
   const ay = axis(ys);
-  const sx = (x: number): number => PLOT.left + ((x - ax.min) / (ax.max - ax.min)) * (PLOT.right - PLOT.left);
-  const sy = (y: number): number => PLOT.bottom - ((y - ay.min) / (ay.max - ay.min)) * (PLOT.bottom - PLOT.top);
+  const sx = (x: number): number =>
+    PLOT.left + ((x - ax.min) / (ax.max - ax.min)) * (PLOT.right - PLOT.left);
+  const sy = (y: number): number =>
+    PLOT.bottom - ((y - ay.min) / (ay.max - ay.min)) * (PLOT.bottom - PLOT.top);
 
   const out: string[] = [];
   out.push(
     `<svg xmlns="http://www.w3.org/2000/svg" width="${SVG_WIDTH}" height="${SVG_HEIGHT}" viewBox="0 0 ${SVG_WIDTH} ${SVG_HEIGHT}" font-family="${escapeXml(FONT)}" font-size="12">`,
   );
   out.push(`<rect x="0" y="0" width="${SVG_WIDTH}" height="${SVG_HEIGHT}" fill="#ffffff"/>`);
-  out.push(`<text x="${SVG_WIDTH / 2}" y="24" text-anchor="middle" font-size="15" font-weight="bold" fill="#111111">${escapeXml(plot.title)}</text>`);
+  out.push(
+    `<text x="${SVG_WIDTH / 2}" y="24" text-anchor="middle" font-size="15" font-weight="bold" fill="#111111">${escapeXml(plot.title)}</text>`,
+  );
 
   // Grid and ticks.
   out.push(`<g class="ticks" fill="#333333" stroke="none">`);
   for (const t of ax.ticks) {
     const x = px(sx(t));
-    out.push(`<line x1="${x}" y1="${PLOT.top}" x2="${x}" y2="${PLOT.bottom}" stroke="#e6e6e6" stroke-width="1"/>`);
-    out.push(`<line x1="${x}" y1="${PLOT.bottom}" x2="${x}" y2="${PLOT.bottom + 5}" stroke="#333333" stroke-width="1"/>`);
-    out.push(`<text x="${x}" y="${PLOT.bottom + 18}" text-anchor="middle">${fmt(t, ax.decimals)}</text>`);
+    out.push(
+      `<line x1="${x}" y1="${PLOT.top}" x2="${x}" y2="${PLOT.bottom}" stroke="#e6e6e6" stroke-width="1"/>`,
+    );
+    out.push(
+      `<line x1="${x}" y1="${PLOT.bottom}" x2="${x}" y2="${PLOT.bottom + 5}" stroke="#333333" stroke-width="1"/>`,
+    );
+    out.push(
+      `<text x="${x}" y="${PLOT.bottom + 18}" text-anchor="middle">${fmt(t, ax.decimals)}</text>`,
+    );
   }
   for (const t of ay.ticks) {
     const y = px(sy(t));
-    out.push(`<line x1="${PLOT.left}" y1="${y}" x2="${PLOT.right}" y2="${y}" stroke="#e6e6e6" stroke-width="1"/>`);
-    out.push(`<line x1="${PLOT.left - 5}" y1="${y}" x2="${PLOT.left}" y2="${y}" stroke="#333333" stroke-width="1"/>`);
-    out.push(`<text x="${PLOT.left - 8}" y="${y}" text-anchor="end" dominant-baseline="central">${fmt(t, ay.decimals)}</text>`);
+    out.push(
+      `<line x1="${PLOT.left}" y1="${y}" x2="${PLOT.right}" y2="${y}" stroke="#e6e6e6" stroke-width="1"/>`,
+    );
+    out.push(
+      `<line x1="${PLOT.left - 5}" y1="${y}" x2="${PLOT.left}" y2="${y}" stroke="#333333" stroke-width="1"/>`,
+    );
+    out.push(
+      `<text x="${PLOT.left - 8}" y="${y}" text-anchor="end" dominant-baseline="central">${fmt(t, ay.decimals)}</text>`,
+    );
   }
   out.push(`</g>`);
 
@@ -162,14 +183,20 @@ export function curvesSvg(plot: CurvesPlot): string {
   for (const s of series) {
     const upper = s.points.map((p) => `${px(sx(p.x))},${px(sy(p.hi))}`);
     const lower = s.points.map((p) => `${px(sx(p.x))},${px(sy(p.lo))}`).reverse();
-    out.push(`<polygon class="band" points="${[...upper, ...lower].join(" ")}" fill="${escapeXml(s.color)}" fill-opacity="0.2" stroke="none"/>`);
+    out.push(
+      `<polygon class="band" points="${[...upper, ...lower].join(" ")}" fill="${escapeXml(s.color)}" fill-opacity="0.2" stroke="none"/>`,
+    );
   }
   for (const s of series) {
     const pts = s.points.map((p) => `${px(sx(p.x))},${px(sy(p.mean))}`).join(" ");
-    out.push(`<polyline class="mean" points="${pts}" fill="none" stroke="${escapeXml(s.color)}" stroke-width="2" stroke-linejoin="round"/>`);
+    out.push(
+      `<polyline class="mean" points="${pts}" fill="none" stroke="${escapeXml(s.color)}" stroke-width="2" stroke-linejoin="round"/>`,
+    );
     if (s.points.length === 1) {
       const p = s.points[0];
-      out.push(`<circle cx="${px(sx(p.x))}" cy="${px(sy(p.mean))}" r="3" fill="${escapeXml(s.color)}"/>`);
+      out.push(
+        `<circle cx="${px(sx(p.x))}" cy="${px(sy(p.mean))}" r="3" fill="${escapeXml(s.color)}"/>`,
+      );
     }
   }
 
@@ -178,13 +205,19 @@ export function curvesSvg(plot: CurvesPlot): string {
   series.forEach((s, i) => {
     const y = PLOT.top + 8 + i * 20;
     const x = PLOT.right + 16;
-    out.push(`<rect x="${x}" y="${y - 6}" width="18" height="12" fill="${escapeXml(s.color)}" fill-opacity="0.2"/>`);
-    out.push(`<line x1="${x}" y1="${y}" x2="${x + 18}" y2="${y}" stroke="${escapeXml(s.color)}" stroke-width="2"/>`);
-    out.push(`<text x="${x + 24}" y="${y}" dominant-baseline="central" fill="#111111">${escapeXml(s.label)}</text>`);
+    out.push(
+      `<rect x="${x}" y="${y - 6}" width="18" height="12" fill="${escapeXml(s.color)}" fill-opacity="0.2"/>`,
+    );
+    out.push(
+      `<line x1="${x}" y1="${y}" x2="${x + 18}" y2="${y}" stroke="${escapeXml(s.color)}" stroke-width="2"/>`,
+    );
+    out.push(
+      `<text x="${x + 24}" y="${y}" dominant-baseline="central" fill="#111111">${escapeXml(s.label)}</text>`,
+    );
   });
   out.push(`</g>`);
   out.push(`</svg>`);
-  return out.join("\n") + "\n";
+  return `${out.join("\n")}\n`;
 }
 
 const RESVG_FONT: ResvgRenderOptions["font"] = {
@@ -230,7 +263,12 @@ export function svgToPng(svg: string): Uint8Array {
       "svgToPng: resvg found no system font that renders text (install e.g. fonts-dejavu-core); the SVG is fine, the PNG would have no labels",
     );
   }
-  const png = new Resvg(svg, { font: RESVG_FONT, background: "#ffffff", fitTo: { mode: "original" }, logLevel: "off" })
+  const png = new Resvg(svg, {
+    font: RESVG_FONT,
+    background: "#ffffff",
+    fitTo: { mode: "original" },
+    logLevel: "off",
+  })
     .render()
     .asPng();
   return new Uint8Array(png.buffer, png.byteOffset, png.byteLength);
@@ -238,7 +276,10 @@ export function svgToPng(svg: string): Uint8Array {
 
 /** A markdown table cell: pipes escaped, line breaks as spaces. */
 function cell(s: string): string {
-  return s.replace(/\r?\n|\r/g, " ").replace(/\|/g, "\\|").trim();
+  return s
+    .replace(/\r?\n|\r/g, " ")
+    .replace(/\|/g, "\\|")
+    .trim();
 }
 
 /** Number to 3 decimals; −0.000 printed as 0.000; non-finite as its name (NaN, Infinity). */
@@ -267,10 +308,11 @@ export function claimsMarkdown(claims: ClaimResult[]): string {
     const mean = c.lab ? num3(c.lab.mean) : "—";
     const ci = c.lab ? `[${num3(c.lab.ci95[0])}, ${num3(c.lab.ci95[1])}]` : "—";
     const perSeed = c.lab ? c.lab.per_seed.map(num3).join(", ") : "—";
-    const verdictCell = c.reason && c.verdict === "not runnable" ? `${c.verdict}: ${c.reason}` : c.verdict;
+    const verdictCell =
+      c.reason && c.verdict === "not runnable" ? `${c.verdict}: ${c.reason}` : c.verdict;
     lines.push(
       `| ${[c.id, c.paper, c.statement, c.paper_figure].map(cell).join(" | ")} | ${mean} | ${ci} | ${perSeed} | ${cell(verdictCell)} |`,
     );
   }
-  return lines.join("\n") + "\n";
+  return `${lines.join("\n")}\n`;
 }

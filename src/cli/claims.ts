@@ -18,10 +18,24 @@
  * no earlier report is overwritten) gets claims.json, claims.md, metrics.jsonl
  * and per claim <id>.svg and <id>.png (mean curves with 95 % bands).
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { loadCheckpoint } from "../model/checkpoint";
-import { CLAIMS, DEFAULT_SIGMA_B, selectClaims, type ClaimInputs, type ClaimSpec, type StabilityPoint } from "../rl/claims";
+import {
+  CLAIMS,
+  DEFAULT_SIGMA_B,
+  selectClaims,
+  type ClaimInputs,
+  type ClaimSpec,
+  type StabilityPoint,
+} from "../rl/claims";
 import { parseExperiment, type Experiment, type VariantName } from "../rl/experiment";
 import { inProcessScorer } from "../rl/reward-client";
 import { LabRun } from "../rl/runner";
@@ -29,13 +43,46 @@ import { aggregateCurves, summarizeSeeds, verdict } from "../rl/seed-stats";
 import { stabilityReport } from "../rl/stability-run";
 import { DEFAULT_AUDITOR } from "../rewards/auditor-judge";
 import { variantColor } from "../ui/lib/variant-meta";
-import { claimsMarkdown, curvesSvg, svgToPng, type ClaimResult, type CurvesPlot } from "./claims-report";
-import { consoleSink, loadShippedCheckpoint, mnistFor, nodeContext, parseFlags, parseSeedList } from "./node-run";
+import {
+  claimsMarkdown,
+  curvesSvg,
+  svgToPng,
+  type ClaimResult,
+  type CurvesPlot,
+} from "./claims-report";
+import {
+  consoleSink,
+  loadShippedCheckpoint,
+  mnistFor,
+  nodeContext,
+  parseFlags,
+  parseSeedList,
+} from "./node-run";
 
 /** Run sizes (lab choice). `ci` fits a 2-core CPU adapter in under 25 minutes; `full` is what the README reports. */
 export const CLAIM_SIZES = {
-  ci: { seeds: [11, 12, 13], steps: 15, groupSize: 8, batchPrompts: 4, evalEvery: 5, evalSize: 128, lr: 3e-4, stabilityPrompts: 16, stabilityRepeats: 4 },
-  full: { seeds: [21, 22, 23, 24, 25], steps: 15, groupSize: 8, batchPrompts: 4, evalEvery: 5, evalSize: 128, lr: 3e-4, stabilityPrompts: 32, stabilityRepeats: 4 },
+  ci: {
+    seeds: [11, 12, 13],
+    steps: 15,
+    groupSize: 8,
+    batchPrompts: 4,
+    evalEvery: 5,
+    evalSize: 128,
+    lr: 3e-4,
+    stabilityPrompts: 16,
+    stabilityRepeats: 4,
+  },
+  full: {
+    seeds: [21, 22, 23, 24, 25],
+    steps: 15,
+    groupSize: 8,
+    batchPrompts: 4,
+    evalEvery: 5,
+    evalSize: 128,
+    lr: 3e-4,
+    stabilityPrompts: 32,
+    stabilityRepeats: 4,
+  },
 } as const;
 export type ClaimSize = keyof typeof CLAIM_SIZES;
 
@@ -48,30 +95,49 @@ function commandFor(size: ClaimSize, seeds: number[], id: string): string {
 
 /** Refuses an existing non-empty output folder (no earlier report is overwritten). */
 function checkOutDir(dir: string): void {
-  if (existsSync(dir) && readdirSync(dir).length > 0) throw new Error(`--out ${dir} exists and is not empty; give a new folder (an earlier report is never overwritten)`);
+  if (existsSync(dir) && readdirSync(dir).length > 0)
+    throw new Error(
+      `--out ${dir} exists and is not empty; give a new folder (an earlier report is never overwritten)`,
+    );
   mkdirSync(dir, { recursive: true });
 }
 
 /** Writes a file under a temporary name, then renames it (no half-written file). */
 function writeAtomic(file: string, data: string | Uint8Array): void {
-  writeFileSync(file + ".tmp", data);
-  renameSync(file + ".tmp", file);
+  writeFileSync(`${file}.tmp`, data);
+  renameSync(`${file}.tmp`, file);
 }
 
 async function main(): Promise<void> {
-  const flags = parseFlags(process.argv.slice(2), { size: "string", seeds: "string", claims: "string", out: "string", checkpoint: "string", quiet: "boolean" });
+  const flags = parseFlags(process.argv.slice(2), {
+    size: "string",
+    seeds: "string",
+    claims: "string",
+    out: "string",
+    checkpoint: "string",
+    quiet: "boolean",
+  });
   const size = String(flags.size ?? "ci") as ClaimSize;
-  if (!Object.hasOwn(CLAIM_SIZES, size)) throw new Error(`--size must be ci or full, got '${String(flags.size)}'`);
+  if (!Object.hasOwn(CLAIM_SIZES, size))
+    throw new Error(`--size must be ci or full, got '${String(flags.size)}'`);
   const S = CLAIM_SIZES[size];
-  const seeds = flags.seeds !== undefined ? parseSeedList("seeds", String(flags.seeds)) : [...S.seeds];
-  const claims = selectClaims(flags.claims !== undefined ? String(flags.claims).split(",").map((s) => s.trim()) : undefined);
+  const seeds =
+    flags.seeds !== undefined ? parseSeedList("seeds", String(flags.seeds)) : [...S.seeds];
+  const claims = selectClaims(
+    flags.claims !== undefined
+      ? String(flags.claims)
+          .split(",")
+          .map((s) => s.trim())
+      : undefined,
+  );
   const out = flags.out !== undefined ? String(flags.out) : undefined;
   if (out) checkOutDir(out);
   const t0 = performance.now();
 
   const runnable = claims.filter((c) => !c.notRunnable);
   const variants = [...new Set(runnable.flatMap((c) => c.variants))].sort(
-    (a, b) => CLAIMS.flatMap((c) => c.variants).indexOf(a) - CLAIMS.flatMap((c) => c.variants).indexOf(b),
+    (a, b) =>
+      CLAIMS.flatMap((c) => c.variants).indexOf(a) - CLAIMS.flatMap((c) => c.variants).indexOf(b),
   ) as VariantName[];
   const needsStability = runnable.some((c) => c.stability);
   // The default experiment's task (the hinted scenario) on the small model; sizes from the table.
@@ -79,16 +145,32 @@ async function main(): Promise<void> {
     modelSize: "small",
     seeds,
     variants: (variants.length ? variants : ["rlvr"]).map((name) => ({ name })),
-    algorithm: { steps: S.steps, groupSize: S.groupSize, batchPrompts: S.batchPrompts, evalEvery: S.evalEvery, lr: S.lr },
+    algorithm: {
+      steps: S.steps,
+      groupSize: S.groupSize,
+      batchPrompts: S.batchPrompts,
+      evalEvery: S.evalEvery,
+      lr: S.lr,
+    },
     evalSize: S.evalSize,
   });
   const sink = consoleSink(undefined, Boolean(flags.quiet));
   const ctx = await nodeContext();
   sink.log(`adapter: ${ctx.adapter.description}${ctx.adapter.isFallback ? " (CPU fallback)" : ""}`);
-  const ckpt = flags.checkpoint ? loadCheckpoint(new Uint8Array(readFileSync(String(flags.checkpoint)))) : loadShippedCheckpoint(exp);
-  if (!ckpt) throw new Error("no shipped cold-start checkpoint for the default experiment's task (public/checkpoints); make it with npm run train:sft");
-  const run = new LabRun(ctx, exp, sink, inProcessScorer, mnistFor(exp), { config: ckpt.config, params: ckpt.params });
-  sink.log(`claims: ${claims.map((c) => c.id).join(", ")}; size ${size}; seeds ${seeds.join(",")}; variants ${variants.join(", ") || "none"}`);
+  const ckpt = flags.checkpoint
+    ? loadCheckpoint(new Uint8Array(readFileSync(String(flags.checkpoint))))
+    : loadShippedCheckpoint(exp);
+  if (!ckpt)
+    throw new Error(
+      "no shipped cold-start checkpoint for the default experiment's task (public/checkpoints); make it with npm run train:sft",
+    );
+  const run = new LabRun(ctx, exp, sink, inProcessScorer, mnistFor(exp), {
+    config: ckpt.config,
+    params: ckpt.params,
+  });
+  sink.log(
+    `claims: ${claims.map((c) => c.id).join(", ")}; size ${size}; seeds ${seeds.join(",")}; variants ${variants.join(", ") || "none"}`,
+  );
 
   const stability = new Map<number, StabilityPoint[]>();
   if (needsStability) {
@@ -98,10 +180,19 @@ async function main(): Promise<void> {
         groupSize: S.groupSize,
         seed,
         repeats: S.stabilityRepeats,
-        settings: SIGMA_B_SWEEP.map((sigmaB) => ({ sigmaB, sigmaJ: DEFAULT_AUDITOR.sigmaJ, delta: DEFAULT_AUDITOR.delta })),
+        settings: SIGMA_B_SWEEP.map((sigmaB) => ({
+          sigmaB,
+          sigmaJ: DEFAULT_AUDITOR.sigmaJ,
+          delta: DEFAULT_AUDITOR.delta,
+        })),
       });
-      stability.set(seed, rep.settings.map((r) => ({ ...r.judge, pointwise: r.pointwise, groupwise: r.groupwise })));
-      sink.log(`[stability] seed ${seed}: ${rep.settings.map((r) => `σ_b ${r.judge.sigmaB}: pointwise ${r.pointwise.toFixed(4)} groupwise ${r.groupwise.toFixed(4)}`).join("; ")}`);
+      stability.set(
+        seed,
+        rep.settings.map((r) => ({ ...r.judge, pointwise: r.pointwise, groupwise: r.groupwise })),
+      );
+      sink.log(
+        `[stability] seed ${seed}: ${rep.settings.map((r) => `σ_b ${r.judge.sigmaB}: pointwise ${r.pointwise.toFixed(4)} groupwise ${r.groupwise.toFixed(4)}`).join("; ")}`,
+      );
     }
   }
   if (variants.length) {
@@ -114,16 +205,38 @@ async function main(): Promise<void> {
   const results: ClaimResult[] = claims.map((c) => judgeClaim(c, inputs, seeds, size));
   const seconds = Math.round((performance.now() - t0) / 1000);
   if (out) writeReport(out, claims, results, inputs, seeds);
-  process.stdout.write(JSON.stringify({ size, seeds, seconds, claims: results }) + "\n");
+  process.stdout.write(`${JSON.stringify({ size, seeds, seconds, claims: results })}\n`);
 }
 
 /** One claim's result: per-seed figures, their summary and the verdict. */
-function judgeClaim(c: ClaimSpec, inputs: ClaimInputs, seeds: number[], size: ClaimSize): ClaimResult {
-  const base = { id: c.id, paper: c.paper, statement: c.statement, paper_figure: c.paper_figure, command: commandFor(size, seeds, c.id), metric: c.metric };
-  if (c.notRunnable || !c.perSeed) return { ...base, lab: null, verdict: "not runnable", reason: c.notRunnable ?? "no per-seed figure" };
+function judgeClaim(
+  c: ClaimSpec,
+  inputs: ClaimInputs,
+  seeds: number[],
+  size: ClaimSize,
+): ClaimResult {
+  const base = {
+    id: c.id,
+    paper: c.paper,
+    statement: c.statement,
+    paper_figure: c.paper_figure,
+    command: commandFor(size, seeds, c.id),
+    metric: c.metric,
+  };
+  if (c.notRunnable || !c.perSeed)
+    return {
+      ...base,
+      lab: null,
+      verdict: "not runnable",
+      reason: c.notRunnable ?? "no per-seed figure",
+    };
   const perSeed = seeds.map((s) => c.perSeed!(inputs, s));
   const sum = summarizeSeeds(perSeed);
-  return { ...base, lab: { mean: sum.mean, ci95: sum.ci95, per_seed: perSeed }, verdict: verdict(sum, c.direction) };
+  return {
+    ...base,
+    lab: { mean: sum.mean, ci95: sum.ci95, per_seed: perSeed },
+    verdict: verdict(sum, c.direction),
+  };
 }
 
 /** The plot of a claim: eval curves per variant (mean, 95 % band), or variance against σ_b for the stability claim. */
@@ -133,22 +246,47 @@ function plotFor(c: ClaimSpec, inputs: ClaimInputs, seeds: number[]): CurvesPlot
       label: k === "pointwise" ? "pointwise GR" : "GRR (groupwise)",
       color: i === 0 ? variantColor("pointwise-gr") : variantColor("grr"),
       points: SIGMA_B_SWEEP.map((sigmaB) => {
-        const sum = summarizeSeeds(seeds.map((s) => inputs.stability.get(s)!.find((p) => p.sigmaB === sigmaB)![k]));
+        const sum = summarizeSeeds(
+          seeds.map((s) => inputs.stability.get(s)!.find((p) => p.sigmaB === sigmaB)![k]),
+        );
         return { x: sigmaB, mean: sum.mean, lo: sum.ci95[0], hi: sum.ci95[1] };
       }),
     }));
-    return { title: `${c.id}: per-rollout reward variance vs judge calibration noise`, xLabel: "σ_b (pointwise calibration noise)", yLabel: "reward variance", series };
+    return {
+      title: `${c.id}: per-rollout reward variance vs judge calibration noise`,
+      xLabel: "σ_b (pointwise calibration noise)",
+      yLabel: "reward variance",
+      series,
+    };
   }
   if (!c.plot) return null;
   const curves = aggregateCurves([...inputs.rows], { kind: "eval", metric: c.plot.metric });
   const series = c.plot.variants
     .filter((v) => curves.has(v))
-    .map((v) => ({ label: v, color: variantColor(v), points: curves.get(v)!.map((p) => ({ x: p.step, mean: p.mean, lo: p.lo, hi: p.hi })) }));
-  return { title: `${c.id}: ${c.plot.yLabel}, mean of ${seeds.length} seeds, 95 % band`, xLabel: "RL step", yLabel: c.plot.yLabel, series };
+    .map((v) => ({
+      label: v,
+      color: variantColor(v),
+      points: curves.get(v)!.map((p) => ({ x: p.step, mean: p.mean, lo: p.lo, hi: p.hi })),
+    }));
+  return {
+    title: `${c.id}: ${c.plot.yLabel}, mean of ${seeds.length} seeds, 95 % band`,
+    xLabel: "RL step",
+    yLabel: c.plot.yLabel,
+    series,
+  };
 }
 
-function writeReport(dir: string, claims: ClaimSpec[], results: ClaimResult[], inputs: ClaimInputs, seeds: number[]): void {
-  writeAtomic(join(dir, "metrics.jsonl"), inputs.rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
+function writeReport(
+  dir: string,
+  claims: ClaimSpec[],
+  results: ClaimResult[],
+  inputs: ClaimInputs,
+  seeds: number[],
+): void {
+  writeAtomic(
+    join(dir, "metrics.jsonl"),
+    `${inputs.rows.map((r) => JSON.stringify(r)).join("\n")}\n`,
+  );
   claims.forEach((c) => {
     const plot = plotFor(c, inputs, seeds);
     if (!plot) return;
@@ -157,7 +295,7 @@ function writeReport(dir: string, claims: ClaimSpec[], results: ClaimResult[], i
     writeAtomic(join(dir, `${c.id}.png`), svgToPng(svg));
   });
   writeAtomic(join(dir, "claims.md"), claimsMarkdown(results));
-  writeAtomic(join(dir, "claims.json"), JSON.stringify({ seeds, claims: results }, null, 2) + "\n");
+  writeAtomic(join(dir, "claims.json"), `${JSON.stringify({ seeds, claims: results }, null, 2)}\n`);
 }
 
 main().then(
@@ -165,7 +303,7 @@ main().then(
   (e) => {
     const message = (e as Error).message;
     console.error(`claims: ${message}`);
-    process.stdout.write(JSON.stringify({ error: message }) + "\n");
+    process.stdout.write(`${JSON.stringify({ error: message })}\n`);
     process.exit(1);
   },
 );

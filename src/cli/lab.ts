@@ -25,13 +25,23 @@ import type { EvalMetrics } from "../rl/eval-metrics";
 import { readFileSync } from "node:fs";
 import { loadCheckpoint, saveCheckpoint } from "../model/checkpoint";
 import { join } from "node:path";
-import { consoleSink, loadShippedCheckpoint, mnistFor, nodeContext, parseFlags, parseSeedList, writeBytes } from "./node-run";
+import {
+  consoleSink,
+  loadShippedCheckpoint,
+  mnistFor,
+  nodeContext,
+  parseFlags,
+  parseSeedList,
+  writeBytes,
+} from "./node-run";
 import { summarizeSeeds } from "../rl/seed-stats";
 import type { MetricRow } from "../workers/protocol";
 
 /** Final eval metrics of one variant: per seed, and (several seeds) mean with a 95 % t-interval. */
 function finalMetrics(rows: readonly MetricRow[], name: string, seeds: number[] | undefined) {
-  const lastOf = (seed: number | undefined) => [...rows].reverse().find((r) => r.variant === name && r.kind === "eval" && r.seed === seed)!.values;
+  const lastOf = (seed: number | undefined) =>
+    [...rows].reverse().find((r) => r.variant === name && r.kind === "eval" && r.seed === seed)!
+      .values;
   if (!seeds) return { final: lastOf(undefined) as unknown as EvalMetrics };
   const perSeed = Object.fromEntries(seeds.map((s) => [String(s), lastOf(s)]));
   const keys = Object.keys(perSeed[String(seeds[0])]);
@@ -47,10 +57,29 @@ function finalMetrics(rows: readonly MetricRow[], name: string, seeds: number[] 
 
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2), {
-    preset: "string", steps: "number", seed: "number", lr: "number", temperature: "number", out: "string", "sft-steps": "number", "from-scratch": "boolean", checkpoint: "string", "group-size": "number", "batch-prompts": "number", "eval-every": "number", "eval-size": "number", "full-size": "boolean", quiet: "boolean", seeds: "string", "hint-rate": "number", "hint-accuracy": "number", variants: "string",
+    preset: "string",
+    steps: "number",
+    seed: "number",
+    lr: "number",
+    temperature: "number",
+    out: "string",
+    "sft-steps": "number",
+    "from-scratch": "boolean",
+    checkpoint: "string",
+    "group-size": "number",
+    "batch-prompts": "number",
+    "eval-every": "number",
+    "eval-size": "number",
+    "full-size": "boolean",
+    quiet: "boolean",
+    seeds: "string",
+    "hint-rate": "number",
+    "hint-accuracy": "number",
+    variants: "string",
   });
   const preset = String(flags.preset ?? "smoke");
-  if (!PRESET_NAMES.includes(preset)) throw new Error(`unknown preset '${preset}'; known: ${PRESET_NAMES.join(", ")}`);
+  if (!PRESET_NAMES.includes(preset))
+    throw new Error(`unknown preset '${preset}'; known: ${PRESET_NAMES.join(", ")}`);
   const exp = presetExperiment(preset, {
     steps: flags.steps as number | undefined,
     seed: flags.seed as number | undefined,
@@ -71,8 +100,19 @@ async function main(): Promise<void> {
   if (flags["hint-rate"] !== undefined) task.hintRate = flags["hint-rate"];
   if (flags["hint-accuracy"] !== undefined) task.hintAccuracy = flags["hint-accuracy"];
   // --variants a,b picks the preset's variants (or adds schema-default ones); names checked by the schema.
-  const variantList = flags.variants !== undefined ? String(flags.variants).split(",").map((n) => exp.variants.find((v) => v.name === n.trim()) ?? { name: n.trim() }) : exp.variants;
-  const checked = parseExperiment({ ...exp, variants: variantList, task: { ...exp.task, ...task }, algorithm: { ...exp.algorithm, ...algo }, evalSize: flags["eval-size"] ?? exp.evalSize });
+  const variantList =
+    flags.variants !== undefined
+      ? String(flags.variants)
+          .split(",")
+          .map((n) => exp.variants.find((v) => v.name === n.trim()) ?? { name: n.trim() })
+      : exp.variants;
+  const checked = parseExperiment({
+    ...exp,
+    variants: variantList,
+    task: { ...exp.task, ...task },
+    algorithm: { ...exp.algorithm, ...algo },
+    evalSize: flags["eval-size"] ?? exp.evalSize,
+  });
   exp.algorithm = checked.algorithm;
   exp.evalSize = checked.evalSize;
   exp.task = checked.task;
@@ -83,21 +123,44 @@ async function main(): Promise<void> {
   if (ctx.adapter.isFallback && exp.modelSize === "default" && !flags["full-size"]) {
     // Same rule as the page: a CPU adapter gets the small model (d = 64, 2 layers).
     exp.modelSize = "small";
-    sink.log("CPU adapter: using the small model (pass --full-size to keep the default d = 128, 4 layers)");
+    sink.log(
+      "CPU adapter: using the small model (pass --full-size to keep the default d = 128, 4 layers)",
+    );
   }
-  if (flags["from-scratch"] && flags.checkpoint) throw new Error("--from-scratch and --checkpoint exclude each other");
-  const ckpt = flags["from-scratch"] ? null : flags.checkpoint ? loadCheckpoint(new Uint8Array(readFileSync(String(flags.checkpoint)))) : loadShippedCheckpoint(exp);
+  if (flags["from-scratch"] && flags.checkpoint)
+    throw new Error("--from-scratch and --checkpoint exclude each other");
+  const ckpt = flags["from-scratch"]
+    ? null
+    : flags.checkpoint
+      ? loadCheckpoint(new Uint8Array(readFileSync(String(flags.checkpoint))))
+      : loadShippedCheckpoint(exp);
   const ckptTask = ckpt?.meta?.task as { multipleChoice?: boolean } | undefined;
-  if (ckptTask?.multipleChoice !== undefined && ckptTask.multipleChoice !== exp.task.multipleChoice) {
-    throw new Error(`the checkpoint was trained on the ${ckptTask.multipleChoice ? "multiple-choice" : "open-ended"} task; preset '${preset}' runs the ${exp.task.multipleChoice ? "multiple-choice" : "open-ended"} one`);
+  if (
+    ckptTask?.multipleChoice !== undefined &&
+    ckptTask.multipleChoice !== exp.task.multipleChoice
+  ) {
+    throw new Error(
+      `the checkpoint was trained on the ${ckptTask.multipleChoice ? "multiple-choice" : "open-ended"} task; preset '${preset}' runs the ${exp.task.multipleChoice ? "multiple-choice" : "open-ended"} one`,
+    );
   }
   const ckptHint = Number((ckpt?.meta?.task as { hintRate?: number } | undefined)?.hintRate ?? 0);
   if (ckpt && ckptHint > 0 !== exp.task.hintRate > 0) {
     // Not an error: a teacher may want to see what a cold start does with (or without) the shortcut.
-    sink.log(`note: the cold start was trained ${ckptHint > 0 ? "with" : "without"} answer hints; this run's questions ${exp.task.hintRate > 0 ? "carry" : "carry no"} hints (--hint-rate ${exp.task.hintRate})`);
+    sink.log(
+      `note: the cold start was trained ${ckptHint > 0 ? "with" : "without"} answer hints; this run's questions ${exp.task.hintRate > 0 ? "carry" : "carry no"} hints (--hint-rate ${exp.task.hintRate})`,
+    );
   }
-  const run = new LabRun(ctx, exp, sink, inProcessScorer, mnistFor(exp), ckpt ? { config: ckpt.config, params: ckpt.params } : null);
-  sink.log(`model: ${run.paramCount} parameters, ${ckpt ? `cold start from ${flags.checkpoint ? String(flags.checkpoint) : "the shipped SFT checkpoint"}${ckpt.meta?.step !== undefined ? ` (SFT step ${ckpt.meta.step})` : ""}` : `SFT from scratch (${exp.sftSteps} steps)`}`);
+  const run = new LabRun(
+    ctx,
+    exp,
+    sink,
+    inProcessScorer,
+    mnistFor(exp),
+    ckpt ? { config: ckpt.config, params: ckpt.params } : null,
+  );
+  sink.log(
+    `model: ${run.paramCount} parameters, ${ckpt ? `cold start from ${flags.checkpoint ? String(flags.checkpoint) : "the shipped SFT checkpoint"}${ckpt.meta?.step !== undefined ? ` (SFT step ${ckpt.meta.step})` : ""}` : `SFT from scratch (${exp.sftSteps} steps)`}`,
+  );
   let sft: EvalMetrics;
   if (ckpt) sft = await run.evalStart();
   else {
@@ -110,14 +173,28 @@ async function main(): Promise<void> {
     variants[name] = finalMetrics(sink.rows, name, exp.seeds);
     if (flags.out) {
       for (const seed of run.seeds) {
-        const meta = { variant: name, rlSteps: exp.algorithm.steps, seed, preset, coldStartStep: ckpt?.meta?.step, task: exp.task };
+        const meta = {
+          variant: name,
+          rlSteps: exp.algorithm.steps,
+          seed,
+          preset,
+          coldStartStep: ckpt?.meta?.step,
+          task: exp.task,
+        };
         const file = exp.seeds ? `${name}.s${seed}.ckpt` : `${name}.ckpt`;
-        writeBytes(join(String(flags.out), file), saveCheckpoint({ config: run.config, params: await run.variantParams(name, seed), meta }));
+        writeBytes(
+          join(String(flags.out), file),
+          saveCheckpoint({ config: run.config, params: await run.variantParams(name, seed), meta }),
+        );
       }
     }
   }
   ctx.destroy();
-  process.stdout.write(JSON.stringify(exp.seeds ? { preset, seeds: exp.seeds, sft, variants } : { preset, sft, variants }) + "\n");
+  process.stdout.write(
+    `${JSON.stringify(
+      exp.seeds ? { preset, seeds: exp.seeds, sft, variants } : { preset, sft, variants },
+    )}\n`,
+  );
 }
 
 main().then(

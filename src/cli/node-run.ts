@@ -56,7 +56,7 @@ export function consoleSink(outDir?: string, quiet = false): RunSink & { rows: M
   if (outDir) {
     mkdirSync(outDir, { recursive: true });
     writeFileSync(join(outDir, "metrics.jsonl"), "");
-    writeFileSync(join(outDir, "metrics.csv"), [...CSV_HEAD, "metric", "value"].join(",") + "\n");
+    writeFileSync(join(outDir, "metrics.csv"), `${[...CSV_HEAD, "metric", "value"].join(",")}\n`);
   }
   return {
     rows,
@@ -64,18 +64,27 @@ export function consoleSink(outDir?: string, quiet = false): RunSink & { rows: M
       for (const r of batch) {
         rows.push(r);
         if (outDir) {
-          appendFileSync(join(outDir, "metrics.jsonl"), JSON.stringify(r) + "\n");
-          const lines = Object.entries(r.values).map(([k, v]) => [r.variant, r.seed ?? "", r.kind, r.step, r.time.toFixed(3), k, v].join(","));
-          appendFileSync(join(outDir, "metrics.csv"), lines.join("\n") + "\n");
+          appendFileSync(join(outDir, "metrics.jsonl"), `${JSON.stringify(r)}\n`);
+          const lines = Object.entries(r.values).map(([k, v]) =>
+            [r.variant, r.seed ?? "", r.kind, r.step, r.time.toFixed(3), k, v].join(","),
+          );
+          appendFileSync(join(outDir, "metrics.csv"), `${lines.join("\n")}\n`);
         }
         if (quiet) continue;
         const v = r.values;
         if (r.kind === "eval") {
-          console.error(`[eval] ${r.variant}${seedTag(r)} step ${r.step}: acc ${fmt(v.acc)} rcAcc ${fmt(v.rcAcc)} incR ${fmt(v.incR)} cbir ${fmt(v.cbir)} hintFollow ${fmt(v.hintFollow)} format ${fmt(v.formatRate)} stepAcc ${fmt(v.stepAcc)}`);
+          console.error(
+            `[eval] ${r.variant}${seedTag(r)} step ${r.step}: acc ${fmt(v.acc)} rcAcc ${fmt(v.rcAcc)} incR ${fmt(v.incR)} cbir ${fmt(v.cbir)} hintFollow ${fmt(v.hintFollow)} format ${fmt(v.formatRate)} stepAcc ${fmt(v.stepAcc)}`,
+          );
         } else if (r.variant === "sft") {
-          if (r.step % 25 === 0 || r.step === 1) console.error(`[sft] step ${r.step}: loss ${fmt(v.loss)} (${Math.round(v.step_time_ms)} ms)`);
+          if (r.step % 25 === 0 || r.step === 1)
+            console.error(
+              `[sft] step ${r.step}: loss ${fmt(v.loss)} (${Math.round(v.step_time_ms)} ms)`,
+            );
         } else {
-          console.error(`[rl] ${r.variant}${seedTag(r)} step ${r.step}: reward ${fmt(v.reward_mean)} acc ${fmt(v.train_acc)} kl ${fmt(v.kl)} (${Math.round(v.step_time_ms)} ms)`);
+          console.error(
+            `[rl] ${r.variant}${seedTag(r)} step ${r.step}: reward ${fmt(v.reward_mean)} acc ${fmt(v.train_acc)} kl ${fmt(v.kl)} (${Math.round(v.step_time_ms)} ms)`,
+          );
         }
       }
     },
@@ -104,7 +113,10 @@ function fmt(x: number | undefined): string {
 export function parseSeedList(flag: string, text: string): number[] {
   const parts = text.split(",").map((t) => t.trim());
   const seeds = parts.map((t) => {
-    if (!/^\d{1,10}$/.test(t) || Number(t) > 2 ** 31 - 1) throw new Error(`--${flag}: '${t}' is not a seed (an integer 0..2147483647); give e.g. 1,2,3`);
+    if (!/^\d{1,10}$/.test(t) || Number(t) > 2 ** 31 - 1)
+      throw new Error(
+        `--${flag}: '${t}' is not a seed (an integer 0..2147483647); give e.g. 1,2,3`,
+      );
     return Number(t);
   });
   const dup = seeds.find((x, i) => seeds.indexOf(x) !== i);
@@ -113,14 +125,22 @@ export function parseSeedList(flag: string, text: string): number[] {
 }
 
 /** Parses `--key value` / `--flag` arguments into a map. */
-export function parseFlags(argv: string[], known: Record<string, "string" | "number" | "boolean">): Record<string, string | number | boolean> {
+export function parseFlags(
+  argv: string[],
+  known: Record<string, "string" | "number" | "boolean">,
+): Record<string, string | number | boolean> {
   const out: Record<string, string | number | boolean> = {};
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (!a.startsWith("--")) throw new Error(`unexpected argument '${a}'`);
     const key = a.slice(2);
     const kind = known[key];
-    if (!kind) throw new Error(`unknown option --${key}; known: ${Object.keys(known).map((k) => "--" + k).join(" ")}`);
+    if (!kind)
+      throw new Error(
+        `unknown option --${key}; known: ${Object.keys(known)
+          .map((k) => `--${k}`)
+          .join(" ")}`,
+      );
     if (kind === "boolean") {
       out[key] = true;
       continue;

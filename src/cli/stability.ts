@@ -25,26 +25,46 @@ import { loadCheckpoint } from "../model/checkpoint";
 import { parseExperiment } from "../rl/experiment";
 import { inProcessScorer } from "../rl/reward-client";
 import { LabRun } from "../rl/runner";
-import { MAX_STABILITY_GROUP_SIZE, MAX_STABILITY_PROMPTS, stabilityReport } from "../rl/stability-run";
+import {
+  MAX_STABILITY_GROUP_SIZE,
+  MAX_STABILITY_PROMPTS,
+  stabilityReport,
+} from "../rl/stability-run";
 import { checkpointFile, consoleSink, mnistFor, nodeContext, parseFlags } from "./node-run";
 
-function intFlag(flags: Record<string, unknown>, name: string, fallback: number, lo: number, hi: number): number {
+function intFlag(
+  flags: Record<string, unknown>,
+  name: string,
+  fallback: number,
+  lo: number,
+  hi: number,
+): number {
   const v = flags[name] ?? fallback;
-  if (typeof v !== "number" || !Number.isInteger(v) || v < lo || v > hi) throw new Error(`--${name} must be an integer in [${lo}, ${hi}], got ${String(v)}`);
+  if (typeof v !== "number" || !Number.isInteger(v) || v < lo || v > hi)
+    throw new Error(`--${name} must be an integer in [${lo}, ${hi}], got ${String(v)}`);
   return v;
 }
 
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2), {
-    prompts: "number", "group-size": "number", repeats: "number", seed: "number", checkpoint: "string", temperature: "number", "full-size": "boolean", quiet: "boolean",
+    prompts: "number",
+    "group-size": "number",
+    repeats: "number",
+    seed: "number",
+    checkpoint: "string",
+    temperature: "number",
+    "full-size": "boolean",
+    quiet: "boolean",
   });
   const prompts = intFlag(flags, "prompts", 16, 1, MAX_STABILITY_PROMPTS);
   const groupSize = intFlag(flags, "group-size", 8, 2, MAX_STABILITY_GROUP_SIZE);
   const repeats = intFlag(flags, "repeats", 4, 2, 1000);
   const seed = intFlag(flags, "seed", 1, 0, 2 ** 31 - 1);
   const temperature = flags.temperature as number | undefined;
-  if (temperature !== undefined && !(temperature > 0 && temperature <= 5)) throw new Error(`--temperature must be in (0, 5], got ${temperature}`);
-  if (flags.checkpoint !== undefined && !existsSync(String(flags.checkpoint))) throw new Error(`--checkpoint: no such file '${String(flags.checkpoint)}'`);
+  if (temperature !== undefined && !(temperature > 0 && temperature <= 5))
+    throw new Error(`--temperature must be in (0, 5], got ${temperature}`);
+  if (flags.checkpoint !== undefined && !existsSync(String(flags.checkpoint)))
+    throw new Error(`--checkpoint: no such file '${String(flags.checkpoint)}'`);
   const sink = consoleSink(undefined, Boolean(flags.quiet));
 
   const ctx = await nodeContext();
@@ -57,12 +77,17 @@ async function main(): Promise<void> {
     const modelSize = ctx.adapter.isFallback && !flags["full-size"] ? "small" : "default";
     const labDefault = parseExperiment({ modelSize });
     file = checkpointFile(labDefault);
-    if (!existsSync(file)) file = checkpointFile(parseExperiment({ modelSize, task: { hintRate: 0 } }));
-    if (!existsSync(file)) throw new Error(`no shipped cold start for the ${modelSize} model (${file}); pass --checkpoint FILE`);
+    if (!existsSync(file))
+      file = checkpointFile(parseExperiment({ modelSize, task: { hintRate: 0 } }));
+    if (!existsSync(file))
+      throw new Error(
+        `no shipped cold start for the ${modelSize} model (${file}); pass --checkpoint FILE`,
+      );
   }
   const ckpt = loadCheckpoint(new Uint8Array(readFileSync(file)));
   const task = { hintRate: 0, ...((ckpt.meta?.task as object | undefined) ?? {}) };
-  const small = ckpt.config.dModel === SMALL_CONFIG.dModel && ckpt.config.nLayers === SMALL_CONFIG.nLayers;
+  const small =
+    ckpt.config.dModel === SMALL_CONFIG.dModel && ckpt.config.nLayers === SMALL_CONFIG.nLayers;
   const exp = parseExperiment({
     modelSize: small ? "small" : "default",
     task,
@@ -72,12 +97,42 @@ async function main(): Promise<void> {
     evalSize: 4,
     ...(temperature !== undefined ? { algorithm: { temperature } } : {}),
   });
-  const run = new LabRun(ctx, exp, sink, inProcessScorer, mnistFor(exp), { config: ckpt.config, params: ckpt.params });
-  sink.log(`cold start: ${file}${ckpt.meta?.step !== undefined ? ` (step ${String(ckpt.meta.step)})` : ""}, ${run.paramCount} parameters; ${prompts} prompts × ${groupSize} rollouts, ${repeats} repeats`);
-  const report = await stabilityReport(run, { prompts, groupSize, repeats, seed, policy: "reference" });
+  const run = new LabRun(ctx, exp, sink, inProcessScorer, mnistFor(exp), {
+    config: ckpt.config,
+    params: ckpt.params,
+  });
+  sink.log(
+    `cold start: ${file}${ckpt.meta?.step !== undefined ? ` (step ${String(ckpt.meta.step)})` : ""}, ${run.paramCount} parameters; ${prompts} prompts × ${groupSize} rollouts, ${repeats} repeats`,
+  );
+  const report = await stabilityReport(run, {
+    prompts,
+    groupSize,
+    repeats,
+    seed,
+    policy: "reference",
+  });
   ctx.destroy();
-  const { prompts: p, groupSize: g, repeats: r, seed: s, temperature: t, passRate, settings } = report;
-  process.stdout.write(JSON.stringify({ prompts: p, groupSize: g, repeats: r, seed: s, checkpoint: basename(file), temperature: t, passRate, settings }) + "\n");
+  const {
+    prompts: p,
+    groupSize: g,
+    repeats: r,
+    seed: s,
+    temperature: t,
+    passRate,
+    settings,
+  } = report;
+  process.stdout.write(
+    `${JSON.stringify({
+      prompts: p,
+      groupSize: g,
+      repeats: r,
+      seed: s,
+      checkpoint: basename(file),
+      temperature: t,
+      passRate,
+      settings,
+    })}\n`,
+  );
 }
 
 main().then(

@@ -22,15 +22,35 @@ import { parseExperiment } from "../rl/experiment";
 import { LabRun } from "../rl/runner";
 import { inProcessScorer } from "../rl/reward-client";
 import { VOCAB } from "../tasks/tokenizer";
-import { checkpointFile, consoleSink, mnistFor, nodeContext, parseFlags, writeBytes } from "./node-run";
+import {
+  checkpointFile,
+  consoleSink,
+  mnistFor,
+  nodeContext,
+  parseFlags,
+  writeBytes,
+} from "./node-run";
 
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2), {
-    size: "string", resume: "string", steps: "number", seed: "number", lr: "number", batch: "number", out: "string", "eval-every": "number", quiet: "boolean", "open-ended": "boolean", snapshots: "boolean",
-    "hint-rate": "number", "hint-accuracy": "number", "hint-copy": "number",
+    size: "string",
+    resume: "string",
+    steps: "number",
+    seed: "number",
+    lr: "number",
+    batch: "number",
+    out: "string",
+    "eval-every": "number",
+    quiet: "boolean",
+    "open-ended": "boolean",
+    snapshots: "boolean",
+    "hint-rate": "number",
+    "hint-accuracy": "number",
+    "hint-copy": "number",
   });
   const size = String(flags.size ?? "small");
-  if (size !== "small" && size !== "default") throw new Error(`--size must be small or default, got '${size}'`);
+  if (size !== "small" && size !== "default")
+    throw new Error(`--size must be small or default, got '${size}'`);
   const exp = parseExperiment({
     modelSize: size,
     seed: flags.seed ?? 1,
@@ -49,13 +69,33 @@ async function main(): Promise<void> {
   const sink = consoleSink(undefined, Boolean(flags.quiet));
   const ctx = await nodeContext();
   sink.log(`adapter: ${ctx.adapter.description}`);
-  const resume = flags.resume ? loadCheckpoint(new Uint8Array(readFileSync(String(flags.resume)))) : null;
-  const run = new LabRun(ctx, exp, sink, inProcessScorer, mnistFor(exp), resume ? { config: resume.config, params: resume.params } : null);
+  const resume = flags.resume
+    ? loadCheckpoint(new Uint8Array(readFileSync(String(flags.resume))))
+    : null;
+  const run = new LabRun(
+    ctx,
+    exp,
+    sink,
+    inProcessScorer,
+    mnistFor(exp),
+    resume ? { config: resume.config, params: resume.params } : null,
+  );
   const before = resume ? Number(resume.meta?.step ?? 0) : 0;
-  sink.log(`model: ${run.paramCount} parameters; SFT ${exp.sftSteps} steps, batch ${exp.sftBatch}, lr ${exp.sftLr}, seed ${exp.seed}`);
+  sink.log(
+    `model: ${run.paramCount} parameters; SFT ${exp.sftSteps} steps, batch ${exp.sftBatch}, lr ${exp.sftLr}, seed ${exp.seed}`,
+  );
   const file = String(flags.out ?? checkpointFile(exp));
-  const vocabHash = String(VOCAB.join(" ").length) + ":" + VOCAB.length;
-  const meta = (step: number) => ({ step: before + step, resumedFrom: resume ? before : undefined, seed: exp.seed, vocabHash, task: exp.task, lr: exp.sftLr, batch: exp.sftBatch, of: before + exp.sftSteps });
+  const vocabHash = `${String(VOCAB.join(" ").length)}:${VOCAB.length}`;
+  const meta = (step: number) => ({
+    step: before + step,
+    resumedFrom: resume ? before : undefined,
+    seed: exp.seed,
+    vocabHash,
+    task: exp.task,
+    lr: exp.sftLr,
+    batch: exp.sftBatch,
+    of: before + exp.sftSteps,
+  });
   const afterEval = flags.snapshots
     ? async (step: number, params: Float32Array) => {
         const snap = file.replace(/(\.ckpt)?$/, `.step${before + step}.ckpt`);
@@ -64,12 +104,27 @@ async function main(): Promise<void> {
       }
     : undefined;
   const t0 = performance.now();
-  const evalMetrics = await run.sft(exp.sftSteps, Number(flags["eval-every"] ?? 100), () => false, { afterEval });
+  const evalMetrics = await run.sft(exp.sftSteps, Number(flags["eval-every"] ?? 100), () => false, {
+    afterEval,
+  });
   const seconds = (performance.now() - t0) / 1000;
   const shuffled = await run.shuffledImageEval();
-  writeBytes(file, saveCheckpoint({ config: run.config, params: run.initialParams, meta: meta(exp.sftSteps) }));
+  writeBytes(
+    file,
+    saveCheckpoint({ config: run.config, params: run.initialParams, meta: meta(exp.sftSteps) }),
+  );
   ctx.destroy();
-  process.stdout.write(JSON.stringify({ checkpoint: file, size, params: run.paramCount, steps: before + exp.sftSteps, seconds: Math.round(seconds), eval: evalMetrics, shuffledImages: shuffled }) + "\n");
+  process.stdout.write(
+    `${JSON.stringify({
+      checkpoint: file,
+      size,
+      params: run.paramCount,
+      steps: before + exp.sftSteps,
+      seconds: Math.round(seconds),
+      eval: evalMetrics,
+      shuffledImages: shuffled,
+    })}\n`,
+  );
 }
 
 main().then(

@@ -94,14 +94,17 @@ export class GpuContext {
     const size = Math.max(16, roundUp(bytes, 16));
     const limit = this.adapter.limits.maxStorageBufferBindingSize;
     if (size > limit) {
-      throw new Error(`Buffer '${label}' needs ${size} bytes, over the adapter's maxStorageBufferBindingSize of ${limit}`);
+      throw new Error(
+        `Buffer '${label}' needs ${size} bytes, over the adapter's maxStorageBufferBindingSize of ${limit}`,
+      );
     }
     this.stats.buffersCreated++;
     this.stats.bytesCreated += size;
     return this.device.createBuffer({
       label,
       size,
-      usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST | extraUsage,
+      usage:
+        GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST | extraUsage,
     });
   }
 
@@ -141,7 +144,9 @@ export class GpuContext {
   async compileMessages(code: string): Promise<string[]> {
     const module = this.device.createShaderModule({ code });
     const info = await module.getCompilationInfo();
-    return info.messages.filter((m) => m.type === "error").map((m) => `${m.lineNum}:${m.linePos} ${m.message}`);
+    return info.messages
+      .filter((m) => m.type === "error")
+      .map((m) => `${m.lineNum}:${m.linePos} ${m.message}`);
   }
 
   /**
@@ -195,7 +200,9 @@ export class GpuContext {
     if (x === 0 || y === 0 || z === 0) return;
     const max = this.adapter.limits.maxComputeWorkgroupsPerDimension;
     if (x > max || y > max || z > max) {
-      throw new Error(`Kernel '${call.kernel.name}' dispatch ${x}×${y}×${z} exceeds maxComputeWorkgroupsPerDimension ${max}`);
+      throw new Error(
+        `Kernel '${call.kernel.name}' dispatch ${x}×${y}×${z} exceeds maxComputeWorkgroupsPerDimension ${max}`,
+      );
     }
     if (!this.encoder) this.encoder = this.device.createCommandEncoder();
     if (!this.pass) this.pass = this.encoder.beginComputePass();
@@ -246,7 +253,7 @@ export class GpuContext {
 
   private takeStaging(size: number): GPUBuffer {
     const pool = this.staging.get(size);
-    if (pool && pool.length) return pool.pop()!;
+    if (pool?.length) return pool.pop()!;
     this.stats.buffersCreated++;
     return this.device.createBuffer({
       label: `staging.${size}`,

@@ -35,7 +35,9 @@ export async function requestNodeDevice(): Promise<LabDevice> {
     try {
       mod = await import("webgpu");
     } catch (e) {
-      throw new Error(`The npm package 'webgpu' failed to load (${(e as Error).message}). ${NO_ADAPTER_HELP}`);
+      throw new Error(
+        `The npm package 'webgpu' failed to load (${(e as Error).message}). ${NO_ADAPTER_HELP}`,
+      );
     }
     Object.assign(globalThis, mod.globals);
     keptGpu = mod.create([]) as unknown as GPU;

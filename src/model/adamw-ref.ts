@@ -45,8 +45,8 @@ export function adamwStepRef(
   if (!Number.isFinite(norm)) return { gradNorm: norm, clipScale: 0, finite: false };
   const clip = o.maxGradNorm;
   const scale = Number.isFinite(clip) && clip > 0 ? Math.min(1, clip / (norm + 1e-6)) : 1;
-  const bc1 = 1 - Math.pow(o.beta1, state.t);
-  const bc2 = 1 - Math.pow(o.beta2, state.t);
+  const bc1 = 1 - o.beta1 ** state.t;
+  const bc2 = 1 - o.beta2 ** state.t;
   for (let i = 0; i < n; i++) {
     const g = grads[i] * scale;
     const m = o.beta1 * state.m[i] + (1 - o.beta1) * g;
@@ -54,7 +54,8 @@ export function adamwStepRef(
     state.m[i] = m;
     state.v[i] = v;
     const decay = decayMask[i] ? o.lr * o.weightDecay : 0;
-    state.params[i] = state.params[i] * (1 - decay) - (o.lr * (m / bc1)) / (Math.sqrt(v / bc2) + o.eps);
+    state.params[i] =
+      state.params[i] * (1 - decay) - (o.lr * (m / bc1)) / (Math.sqrt(v / bc2) + o.eps);
   }
   return { gradNorm: norm, clipScale: scale, finite: true };
 }

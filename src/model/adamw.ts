@@ -61,11 +61,16 @@ export function resolveAdamW(o: AdamWOptions): Required<AdamWOptions> {
     weightDecay: o.weightDecay ?? 0,
     maxGradNorm: o.maxGradNorm ?? 1,
   };
-  if (!(Number.isFinite(r.lr) && r.lr >= 0)) throw new Error(`AdamW lr must be a finite number ≥ 0, got ${r.lr}`);
-  if (!(r.beta1 >= 0 && r.beta1 < 1)) throw new Error(`AdamW beta1 must be in [0, 1), got ${r.beta1}`);
-  if (!(r.beta2 >= 0 && r.beta2 < 1)) throw new Error(`AdamW beta2 must be in [0, 1), got ${r.beta2}`);
-  if (!(Number.isFinite(r.eps) && r.eps > 0)) throw new Error(`AdamW eps must be a finite number > 0, got ${r.eps}`);
-  if (!(Number.isFinite(r.weightDecay) && r.weightDecay >= 0)) throw new Error(`AdamW weightDecay must be a finite number ≥ 0, got ${r.weightDecay}`);
+  if (!(Number.isFinite(r.lr) && r.lr >= 0))
+    throw new Error(`AdamW lr must be a finite number ≥ 0, got ${r.lr}`);
+  if (!(r.beta1 >= 0 && r.beta1 < 1))
+    throw new Error(`AdamW beta1 must be in [0, 1), got ${r.beta1}`);
+  if (!(r.beta2 >= 0 && r.beta2 < 1))
+    throw new Error(`AdamW beta2 must be in [0, 1), got ${r.beta2}`);
+  if (!(Number.isFinite(r.eps) && r.eps > 0))
+    throw new Error(`AdamW eps must be a finite number > 0, got ${r.eps}`);
+  if (!(Number.isFinite(r.weightDecay) && r.weightDecay >= 0))
+    throw new Error(`AdamW weightDecay must be a finite number ≥ 0, got ${r.weightDecay}`);
   if (Number.isNaN(r.maxGradNorm)) throw new Error(`AdamW maxGradNorm must be a number, got NaN`);
   return r;
 }
@@ -83,7 +88,10 @@ export function decays(shape: readonly number[]): boolean {
 export function decayBlockMask(layout: Pick<ParamLayout, "tensors" | "totalFloats">): Uint32Array {
   const mask = new Uint32Array(Math.ceil(layout.totalFloats / ALIGN_FLOATS));
   for (const t of layout.tensors) {
-    if (t.offset % ALIGN_FLOATS !== 0) throw new Error(`tensor ${t.name} starts at float ${t.offset}, not a multiple of ${ALIGN_FLOATS}`);
+    if (t.offset % ALIGN_FLOATS !== 0)
+      throw new Error(
+        `tensor ${t.name} starts at float ${t.offset}, not a multiple of ${ALIGN_FLOATS}`,
+      );
     if (!decays(t.shape)) continue;
     const first = t.offset / ALIGN_FLOATS;
     const last = Math.ceil((t.offset + t.size) / ALIGN_FLOATS);
@@ -130,7 +138,10 @@ export class AdamW {
     opts: AdamWOptions,
     tuning: { maxWorkgroups?: number } = {},
   ) {
-    if (layout.totalFloats % ALIGN_FLOATS !== 0) throw new Error(`layout.totalFloats (${layout.totalFloats}) must be a multiple of ${ALIGN_FLOATS}`);
+    if (layout.totalFloats % ALIGN_FLOATS !== 0)
+      throw new Error(
+        `layout.totalFloats (${layout.totalFloats}) must be a multiple of ${ALIGN_FLOATS}`,
+      );
     this.opts = resolveAdamW(opts);
     this.totalFloats = layout.totalFloats;
     const n4 = layout.totalFloats / 4;
@@ -148,10 +159,13 @@ export class AdamW {
     const partialK = ctx.kernel("grad_norm.partial", gradNormCode, "partial");
     const finalizeK = ctx.kernel("grad_norm.finalize", gradNormCode, "finalize");
     const normBindings = [grads, this.partials, this.gradStats];
-    this.partialCall = ctx.call(partialK, normBindings, this.packNorm(), [GRAD_NORM_PARTIALS / ADAMW_WG]);
+    this.partialCall = ctx.call(partialK, normBindings, this.packNorm(), [
+      GRAD_NORM_PARTIALS / ADAMW_WG,
+    ]);
     this.finalizeCall = ctx.call(finalizeK, normBindings, this.packNorm(), [1]);
 
-    const maxWg = tuning.maxWorkgroups ?? Math.min(4096, ctx.adapter.limits.maxComputeWorkgroupsPerDimension);
+    const maxWg =
+      tuning.maxWorkgroups ?? Math.min(4096, ctx.adapter.limits.maxComputeWorkgroupsPerDimension);
     const wg = Math.max(1, Math.min(Math.ceil(n4 / ADAMW_WG), maxWg));
     const uv = new DataView(this.updateParams);
     uv.setUint32(0, n4, true);
@@ -208,7 +222,9 @@ export class AdamW {
   copyStateFrom(src: AdamW): void {
     if (src === this) return;
     if (src.totalFloats !== this.totalFloats) {
-      throw new Error(`AdamW.copyStateFrom: source has ${src.totalFloats} floats, this optimizer ${this.totalFloats}`);
+      throw new Error(
+        `AdamW.copyStateFrom: source has ${src.totalFloats} floats, this optimizer ${this.totalFloats}`,
+      );
     }
     const bytes = this.totalFloats * 4;
     this.ctx.copy(src.m, 0, this.m, 0, bytes);
@@ -244,8 +260,8 @@ export class AdamW {
     dv.setFloat32(28, o.eps, true);
     dv.setFloat32(32, o.weightDecay, true);
     // Bias corrections in f64 on the CPU, then rounded once to f32.
-    dv.setFloat32(36, 1 - Math.pow(o.beta1, t), true);
-    dv.setFloat32(40, 1 - Math.pow(o.beta2, t), true);
+    dv.setFloat32(36, 1 - o.beta1 ** t, true);
+    dv.setFloat32(40, 1 - o.beta2 ** t, true);
     return this.updateParams;
   }
 }

@@ -55,11 +55,21 @@ function pad4(n: number): number {
  * @returns the checkpoint bytes (format above).
  * @throws Error when the config is invalid or params.length is not the layout's totalFloats.
  */
-export function saveCheckpoint({ config, params, meta }: { config: ModelConfig; params: Float32Array; meta?: CheckpointMeta | null }): Uint8Array {
+export function saveCheckpoint({
+  config,
+  params,
+  meta,
+}: {
+  config: ModelConfig;
+  params: Float32Array;
+  meta?: CheckpointMeta | null;
+}): Uint8Array {
   validateConfig(config);
   const layout = paramLayout(config);
   if (params.length !== layout.totalFloats) {
-    throw new Error(`saveCheckpoint: params has ${params.length} floats, the config's layout needs ${layout.totalFloats}`);
+    throw new Error(
+      `saveCheckpoint: params has ${params.length} floats, the config's layout needs ${layout.totalFloats}`,
+    );
   }
   const configBytes = encoder.encode(JSON.stringify(config));
   const metaBytes = meta == null ? new Uint8Array(0) : encoder.encode(JSON.stringify(meta));
@@ -122,7 +132,9 @@ export function loadCheckpoint(bytes: Uint8Array): Checkpoint {
   let pos = 0;
   const need = (n: number, what: string) => {
     if (pos + n > bytes.length) {
-      throw new Error(`truncated checkpoint: needs ${n} bytes for ${what} at offset ${pos}, but the file has ${bytes.length} bytes`);
+      throw new Error(
+        `truncated checkpoint: needs ${n} bytes for ${what} at offset ${pos}, but the file has ${bytes.length} bytes`,
+      );
     }
   };
   const u32 = (what: string) => {
@@ -141,12 +153,16 @@ export function loadCheckpoint(bytes: Uint8Array): Checkpoint {
   need(8, "the magic bytes");
   const magic = String.fromCharCode(...bytes.subarray(0, 8));
   if (magic !== CHECKPOINT_MAGIC) {
-    throw new Error(`not a Reward Lab checkpoint: wrong magic bytes ${JSON.stringify(magic)} (expected ${JSON.stringify(CHECKPOINT_MAGIC)})`);
+    throw new Error(
+      `not a Reward Lab checkpoint: wrong magic bytes ${JSON.stringify(magic)} (expected ${JSON.stringify(CHECKPOINT_MAGIC)})`,
+    );
   }
   pos = 8;
   const version = u32("the format version");
   if (version !== CHECKPOINT_VERSION) {
-    throw new Error(`unsupported checkpoint format version ${version} (this build reads version ${CHECKPOINT_VERSION})`);
+    throw new Error(
+      `unsupported checkpoint format version ${version} (this build reads version ${CHECKPOINT_VERSION})`,
+    );
   }
   const configLen = u32("the config length");
   let config: ModelConfig;
@@ -172,25 +188,39 @@ export function loadCheckpoint(bytes: Uint8Array): Checkpoint {
     if (seen.has(name)) throw new Error(`checkpoint holds tensor '${name}' twice`);
     seen.add(name);
     const rank = u32(`the rank of tensor '${name}'`);
-    if (rank > 8) throw new Error(`checkpoint tensor '${name}' has rank ${rank} (at most 8 expected): corrupt file`);
+    if (rank > 8)
+      throw new Error(
+        `checkpoint tensor '${name}' has rank ${rank} (at most 8 expected): corrupt file`,
+      );
     const shape: number[] = [];
     for (let r = 0; r < rank; r++) shape.push(u32(`dimension ${r} of tensor '${name}'`));
     const slot = layout.byName.get(name);
-    if (!slot) throw new Error(`checkpoint tensor '${name}' (shape [${shape.join(", ")}]) is not a parameter of its config`);
+    if (!slot)
+      throw new Error(
+        `checkpoint tensor '${name}' (shape [${shape.join(", ")}]) is not a parameter of its config`,
+      );
     if (shape.length !== slot.shape.length || shape.some((d, k) => d !== slot.shape[k])) {
-      throw new Error(`checkpoint tensor '${name}' has shape [${shape.join(", ")}] but the config needs [${slot.shape.join(", ")}]`);
+      throw new Error(
+        `checkpoint tensor '${name}' has shape [${shape.join(", ")}] but the config needs [${slot.shape.join(", ")}]`,
+      );
     }
     need(slot.size * 4, `the data of tensor '${name}'`);
     if (LITTLE_ENDIAN_HOST) {
       paramBytes.set(bytes.subarray(pos, pos + slot.size * 4), slot.offset * 4);
     } else {
       const dst = new DataView(params.buffer);
-      for (let k = 0; k < slot.size; k++) dst.setUint32((slot.offset + k) * 4, dv.getUint32(pos + k * 4, true), false);
+      for (let k = 0; k < slot.size; k++)
+        dst.setUint32((slot.offset + k) * 4, dv.getUint32(pos + k * 4, true), false);
     }
     pos += slot.size * 4;
   }
-  const missing = layout.tensors.filter((t) => !seen.has(t.name)).map((t) => `'${t.name}' [${t.shape.join(", ")}]`);
-  if (missing.length) throw new Error(`checkpoint lacks tensor${missing.length > 1 ? "s" : ""} ${missing.join(", ")} required by its config`);
+  const missing = layout.tensors
+    .filter((t) => !seen.has(t.name))
+    .map((t) => `'${t.name}' [${t.shape.join(", ")}]`);
+  if (missing.length)
+    throw new Error(
+      `checkpoint lacks tensor${missing.length > 1 ? "s" : ""} ${missing.join(", ")} required by its config`,
+    );
 
   const metaLen = u32("the metadata length");
   let meta: CheckpointMeta | null = null;
@@ -202,6 +232,9 @@ export function loadCheckpoint(bytes: Uint8Array): Checkpoint {
       throw new Error(`checkpoint metadata is not valid JSON: ${(e as Error).message}`);
     }
   }
-  if (pos !== bytes.length) throw new Error(`checkpoint has ${bytes.length - pos} unexpected trailing bytes after offset ${pos}`);
+  if (pos !== bytes.length)
+    throw new Error(
+      `checkpoint has ${bytes.length - pos} unexpected trailing bytes after offset ${pos}`,
+    );
   return { config, params, meta };
 }

@@ -66,25 +66,52 @@ export function maxTextLen(c: ModelConfig): number {
  * Validates a config.
  * @throws Error naming the field and the limit that is broken.
  */
-export function validateConfig(c: ModelConfig, limits?: { maxStorageBufferBindingSize: number }): void {
+export function validateConfig(
+  c: ModelConfig,
+  limits?: { maxStorageBufferBindingSize: number },
+): void {
   const ints: Array<keyof ModelConfig> = [
-    "imageHeight", "imageWidth", "imageChannels", "patchSize", "dModel", "nLayers", "nHeads", "mlpRatio", "vocabSize", "maxSeqLen",
+    "imageHeight",
+    "imageWidth",
+    "imageChannels",
+    "patchSize",
+    "dModel",
+    "nLayers",
+    "nHeads",
+    "mlpRatio",
+    "vocabSize",
+    "maxSeqLen",
   ];
   for (const k of ints) {
     const v = c[k];
-    if (!Number.isInteger(v) || v < 1) throw new Error(`config.${k} must be a positive integer, got ${v}`);
+    if (!Number.isInteger(v) || v < 1)
+      throw new Error(`config.${k} must be a positive integer, got ${v}`);
   }
-  if (c.imageHeight % c.patchSize !== 0) throw new Error(`config.imageHeight (${c.imageHeight}) must be divisible by config.patchSize (${c.patchSize})`);
-  if (c.imageWidth % c.patchSize !== 0) throw new Error(`config.imageWidth (${c.imageWidth}) must be divisible by config.patchSize (${c.patchSize})`);
-  if (c.dModel % c.nHeads !== 0) throw new Error(`config.dModel (${c.dModel}) must be divisible by config.nHeads (${c.nHeads})`);
-  if (c.dModel % 4 !== 0) throw new Error(`config.dModel (${c.dModel}) must be a multiple of 4 (vec4 kernels)`);
-  if (maxTextLen(c) < 2) throw new Error(`config.maxSeqLen (${c.maxSeqLen}) must exceed the ${numPatches(c)} patch tokens by at least 2`);
-  if (c.imageChannels > 4) throw new Error(`config.imageChannels (${c.imageChannels}) must be at most 4`);
+  if (c.imageHeight % c.patchSize !== 0)
+    throw new Error(
+      `config.imageHeight (${c.imageHeight}) must be divisible by config.patchSize (${c.patchSize})`,
+    );
+  if (c.imageWidth % c.patchSize !== 0)
+    throw new Error(
+      `config.imageWidth (${c.imageWidth}) must be divisible by config.patchSize (${c.patchSize})`,
+    );
+  if (c.dModel % c.nHeads !== 0)
+    throw new Error(`config.dModel (${c.dModel}) must be divisible by config.nHeads (${c.nHeads})`);
+  if (c.dModel % 4 !== 0)
+    throw new Error(`config.dModel (${c.dModel}) must be a multiple of 4 (vec4 kernels)`);
+  if (maxTextLen(c) < 2)
+    throw new Error(
+      `config.maxSeqLen (${c.maxSeqLen}) must exceed the ${numPatches(c)} patch tokens by at least 2`,
+    );
+  if (c.imageChannels > 4)
+    throw new Error(`config.imageChannels (${c.imageChannels}) must be at most 4`);
   if (limits) {
     const layout = paramLayout(c);
     const bytes = layout.totalFloats * 4;
     if (bytes > limits.maxStorageBufferBindingSize) {
-      throw new Error(`config gives ${layout.totalFloats} parameters (${bytes} bytes), over the adapter's maxStorageBufferBindingSize of ${limits.maxStorageBufferBindingSize}; reduce config.dModel or config.nLayers`);
+      throw new Error(
+        `config gives ${layout.totalFloats} parameters (${bytes} bytes), over the adapter's maxStorageBufferBindingSize of ${limits.maxStorageBufferBindingSize}; reduce config.dModel or config.nLayers`,
+      );
     }
   }
 }

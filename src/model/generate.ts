@@ -40,7 +40,15 @@ import type { GpuContext, KernelCall } from "../gpu/context";
 import { packParams } from "../gpu/context";
 import { numPatches, paramLayout, validateConfig, type ModelConfig } from "./config";
 import {
-  advanceKernel, attentionKernel, embedKernel, gatherKernel, grid, kvAppendKernel, layernormKernel, matmulKernel, sampleKernel,
+  advanceKernel,
+  attentionKernel,
+  embedKernel,
+  gatherKernel,
+  grid,
+  kvAppendKernel,
+  layernormKernel,
+  matmulKernel,
+  sampleKernel,
   type MatmulEpilogue,
 } from "./generate/kernels";
 
@@ -110,7 +118,10 @@ export interface GeneratorOptions {
 }
 
 /** True when running under Node (not in a browser or worker). */
-const IS_NODE = typeof process !== "undefined" && typeof process.versions?.node === "string" && typeof window === "undefined";
+const IS_NODE =
+  typeof process !== "undefined" &&
+  typeof process.versions?.node === "string" &&
+  typeof window === "undefined";
 
 /**
  * Owns the KV cache, activation buffers and prepared KernelCalls for one
@@ -168,11 +179,17 @@ export class Generator {
   ) {
     this.sleepBeforeRead = options.sleepBeforeRead ?? IS_NODE;
     validateConfig(config, ctx.adapter.limits);
-    for (const [name, v] of [["n", n], ["promptLen", promptLen], ["maxNew", maxNew]] as const) {
-      if (!Number.isInteger(v) || v < 1) throw new Error(`Generator: ${name} must be a positive integer, got ${v}`);
+    for (const [name, v] of [
+      ["n", n],
+      ["promptLen", promptLen],
+      ["maxNew", maxNew],
+    ] as const) {
+      if (!Number.isInteger(v) || v < 1)
+        throw new Error(`Generator: ${name} must be a positive integer, got ${v}`);
     }
     const G = options.groupSize ?? 1;
-    if (!Number.isInteger(G) || G < 1 || n % G !== 0) throw new Error(`Generator: groupSize ${G} must be a positive integer dividing N = ${n}`);
+    if (!Number.isInteger(G) || G < 1 || n % G !== 0)
+      throw new Error(`Generator: groupSize ${G} must be a positive integer dividing N = ${n}`);
     this.groupSize = G;
     const P = numPatches(config);
     const T0 = P + promptLen;
@@ -200,7 +217,10 @@ export class Generator {
     // ---- buffers (all allocated here, once) ----
     const f = 4;
     this.params = ctx.createBuffer("gen.params", layout.totalFloats * f);
-    this.images = ctx.createBuffer("gen.images", n * config.imageHeight * config.imageWidth * config.imageChannels * f);
+    this.images = ctx.createBuffer(
+      "gen.images",
+      n * config.imageHeight * config.imageWidth * config.imageChannels * f,
+    );
     this.text = ctx.createBuffer("gen.text", n * textCap * f); // [N, textCap] i32
     this.forced = ctx.createBuffer("gen.forced", (n * maxNew + n) * f); // [N, maxNew] | lens [N]
     this.state = ctx.createBuffer("gen.state", 4 * f); // [step, pad, 0, 0] u32
@@ -218,7 +238,16 @@ export class Generator {
     this.forcedHost = new Int32Array(n * maxNew + n);
 
     // ---- prepared calls ----
-    const matmul = (inp: GPUBuffer, outBuf: GPUBuffer, R: number, I: number, O: number, w: string, b: string | null, epi: MatmulEpilogue) => {
+    const matmul = (
+      inp: GPUBuffer,
+      outBuf: GPUBuffer,
+      R: number,
+      I: number,
+      O: number,
+      w: string,
+      b: string | null,
+      epi: MatmulEpilogue,
+    ) => {
       const colTiles = Math.ceil(O / 4);
       return ctx.call(
         matmulKernel(ctx, O, epi),
@@ -228,23 +257,58 @@ export class Generator {
       );
     };
     const layernorm = (inp: GPUBuffer, outBuf: GPUBuffer, R: number, g: string, b: string) =>
-      ctx.call(layernormKernel(ctx), [inp, this.params, outBuf], packParams([R, d, 1, 0, off(g), off(b)]), grid(R));
-    const embed = (R: number, rowsPerSeq: number, posBase: number, useState: number, seqMul: number) => ctx.call(
-      embedKernel(ctx),
-      [this.images, this.text, this.state, this.params, x],
-      packParams([
-        R, d, rowsPerSeq, posBase, useState, P, textCap, config.imageWidth / config.patchSize, config.patchSize,
-        config.imageChannels, config.imageWidth, config.imageHeight * config.imageWidth * config.imageChannels,
-        off("patch.w"), off("patch.b"), off("wte"), off("wpe"), seqMul,
-      ]),
-      grid(R * (d / 4)),
-    );
+      ctx.call(
+        layernormKernel(ctx),
+        [inp, this.params, outBuf],
+        packParams([R, d, 1, 0, off(g), off(b)]),
+        grid(R),
+      );
+    const embed = (
+      R: number,
+      rowsPerSeq: number,
+      posBase: number,
+      useState: number,
+      seqMul: number,
+    ) =>
+      ctx.call(
+        embedKernel(ctx),
+        [this.images, this.text, this.state, this.params, x],
+        packParams([
+          R,
+          d,
+          rowsPerSeq,
+          posBase,
+          useState,
+          P,
+          textCap,
+          config.imageWidth / config.patchSize,
+          config.patchSize,
+          config.imageChannels,
+          config.imageWidth,
+          config.imageHeight * config.imageWidth * config.imageChannels,
+          off("patch.w"),
+          off("patch.b"),
+          off("wte"),
+          off("wpe"),
+          seqMul,
+        ]),
+        grid(R * (d / 4)),
+      );
     // Attention half of layer l up to the cache append: xr [R, d] → qkvr [R, 3d] → cache.
-    const attnIn = (l: number, R: number, rowsPerSeq: number, posBase: number, useState: number, seqMul: number, xr: GPUBuffer, qkvr: GPUBuffer) => {
+    const attnIn = (
+      l: number,
+      R: number,
+      rowsPerSeq: number,
+      posBase: number,
+      useState: number,
+      seqMul: number,
+      xr: GPUBuffer,
+      qkvr: GPUBuffer,
+    ) => {
       const pre = `h.${l}.`;
       return [
-        layernorm(xr, xn, R, pre + "ln1.g", pre + "ln1.b"),
-        matmul(xn, qkvr, R, d, 3 * d, pre + "attn.wqkv", pre + "attn.bqkv", "store"),
+        layernorm(xr, xn, R, `${pre}ln1.g`, `${pre}ln1.b`),
+        matmul(xn, qkvr, R, d, 3 * d, `${pre}attn.wqkv`, `${pre}attn.bqkv`, "store"),
         ctx.call(
           kvAppendKernel(ctx),
           [qkvr, this.state, kc, vc],
@@ -254,19 +318,41 @@ export class Generator {
       ];
     };
     // Rest of layer l: attention of the R query rows in qkvr over the cache, wo, MLP; residual in xr.
-    const attnOutMlp = (l: number, R: number, rowsPerSeq: number, posBase: number, useState: number, seqMul: number, xr: GPUBuffer, qkvr: GPUBuffer) => {
+    const attnOutMlp = (
+      l: number,
+      R: number,
+      rowsPerSeq: number,
+      posBase: number,
+      useState: number,
+      seqMul: number,
+      xr: GPUBuffer,
+      qkvr: GPUBuffer,
+    ) => {
       const pre = `h.${l}.`;
       return [
         ctx.call(
           attentionKernel(ctx, hd),
           [qkvr, kc, vc, this.text, this.state, att],
-          packParams([R, d, H, S, rowsPerSeq, posBase, useState, l * n * H * S * hd, P, textCap, { f32: 1 / Math.sqrt(hd) }, seqMul]),
+          packParams([
+            R,
+            d,
+            H,
+            S,
+            rowsPerSeq,
+            posBase,
+            useState,
+            l * n * H * S * hd,
+            P,
+            textCap,
+            { f32: 1 / Math.sqrt(hd) },
+            seqMul,
+          ]),
           grid(R * H),
         ),
-        matmul(att, xr, R, d, d, pre + "attn.wo", pre + "attn.bo", "add"),
-        layernorm(xr, xn, R, pre + "ln2.g", pre + "ln2.b"),
-        matmul(xn, h, R, d, hid, pre + "mlp.wfc", pre + "mlp.bfc", "gelu"),
-        matmul(h, xr, R, hid, d, pre + "mlp.wproj", pre + "mlp.bproj", "add"),
+        matmul(att, xr, R, d, d, `${pre}attn.wo`, `${pre}attn.bo`, "add"),
+        layernorm(xr, xn, R, `${pre}ln2.g`, `${pre}ln2.b`),
+        matmul(xn, h, R, d, hid, `${pre}mlp.wfc`, `${pre}mlp.bfc`, "gelu"),
+        matmul(h, xr, R, hid, d, `${pre}mlp.wproj`, `${pre}mlp.bproj`, "add"),
       ];
     };
     // Final LayerNorm and head (no bias) on N rows of xr → logits [N, V].
@@ -275,7 +361,12 @@ export class Generator {
       matmul(xn, this.logits, n, d, V, "head.w", null, "store"),
     ];
     const gather = (src: GPUBuffer, dst: GPUBuffer, width: number) =>
-      ctx.call(gatherKernel(ctx), [src, dst], packParams([n, width, T0, T0 - 1, G]), grid(n * (width / 4)));
+      ctx.call(
+        gatherKernel(ctx),
+        [src, dst],
+        packParams([n, width, T0, T0 - 1, G]),
+        grid(n * (width / 4)),
+      );
 
     // Prefill: all (N/G)·T0 prompt rows through layers 0..L-2, K/V copied to
     // the G sequences of each prompt; in the last layer only the K/V of all
@@ -286,7 +377,10 @@ export class Generator {
     const qkvLast = ctx.createBuffer("gen.qkvLast", n * 3 * d * f);
     this.prefill = [embed(pr, T0, 0, 0, G)];
     for (let l = 0; l < L - 1; l++) {
-      this.prefill.push(...attnIn(l, pr, T0, 0, 0, G, x, qkv), ...attnOutMlp(l, pr, T0, 0, 0, G, x, qkv));
+      this.prefill.push(
+        ...attnIn(l, pr, T0, 0, 0, G, x, qkv),
+        ...attnOutMlp(l, pr, T0, 0, 0, G, x, qkv),
+      );
     }
     this.prefill.push(
       ...attnIn(L - 1, pr, T0, 0, 0, G, x, qkv),
@@ -297,7 +391,11 @@ export class Generator {
     );
     // Decode step: N rows at position T0 + state[0].
     this.decode = [embed(n, 1, T0, 1, 1)];
-    for (let l = 0; l < L; l++) this.decode.push(...attnIn(l, n, 1, T0, 1, 1, x, qkv), ...attnOutMlp(l, n, 1, T0, 1, 1, x, qkv));
+    for (let l = 0; l < L; l++)
+      this.decode.push(
+        ...attnIn(l, n, 1, T0, 1, 1, x, qkv),
+        ...attnOutMlp(l, n, 1, T0, 1, 1, x, qkv),
+      );
     this.decode.push(...final(x));
     this.advance = ctx.call(advanceKernel(ctx), [this.state], new Uint32Array([1, 0, 0, 0]), [1]);
     this.sample = ctx.call(
@@ -328,22 +426,38 @@ export class Generator {
     const pixels = config.imageHeight * config.imageWidth * config.imageChannels;
     const isId = (v: number) => Number.isInteger(v) && v >= 0 && v < V;
     if (!Number.isInteger(M) || M < 1 || M > this.maxNew) {
-      throw new Error(`generate: maxNew ${M} must be an integer in [1, ${this.maxNew}] (the Generator was built for maxNew = ${this.maxNew}; P + promptLen + maxNew ≤ maxSeqLen ${config.maxSeqLen})`);
+      throw new Error(
+        `generate: maxNew ${M} must be an integer in [1, ${this.maxNew}] (the Generator was built for maxNew = ${this.maxNew}; P + promptLen + maxNew ≤ maxSeqLen ${config.maxSeqLen})`,
+      );
     }
-    if (opts.images.length !== n * pixels) throw new Error(`generate: images has ${opts.images.length} values, expected N·H·W·C = ${n}·${pixels}`);
+    if (opts.images.length !== n * pixels)
+      throw new Error(
+        `generate: images has ${opts.images.length} values, expected N·H·W·C = ${n}·${pixels}`,
+      );
     if (opts.promptTokens.length !== n * promptLen) {
-      throw new Error(`generate: promptTokens has ${opts.promptTokens.length} ids, expected N·promptLen = ${n}·${promptLen} (the Generator's shape)`);
+      throw new Error(
+        `generate: promptTokens has ${opts.promptTokens.length} ids, expected N·promptLen = ${n}·${promptLen} (the Generator's shape)`,
+      );
     }
-    if (!isId(opts.eosId) || !isId(opts.padId)) throw new Error(`generate: eosId ${opts.eosId} and padId ${opts.padId} must be ids in [0, ${V})`);
-    if (!greedy && !(T > 0 && Number.isFinite(T))) throw new Error(`generate: temperature must be > 0, got ${T}`);
-    if (!Number.isInteger(topK) || topK < 0 || topK > V) throw new Error(`generate: topK must be an integer in [0, ${V}], got ${topK}`);
+    if (!isId(opts.eosId) || !isId(opts.padId))
+      throw new Error(
+        `generate: eosId ${opts.eosId} and padId ${opts.padId} must be ids in [0, ${V})`,
+      );
+    if (!greedy && !(T > 0 && Number.isFinite(T)))
+      throw new Error(`generate: temperature must be > 0, got ${T}`);
+    if (!Number.isInteger(topK) || topK < 0 || topK > V)
+      throw new Error(`generate: topK must be an integer in [0, ${V}], got ${topK}`);
     if (!(topP > 0 && topP <= 1)) throw new Error(`generate: topP must be in (0, 1], got ${topP}`);
     if (opts.paramsBuf.size < this.layoutFloats * 4) {
-      throw new Error(`generate: paramsBuf has ${opts.paramsBuf.size} bytes, the layout needs ${this.layoutFloats * 4}`);
+      throw new Error(
+        `generate: paramsBuf has ${opts.paramsBuf.size} bytes, the layout needs ${this.layoutFloats * 4}`,
+      );
     }
     const forced = opts.forcedPrefix ?? null;
-    if (forced && forced.length !== n) throw new Error(`generate: forcedPrefix has ${forced.length} entries, expected N = ${n}`);
-    if (this.busy) throw new Error("generate: this Generator is already running a batch (await it first)");
+    if (forced && forced.length !== n)
+      throw new Error(`generate: forcedPrefix has ${forced.length} entries, expected N = ${n}`);
+    if (this.busy)
+      throw new Error("generate: this Generator is already running a batch (await it first)");
 
     // Host-side inputs (preallocated arrays; no GPU allocation).
     const textCap = promptLen + this.maxNew;
@@ -352,7 +466,10 @@ export class Generator {
     for (let s = 0; s < n; s++) {
       for (let i = 0; i < promptLen; i++) {
         const id = opts.promptTokens[s * promptLen + i];
-        if (!isId(id)) throw new Error(`generate: prompt token ${id} of sequence ${s} at ${i} is outside [0, ${V})`);
+        if (!isId(id))
+          throw new Error(
+            `generate: prompt token ${id} of sequence ${s} at ${i} is outside [0, ${V})`,
+          );
         text[s * textCap + i] = id;
       }
     }
@@ -361,9 +478,15 @@ export class Generator {
     for (let s = 0; s < n; s++) {
       const pre = forced?.[s];
       if (!pre) continue;
-      if (pre.length > M) throw new Error(`generate: forced prefix of sequence ${s} has ${pre.length} tokens, more than maxNew ${M}`);
+      if (pre.length > M)
+        throw new Error(
+          `generate: forced prefix of sequence ${s} has ${pre.length} tokens, more than maxNew ${M}`,
+        );
       for (let i = 0; i < pre.length; i++) {
-        if (!isId(pre[i])) throw new Error(`generate: forced token ${pre[i]} of sequence ${s} at ${i} is outside [0, ${V})`);
+        if (!isId(pre[i]))
+          throw new Error(
+            `generate: forced token ${pre[i]} of sequence ${s} at ${i} is outside [0, ${V})`,
+          );
         fh[s * this.maxNew + i] = pre[i];
       }
       fh[n * this.maxNew + s] = pre.length;
@@ -376,12 +499,16 @@ export class Generator {
         if (first === s) continue;
         for (let i = 0; i < pixels; i++) {
           if (opts.images[s * pixels + i] !== opts.images[first * pixels + i]) {
-            throw new Error(`generate: groupSize ${G}: the image of sequence ${s} differs from sequence ${first}'s (sequences of a group must share image and prompt)`);
+            throw new Error(
+              `generate: groupSize ${G}: the image of sequence ${s} differs from sequence ${first}'s (sequences of a group must share image and prompt)`,
+            );
           }
         }
         for (let i = 0; i < promptLen; i++) {
           if (opts.promptTokens[s * promptLen + i] !== opts.promptTokens[first * promptLen + i]) {
-            throw new Error(`generate: groupSize ${G}: the prompt of sequence ${s} differs from sequence ${first}'s (sequences of a group must share image and prompt)`);
+            throw new Error(
+              `generate: groupSize ${G}: the prompt of sequence ${s} differs from sequence ${first}'s (sequences of a group must share image and prompt)`,
+            );
           }
         }
       }
@@ -391,14 +518,32 @@ export class Generator {
     const t0 = performance.now();
     try {
       // One image per prompt (the first of each group).
-      for (let g = 0; g < n / G; g++) ctx.write(this.images, opts.images.subarray(g * G * pixels, (g * G + 1) * pixels), g * pixels * 4);
+      for (let g = 0; g < n / G; g++)
+        ctx.write(
+          this.images,
+          opts.images.subarray(g * G * pixels, (g * G + 1) * pixels),
+          g * pixels * 4,
+        );
       ctx.write(this.text, text);
       ctx.write(this.forced, fh);
       ctx.write(this.state, new Uint32Array([0, opts.padId, 0, 0]));
-      this.sample.setParams(packParams([
-        n, V, M, this.maxNew, promptLen, textCap, opts.seed >>> 0, opts.eosId, opts.padId, greedy ? 1 : 0, topK,
-        { f32: 1 / (T > 0 && Number.isFinite(T) ? T : 1) }, { f32: topP },
-      ]));
+      this.sample.setParams(
+        packParams([
+          n,
+          V,
+          M,
+          this.maxNew,
+          promptLen,
+          textCap,
+          opts.seed >>> 0,
+          opts.eosId,
+          opts.padId,
+          greedy ? 1 : 0,
+          topK,
+          { f32: 1 / (T > 0 && Number.isFinite(T) ? T : 1) },
+          { f32: topP },
+        ]),
+      );
       ctx.copy(opts.paramsBuf, 0, this.params, 0, this.layoutFloats * 4);
       ctx.clear(this.out);
       for (const c of this.prefill) ctx.run(c);

@@ -19,7 +19,14 @@
  * text position s − 1; s = 0 has no prediction (logprob 0, mask ignored).
  */
 import type { Binding, GpuContext, KernelCall } from "../gpu/context";
-import { numPatches, paramLayout, patchDim, validateConfig, type ModelConfig, type ParamLayout } from "./config";
+import {
+  numPatches,
+  paramLayout,
+  patchDim,
+  validateConfig,
+  type ModelConfig,
+  type ParamLayout,
+} from "./config";
 import * as K from "./kernels";
 import type { PolicyAggregation } from "./reference/losses";
 
@@ -85,20 +92,28 @@ interface ForwardCalls {
 
 /** Activation buffers of one transformer block (llm.c ActivationTensors). */
 interface LayerActs {
-  ln1: GPUBuffer; ln1Mean: GPUBuffer; ln1Rstd: GPUBuffer; // [BT, C], [BT], [BT]
+  ln1: GPUBuffer;
+  ln1Mean: GPUBuffer;
+  ln1Rstd: GPUBuffer; // [BT, C], [BT], [BT]
   qkv: GPUBuffer; // [BT, 3C]
   att: GPUBuffer; // [B, NH, T, T] softmax probabilities
   atty: GPUBuffer; // [BT, C]
   res2: GPUBuffer; // [BT, C] = xin + attn
-  ln2: GPUBuffer; ln2Mean: GPUBuffer; ln2Rstd: GPUBuffer;
-  fch: GPUBuffer; fchGelu: GPUBuffer; // [BT, 4C]
+  ln2: GPUBuffer;
+  ln2Mean: GPUBuffer;
+  ln2Rstd: GPUBuffer;
+  fch: GPUBuffer;
+  fchGelu: GPUBuffer; // [BT, 4C]
   res3: GPUBuffer; // [BT, C] block output
 }
 
 const AGG_DEFAULT: PolicyAggregation = "seq-mean-token-mean";
 
 /** True when running under Node (not in a browser or worker). */
-const IS_NODE = typeof process !== "undefined" && typeof process.versions?.node === "string" && typeof window === "undefined";
+const IS_NODE =
+  typeof process !== "undefined" &&
+  typeof process.versions?.node === "string" &&
+  typeof window === "undefined";
 
 /** Construction options of a TrainGraph. */
 export interface TrainGraphOptions {
@@ -144,7 +159,9 @@ export class TrainGraph {
   readonly patchEmb: GPUBuffer; // [B·P, C]
   readonly encoded: GPUBuffer; // [BT, C]
   readonly layers: LayerActs[];
-  readonly lnf: GPUBuffer; readonly lnfMean: GPUBuffer; readonly lnfRstd: GPUBuffer;
+  readonly lnf: GPUBuffer;
+  readonly lnfMean: GPUBuffer;
+  readonly lnfRstd: GPUBuffer;
   /** [B, T, V] logits at every position (patch rows included; text row P+s predicts token s+1). */
   readonly logits: GPUBuffer;
   /** [B, L] per-token logprobs of the last forward (0 at s = 0). */
@@ -156,9 +173,15 @@ export class TrainGraph {
   /** [8] loss, kl, clipFrac, entropy, tokens (see readStats). */
   readonly stats: GPUBuffer;
   // backward scratch
-  private dlogits: GPUBuffer; private dln: GPUBuffer; private dres: GPUBuffer;
-  private dfchGelu: GPUBuffer; private dfch: GPUBuffer; private datty: GPUBuffer;
-  private dqkv: GPUBuffer; private dpre: GPUBuffer; private dpatchEmb: GPUBuffer;
+  private dlogits: GPUBuffer;
+  private dln: GPUBuffer;
+  private dres: GPUBuffer;
+  private dfchGelu: GPUBuffer;
+  private dfch: GPUBuffer;
+  private datty: GPUBuffer;
+  private dqkv: GPUBuffer;
+  private dpre: GPUBuffer;
+  private dpatchEmb: GPUBuffer;
   private dummy: GPUBuffer;
 
   private forwards = new Map<GPUBuffer, ForwardCalls>();
@@ -180,7 +203,13 @@ export class TrainGraph {
    * examples of textLen text tokens.
    * @throws Error on an invalid config, P + textLen > maxSeqLen, or buffers that are too small.
    */
-  constructor(ctx: GpuContext, config: ModelConfig, B: number, textLen: number, opts: TrainGraphOptions) {
+  constructor(
+    ctx: GpuContext,
+    config: ModelConfig,
+    B: number,
+    textLen: number,
+    opts: TrainGraphOptions,
+  ) {
     validateConfig(config, ctx.adapter.limits);
     this.ctx = ctx;
     this.config = config;
@@ -190,12 +219,23 @@ export class TrainGraph {
     this.padId = opts.padId;
     this.P = numPatches(config);
     this.T = this.P + textLen;
-    if (!Number.isInteger(B) || B < 1) throw new Error(`TrainGraph: B must be a positive integer, got ${B}`);
-    if (!Number.isInteger(textLen) || textLen < 2) throw new Error(`TrainGraph: textLen must be an integer ≥ 2, got ${textLen}`);
-    if (this.T > config.maxSeqLen) throw new Error(`TrainGraph: P + textLen = ${this.T} exceeds config.maxSeqLen ${config.maxSeqLen}`);
+    if (!Number.isInteger(B) || B < 1)
+      throw new Error(`TrainGraph: B must be a positive integer, got ${B}`);
+    if (!Number.isInteger(textLen) || textLen < 2)
+      throw new Error(`TrainGraph: textLen must be an integer ≥ 2, got ${textLen}`);
+    if (this.T > config.maxSeqLen)
+      throw new Error(
+        `TrainGraph: P + textLen = ${this.T} exceeds config.maxSeqLen ${config.maxSeqLen}`,
+      );
     const need = this.layout.totalFloats * 4;
-    if (opts.params.size < need) throw new Error(`TrainGraph: params buffer has ${opts.params.size} bytes, the layout needs ${need}`);
-    if (opts.grads.size < need) throw new Error(`TrainGraph: grads buffer has ${opts.grads.size} bytes, the layout needs ${need}`);
+    if (opts.params.size < need)
+      throw new Error(
+        `TrainGraph: params buffer has ${opts.params.size} bytes, the layout needs ${need}`,
+      );
+    if (opts.grads.size < need)
+      throw new Error(
+        `TrainGraph: grads buffer has ${opts.grads.size} bytes, the layout needs ${need}`,
+      );
     this.params = opts.params;
     this.grads = opts.grads;
     this.sleepBeforeRead = opts.sleepBeforeRead ?? IS_NODE;
@@ -222,13 +262,18 @@ export class TrainGraph {
     this.layers = [];
     for (let l = 0; l < config.nLayers; l++) {
       this.layers.push({
-        ln1: f(`h${l}.ln1`, BT * C), ln1Mean: f(`h${l}.ln1Mean`, BT), ln1Rstd: f(`h${l}.ln1Rstd`, BT),
+        ln1: f(`h${l}.ln1`, BT * C),
+        ln1Mean: f(`h${l}.ln1Mean`, BT),
+        ln1Rstd: f(`h${l}.ln1Rstd`, BT),
         qkv: f(`h${l}.qkv`, BT * 3 * C),
         att: f(`h${l}.att`, B * NH * T * T),
         atty: f(`h${l}.atty`, BT * C),
         res2: f(`h${l}.res2`, BT * C),
-        ln2: f(`h${l}.ln2`, BT * C), ln2Mean: f(`h${l}.ln2Mean`, BT), ln2Rstd: f(`h${l}.ln2Rstd`, BT),
-        fch: f(`h${l}.fch`, BT * H4), fchGelu: f(`h${l}.fchGelu`, BT * H4),
+        ln2: f(`h${l}.ln2`, BT * C),
+        ln2Mean: f(`h${l}.ln2Mean`, BT),
+        ln2Rstd: f(`h${l}.ln2Rstd`, BT),
+        fch: f(`h${l}.fch`, BT * H4),
+        fchGelu: f(`h${l}.fchGelu`, BT * H4),
         res3: f(`h${l}.res3`, BT * C),
       });
     }
@@ -254,8 +299,14 @@ export class TrainGraph {
     // loss dispatches (independent of the parameter buffer)
     const ld = { B, T, L, P, V };
     const lb = {
-      logits: this.logits, tokens: this.tokens, mask: this.mask, advantages: this.advantages,
-      oldLogprobs: this.oldLogprobs, refLogprobs: this.refLogprobs, logprobs: this.logprobs, tok: this.tok,
+      logits: this.logits,
+      tokens: this.tokens,
+      mask: this.mask,
+      advantages: this.advantages,
+      oldLogprobs: this.oldLogprobs,
+      refLogprobs: this.refLogprobs,
+      logprobs: this.logprobs,
+      tok: this.tok,
     };
     this.lossLogprobsCall = K.lossToken(ctx, lb, ld, K.LOSS_MODE.logprobs);
     this.lossSftCall = K.lossToken(ctx, lb, ld, K.LOSS_MODE.sft);
@@ -283,7 +334,10 @@ export class TrainGraph {
   private forwardCalls(params: GPUBuffer): ForwardCalls {
     const cached = this.forwards.get(params);
     if (cached) return cached;
-    if (params.size < this.layout.totalFloats * 4) throw new Error(`TrainGraph: params buffer has ${params.size} bytes, the layout needs ${this.layout.totalFloats * 4}`);
+    if (params.size < this.layout.totalFloats * 4)
+      throw new Error(
+        `TrainGraph: params buffer has ${params.size} bytes, the layout needs ${this.layout.totalFloats * 4}`,
+      );
     const { ctx, config, B, P, T, textLen: L } = this;
     const C = config.dModel;
     const H4 = config.mlpRatio * C;
@@ -291,25 +345,148 @@ export class TrainGraph {
     const w = (name: string) => this.slot(params, name);
     const dummy = this.dummy;
     const calls: KernelCall[] = [];
-    calls.push(K.patchify(ctx, { images: this.images, patches: this.patches }, { B, H: config.imageHeight, W: config.imageWidth, Ch: config.imageChannels, patchSize: config.patchSize }));
-    calls.push(K.matmulForward(ctx, { x: this.patches, w: w("patch.w"), bias: w("patch.b"), res: null, y: this.patchEmb, dummy }, B * P, patchDim(config), C));
-    calls.push(K.embedForward(ctx, { patchEmb: this.patchEmb, tokens: this.tokens, wte: w("wte"), wpe: w("wpe"), out: this.encoded }, B, P, L, C));
+    calls.push(
+      K.patchify(
+        ctx,
+        { images: this.images, patches: this.patches },
+        {
+          B,
+          H: config.imageHeight,
+          W: config.imageWidth,
+          Ch: config.imageChannels,
+          patchSize: config.patchSize,
+        },
+      ),
+    );
+    calls.push(
+      K.matmulForward(
+        ctx,
+        {
+          x: this.patches,
+          w: w("patch.w"),
+          bias: w("patch.b"),
+          res: null,
+          y: this.patchEmb,
+          dummy,
+        },
+        B * P,
+        patchDim(config),
+        C,
+      ),
+    );
+    calls.push(
+      K.embedForward(
+        ctx,
+        {
+          patchEmb: this.patchEmb,
+          tokens: this.tokens,
+          wte: w("wte"),
+          wpe: w("wpe"),
+          out: this.encoded,
+        },
+        B,
+        P,
+        L,
+        C,
+      ),
+    );
     const attnDims = { B, T, C, NH: config.nHeads, P, L, padId: this.padId };
     let x = this.encoded;
     this.layers.forEach((a, l) => {
       const h = (n: string) => w(`h.${l}.${n}`);
-      calls.push(K.layernormForward(ctx, { inp: x, g: h("ln1.g"), b: h("ln1.b"), out: a.ln1, mean: a.ln1Mean, rstd: a.ln1Rstd }, BT, C));
-      calls.push(K.matmulForward(ctx, { x: a.ln1, w: h("attn.wqkv"), bias: h("attn.bqkv"), res: null, y: a.qkv, dummy }, BT, C, 3 * C));
-      calls.push(K.attentionForward(ctx, { qkv: a.qkv, tokens: this.tokens, att: a.att, out: a.atty }, attnDims));
-      calls.push(K.matmulForward(ctx, { x: a.atty, w: h("attn.wo"), bias: h("attn.bo"), res: x, y: a.res2, dummy }, BT, C, C));
-      calls.push(K.layernormForward(ctx, { inp: a.res2, g: h("ln2.g"), b: h("ln2.b"), out: a.ln2, mean: a.ln2Mean, rstd: a.ln2Rstd }, BT, C));
-      calls.push(K.matmulForward(ctx, { x: a.ln2, w: h("mlp.wfc"), bias: h("mlp.bfc"), res: null, y: a.fch, dummy }, BT, C, H4));
+      calls.push(
+        K.layernormForward(
+          ctx,
+          { inp: x, g: h("ln1.g"), b: h("ln1.b"), out: a.ln1, mean: a.ln1Mean, rstd: a.ln1Rstd },
+          BT,
+          C,
+        ),
+      );
+      calls.push(
+        K.matmulForward(
+          ctx,
+          { x: a.ln1, w: h("attn.wqkv"), bias: h("attn.bqkv"), res: null, y: a.qkv, dummy },
+          BT,
+          C,
+          3 * C,
+        ),
+      );
+      calls.push(
+        K.attentionForward(
+          ctx,
+          { qkv: a.qkv, tokens: this.tokens, att: a.att, out: a.atty },
+          attnDims,
+        ),
+      );
+      calls.push(
+        K.matmulForward(
+          ctx,
+          { x: a.atty, w: h("attn.wo"), bias: h("attn.bo"), res: x, y: a.res2, dummy },
+          BT,
+          C,
+          C,
+        ),
+      );
+      calls.push(
+        K.layernormForward(
+          ctx,
+          {
+            inp: a.res2,
+            g: h("ln2.g"),
+            b: h("ln2.b"),
+            out: a.ln2,
+            mean: a.ln2Mean,
+            rstd: a.ln2Rstd,
+          },
+          BT,
+          C,
+        ),
+      );
+      calls.push(
+        K.matmulForward(
+          ctx,
+          { x: a.ln2, w: h("mlp.wfc"), bias: h("mlp.bfc"), res: null, y: a.fch, dummy },
+          BT,
+          C,
+          H4,
+        ),
+      );
       calls.push(K.geluForward(ctx, { inp: a.fch, out: a.fchGelu }, BT * H4));
-      calls.push(K.matmulForward(ctx, { x: a.fchGelu, w: h("mlp.wproj"), bias: h("mlp.bproj"), res: a.res2, y: a.res3, dummy }, BT, H4, C));
+      calls.push(
+        K.matmulForward(
+          ctx,
+          { x: a.fchGelu, w: h("mlp.wproj"), bias: h("mlp.bproj"), res: a.res2, y: a.res3, dummy },
+          BT,
+          H4,
+          C,
+        ),
+      );
       x = a.res3;
     });
-    calls.push(K.layernormForward(ctx, { inp: x, g: w("lnf.g"), b: w("lnf.b"), out: this.lnf, mean: this.lnfMean, rstd: this.lnfRstd }, BT, C));
-    calls.push(K.matmulForward(ctx, { x: this.lnf, w: w("head.w"), bias: null, res: null, y: this.logits, dummy }, BT, C, config.vocabSize));
+    calls.push(
+      K.layernormForward(
+        ctx,
+        {
+          inp: x,
+          g: w("lnf.g"),
+          b: w("lnf.b"),
+          out: this.lnf,
+          mean: this.lnfMean,
+          rstd: this.lnfRstd,
+        },
+        BT,
+        C,
+      ),
+    );
+    calls.push(
+      K.matmulForward(
+        ctx,
+        { x: this.lnf, w: w("head.w"), bias: null, res: null, y: this.logits, dummy },
+        BT,
+        C,
+        config.vocabSize,
+      ),
+    );
     const fc = { calls };
     this.forwards.set(params, fc);
     return fc;
@@ -327,15 +504,64 @@ export class TrainGraph {
     const dummy = this.dummy;
     const calls: KernelCall[] = [];
     // loss → dlogits
-    this.logitsGradCall = K.lossLogitsGrad(ctx, { logits: this.logits, tokens: this.tokens, g: this.tokenGrad, tok: this.tok, dlogits: this.dlogits }, { B, T, L, P, V });
+    this.logitsGradCall = K.lossLogitsGrad(
+      ctx,
+      {
+        logits: this.logits,
+        tokens: this.tokens,
+        g: this.tokenGrad,
+        tok: this.tok,
+        dlogits: this.dlogits,
+      },
+      { B, T, L, P, V },
+    );
     calls.push(this.logitsGradCall);
     // logits = lnf · head.w
-    calls.push(K.matmulBackwardDx(ctx, { dy: this.dlogits, w: w("head.w"), dx: this.dln }, BT, C, V));
-    calls.push(K.matmulBackwardDw(ctx, { x: this.lnf, dy: this.dlogits, dw: g("head.w"), dbias: null, dummy }, BT, C, V));
+    calls.push(
+      K.matmulBackwardDx(ctx, { dy: this.dlogits, w: w("head.w"), dx: this.dln }, BT, C, V),
+    );
+    calls.push(
+      K.matmulBackwardDw(
+        ctx,
+        { x: this.lnf, dy: this.dlogits, dw: g("head.w"), dbias: null, dummy },
+        BT,
+        C,
+        V,
+      ),
+    );
     // lnf: dres = LN'(dln) starts the residual-stream gradient
     const xf = this.finalResidual;
-    calls.push(K.layernormBackwardDx(ctx, { dout: this.dln, inp: xf, g: w("lnf.g"), mean: this.lnfMean, rstd: this.lnfRstd, dinp: this.dres }, BT, C, false));
-    calls.push(K.layernormBackwardParams(ctx, { dout: this.dln, inp: xf, mean: this.lnfMean, rstd: this.lnfRstd, dg: g("lnf.g"), db: g("lnf.b") }, BT, C));
+    calls.push(
+      K.layernormBackwardDx(
+        ctx,
+        {
+          dout: this.dln,
+          inp: xf,
+          g: w("lnf.g"),
+          mean: this.lnfMean,
+          rstd: this.lnfRstd,
+          dinp: this.dres,
+        },
+        BT,
+        C,
+        false,
+      ),
+    );
+    calls.push(
+      K.layernormBackwardParams(
+        ctx,
+        {
+          dout: this.dln,
+          inp: xf,
+          mean: this.lnfMean,
+          rstd: this.lnfRstd,
+          dg: g("lnf.g"),
+          db: g("lnf.b"),
+        },
+        BT,
+        C,
+      ),
+    );
     const attnDims = { B, T, C, NH: config.nHeads, P, L, padId: this.padId };
     for (let l = config.nLayers - 1; l >= 0; l--) {
       const a = this.layers[l];
@@ -343,42 +569,187 @@ export class TrainGraph {
       const hw = (n: string) => w(`h.${l}.${n}`);
       const hg = (n: string) => g(`h.${l}.${n}`);
       // res3 = res2 + fchGelu·wproj + bproj
-      calls.push(K.matmulBackwardDx(ctx, { dy: this.dres, w: hw("mlp.wproj"), dx: this.dfchGelu }, BT, H4, C));
-      calls.push(K.matmulBackwardDw(ctx, { x: a.fchGelu, dy: this.dres, dw: hg("mlp.wproj"), dbias: hg("mlp.bproj"), dummy }, BT, H4, C));
+      calls.push(
+        K.matmulBackwardDx(
+          ctx,
+          { dy: this.dres, w: hw("mlp.wproj"), dx: this.dfchGelu },
+          BT,
+          H4,
+          C,
+        ),
+      );
+      calls.push(
+        K.matmulBackwardDw(
+          ctx,
+          { x: a.fchGelu, dy: this.dres, dw: hg("mlp.wproj"), dbias: hg("mlp.bproj"), dummy },
+          BT,
+          H4,
+          C,
+        ),
+      );
       // fchGelu = gelu(fch)
-      calls.push(K.geluBackward(ctx, { inp: a.fch, dout: this.dfchGelu, dinp: this.dfch }, BT * H4));
+      calls.push(
+        K.geluBackward(ctx, { inp: a.fch, dout: this.dfchGelu, dinp: this.dfch }, BT * H4),
+      );
       // fch = ln2·wfc + bfc
-      calls.push(K.matmulBackwardDx(ctx, { dy: this.dfch, w: hw("mlp.wfc"), dx: this.dln }, BT, C, H4));
-      calls.push(K.matmulBackwardDw(ctx, { x: a.ln2, dy: this.dfch, dw: hg("mlp.wfc"), dbias: hg("mlp.bfc"), dummy }, BT, C, H4));
+      calls.push(
+        K.matmulBackwardDx(ctx, { dy: this.dfch, w: hw("mlp.wfc"), dx: this.dln }, BT, C, H4),
+      );
+      calls.push(
+        K.matmulBackwardDw(
+          ctx,
+          { x: a.ln2, dy: this.dfch, dw: hg("mlp.wfc"), dbias: hg("mlp.bfc"), dummy },
+          BT,
+          C,
+          H4,
+        ),
+      );
       // ln2 = LN(res2): dres += LN'(dln)  (dres now holds d res2)
-      calls.push(K.layernormBackwardDx(ctx, { dout: this.dln, inp: a.res2, g: hw("ln2.g"), mean: a.ln2Mean, rstd: a.ln2Rstd, dinp: this.dres }, BT, C, true));
-      calls.push(K.layernormBackwardParams(ctx, { dout: this.dln, inp: a.res2, mean: a.ln2Mean, rstd: a.ln2Rstd, dg: hg("ln2.g"), db: hg("ln2.b") }, BT, C));
+      calls.push(
+        K.layernormBackwardDx(
+          ctx,
+          {
+            dout: this.dln,
+            inp: a.res2,
+            g: hw("ln2.g"),
+            mean: a.ln2Mean,
+            rstd: a.ln2Rstd,
+            dinp: this.dres,
+          },
+          BT,
+          C,
+          true,
+        ),
+      );
+      calls.push(
+        K.layernormBackwardParams(
+          ctx,
+          {
+            dout: this.dln,
+            inp: a.res2,
+            mean: a.ln2Mean,
+            rstd: a.ln2Rstd,
+            dg: hg("ln2.g"),
+            db: hg("ln2.b"),
+          },
+          BT,
+          C,
+        ),
+      );
       // res2 = xin + atty·wo + bo
-      calls.push(K.matmulBackwardDx(ctx, { dy: this.dres, w: hw("attn.wo"), dx: this.datty }, BT, C, C));
-      calls.push(K.matmulBackwardDw(ctx, { x: a.atty, dy: this.dres, dw: hg("attn.wo"), dbias: hg("attn.bo"), dummy }, BT, C, C));
+      calls.push(
+        K.matmulBackwardDx(ctx, { dy: this.dres, w: hw("attn.wo"), dx: this.datty }, BT, C, C),
+      );
+      calls.push(
+        K.matmulBackwardDw(
+          ctx,
+          { x: a.atty, dy: this.dres, dw: hg("attn.wo"), dbias: hg("attn.bo"), dummy },
+          BT,
+          C,
+          C,
+        ),
+      );
       // atty = attention(qkv)
-      calls.push(...K.attentionBackward(ctx, { dout: this.datty, qkv: a.qkv, att: a.att, dpre: this.dpre, dqkv: this.dqkv }, attnDims));
+      calls.push(
+        ...K.attentionBackward(
+          ctx,
+          { dout: this.datty, qkv: a.qkv, att: a.att, dpre: this.dpre, dqkv: this.dqkv },
+          attnDims,
+        ),
+      );
       // qkv = ln1·wqkv + bqkv
-      calls.push(K.matmulBackwardDx(ctx, { dy: this.dqkv, w: hw("attn.wqkv"), dx: this.dln }, BT, C, 3 * C));
-      calls.push(K.matmulBackwardDw(ctx, { x: a.ln1, dy: this.dqkv, dw: hg("attn.wqkv"), dbias: hg("attn.bqkv"), dummy }, BT, C, 3 * C));
+      calls.push(
+        K.matmulBackwardDx(ctx, { dy: this.dqkv, w: hw("attn.wqkv"), dx: this.dln }, BT, C, 3 * C),
+      );
+      calls.push(
+        K.matmulBackwardDw(
+          ctx,
+          { x: a.ln1, dy: this.dqkv, dw: hg("attn.wqkv"), dbias: hg("attn.bqkv"), dummy },
+          BT,
+          C,
+          3 * C,
+        ),
+      );
       // ln1 = LN(xin): dres += LN'(dln)  (dres now holds d xin)
-      calls.push(K.layernormBackwardDx(ctx, { dout: this.dln, inp: xin, g: hw("ln1.g"), mean: a.ln1Mean, rstd: a.ln1Rstd, dinp: this.dres }, BT, C, true));
-      calls.push(K.layernormBackwardParams(ctx, { dout: this.dln, inp: xin, mean: a.ln1Mean, rstd: a.ln1Rstd, dg: hg("ln1.g"), db: hg("ln1.b") }, BT, C));
+      calls.push(
+        K.layernormBackwardDx(
+          ctx,
+          {
+            dout: this.dln,
+            inp: xin,
+            g: hw("ln1.g"),
+            mean: a.ln1Mean,
+            rstd: a.ln1Rstd,
+            dinp: this.dres,
+          },
+          BT,
+          C,
+          true,
+        ),
+      );
+      calls.push(
+        K.layernormBackwardParams(
+          ctx,
+          {
+            dout: this.dln,
+            inp: xin,
+            mean: a.ln1Mean,
+            rstd: a.ln1Rstd,
+            dg: hg("ln1.g"),
+            db: hg("ln1.b"),
+          },
+          BT,
+          C,
+        ),
+      );
     }
     // encoded = embeddings
-    calls.push(K.embedBackward(ctx, { dout: this.dres, tokens: this.tokens, dwte: g("wte"), dwpe: g("wpe"), dpatchEmb: this.dpatchEmb }, B, P, L, C, V));
-    calls.push(K.matmulBackwardDw(ctx, { x: this.patches, dy: this.dpatchEmb, dw: g("patch.w"), dbias: g("patch.b"), dummy }, B * P, patchDim(config), C));
+    calls.push(
+      K.embedBackward(
+        ctx,
+        {
+          dout: this.dres,
+          tokens: this.tokens,
+          dwte: g("wte"),
+          dwpe: g("wpe"),
+          dpatchEmb: this.dpatchEmb,
+        },
+        B,
+        P,
+        L,
+        C,
+        V,
+      ),
+    );
+    calls.push(
+      K.matmulBackwardDw(
+        ctx,
+        { x: this.patches, dy: this.dpatchEmb, dw: g("patch.w"), dbias: g("patch.b"), dummy },
+        B * P,
+        patchDim(config),
+        C,
+      ),
+    );
     return calls;
   }
 
   /** Queues a CPU array write, or records a GPU copy, into one of the graph's input buffers. */
-  private put(dst: GPUBuffer, src: Float32Array | Int32Array | GPUBuffer, floats: number, name: string): void {
+  private put(
+    dst: GPUBuffer,
+    src: Float32Array | Int32Array | GPUBuffer,
+    floats: number,
+    name: string,
+  ): void {
     if (src instanceof Float32Array || src instanceof Int32Array) {
-      if (src.length !== floats) throw new Error(`TrainGraph: ${name} has ${src.length} values, expected ${floats}`);
+      if (src.length !== floats)
+        throw new Error(`TrainGraph: ${name} has ${src.length} values, expected ${floats}`);
       this.ctx.write(dst, src);
     } else {
       if (src === dst) return; // already in place (e.g. forwardLogprobs(params, graph.oldLogprobs))
-      if (src.size < floats * 4) throw new Error(`TrainGraph: ${name} buffer has ${src.size} bytes, expected at least ${floats * 4}`);
+      if (src.size < floats * 4)
+        throw new Error(
+          `TrainGraph: ${name} buffer has ${src.size} bytes, expected at least ${floats * 4}`,
+        );
       this.ctx.copy(src, 0, dst, 0, floats * 4);
     }
   }
@@ -392,10 +763,18 @@ export class TrainGraph {
     if (batch.tokens instanceof Int32Array) {
       for (let i = 0; i < batch.tokens.length; i++) {
         const id = batch.tokens[i];
-        if (id < 0 || id >= config.vocabSize) throw new Error(`TrainGraph.setBatch: token ${id} at ${i} is outside [0, ${config.vocabSize})`);
+        if (id < 0 || id >= config.vocabSize)
+          throw new Error(
+            `TrainGraph.setBatch: token ${id} at ${i} is outside [0, ${config.vocabSize})`,
+          );
       }
     }
-    this.put(this.images, batch.images, B * config.imageHeight * config.imageWidth * config.imageChannels, "images");
+    this.put(
+      this.images,
+      batch.images,
+      B * config.imageHeight * config.imageWidth * config.imageChannels,
+      "images",
+    );
     this.put(this.tokens, batch.tokens, B * L, "tokens");
     if (batch.mask) this.put(this.mask, batch.mask, B * L, "mask");
   }
@@ -425,7 +804,9 @@ export class TrainGraph {
    */
   forwardLogprobs(params: GPUBuffer = this.params, out?: GPUBuffer, temperature = 1): GPUBuffer {
     checkTemperature("forwardLogprobs", temperature);
-    this.lossLogprobsCall.setParams(K.lossTokenParams(this.lossDims(), K.LOSS_MODE.logprobs, 0.2, 0, temperature));
+    this.lossLogprobsCall.setParams(
+      K.lossTokenParams(this.lossDims(), K.LOSS_MODE.logprobs, 0.2, 0, temperature),
+    );
     this.recordForward(params);
     this.ctx.run(this.lossLogprobsCall);
     if (out) this.ctx.copy(this.logprobs, 0, out, 0, this.B * this.textLen * 4);
@@ -461,8 +842,10 @@ export class TrainGraph {
     const beta = opts.beta ?? 0;
     const agg = opts.aggregation ?? AGG_DEFAULT;
     const normLength = opts.normLength ?? L - 1;
-    if (!(clipEps >= 0 && clipEps < 1)) throw new Error(`policyStep: clipEps must be in [0, 1), got ${clipEps}`);
-    if (!(beta >= 0) || !Number.isFinite(beta)) throw new Error(`policyStep: beta must be a finite number ≥ 0, got ${beta}`);
+    if (!(clipEps >= 0 && clipEps < 1))
+      throw new Error(`policyStep: clipEps must be in [0, 1), got ${clipEps}`);
+    if (!(beta >= 0) || !Number.isFinite(beta))
+      throw new Error(`policyStep: beta must be a finite number ≥ 0, got ${beta}`);
     if (!(agg in K.AGGREGATION)) throw new Error(`policyStep: unknown aggregation '${agg}'`);
     if (!(normLength > 0)) throw new Error(`policyStep: normLength must be > 0, got ${normLength}`);
     if (beta > 0 && !opts.refLogprobs) throw new Error("policyStep: beta > 0 needs refLogprobs");
@@ -472,7 +855,9 @@ export class TrainGraph {
     this.put(this.oldLogprobs, opts.oldLogprobs, B * L, "oldLogprobs");
     if (opts.refLogprobs) this.put(this.refLogprobs, opts.refLogprobs, B * L, "refLogprobs");
     const mode = opts.refLogprobs ? K.LOSS_MODE.policy : K.LOSS_MODE.policyNoRef;
-    this.lossPolicyCall.setParams(K.lossTokenParams(this.lossDims(), mode, clipEps, beta, temperature));
+    this.lossPolicyCall.setParams(
+      K.lossTokenParams(this.lossDims(), mode, clipEps, beta, temperature),
+    );
     this.logitsGradCall.setParams(K.lossLogitsGradParams(this.lossDims(), temperature));
     this.reducePolicyCall.setParams(K.lossReduceParams(B, L, K.AGGREGATION[agg], normLength));
     this.recordForward(this.params);
@@ -502,7 +887,9 @@ export class TrainGraph {
     }
     const stats = { loss: s[0], kl: s[1], clipFrac: s[2], entropy: s[3], tokens: s[4] };
     if (!Number.isFinite(stats.loss)) {
-      throw new Error(`TrainGraph: the loss is ${stats.loss} (kl ${stats.kl}, entropy ${stats.entropy}); training diverged — lower the learning rate or check the inputs`);
+      throw new Error(
+        `TrainGraph: the loss is ${stats.loss} (kl ${stats.kl}, entropy ${stats.entropy}); training diverged — lower the learning rate or check the inputs`,
+      );
     }
     return stats;
   }
@@ -510,5 +897,6 @@ export class TrainGraph {
 
 /** Throws unless τ is a finite number > 0. */
 function checkTemperature(where: string, t: number): void {
-  if (!(t > 0) || !Number.isFinite(t)) throw new Error(`${where}: temperature must be a finite number > 0, got ${t}`);
+  if (!(t > 0) || !Number.isFinite(t))
+    throw new Error(`${where}: temperature must be a finite number > 0, got ${t}`);
 }

@@ -39,9 +39,11 @@ export function initParams(c: ModelConfig, seed: number): Float32Array {
   for (const t of layout.tensors) {
     const leaf = t.name.split(".").slice(-1)[0];
     if (t.name.endsWith(".g")) out.fill(1, t.offset, t.offset + t.size);
-    else if (leaf === "b" || leaf.startsWith("b")) continue; // biases (b, bqkv, bo, bfc, bproj) stay 0
+    else if (leaf === "b" || leaf.startsWith("b"))
+      continue; // biases (b, bqkv, bo, bfc, bproj) stay 0
     else {
-      const std = 0.02 * (t.name.endsWith("attn.wo") || t.name.endsWith("mlp.wproj") ? residualScale : 1);
+      const std =
+        0.02 * (t.name.endsWith("attn.wo") || t.name.endsWith("mlp.wproj") ? residualScale : 1);
       for (let i = 0; i < t.size; i++) out[t.offset + i] = randn() * std;
     }
   }

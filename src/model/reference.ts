@@ -16,10 +16,26 @@
  */
 import { numPatches, paramLayout, patchDim, type ModelConfig } from "./config";
 import {
-  attentionBackward, attentionForward, embedBackward, embedForward, geluBackward, geluForward,
-  layernormBackward, layernormForward, matmulBackward, matmulForward, patchify, residualForward, type F64,
+  attentionBackward,
+  attentionForward,
+  embedBackward,
+  embedForward,
+  geluBackward,
+  geluForward,
+  layernormBackward,
+  layernormForward,
+  matmulBackward,
+  matmulForward,
+  patchify,
+  residualForward,
+  type F64,
 } from "./reference/layers";
-import { policyLoss, sftLoss, type PolicyLossInputs, type PolicyLossResult } from "./reference/losses";
+import {
+  policyLoss,
+  sftLoss,
+  type PolicyLossInputs,
+  type PolicyLossResult,
+} from "./reference/losses";
 
 export * from "./reference/layers";
 export * from "./reference/losses";
@@ -44,25 +60,32 @@ interface Acts {
   encoded: F64; // [B, T, C]
   layers: Array<{
     xin: F64; // [B, T, C] residual stream entering the block
-    ln1: F64; ln1Mean: F64; ln1Rstd: F64; // [B, T, C], [B, T], [B, T]
+    ln1: F64;
+    ln1Mean: F64;
+    ln1Rstd: F64; // [B, T, C], [B, T], [B, T]
     qkv: F64; // [B, T, 3C]
     att: F64; // [B, NH, T, T]
     atty: F64; // [B, T, C] attention output before wo
     res2: F64; // [B, T, C] xin + attn
-    ln2: F64; ln2Mean: F64; ln2Rstd: F64;
+    ln2: F64;
+    ln2Mean: F64;
+    ln2Rstd: F64;
     fch: F64; // [B, T, 4C] pre-GELU
     fchGelu: F64; // [B, T, 4C]
     res3: F64; // [B, T, C] block output
   }>;
   lnfIn: F64; // [B, L, C] text rows of the final residual
-  lnf: F64; lnfMean: F64; lnfRstd: F64; // [B, L, C], [B, L], [B, L]
+  lnf: F64;
+  lnfMean: F64;
+  lnfRstd: F64; // [B, L, C], [B, L], [B, L]
   logits: F64; // [B, L, V]
 }
 
 /** Named f64 views of a flat parameter (or gradient) vector. */
 function views(config: ModelConfig, flat: F64): Map<string, F64> {
   const m = new Map<string, F64>();
-  for (const t of paramLayout(config).tensors) m.set(t.name, flat.subarray(t.offset, t.offset + t.size));
+  for (const t of paramLayout(config).tensors)
+    m.set(t.name, flat.subarray(t.offset, t.offset + t.size));
   return m;
 }
 
@@ -70,14 +93,19 @@ function checkBatch(config: ModelConfig, params: ArrayLike<number>, batch: RefBa
   const P = numPatches(config);
   const { B, textLen: L } = batch;
   const layout = paramLayout(config);
-  if (params.length < layout.totalFloats) throw new Error(`params has ${params.length} floats, layout needs ${layout.totalFloats}`);
-  if (P + L > config.maxSeqLen) throw new Error(`P + textLen = ${P + L} exceeds config.maxSeqLen ${config.maxSeqLen}`);
+  if (params.length < layout.totalFloats)
+    throw new Error(`params has ${params.length} floats, layout needs ${layout.totalFloats}`);
+  if (P + L > config.maxSeqLen)
+    throw new Error(`P + textLen = ${P + L} exceeds config.maxSeqLen ${config.maxSeqLen}`);
   const pixels = config.imageHeight * config.imageWidth * config.imageChannels;
-  if (batch.images.length !== B * pixels) throw new Error(`images has ${batch.images.length} values, expected B·H·W·C = ${B * pixels}`);
-  if (batch.tokens.length !== B * L) throw new Error(`tokens has ${batch.tokens.length} ids, expected B·textLen = ${B * L}`);
+  if (batch.images.length !== B * pixels)
+    throw new Error(`images has ${batch.images.length} values, expected B·H·W·C = ${B * pixels}`);
+  if (batch.tokens.length !== B * L)
+    throw new Error(`tokens has ${batch.tokens.length} ids, expected B·textLen = ${B * L}`);
   for (let i = 0; i < B * L; i++) {
     const id = batch.tokens[i];
-    if (!Number.isInteger(id) || id < 0 || id >= config.vocabSize) throw new Error(`token ${id} at ${i} is outside [0, ${config.vocabSize})`);
+    if (!Number.isInteger(id) || id < 0 || id >= config.vocabSize)
+      throw new Error(`token ${id} at ${i} is outside [0, ${config.vocabSize})`);
   }
 }
 
@@ -98,9 +126,24 @@ function forwardActs(config: ModelConfig, params: ArrayLike<number>, batch: RefB
   const patches = new Float64Array(B * P * pd);
   patchify(patches, batch.images, config, B);
   const keyOk = new Uint8Array(BT);
-  for (let b = 0; b < B; b++) for (let t = 0; t < T; t++) keyOk[b * T + t] = t < P || batch.tokens[b * L + t - P] !== batch.padId ? 1 : 0;
+  for (let b = 0; b < B; b++)
+    for (let t = 0; t < T; t++)
+      keyOk[b * T + t] = t < P || batch.tokens[b * L + t - P] !== batch.padId ? 1 : 0;
   const encoded = new Float64Array(BT * C);
-  embedForward(encoded, patches, batch.tokens, get("patch.w"), get("patch.b"), get("wte"), get("wpe"), B, P, L, pd, C);
+  embedForward(
+    encoded,
+    patches,
+    batch.tokens,
+    get("patch.w"),
+    get("patch.b"),
+    get("wte"),
+    get("wpe"),
+    B,
+    P,
+    L,
+    pd,
+    C,
+  );
 
   const layers: Acts["layers"] = [];
   let x = encoded;
@@ -108,13 +151,18 @@ function forwardActs(config: ModelConfig, params: ArrayLike<number>, batch: RefB
     const p = (n: string) => get(`h.${l}.${n}`);
     const a = {
       xin: x,
-      ln1: new Float64Array(BT * C), ln1Mean: new Float64Array(BT), ln1Rstd: new Float64Array(BT),
+      ln1: new Float64Array(BT * C),
+      ln1Mean: new Float64Array(BT),
+      ln1Rstd: new Float64Array(BT),
       qkv: new Float64Array(BT * 3 * C),
       att: new Float64Array(B * NH * T * T),
       atty: new Float64Array(BT * C),
       res2: new Float64Array(BT * C),
-      ln2: new Float64Array(BT * C), ln2Mean: new Float64Array(BT), ln2Rstd: new Float64Array(BT),
-      fch: new Float64Array(BT * H4), fchGelu: new Float64Array(BT * H4),
+      ln2: new Float64Array(BT * C),
+      ln2Mean: new Float64Array(BT),
+      ln2Rstd: new Float64Array(BT),
+      fch: new Float64Array(BT * H4),
+      fchGelu: new Float64Array(BT * H4),
       res3: new Float64Array(BT * C),
     };
     const tmp = new Float64Array(BT * C);
@@ -149,7 +197,11 @@ function forwardActs(config: ModelConfig, params: ArrayLike<number>, batch: RefB
  * @returns logits [B, textLen, V] at the text positions only (row s predicts token s+1).
  * @throws Error on shape mismatches, out-of-range token ids, or P + textLen > maxSeqLen.
  */
-export function referenceForward(config: ModelConfig, params: ArrayLike<number>, batch: RefBatch): { logits: F64 } {
+export function referenceForward(
+  config: ModelConfig,
+  params: ArrayLike<number>,
+  batch: RefBatch,
+): { logits: F64 } {
   return { logits: forwardActs(config, params, batch).logits };
 }
 
@@ -157,12 +209,23 @@ export function referenceForward(config: ModelConfig, params: ArrayLike<number>,
  * Backward pass of the whole model for a given dloss/dlogits [B, L, V].
  * @returns gradients as one flat f64 vector in `paramLayout(config)` order (padding 0).
  */
-export function referenceBackward(config: ModelConfig, params: ArrayLike<number>, batch: RefBatch, dlogits: F64): F64 {
+export function referenceBackward(
+  config: ModelConfig,
+  params: ArrayLike<number>,
+  batch: RefBatch,
+  dlogits: F64,
+): F64 {
   const acts = forwardActs(config, params, batch);
   return backwardActs(config, params, batch, acts, dlogits);
 }
 
-function backwardActs(config: ModelConfig, params: ArrayLike<number>, batch: RefBatch, acts: Acts, dlogits: F64): F64 {
+function backwardActs(
+  config: ModelConfig,
+  params: ArrayLike<number>,
+  batch: RefBatch,
+  acts: Acts,
+  dlogits: F64,
+): F64 {
   const layout = paramLayout(config);
   const pw = views(config, Float64Array.from(params));
   const grads = new Float64Array(layout.totalFloats);
@@ -182,7 +245,18 @@ function backwardActs(config: ModelConfig, params: ArrayLike<number>, batch: Ref
   const dlnf = new Float64Array(B * L * C);
   matmulBackward(dlnf, gget("head.w"), null, dlogits, acts.lnf, get("head.w"), B * L, C, V);
   const dlnfIn = new Float64Array(B * L * C);
-  layernormBackward(dlnfIn, gget("lnf.g"), gget("lnf.b"), dlnf, acts.lnfIn, get("lnf.g"), acts.lnfMean, acts.lnfRstd, B * L, C);
+  layernormBackward(
+    dlnfIn,
+    gget("lnf.g"),
+    gget("lnf.b"),
+    dlnf,
+    acts.lnfIn,
+    get("lnf.g"),
+    acts.lnfMean,
+    acts.lnfRstd,
+    B * L,
+    C,
+  );
   // gradient of the residual stream (patch rows get nothing from the head)
   let dx = new Float64Array(BT * C);
   for (let b = 0; b < B; b++) dx.set(dlnfIn.subarray(b * L * C, (b + 1) * L * C), (b * T + P) * C);
@@ -194,12 +268,33 @@ function backwardActs(config: ModelConfig, params: ArrayLike<number>, batch: Ref
     // res3 = res2 + fchGelu·wproj + bproj: dres2 = dx, plus the MLP branch
     const dres2 = Float64Array.from(dx);
     const dfchGelu = new Float64Array(BT * H4);
-    matmulBackward(dfchGelu, g("mlp.wproj"), g("mlp.bproj"), dx, a.fchGelu, p("mlp.wproj"), BT, H4, C);
+    matmulBackward(
+      dfchGelu,
+      g("mlp.wproj"),
+      g("mlp.bproj"),
+      dx,
+      a.fchGelu,
+      p("mlp.wproj"),
+      BT,
+      H4,
+      C,
+    );
     const dfch = new Float64Array(BT * H4);
     geluBackward(dfch, a.fch, dfchGelu, BT * H4);
     const dln2 = new Float64Array(BT * C);
     matmulBackward(dln2, g("mlp.wfc"), g("mlp.bfc"), dfch, a.ln2, p("mlp.wfc"), BT, C, H4);
-    layernormBackward(dres2, g("ln2.g"), g("ln2.b"), dln2, a.res2, p("ln2.g"), a.ln2Mean, a.ln2Rstd, BT, C);
+    layernormBackward(
+      dres2,
+      g("ln2.g"),
+      g("ln2.b"),
+      dln2,
+      a.res2,
+      p("ln2.g"),
+      a.ln2Mean,
+      a.ln2Rstd,
+      BT,
+      C,
+    );
     // res2 = xin + atty·wo + bo
     const dxin = Float64Array.from(dres2);
     const datty = new Float64Array(BT * C);
@@ -208,10 +303,34 @@ function backwardActs(config: ModelConfig, params: ArrayLike<number>, batch: Ref
     attentionBackward(dqkv, datty, a.qkv, a.att, B, T, C, NH);
     const dln1 = new Float64Array(BT * C);
     matmulBackward(dln1, g("attn.wqkv"), g("attn.bqkv"), dqkv, a.ln1, p("attn.wqkv"), BT, C, 3 * C);
-    layernormBackward(dxin, g("ln1.g"), g("ln1.b"), dln1, a.xin, p("ln1.g"), a.ln1Mean, a.ln1Rstd, BT, C);
+    layernormBackward(
+      dxin,
+      g("ln1.g"),
+      g("ln1.b"),
+      dln1,
+      a.xin,
+      p("ln1.g"),
+      a.ln1Mean,
+      a.ln1Rstd,
+      BT,
+      C,
+    );
     dx = dxin;
   }
-  embedBackward(gget("patch.w"), gget("patch.b"), gget("wte"), gget("wpe"), dx, acts.patches, batch.tokens, B, P, L, patchDim(config), C);
+  embedBackward(
+    gget("patch.w"),
+    gget("patch.b"),
+    gget("wte"),
+    gget("wpe"),
+    dx,
+    acts.patches,
+    batch.tokens,
+    B,
+    P,
+    L,
+    patchDim(config),
+    C,
+  );
   return grads;
 }
 
@@ -220,17 +339,31 @@ function backwardActs(config: ModelConfig, params: ArrayLike<number>, batch: Ref
  * tokens, s = 0 ignored) and its gradients.
  * @returns loss, logits [B, L, V], grads (flat, paramLayout order).
  */
-export function referenceSft(config: ModelConfig, params: ArrayLike<number>, batch: RefBatch, mask: ArrayLike<number>): { loss: number; logits: F64; grads: F64 } {
+export function referenceSft(
+  config: ModelConfig,
+  params: ArrayLike<number>,
+  batch: RefBatch,
+  mask: ArrayLike<number>,
+): { loss: number; logits: F64; grads: F64 } {
   const acts = forwardActs(config, params, batch);
   const r = sftLoss(acts.logits, batch.tokens, mask, batch.B, batch.textLen, config.vocabSize);
-  return { loss: r.loss, logits: acts.logits, grads: backwardActs(config, params, batch, acts, r.dlogits) };
+  return {
+    loss: r.loss,
+    logits: acts.logits,
+    grads: backwardActs(config, params, batch, acts, r.dlogits),
+  };
 }
 
 /**
  * Policy-gradient loss (reward-spec.md §1, see `policyLoss`) and its gradients.
  * @returns the loss result plus logits [B, L, V] and grads (flat, paramLayout order).
  */
-export function referencePolicy(config: ModelConfig, params: ArrayLike<number>, batch: RefBatch, inputs: PolicyLossInputs): PolicyLossResult & { logits: F64; grads: F64 } {
+export function referencePolicy(
+  config: ModelConfig,
+  params: ArrayLike<number>,
+  batch: RefBatch,
+  inputs: PolicyLossInputs,
+): PolicyLossResult & { logits: F64; grads: F64 } {
   const acts = forwardActs(config, params, batch);
   const r = policyLoss(acts.logits, batch.tokens, inputs, batch.B, batch.textLen, config.vocabSize);
   return { ...r, logits: acts.logits, grads: backwardActs(config, params, batch, acts, r.dlogits) };

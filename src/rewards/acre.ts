@@ -45,7 +45,8 @@ export function acreConsistency({
   options?: Record<string, string> | null;
   secondOptions?: Record<string, string> | null;
 }): number {
-  if (!Array.isArray(alphas) || alphas.length !== 3) throw new Error("acreConsistency: alphas must be [α1, α2, α3]");
+  if (!Array.isArray(alphas) || alphas.length !== 3)
+    throw new Error("acreConsistency: alphas must be [α1, α2, α3]");
   alphas.forEach((a, i) => requireNonNegative(a, `alphas[${i}]`));
   const a = contentAnswer(first, options);
   const b = contentAnswer(second, secondOptions ?? options);
@@ -101,7 +102,10 @@ export function scoreACRE(
   prompt: TaskPrompt,
   texts: readonly string[],
   second: { texts: readonly string[]; options: ReadonlyArray<Record<string, string> | null> },
-  options: { alphas?: readonly number[]; length?: { omega?: number; lMin: number; lMax: number } } = {},
+  options: {
+    alphas?: readonly number[];
+    length?: { omega?: number; lMin: number; lMax: number };
+  } = {},
 ): GroupScore {
   if (second.texts.length !== texts.length || second.options.length !== texts.length) {
     throw new Error("scoreACRE: second.texts and second.options need one entry per rollout");
@@ -124,7 +128,9 @@ export function scoreACRE(
       secondOptions: second.options[i] ?? gold.options,
     });
     const tokens = text.split(/\s+/).filter((t) => t.length > 0).length;
-    const rLen = options.length ? acreLengthReward({ correct: ver.passed, length: tokens, ...options.length }) : 0;
+    const rLen = options.length
+      ? acreLengthReward({ correct: ver.passed, length: tokens, ...options.length })
+      : 0;
     return {
       total: ver.rVer + rFmt + rC + rLen,
       components: { rAcc: ver.rVer, rFmt, rC, rLen },

@@ -18,7 +18,12 @@ import { matchSteps, referenceValues } from "./step-matching";
 import { parseTrace } from "./trace";
 
 /** Rubric weights of the audit score (lab choice, reward-spec §2). Sum = 1. */
-export const AUDIT_WEIGHTS = { steps: 0.4, arithmetic: 0.2, agreement: 0.2, completeness: 0.2 } as const;
+export const AUDIT_WEIGHTS = {
+  steps: 0.4,
+  arithmetic: 0.2,
+  agreement: 0.2,
+  completeness: 0.2,
+} as const;
 
 export interface AuditorConfig {
   /** Per-candidate perception noise σ_j (score units). Default 0.05 (lab choice). */
@@ -35,7 +40,12 @@ export interface AuditorConfig {
   failureRate: number;
 }
 
-export const DEFAULT_AUDITOR: AuditorConfig = { sigmaJ: 0.05, sigmaB: 0.1, delta: 0.15, failureRate: 0 };
+export const DEFAULT_AUDITOR: AuditorConfig = {
+  sigmaJ: 0.05,
+  sigmaB: 0.1,
+  delta: 0.15,
+  failureRate: 0,
+};
 
 export interface Audit {
   /** Noise-free rubric score in [0, 1]. */
@@ -51,7 +61,9 @@ export interface Audit {
 // A whole step of the form `a op b [op c …] = \boxed{r}`, anchored so a
 // three-term step (`8 + 4 - 7 = \boxed{5}`) is checked as a whole, not by its tail.
 const NUMBER = String.raw`-?\d+(?:\.\d+)?`;
-const ARITHMETIC = new RegExp(String.raw`^\s*(${NUMBER}(?:\s*[+\-−*×x\/]\s*${NUMBER})+)\s*=\s*\\boxed\{([^{}]*)\}\s*$`);
+const ARITHMETIC = new RegExp(
+  String.raw`^\s*(${NUMBER}(?:\s*[+\-−*×x\/]\s*${NUMBER})+)\s*=\s*\\boxed\{([^{}]*)\}\s*$`,
+);
 const TERM = new RegExp(String.raw`(${NUMBER})|([+\-−*×x\/])`, "g");
 
 /** Evaluates `a op b op c …` with * and / before + and − (NaN on division by zero). */
@@ -109,7 +121,14 @@ export function auditTrace({ prompt, text }: { prompt: TaskPrompt; text: string 
   const parsed = parseTrace({ text });
   const notes: string[] = [];
   if (parsed.finalAnswer === null || parsed.answerTruncated || parsed.stepCount === 0) {
-    return { score: 0, steps: 0, arithmetic: 0, agreement: 0, completeness: 0, notes: ["reasoning or answer missing"] };
+    return {
+      score: 0,
+      steps: 0,
+      arithmetic: 0,
+      agreement: 0,
+      completeness: 0,
+      notes: ["reasoning or answer missing"],
+    };
   }
   const reference = referenceValues(prompt.referenceSteps);
   const match = matchSteps(
@@ -117,7 +136,8 @@ export function auditTrace({ prompt, text }: { prompt: TaskPrompt; text: string 
     reference,
   );
   const steps = match.count / parsed.stepCount;
-  if (match.count < parsed.stepCount) notes.push(`${parsed.stepCount - match.count} step(s) with a wrong local result`);
+  if (match.count < parsed.stepCount)
+    notes.push(`${parsed.stepCount - match.count} step(s) with a wrong local result`);
   let checkable = 0;
   let valid = 0;
   for (const s of parsed.steps) {
@@ -125,18 +145,30 @@ export function auditTrace({ prompt, text }: { prompt: TaskPrompt; text: string 
     if (!m) continue;
     checkable++;
     const want = evaluateChain(m[1]);
-    if (Number.isFinite(want) && answersEquivalent({ predicted: m[2], gold: String(want) })) valid++;
+    if (Number.isFinite(want) && answersEquivalent({ predicted: m[2], gold: String(want) }))
+      valid++;
   }
   const arithmetic = checkable === 0 ? 1 : valid / checkable;
   if (valid < checkable) notes.push("arithmetic error");
   const last = lastLocalResult(parsed);
   const agreement =
-    last !== null && answersEquivalent({ predicted: parsed.finalAnswer, gold: last, options: prompt.options ?? undefined }) ? 1 : 0;
+    last !== null &&
+    answersEquivalent({
+      predicted: parsed.finalAnswer,
+      gold: last,
+      options: prompt.options ?? undefined,
+    })
+      ? 1
+      : 0;
   if (!agreement) notes.push("final answer does not follow from the last step");
   const completeness = reference.length === 0 ? 1 : Math.min(1, match.count / reference.length);
   if (completeness < 1) notes.push("incomplete derivation");
   const w = AUDIT_WEIGHTS;
-  const score = w.steps * steps + w.arithmetic * arithmetic + w.agreement * agreement + w.completeness * completeness;
+  const score =
+    w.steps * steps +
+    w.arithmetic * arithmetic +
+    w.agreement * agreement +
+    w.completeness * completeness;
   if (notes.length === 0) notes.push("clear and sound derivation");
   return { score, steps, arithmetic, agreement, completeness, notes };
 }
@@ -156,7 +188,9 @@ function validateConfig(c: AuditorConfig): AuditorConfig {
 
 /** A malformed reply of the kinds real judges produce (refusal, truncation). */
 function garbled(rng: Rng, json: string): string {
-  return rng() < 0.5 ? "I am unable to evaluate these responses." : json.slice(0, Math.floor(json.length * 0.3));
+  return rng() < 0.5
+    ? "I am unable to evaluate these responses."
+    : json.slice(0, Math.floor(json.length * 0.3));
 }
 
 /**
@@ -180,7 +214,9 @@ export function tiersFromScores(scores: readonly number[], delta: number): numbe
 }
 
 /** Creates the rubric auditor judge. Throws an Error naming the field for a negative σ or δ. */
-export function createAuditorJudge(config: Partial<AuditorConfig> = {}): Judge & { config: AuditorConfig } {
+export function createAuditorJudge(
+  config: Partial<AuditorConfig> = {},
+): Judge & { config: AuditorConfig } {
   const cfg = validateConfig({ ...DEFAULT_AUDITOR, ...config });
   return {
     config: cfg,

@@ -38,14 +38,26 @@ export function lastLocalResult(parsed: ParsedTrace): string | null {
 }
 
 /** Judgment from an already parsed trace. */
-export function judgeParsedConsistency(parsed: ParsedTrace, opts: ConsistencyOptions = {}): ConsistencyResult {
+export function judgeParsedConsistency(
+  parsed: ParsedTrace,
+  opts: ConsistencyOptions = {},
+): ConsistencyResult {
   const finalAnswer = parsed.finalAnswer;
   const conclusion = lastLocalResult(parsed);
-  if (finalAnswer === null || parsed.answerTruncated) return { judgment: "na", conclusion, finalAnswer };
+  if (finalAnswer === null || parsed.answerTruncated)
+    return { judgment: "na", conclusion, finalAnswer };
   if (conclusion === null) {
-    return { judgment: opts.noConclusion === "na" ? "na" : "inconsistent", conclusion, finalAnswer };
+    return {
+      judgment: opts.noConclusion === "na" ? "na" : "inconsistent",
+      conclusion,
+      finalAnswer,
+    };
   }
-  const same = answersEquivalent({ predicted: finalAnswer, gold: conclusion, options: opts.options ?? undefined });
+  const same = answersEquivalent({
+    predicted: finalAnswer,
+    gold: conclusion,
+    options: opts.options ?? undefined,
+  });
   return { judgment: same ? "consistent" : "inconsistent", conclusion, finalAnswer };
 }
 
@@ -53,8 +65,15 @@ export function judgeParsedConsistency(parsed: ParsedTrace, opts: ConsistencyOpt
  * `judgeConsistency({text, options?, noConclusion?})`: "consistent",
  * "inconsistent" or "na" for one response. Never throws on text.
  */
-export function judgeConsistency({ text, ...opts }: { text: string } & ConsistencyOptions): ConsistencyResult {
-  if (opts.noConclusion !== undefined && opts.noConclusion !== "inconsistent" && opts.noConclusion !== "na") {
+export function judgeConsistency({
+  text,
+  ...opts
+}: { text: string } & ConsistencyOptions): ConsistencyResult {
+  if (
+    opts.noConclusion !== undefined &&
+    opts.noConclusion !== "inconsistent" &&
+    opts.noConclusion !== "na"
+  ) {
     throw new Error(`judgeConsistency: noConclusion must be "inconsistent" or "na"`);
   }
   return judgeParsedConsistency(parseTrace({ text }), opts);

@@ -20,7 +20,10 @@ const MULTI_LETTER_UNITS =
   "units?|square units|sq units|degrees?|deg|dollars?|cents?|euros?|pounds?|lbs?|meters?|metres?|" +
   "centimeters?|centimetres?|millimeters?|kilometers?|inches|inch|feet|foot|ft|miles?|yards?|" +
   "grams?|kilograms?|liters?|litres?|radians?|rad|items?|pieces?|objects?|people|persons?";
-const TRAILING_MULTI_UNIT = new RegExp(`(\\d)\\s*(?:${MULTI_LETTER_UNITS})(?:\\^\\{?[23]\\}?)?$`, "i");
+const TRAILING_MULTI_UNIT = new RegExp(
+  `(\\d)\\s*(?:${MULTI_LETTER_UNITS})(?:\\^\\{?[23]\\}?)?$`,
+  "i",
+);
 // One-letter units only after a space: `7 m` is 7, `7m` stays a product.
 const TRAILING_SINGLE_UNIT = /(\d)\s+[mgshL](?:\^\{?[23]\}?)?$/;
 const THOUSANDS = /(?<![\d,.])-?\d{1,3}(?:,\d{3})+(?![\d,])/g;
@@ -72,9 +75,15 @@ export function normalizeAnswer(raw: string): string {
   s = s.replace(/\\left(?![A-Za-z])/g, "").replace(/\\right(?![A-Za-z])/g, "");
   s = s.replace(/\\[dt]frac(?![A-Za-z])/g, "\\frac");
   if (s.includes("\\")) s = unwrapTextCommands(s);
-  s = s.replace(/\^\s*\{\s*\\circ\s*\}/g, "").replace(/\^\s*\\circ(?![A-Za-z])/g, "").replace(/°/g, "");
+  s = s
+    .replace(/\^\s*\{\s*\\circ\s*\}/g, "")
+    .replace(/\^\s*\\circ(?![A-Za-z])/g, "")
+    .replace(/°/g, "");
   s = s.replace(/\\%/g, "%");
-  s = s.replace(/\\[,;!:]|\\ |~/g, " ").replace(/\s+/g, " ").trim();
+  s = s
+    .replace(/\\[,;!:]|\\ |~/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
   s = s.replace(TRAILING_MULTI_UNIT, "$1").replace(TRAILING_SINGLE_UNIT, "$1");
   return s.trim();
 }
@@ -82,7 +91,10 @@ export function normalizeAnswer(raw: string): string {
 /** Lexical form (rule 16). */
 function lexicalForm(s: string): string {
   let t = s.toLowerCase().replace(/\s+/g, " ").trim();
-  t = t.replace(/^[\s.,;:!?'"`\u201c\u201d\u2018\u2019]+|[\s.,;:!?'"`\u201c\u201d\u2018\u2019]+$/g, "");
+  t = t.replace(
+    /^[\s.,;:!?'"`\u201c\u201d\u2018\u2019]+|[\s.,;:!?'"`\u201c\u201d\u2018\u2019]+$/g,
+    "",
+  );
   const words = t.split(" ");
   const kept = words.filter((w) => w !== "a" && w !== "an" && w !== "the");
   if (kept.length > 0) t = kept.join(" ");
@@ -194,9 +206,21 @@ function mathEqual(a: MathSide, b: MathSide): boolean {
   const envs = names.length === 0 ? [{}] : variablePoints(names);
   // Rule 14: with exactly one `%`, that side may be read as x or x/100.
   const scales: [number, number][] =
-    a.percent !== b.percent ? (a.percent ? [[1, 1], [0.01, 1]] : [[1, 1], [1, 0.01]]) : [[1, 1]];
+    a.percent !== b.percent
+      ? a.percent
+        ? [
+            [1, 1],
+            [0.01, 1],
+          ]
+        : [
+            [1, 1],
+            [1, 0.01],
+          ]
+      : [[1, 1]];
   return scales.some(([sa, sb]) =>
-    envs.every((env) => numbersClose(evaluateMath(a.node, env) * sa, evaluateMath(b.node, env) * sb)),
+    envs.every((env) =>
+      numbersClose(evaluateMath(a.node, env) * sa, evaluateMath(b.node, env) * sb),
+    ),
   );
 }
 

@@ -32,9 +32,17 @@ export const DEFAULT_LAMBDA = 1;
  * naming `mapping` or `ranks` for an unknown mapping or a rank that is not a
  * finite number ≥ 1.
  */
-export function rankRewards({ ranks, mapping = "pcs" }: { ranks: ReadonlyArray<number>; mapping?: RankMapping }): number[] {
+export function rankRewards({
+  ranks,
+  mapping = "pcs",
+}: {
+  ranks: ReadonlyArray<number>;
+  mapping?: RankMapping;
+}): number[] {
   if (!(RANK_MAPPINGS as readonly string[]).includes(mapping)) {
-    throw new Error(`rankRewards: unknown mapping ${JSON.stringify(mapping)} (use pcs|edn|trs|irn)`);
+    throw new Error(
+      `rankRewards: unknown mapping ${JSON.stringify(mapping)} (use pcs|edn|trs|irn)`,
+    );
   }
   if (!Array.isArray(ranks)) throw new Error("rankRewards: ranks must be an array");
   for (const r of ranks) {
@@ -61,8 +69,8 @@ export function rankRewards({ ranks, mapping = "pcs" }: { ranks: ReadonlyArray<n
   } else if (mapping === "trs") {
     scores = ranks.map((r) => (M - tierOf.get(r)!) / (M - 1));
   } else if (mapping === "edn") {
-    const low = Math.pow(EDN_GAMMA, M - 1);
-    scores = ranks.map((r) => (Math.pow(EDN_GAMMA, tierOf.get(r)! - 1) - low) / (1 - low));
+    const low = EDN_GAMMA ** (M - 1);
+    scores = ranks.map((r) => (EDN_GAMMA ** (tierOf.get(r)! - 1) - low) / (1 - low));
   } else {
     const inv = ranks.map((r) => {
       let better = 0;
@@ -116,7 +124,11 @@ export function scoreRLVR(prompt: TaskPrompt, texts: readonly string[]): GroupSc
 }
 
 /** Step labels of a PRM for one rollout: one value in [0, 1] per step (1 = "+"). */
-export type ProcessRewardModel = (args: { prompt: TaskPrompt; text: string; parsed: ParsedTrace }) => ArrayLike<number> | null | undefined;
+export type ProcessRewardModel = (args: {
+  prompt: TaskPrompt;
+  text: string;
+  parsed: ParsedTrace;
+}) => ArrayLike<number> | null | undefined;
 
 /**
  * PRM variant: R = r_ver + λ·mean(step labels) (GRR eq. 3 with Agg = mean,
@@ -138,7 +150,13 @@ export function scorePRMMean(
       labels = null;
     }
     if (!labels || Array.prototype.some.call(labels, (x: number) => !Number.isFinite(x))) {
-      return { total: 0, components: { rVer: ver.rVer, rPrm: 0 }, verifierPassed: ver.passed, unscorable: true, answer: ver.answer };
+      return {
+        total: 0,
+        components: { rVer: ver.rVer, rPrm: 0 },
+        verifierPassed: ver.passed,
+        unscorable: true,
+        answer: ver.answer,
+      };
     }
     let sum = 0;
     for (let k = 0; k < labels.length; k++) sum += Math.min(1, Math.max(0, labels[k]));
@@ -198,7 +216,8 @@ export function scoreGRR(
 ): GroupScore {
   const lambda = lambdaOf(options.lambda);
   const mapping = options.mapping ?? "pcs";
-  if (!(RANK_MAPPINGS as readonly string[]).includes(mapping)) throw new Error(`scoreGRR: unknown mapping ${mapping}`);
+  if (!(RANK_MAPPINGS as readonly string[]).includes(mapping))
+    throw new Error(`scoreGRR: unknown mapping ${mapping}`);
   const verified = verifyAll(prompt, texts);
   const passed = verified.flatMap((v, i) => (v.ver.passed ? [i] : []));
   const rRank = new Array<number>(texts.length).fill(0);
@@ -208,7 +227,9 @@ export function scoreGRR(
   const outputs: string[] = [];
   if (passed.length >= 2) {
     judgeCalls = 1;
-    const reply = safeCall(() => options.judge.groupwise({ prompt, texts: passed.map((i) => texts[i]), rng }));
+    const reply = safeCall(() =>
+      options.judge.groupwise({ prompt, texts: passed.map((i) => texts[i]), rng }),
+    );
     outputs.push(reply);
     const parsed = parseJudgeRanking({ text: reply, numCandidates: passed.length });
     if (!parsed.ok) judgeFailures = 1;
@@ -222,12 +243,14 @@ export function scoreGRR(
       if (left.length > 0) tiers.push(left);
     }
   }
-  const rollouts = verified.map(({ ver }, i): RolloutScore => ({
-    total: ver.rVer + lambda * rRank[i],
-    components: { rVer: ver.rVer, rRank: rRank[i] },
-    verifierPassed: ver.passed,
-    answer: ver.answer,
-  }));
+  const rollouts = verified.map(
+    ({ ver }, i): RolloutScore => ({
+      total: ver.rVer + lambda * rRank[i],
+      components: { rVer: ver.rVer, rRank: rRank[i] },
+      verifierPassed: ver.passed,
+      answer: ver.answer,
+    }),
+  );
   return { rollouts, judgeCalls, judgeFailures, tiers, judgeOutputs: outputs };
 }
 

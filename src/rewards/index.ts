@@ -51,7 +51,13 @@ export {
   DEFAULT_LAMBDA,
 } from "./grr";
 export type { Judge, RankMapping, ProcessRewardModel } from "./grr";
-export { createAuditorJudge, auditTrace, tiersFromScores, AUDIT_WEIGHTS, DEFAULT_AUDITOR } from "./auditor-judge";
+export {
+  createAuditorJudge,
+  auditTrace,
+  tiersFromScores,
+  AUDIT_WEIGHTS,
+  DEFAULT_AUDITOR,
+} from "./auditor-judge";
 export type { AuditorConfig, Audit } from "./auditor-judge";
 export { stabilityStudy } from "./stability";
 export type { StabilityResult } from "./stability";
@@ -66,7 +72,13 @@ export {
   makeHardNegative,
   STRUCT_DEFAULT_WEIGHTS,
 } from "./structreward";
-export type { StructWeights, StructRewardResult, HardNegative, PairwiseExample, PointwiseExample } from "./structreward";
+export type {
+  StructWeights,
+  StructRewardResult,
+  HardNegative,
+  PairwiseExample,
+  PointwiseExample,
+} from "./structreward";
 
 // SCS and ACRE.
 export {
@@ -78,7 +90,13 @@ export {
   SCS_RELEASED,
   SCS_NOISE_RANGE,
 } from "./scs";
-export { acreConsistency, acreLengthReward, scoreACRE, shuffleOptions, ACRE_DEFAULT_ALPHAS } from "./acre";
+export {
+  acreConsistency,
+  acreLengthReward,
+  scoreACRE,
+  shuffleOptions,
+  ACRE_DEFAULT_ALPHAS,
+} from "./acre";
 
 // One dispatcher for the trainer / reward worker.
 export { scoreGroup, REWARD_VARIANTS } from "./variants";

@@ -58,7 +58,8 @@ function findSpans(text: string): Span[] {
       continue;
     }
     if (c === '"' && stack.length > 0) inString = true;
-    else if (c === "{" || c === "[") stack.push({ span: { start: i, end: -1, children: [] }, close: c === "{" ? "}" : "]" });
+    else if (c === "{" || c === "[")
+      stack.push({ span: { start: i, end: -1, children: [] }, close: c === "{" ? "}" : "]" });
     else if ((c === "}" || c === "]") && stack.length > 0) {
       if (stack[stack.length - 1].close !== c) {
         // Mismatched closer: the spans opened so far cannot be JSON; drop them.
@@ -100,7 +101,9 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 function isEntryArray(v: unknown): v is unknown[] {
-  return Array.isArray(v) && v.length > 0 && v.some((e) => isObject(e) && ("index" in e || "rank" in e));
+  return (
+    Array.isArray(v) && v.length > 0 && v.some((e) => isObject(e) && ("index" in e || "rank" in e))
+  );
 }
 
 /** The last object with a `solutions` key (searching nested values), else null. */
@@ -164,7 +167,11 @@ export function readIntegerLike(v: unknown): number | null {
   return null;
 }
 
-function rankingFrom(entries: unknown[] | null, n: number, source: JudgeRanking["source"]): JudgeRanking {
+function rankingFrom(
+  entries: unknown[] | null,
+  n: number,
+  source: JudgeRanking["source"],
+): JudgeRanking {
   const ranks: (number | null)[] = new Array(n).fill(null);
   const duplicates: number[] = [];
   const invalid: number[] = [];
@@ -189,7 +196,15 @@ function rankingFrom(entries: unknown[] | null, n: number, source: JudgeRanking[
     if (r === null) missing.push(i + 1);
   });
   const ok = ranks.some((r) => r !== null);
-  return { ok, complete: missing.length === 0, ranks, missing, duplicates, invalid, source: ok ? source : "none" };
+  return {
+    ok,
+    complete: missing.length === 0,
+    ranks,
+    missing,
+    duplicates,
+    invalid,
+    source: ok ? source : "none",
+  };
 }
 
 /**
@@ -199,9 +214,17 @@ function rankingFrom(entries: unknown[] | null, n: number, source: JudgeRanking[
  * README, contract parseJudgeRanking 1–10; reward-spec §2. Never throws on
  * `text`; throws an Error naming `numCandidates` when it is not an integer ≥ 0.
  */
-export function parseJudgeRanking({ text, numCandidates }: { text: string; numCandidates: number }): JudgeRanking {
+export function parseJudgeRanking({
+  text,
+  numCandidates,
+}: {
+  text: string;
+  numCandidates: number;
+}): JudgeRanking {
   if (!Number.isInteger(numCandidates) || numCandidates < 0) {
-    throw new Error(`parseJudgeRanking: numCandidates must be an integer >= 0 (got ${String(numCandidates)})`);
+    throw new Error(
+      `parseJudgeRanking: numCandidates must be an integer >= 0 (got ${String(numCandidates)})`,
+    );
   }
   const src = typeof text === "string" ? text : "";
   const strict = tryJson(src);
@@ -255,7 +278,8 @@ export function parseJudgeScore({ text }: { text: string }): JudgeScore {
 }
 
 function readScore(v: unknown): number | null {
-  const n = typeof v === "number" ? v : typeof v === "string" && v.trim() !== "" ? Number(v.trim()) : NaN;
+  const n =
+    typeof v === "number" ? v : typeof v === "string" && v.trim() !== "" ? Number(v.trim()) : NaN;
   if (!Number.isFinite(n)) return null;
   return Math.min(1, Math.max(0, n));
 }

@@ -20,9 +20,40 @@ const LOG10_MAX = Math.log10(Number.MAX_VALUE);
 const LOG10_MIN_NORMAL = Math.log10(MIN_NORMAL);
 
 const GREEK = new Set([
-  "alpha", "beta", "gamma", "delta", "epsilon", "varepsilon", "zeta", "eta", "theta", "vartheta",
-  "iota", "kappa", "lambda", "mu", "nu", "xi", "rho", "sigma", "tau", "upsilon", "phi", "varphi",
-  "chi", "psi", "omega", "Gamma", "Delta", "Theta", "Lambda", "Xi", "Sigma", "Phi", "Psi", "Omega",
+  "alpha",
+  "beta",
+  "gamma",
+  "delta",
+  "epsilon",
+  "varepsilon",
+  "zeta",
+  "eta",
+  "theta",
+  "vartheta",
+  "iota",
+  "kappa",
+  "lambda",
+  "mu",
+  "nu",
+  "xi",
+  "rho",
+  "sigma",
+  "tau",
+  "upsilon",
+  "phi",
+  "varphi",
+  "chi",
+  "psi",
+  "omega",
+  "Gamma",
+  "Delta",
+  "Theta",
+  "Lambda",
+  "Xi",
+  "Sigma",
+  "Phi",
+  "Psi",
+  "Omega",
 ]);
 
 class NotMath extends Error {}
@@ -60,7 +91,11 @@ class Parser {
     return this.i >= this.s.length;
   }
   ws(): void {
-    while (this.i < this.s.length && (this.s[this.i] === " " || this.s[this.i] === "\t" || this.s[this.i] === "\n")) this.i++;
+    while (
+      this.i < this.s.length &&
+      (this.s[this.i] === " " || this.s[this.i] === "\t" || this.s[this.i] === "\n")
+    )
+      this.i++;
   }
   private peekCommand(): string | null {
     if (this.s[this.i] !== "\\") return null;
@@ -204,7 +239,7 @@ class Parser {
       return { k: "root", a: this.argument(), n };
     }
     if (name === "pi") return { k: "num", v: Math.PI };
-    if (GREEK.has(name)) return { k: "var", name: "\\" + name };
+    if (GREEK.has(name)) return { k: "var", name: `\\${name}` };
     throw new NotMath(`unknown command ${name}`);
   }
 
@@ -347,5 +382,5 @@ function boundedPow(a: number, b: number): number {
   if (a < 0 && !Number.isInteger(b)) throw new NonFinite();
   const estimate = b * Math.log10(Math.abs(a));
   if (estimate > LOG10_MAX + 0.01 || estimate < LOG10_MIN_NORMAL - 0.01) throw new NonFinite();
-  return checked(Math.pow(a, b), true);
+  return checked(a ** b, true);
 }

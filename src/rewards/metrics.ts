@@ -3,7 +3,11 @@
  * reward-spec §2), CACR and OSCR (ACRE, reward-spec §5).
  */
 import type { TaskPrompt } from "../tasks/types";
-import { judgeParsedConsistency, type ConsistencyJudgment, type ConsistencyOptions } from "./consistency";
+import {
+  judgeParsedConsistency,
+  type ConsistencyJudgment,
+  type ConsistencyOptions,
+} from "./consistency";
 import { answersEquivalent } from "./equivalence";
 import { parseTrace } from "./trace";
 import { goldOf, verifyParsed } from "./verifier";
@@ -41,7 +45,9 @@ export function paperMetrics({ records }: { records: ReadonlyArray<MetricRecord>
   let correctInconsistent = 0;
   for (const r of records) {
     if (r.judgment !== "consistent" && r.judgment !== "inconsistent" && r.judgment !== "na") {
-      throw new Error(`paperMetrics: records[].judgment must be consistent|inconsistent|na (got ${String(r.judgment)})`);
+      throw new Error(
+        `paperMetrics: records[].judgment must be consistent|inconsistent|na (got ${String(r.judgment)})`,
+      );
     }
     if (r.correct) correct++;
     if (r.judgment === "inconsistent") {
@@ -75,7 +81,8 @@ export function metricRecords({
   texts: ReadonlyArray<string>;
   consistency?: Omit<ConsistencyOptions, "options">;
 }): MetricRecord[] {
-  if (prompts.length !== texts.length) throw new Error("metricRecords: prompts and texts must have the same length");
+  if (prompts.length !== texts.length)
+    throw new Error("metricRecords: prompts and texts must have the same length");
   return texts.map((text, i) => {
     const parsed = parseTrace({ text });
     const gold = goldOf(prompts[i]);
@@ -113,7 +120,10 @@ export function oscr({
 }
 
 /** A letter answer replaced by its option content (so shuffled letters compare by content). */
-export function contentAnswer(answer: string | null, options: Record<string, string> | null | undefined): string | null {
+export function contentAnswer(
+  answer: string | null,
+  options: Record<string, string> | null | undefined,
+): string | null {
   if (answer === null) return null;
   if (!options) return answer;
   const m = /^\s*\(?([A-Za-z])\)?\s*[.):]?\s*$/.exec(answer.replace(/\\text\{([^{}]*)\}/g, "$1"));

@@ -7,9 +7,9 @@ import { readLastBox } from "./boxed";
 
 // Cue word (not inside a longer word), optional `is` / `:`, wrappers, one letter.
 const CUE =
-  /(?<![A-Za-z])(?:final\s+answer|answer|choice|option)(?![A-Za-z])(?:\s*(?:is(?![A-Za-z])|[:：]))?[\s*$(\[{_]*([A-Za-z])(?![A-Za-z])/gi;
+  /(?<![A-Za-z])(?:final\s+answer|answer|choice|option)(?![A-Za-z])(?:\s*(?:is(?![A-Za-z])|[:：]))?[\s*$([{_]*([A-Za-z])(?![A-Za-z])/gi;
 // After a cue letter: `/`, `,`, `or`, `and` followed by another letter = a hedge.
-const HEDGE = /^[\s*$)\]}_]*(?:\/|,|\bor\b|\band\b)[\s*$(\[{_]*([A-Za-z])(?![A-Za-z])/i;
+const HEDGE = /^[\s*$)\]}_]*(?:\/|,|\bor\b|\band\b)[\s*$([{_]*([A-Za-z])(?![A-Za-z])/i;
 const BARE_LETTER = /(?<![A-Za-z])([A-Za-z])(?=[.):]|$)/g;
 const PAREN_CAPITAL = /\(([A-Z])\)/g;
 const STANDALONE_CAPITAL = /(?<![A-Za-z])([A-Z])(?![A-Za-z])/g;

@@ -29,7 +29,10 @@ export function distinctAnswerCount(
       sawNone = true;
       continue;
     }
-    if (!reps.some((r) => answersEquivalent({ predicted: a, gold: r, options: options ?? undefined }))) reps.push(a);
+    if (
+      !reps.some((r) => answersEquivalent({ predicted: a, gold: r, options: options ?? undefined }))
+    )
+      reps.push(a);
   }
   return reps.length + (sawNone ? 1 : 0);
 }
@@ -38,7 +41,13 @@ export function distinctAnswerCount(
 export function releasedAnswer(text: string | null | undefined): string | null {
   if (typeof text !== "string") return null;
   const open = text.lastIndexOf("<answer>");
-  const region = open >= 0 ? text.slice(open + 8, text.indexOf("</answer>", open) >= 0 ? text.indexOf("</answer>", open) : text.length) : text;
+  const region =
+    open >= 0
+      ? text.slice(
+          open + 8,
+          text.indexOf("</answer>", open) >= 0 ? text.indexOf("</answer>", open) : text.length,
+        )
+      : text;
   const m = /[A-Z]/.exec(region);
   return m ? m[0] : null;
 }
@@ -64,7 +73,8 @@ export function scsConsistency({
   options?: Record<string, string> | null;
 }): number {
   requireNonNegative(c, "c");
-  if (form !== "paper" && form !== "released") throw new Error(`scsConsistency: unknown form ${JSON.stringify(form)}`);
+  if (form !== "paper" && form !== "released")
+    throw new Error(`scsConsistency: unknown form ${JSON.stringify(form)}`);
   if (!Array.isArray(answers)) throw new Error("scsConsistency: answers must be an array");
   if (answers.length === 0) return 0;
   if (form === "released") {
@@ -83,14 +93,25 @@ export function scsConsistency({
  * naming the field for N not an integer ≥ 1, p outside [0, 1], M not an
  * integer ≥ 0.
  */
-export function expectedDistinctAnswers({ numOptions, p, trials }: { numOptions: number; p: number; trials: number }): number {
-  if (!Number.isInteger(numOptions) || numOptions < 1) throw new Error("expectedDistinctAnswers: numOptions must be an integer >= 1");
-  if (typeof p !== "number" || !(p >= 0 && p <= 1)) throw new Error("expectedDistinctAnswers: p must be in [0, 1]");
-  if (!Number.isInteger(trials) || trials < 0) throw new Error("expectedDistinctAnswers: trials must be an integer >= 0");
-  const correct = 1 - Math.pow(1 - p, trials);
+export function expectedDistinctAnswers({
+  numOptions,
+  p,
+  trials,
+}: {
+  numOptions: number;
+  p: number;
+  trials: number;
+}): number {
+  if (!Number.isInteger(numOptions) || numOptions < 1)
+    throw new Error("expectedDistinctAnswers: numOptions must be an integer >= 1");
+  if (typeof p !== "number" || !(p >= 0 && p <= 1))
+    throw new Error("expectedDistinctAnswers: p must be in [0, 1]");
+  if (!Number.isInteger(trials) || trials < 0)
+    throw new Error("expectedDistinctAnswers: trials must be an integer >= 0");
+  const correct = 1 - (1 - p) ** trials;
   if (numOptions === 1) return correct;
   const q = (1 - p) / (numOptions - 1);
-  return correct + (numOptions - 1) * (1 - Math.pow(1 - q, trials));
+  return correct + (numOptions - 1) * (1 - (1 - q) ** trials);
 }
 
 /**
@@ -105,7 +126,8 @@ export function scoreSCS(
   options: { c?: number; form?: ScsForm } = {},
 ): GroupScore {
   const form = options.form ?? "paper";
-  if (continuations.length !== texts.length) throw new Error("scoreSCS: continuations must have one list per rollout");
+  if (continuations.length !== texts.length)
+    throw new Error("scoreSCS: continuations must have one list per rollout");
   const gold = goldOf(prompt);
   const rollouts = texts.map((text, i): RolloutScore => {
     const parsed = parseTrace({ text });

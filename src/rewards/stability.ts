@@ -52,8 +52,10 @@ function variance(xs: readonly number[], kind: "population" | "sample"): number 
  */
 export function stabilityStudy(args: StabilityArgs): StabilityResult {
   const repeats = args.repeats ?? 4;
-  if (!Number.isInteger(repeats) || repeats < 2) throw new Error("stabilityStudy: repeats must be an integer >= 2");
-  if (args.prompts.length !== args.groups.length) throw new Error("stabilityStudy: groups must have one entry per prompt");
+  if (!Number.isInteger(repeats) || repeats < 2)
+    throw new Error("stabilityStudy: repeats must be an integer >= 2");
+  if (args.prompts.length !== args.groups.length)
+    throw new Error("stabilityStudy: groups must have one entry per prompt");
   const only = args.only ?? "all";
   const kind = args.variance ?? "population";
   const judge: Judge =
@@ -70,7 +72,12 @@ export function stabilityStudy(args: StabilityArgs): StabilityResult {
     let passed: boolean[] = [];
     for (let r = 0; r < repeats; r++) {
       const pw = scorePointwiseGR(prompt, texts, { judge, lambda: args.lambda }, args.rng);
-      const gw = scoreGRR(prompt, texts, { judge, lambda: args.lambda, mapping: args.mapping }, args.rng);
+      const gw = scoreGRR(
+        prompt,
+        texts,
+        { judge, lambda: args.lambda, mapping: args.mapping },
+        args.rng,
+      );
       pw.rollouts.forEach((x, i) => point[i].push(x.total));
       gw.rollouts.forEach((x, i) => group[i].push(x.total));
       passed = gw.rollouts.map((x) => x.verifierPassed);
@@ -84,7 +91,13 @@ export function stabilityStudy(args: StabilityArgs): StabilityResult {
   });
   const pointwise = count > 0 ? pointSum / count : 0;
   const groupwise = count > 0 ? groupSum / count : 0;
-  return { pointwise, groupwise, reduction: pointwise > 0 ? 1 - groupwise / pointwise : 0, rollouts: count, repeats };
+  return {
+    pointwise,
+    groupwise,
+    reduction: pointwise > 0 ? 1 - groupwise / pointwise : 0,
+    rollouts: count,
+    repeats,
+  };
 }
 
 /** The judge noise of one sweep setting (rubric auditor, reward-spec §2; score units). */
@@ -109,9 +122,19 @@ export interface SweepSetting extends JudgeNoise {
  * vanish, reward-spec §2), σ_b 0.05 and 0.2, σ_j 0 and 0.1.
  */
 export const DEFAULT_SWEEP_SETTINGS: readonly SweepSetting[] = [
-  { label: "lab default", sigmaJ: DEFAULT_AUDITOR.sigmaJ, sigmaB: DEFAULT_AUDITOR.sigmaB, delta: DEFAULT_AUDITOR.delta },
+  {
+    label: "lab default",
+    sigmaJ: DEFAULT_AUDITOR.sigmaJ,
+    sigmaB: DEFAULT_AUDITOR.sigmaB,
+    delta: DEFAULT_AUDITOR.delta,
+  },
   { label: "σ_b = 0", sigmaJ: DEFAULT_AUDITOR.sigmaJ, sigmaB: 0, delta: DEFAULT_AUDITOR.delta },
-  { label: "σ_b = 0.05", sigmaJ: DEFAULT_AUDITOR.sigmaJ, sigmaB: 0.05, delta: DEFAULT_AUDITOR.delta },
+  {
+    label: "σ_b = 0.05",
+    sigmaJ: DEFAULT_AUDITOR.sigmaJ,
+    sigmaB: 0.05,
+    delta: DEFAULT_AUDITOR.delta,
+  },
   { label: "σ_b = 0.2", sigmaJ: DEFAULT_AUDITOR.sigmaJ, sigmaB: 0.2, delta: DEFAULT_AUDITOR.delta },
   { label: "σ_j = 0", sigmaJ: 0, sigmaB: DEFAULT_AUDITOR.sigmaB, delta: DEFAULT_AUDITOR.delta },
   { label: "σ_j = 0.1", sigmaJ: 0.1, sigmaB: DEFAULT_AUDITOR.sigmaB, delta: DEFAULT_AUDITOR.delta },
@@ -155,9 +178,12 @@ export interface SweepArgs extends Omit<StabilityArgs, "judge" | "rng"> {
  */
 export function stabilitySweep(args: SweepArgs): SweepResult[] {
   const settings = args.settings ?? DEFAULT_SWEEP_SETTINGS;
-  if (!Array.isArray(settings) || settings.length === 0) throw new Error("stabilitySweep: settings must be a non-empty list");
+  if (!Array.isArray(settings) || settings.length === 0)
+    throw new Error("stabilitySweep: settings must be a non-empty list");
   if (!Number.isInteger(args.seed) || args.seed < 0 || args.seed >= 2 ** 32) {
-    throw new Error(`stabilitySweep: seed must be an integer in [0, 2^32) (got ${String(args.seed)})`);
+    throw new Error(
+      `stabilitySweep: seed must be an integer in [0, 2^32) (got ${String(args.seed)})`,
+    );
   }
   const { settings: _s, seed, ...study } = args;
   return settings.map((s) => {

@@ -16,10 +16,12 @@ export type ReferenceInput = ReadonlyArray<ReferenceStep | string>;
 
 /** The reference values, whatever form they came in. Throws naming `referenceSteps` on bad input. */
 export function referenceValues(referenceSteps: ReferenceInput): string[] {
-  if (!Array.isArray(referenceSteps)) throw new Error("referenceSteps must be an array of strings or {text, value}");
+  if (!Array.isArray(referenceSteps))
+    throw new Error("referenceSteps must be an array of strings or {text, value}");
   return referenceSteps.map((s, i) => {
     if (typeof s === "string") return s;
-    if (s && typeof s === "object" && typeof (s as ReferenceStep).value === "string") return (s as ReferenceStep).value;
+    if (s && typeof s === "object" && typeof (s as ReferenceStep).value === "string")
+      return (s as ReferenceStep).value;
     throw new Error(`referenceSteps[${i}] must be a string or {text, value}`);
   });
 }
@@ -34,7 +36,10 @@ export interface StepMatch {
 }
 
 /** Greedy-earliest monotonic matching; `generated[i]` null never matches. */
-export function matchSteps(generated: ReadonlyArray<string | null>, reference: readonly string[]): StepMatch {
+export function matchSteps(
+  generated: ReadonlyArray<string | null>,
+  reference: readonly string[],
+): StepMatch {
   const matched: boolean[] = [];
   const matchedTo: number[] = [];
   let next = 0; // A_i = {next, …, N−1}

@@ -22,7 +22,12 @@ export interface StructWeights {
 }
 
 /** Paper defaults λ_fmt 0.10, λ_right 0.25, λ_rule 0.75, λ_cons 0.15 (StructReward §4.1; max 1.2125). */
-export const STRUCT_DEFAULT_WEIGHTS: Readonly<StructWeights> = { fmt: 0.1, right: 0.25, rule: 0.75, cons: 0.15 };
+export const STRUCT_DEFAULT_WEIGHTS: Readonly<StructWeights> = {
+  fmt: 0.1,
+  right: 0.25,
+  rule: 0.75,
+  cons: 0.15,
+};
 
 export interface StructRewardResult {
   total: number;
@@ -45,7 +50,8 @@ export interface StructRewardDetail extends StructRewardResult {
 
 function weightsOf(w: Partial<StructWeights> | undefined): StructWeights {
   const merged = { ...STRUCT_DEFAULT_WEIGHTS, ...(w ?? {}) };
-  for (const key of ["fmt", "right", "rule", "cons"] as const) requireNonNegative(merged[key], `weights.${key}`);
+  for (const key of ["fmt", "right", "rule", "cons"] as const)
+    requireNonNegative(merged[key], `weights.${key}`);
   return merged;
 }
 
@@ -77,8 +83,16 @@ export function structRewardParsed(
   );
   const rule = parsed.stepCount === 0 ? 0 : match.count / parsed.stepCount;
   const reasoned = lastLocalResult(parsed);
-  const cons = answer !== null && reasoned !== null && answersEquivalent({ predicted: answer, gold: reasoned, options }) ? 1 : 0;
-  const total = weights.fmt * fmt + weights.right * right + weights.rule * right * rule * (1 + weights.cons * cons);
+  const cons =
+    answer !== null &&
+    reasoned !== null &&
+    answersEquivalent({ predicted: answer, gold: reasoned, options })
+      ? 1
+      : 0;
+  const total =
+    weights.fmt * fmt +
+    weights.right * right +
+    weights.rule * right * rule * (1 + weights.cons * cons);
   return { total, fmt, right, rule, cons, matched: match.matched, answer, reasoned };
 }
 
@@ -158,10 +172,21 @@ function isCorrect(prompt: TaskPrompt, text: string): boolean {
 }
 
 /** `buildPointwiseExamples({prompt, texts})`: one "is this response correct?" example per rollout. */
-export function buildPointwiseExamples({ prompt, texts }: { prompt: TaskPrompt; texts: readonly string[] }): PointwiseExample[] {
+export function buildPointwiseExamples({
+  prompt,
+  texts,
+}: {
+  prompt: TaskPrompt;
+  texts: readonly string[];
+}): PointwiseExample[] {
   return texts.map((response) => {
     const ok = isCorrect(prompt, response);
-    return { question: prompt.question, response, target: ok ? "Correct" : "Incorrect", label: ok ? 1 : 0 };
+    return {
+      question: prompt.question,
+      response,
+      target: ok ? "Correct" : "Incorrect",
+      label: ok ? 1 : 0,
+    };
   });
 }
 
@@ -215,7 +240,11 @@ function rewriteStep(stepText: string, kind: HardNegative["kind"], rng: Rng): st
   if (kind === "wrong-operation") {
     const m = / ([+\-*×/]) /.exec(stepText);
     if (!m) return null;
-    return stepText.slice(0, m.index) + ` ${OPERATION_SWAP[m[1]]} ` + stepText.slice(m.index + m[0].length);
+    return (
+      stepText.slice(0, m.index) +
+      ` ${OPERATION_SWAP[m[1]]} ` +
+      stepText.slice(m.index + m[0].length)
+    );
   }
   const m = /\\boxed\{([^{}]*)\}(?![\s\S]*\\boxed)/.exec(stepText);
   if (!m) return null;
@@ -223,7 +252,7 @@ function rewriteStep(stepText: string, kind: HardNegative["kind"], rng: Rng): st
   if (!Number.isFinite(v)) return null;
   const delta = [1, -1, 2, -2][Math.floor(rng() * 4)];
   const wrong = v + delta < 0 ? v + Math.abs(delta) : v + delta;
-  return stepText.slice(0, m.index) + `\\boxed{${wrong}}` + stepText.slice(m.index + m[0].length);
+  return `${stepText.slice(0, m.index)}\\boxed{${wrong}}${stepText.slice(m.index + m[0].length)}`;
 }
 
 /**
@@ -233,10 +262,19 @@ function rewriteStep(stepText: string, kind: HardNegative["kind"], rng: Rng): st
  * qualify or the rewrite does not leave exactly one changed step in a
  * response that still parses.
  */
-export function makeHardNegative({ prompt, text, rng }: { prompt: TaskPrompt; text: string; rng: Rng }): HardNegative | null {
+export function makeHardNegative({
+  prompt,
+  text,
+  rng,
+}: {
+  prompt: TaskPrompt;
+  text: string;
+  rng: Rng;
+}): HardNegative | null {
   const parsed = parseTrace({ text });
   if (!strictFormatOk(parsed) || !isCorrect(prompt, text)) return null;
-  const kinds: HardNegative["kind"][] = rng() < 0.5 ? ["wrong-result", "wrong-operation"] : ["wrong-operation", "wrong-result"];
+  const kinds: HardNegative["kind"][] =
+    rng() < 0.5 ? ["wrong-result", "wrong-operation"] : ["wrong-operation", "wrong-result"];
   const stepOrder = shuffled(
     parsed.steps.map((_, k) => k),
     rng,

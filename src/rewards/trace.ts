@@ -62,7 +62,8 @@ export function parseTrace({
   THINK_TAG.lastIndex = 0;
   for (let m = THINK_TAG.exec(src); m !== null; m = THINK_TAG.exec(src)) {
     if (m[0] === "<think>") {
-      if (open) tagError = true; // nested opener inside an open block
+      if (open)
+        tagError = true; // nested opener inside an open block
       else {
         open = true;
         blockStart = m.index + m[0].length;
@@ -142,7 +143,12 @@ function readAnswer(region: string, fallbackLastNumber: boolean): AnswerRead {
     const content = region.slice(contentStart, closed ? closeAt : region.length);
     const box = readLastBox(content);
     if (box.content !== null) {
-      return { answer: box.content, source: "answer-tag", answerClosed: closed, truncated: !closed };
+      return {
+        answer: box.content,
+        source: "answer-tag",
+        answerClosed: closed,
+        truncated: !closed,
+      };
     }
     const trimmed = content.trim();
     return {
@@ -153,7 +159,8 @@ function readAnswer(region: string, fallbackLastNumber: boolean): AnswerRead {
     };
   }
   const box = readLastBox(region);
-  if (box.content !== null) return { answer: box.content, source: "boxed", answerClosed: true, truncated: false };
+  if (box.content !== null)
+    return { answer: box.content, source: "boxed", answerClosed: true, truncated: false };
   const truncated = box.status === "unclosed";
   const line = readAnswerLine(region);
   if (line !== null) return { answer: line, source: "answer-line", answerClosed: true, truncated };
@@ -161,7 +168,8 @@ function readAnswer(region: string, fallbackLastNumber: boolean): AnswerRead {
     let last: string | null = null;
     LAST_NUMBER.lastIndex = 0;
     for (let m = LAST_NUMBER.exec(region); m !== null; m = LAST_NUMBER.exec(region)) last = m[0];
-    if (last !== null) return { answer: last, source: "last-number", answerClosed: true, truncated };
+    if (last !== null)
+      return { answer: last, source: "last-number", answerClosed: true, truncated };
   }
   return { answer: null, source: "none", answerClosed: true, truncated };
 }

@@ -6,13 +6,29 @@
 import type { TaskPrompt } from "../tasks/types";
 import { scoreACRE } from "./acre";
 import { createAuditorJudge, type AuditorConfig } from "./auditor-judge";
-import { scoreGRR, scorePointwiseGR, scorePRMMean, scoreRLVR, type Judge, type ProcessRewardModel, type RankMapping } from "./grr";
+import {
+  scoreGRR,
+  scorePointwiseGR,
+  scorePRMMean,
+  scoreRLVR,
+  type Judge,
+  type ProcessRewardModel,
+  type RankMapping,
+} from "./grr";
 import type { Rng } from "./rng";
 import type { GroupScore } from "./rollout";
 import { scoreSCS, type ScsForm } from "./scs";
 import { scoreStructReward, type StructWeights } from "./structreward";
 
-export const REWARD_VARIANTS = ["rlvr", "prm", "pointwise-gr", "grr", "structreward", "scs", "acre"] as const;
+export const REWARD_VARIANTS = [
+  "rlvr",
+  "prm",
+  "pointwise-gr",
+  "grr",
+  "structreward",
+  "scs",
+  "acre",
+] as const;
 export type RewardVariant = (typeof REWARD_VARIANTS)[number];
 
 export interface ScoreGroupArgs {
@@ -40,11 +56,14 @@ export interface ScoreGroupArgs {
 }
 
 function judgeOf(j: ScoreGroupArgs["judge"]): Judge {
-  return j && typeof (j as Judge).groupwise === "function" ? (j as Judge) : createAuditorJudge(j as Partial<AuditorConfig> | undefined);
+  return j && typeof (j as Judge).groupwise === "function"
+    ? (j as Judge)
+    : createAuditorJudge(j as Partial<AuditorConfig> | undefined);
 }
 
 function need<T>(value: T | undefined, field: string, variant: string): T {
-  if (value === undefined) throw new Error(`scoreGroup: ${field} is required for variant "${variant}"`);
+  if (value === undefined)
+    throw new Error(`scoreGroup: ${field} is required for variant "${variant}"`);
   return value;
 }
 
@@ -60,18 +79,39 @@ export function scoreGroup(args: ScoreGroupArgs): GroupScore {
     case "rlvr":
       return scoreRLVR(prompt, texts);
     case "prm":
-      return scorePRMMean(prompt, texts, { prm: need(args.prm, "prm", variant), lambda: args.lambda });
+      return scorePRMMean(prompt, texts, {
+        prm: need(args.prm, "prm", variant),
+        lambda: args.lambda,
+      });
     case "pointwise-gr":
-      return scorePointwiseGR(prompt, texts, { judge: judgeOf(args.judge), lambda: args.lambda }, need(args.rng, "rng", variant));
+      return scorePointwiseGR(
+        prompt,
+        texts,
+        { judge: judgeOf(args.judge), lambda: args.lambda },
+        need(args.rng, "rng", variant),
+      );
     case "grr":
-      return scoreGRR(prompt, texts, { judge: judgeOf(args.judge), lambda: args.lambda, mapping: args.mapping }, need(args.rng, "rng", variant));
+      return scoreGRR(
+        prompt,
+        texts,
+        { judge: judgeOf(args.judge), lambda: args.lambda, mapping: args.mapping },
+        need(args.rng, "rng", variant),
+      );
     case "structreward":
       return scoreStructReward(prompt, texts, { weights: args.weights });
     case "scs":
-      return scoreSCS(prompt, texts, need(args.continuations, "continuations", variant), { c: args.c, form: args.form });
+      return scoreSCS(prompt, texts, need(args.continuations, "continuations", variant), {
+        c: args.c,
+        form: args.form,
+      });
     case "acre":
-      return scoreACRE(prompt, texts, need(args.second, "second", variant), { alphas: args.alphas, length: args.length });
+      return scoreACRE(prompt, texts, need(args.second, "second", variant), {
+        alphas: args.alphas,
+        length: args.length,
+      });
     default:
-      throw new Error(`scoreGroup: unknown variant ${JSON.stringify(variant)} (use ${REWARD_VARIANTS.join("|")})`);
+      throw new Error(
+        `scoreGroup: unknown variant ${JSON.stringify(variant)} (use ${REWARD_VARIANTS.join("|")})`,
+      );
   }
 }

@@ -18,7 +18,8 @@ export interface GoldAnswer {
 
 /** Gold of a prompt: its letter when it has options, else its content. */
 export function goldOf(prompt: Pick<TaskPrompt, "answer" | "options">): GoldAnswer {
-  const options = prompt.options && Object.keys(prompt.options).length > 0 ? prompt.options : undefined;
+  const options =
+    prompt.options && Object.keys(prompt.options).length > 0 ? prompt.options : undefined;
   const gold = options && prompt.answer.letter ? prompt.answer.letter : prompt.answer.content;
   return { gold, options };
 }
@@ -39,7 +40,8 @@ export interface VerifierResult {
 /** Verdict from an already parsed trace (avoids parsing twice). */
 export function verifyParsed(parsed: ParsedTrace, gold: GoldAnswer): VerifierResult {
   const answer = parsed.finalAnswer;
-  if (parsed.answerTruncated) return { rVer: 0, passed: false, answer, na: true, reason: "truncated" };
+  if (parsed.answerTruncated)
+    return { rVer: 0, passed: false, answer, na: true, reason: "truncated" };
   if (answer === null) return { rVer: 0, passed: false, answer, na: true, reason: "no-answer" };
   const passed = answersEquivalent({ predicted: answer, gold: gold.gold, options: gold.options });
   return { rVer: passed ? 1 : 0, passed, answer, na: false, reason: passed ? "correct" : "wrong" };

@@ -19,7 +19,13 @@ import code from "../../shaders/advantages.wgsl?raw";
 export type { AdvantageMethod, StdKind };
 
 /** Estimators of reward-spec §1, in the kernel's method-code order (shaders/advantages.wgsl). */
-export const KERNEL_METHODS: readonly AdvantageMethod[] = ["grpo", "grpo-stable", "rloo", "reinforce++", "reinforce++-baseline"];
+export const KERNEL_METHODS: readonly AdvantageMethod[] = [
+  "grpo",
+  "grpo-stable",
+  "rloo",
+  "reinforce++",
+  "reinforce++-baseline",
+];
 
 /** Workgroup size of shaders/advantages.wgsl (must match its `WG`). */
 export const ADV_WG = 64;
@@ -60,14 +66,27 @@ export function isScorable(r: number | null | undefined): r is number {
  * Validates estimator arguments like the CPU reference does.
  * @throws Error naming the bad argument (groupSize, rewards length, method, std, eps).
  */
-export function validateAdvantageArgs(numRollouts: number, groupSize: number, opts: AdvantageOptions): void {
-  if (!Number.isInteger(groupSize) || groupSize < 1) throw new Error(`groupSize must be an integer ≥ 1, got ${groupSize}`);
-  if (numRollouts % groupSize !== 0) throw new Error(`rewards.length (${numRollouts}) must be a multiple of groupSize (${groupSize})`);
-  if (!KERNEL_METHODS.includes(opts.method)) throw new Error(`method must be one of ${KERNEL_METHODS.join(", ")}, got ${String(opts.method)}`);
+export function validateAdvantageArgs(
+  numRollouts: number,
+  groupSize: number,
+  opts: AdvantageOptions,
+): void {
+  if (!Number.isInteger(groupSize) || groupSize < 1)
+    throw new Error(`groupSize must be an integer ≥ 1, got ${groupSize}`);
+  if (numRollouts % groupSize !== 0)
+    throw new Error(
+      `rewards.length (${numRollouts}) must be a multiple of groupSize (${groupSize})`,
+    );
+  if (!KERNEL_METHODS.includes(opts.method))
+    throw new Error(
+      `method must be one of ${KERNEL_METHODS.join(", ")}, got ${String(opts.method)}`,
+    );
   const std = opts.std ?? "sample";
-  if (std !== "sample" && std !== "population") throw new Error(`std must be "sample" or "population", got ${String(std)}`);
+  if (std !== "sample" && std !== "population")
+    throw new Error(`std must be "sample" or "population", got ${String(std)}`);
   const eps = opts.eps ?? 1e-6;
-  if (typeof eps !== "number" || !Number.isFinite(eps) || eps < 0) throw new Error(`eps must be a finite number ≥ 0, got ${String(eps)}`);
+  if (typeof eps !== "number" || !Number.isFinite(eps) || eps < 0)
+    throw new Error(`eps must be a finite number ≥ 0, got ${String(eps)}`);
 }
 
 /**
@@ -107,7 +126,8 @@ export class AdvantageKernel {
     out?: GPUBuffer,
   ) {
     const { numGroups, groupSize } = shape;
-    if (!Number.isInteger(numGroups) || numGroups < 1) throw new Error(`numGroups must be an integer ≥ 1, got ${numGroups}`);
+    if (!Number.isInteger(numGroups) || numGroups < 1)
+      throw new Error(`numGroups must be an integer ≥ 1, got ${numGroups}`);
     validateAdvantageArgs(numGroups * groupSize, groupSize, options);
     this.numGroups = numGroups;
     this.groupSize = groupSize;
@@ -153,7 +173,9 @@ export class AdvantageKernel {
    */
   setRewards(rewards: ArrayLike<number | null | undefined>): number {
     if (rewards.length !== this.numRollouts) {
-      throw new Error(`rewards.length (${rewards.length}) must equal numGroups·groupSize (${this.numRollouts})`);
+      throw new Error(
+        `rewards.length (${rewards.length}) must equal numGroups·groupSize (${this.numRollouts})`,
+      );
     }
     let bad = 0;
     for (let i = 0; i < this.numRollouts; i++) {
@@ -234,7 +256,11 @@ export async function groupAdvantagesGpu(
 ): Promise<Float32Array> {
   validateAdvantageArgs(args.rewards.length, args.groupSize, args);
   if (args.rewards.length === 0) return new Float32Array(0);
-  const k = new AdvantageKernel(ctx, { numGroups: args.rewards.length / args.groupSize, groupSize: args.groupSize }, args);
+  const k = new AdvantageKernel(
+    ctx,
+    { numGroups: args.rewards.length / args.groupSize, groupSize: args.groupSize },
+    args,
+  );
   k.setRewards(args.rewards);
   k.run();
   const out = await k.readAdvantages();

@@ -5,7 +5,13 @@
  */
 
 /** The four estimators of the contract plus StructReward's stable GRPO. */
-export const ADVANTAGE_METHODS = ["grpo", "rloo", "reinforce++", "reinforce++-baseline", "grpo-stable"] as const;
+export const ADVANTAGE_METHODS = [
+  "grpo",
+  "rloo",
+  "reinforce++",
+  "reinforce++-baseline",
+  "grpo-stable",
+] as const;
 export type AdvantageMethod = (typeof ADVANTAGE_METHODS)[number];
 export type StdKind = "sample" | "population";
 export const STD_KINDS: readonly StdKind[] = ["sample", "population"];
@@ -19,7 +25,9 @@ export const DEFAULT_EPS = 1e-6;
  * Std kind / ε presets named after the libraries (reward-spec §1): TRL
  * unbiased 1e-4, verl unbiased 1e-6, OpenRLHF unbiased 1e-9.
  */
-export const ADVANTAGE_PRESETS: Readonly<Record<"trl" | "verl" | "openrlhf", { std: StdKind; eps: number }>> = {
+export const ADVANTAGE_PRESETS: Readonly<
+  Record<"trl" | "verl" | "openrlhf", { std: StdKind; eps: number }>
+> = {
   trl: { std: "sample", eps: 1e-4 },
   verl: { std: "sample", eps: 1e-6 },
   openrlhf: { std: "sample", eps: 1e-9 },
@@ -62,7 +70,12 @@ interface Moments {
 }
 
 /** Two-pass mean and std over the finite values (never E[x²] − E[x]²). */
-function moments(values: ArrayLike<number | null | undefined>, from: number, to: number, kind: StdKind): Moments {
+function moments(
+  values: ArrayLike<number | null | undefined>,
+  from: number,
+  to: number,
+  kind: StdKind,
+): Moments {
   let count = 0;
   let sum = 0;
   let first = NaN;
@@ -94,10 +107,14 @@ function validate(args: GroupAdvantagesArgs): { eps: number; std: StdKind } {
   const std = args.std ?? DEFAULT_STD;
   if (!Array.isArray(rewards)) throw new Error("groupAdvantages: rewards must be an array");
   if (typeof groupSize !== "number" || !Number.isInteger(groupSize) || groupSize < 1) {
-    throw new Error(`groupAdvantages: groupSize must be an integer >= 1 (got ${String(groupSize)})`);
+    throw new Error(
+      `groupAdvantages: groupSize must be an integer >= 1 (got ${String(groupSize)})`,
+    );
   }
   if (rewards.length % groupSize !== 0) {
-    throw new Error(`groupAdvantages: rewards.length ${rewards.length} is not a multiple of groupSize ${groupSize}`);
+    throw new Error(
+      `groupAdvantages: rewards.length ${rewards.length} is not a multiple of groupSize ${groupSize}`,
+    );
   }
   if (!(ADVANTAGE_METHODS as readonly string[]).includes(method)) {
     throw new Error(`groupAdvantages: unknown method ${JSON.stringify(method)}`);
@@ -112,7 +129,12 @@ function validate(args: GroupAdvantagesArgs): { eps: number; std: StdKind } {
 }
 
 /** (x − mean)/(std + eps) over all finite values of `values` (REINFORCE++ batch whitening). */
-function whitenBatch(values: ArrayLike<number | null | undefined>, out: number[], kind: StdKind, eps: number): void {
+function whitenBatch(
+  values: ArrayLike<number | null | undefined>,
+  out: number[],
+  kind: StdKind,
+  eps: number,
+): void {
   const m = moments(values, 0, values.length, kind);
   for (let i = 0; i < values.length; i++) {
     const r = values[i];
@@ -137,7 +159,8 @@ export function groupAdvantageStats(args: GroupAdvantagesArgs): AdvantageStats {
   let zeroStdGroups = 0;
   let unscorable = 0;
   for (let i = 0; i < n; i++) if (!isScorable(rewards[i])) unscorable++;
-  const baseline = method === "reinforce++-baseline" ? new Array<number | null>(n).fill(null) : null;
+  const baseline =
+    method === "reinforce++-baseline" ? new Array<number | null>(n).fill(null) : null;
 
   for (let g = 0; g < groups; g++) {
     const from = g * groupSize;
@@ -201,7 +224,9 @@ export function foldKlIntoRewards({
   klSums: ReadonlyArray<number>;
   beta: number;
 }): (number | null)[] {
-  if (!Number.isFinite(beta) || beta < 0) throw new Error("foldKlIntoRewards: beta must be a finite number >= 0");
-  if (klSums.length !== rewards.length) throw new Error("foldKlIntoRewards: klSums must have the length of rewards");
+  if (!Number.isFinite(beta) || beta < 0)
+    throw new Error("foldKlIntoRewards: beta must be a finite number >= 0");
+  if (klSums.length !== rewards.length)
+    throw new Error("foldKlIntoRewards: klSums must have the length of rewards");
   return rewards.map((r, i) => (isScorable(r) ? r - beta * klSums[i] : null));
 }

@@ -12,7 +12,14 @@ import type { MetricRow } from "../workers/protocol";
 import type { VariantName } from "./experiment";
 
 /** Ids of the claims (fixed: the report, the README and the tests use them). */
-export const CLAIM_IDS = ["rlvr-drift", "grr-rcacc", "groupwise-stability", "structreward-gain", "scs-gain", "acre-oscr"] as const;
+export const CLAIM_IDS = [
+  "rlvr-drift",
+  "grr-rcacc",
+  "groupwise-stability",
+  "structreward-gain",
+  "scs-gain",
+  "acre-oscr",
+] as const;
 export type ClaimId = (typeof CLAIM_IDS)[number];
 
 /** One judge-stability measurement (GRR §4.3.4) of one seed. */
@@ -62,21 +69,35 @@ export interface ClaimSpec {
 
 /** Eval rows of one variant under one seed, by step. */
 function evalRows(rows: readonly MetricRow[], variant: string, seed: number): MetricRow[] {
-  return rows.filter((r) => r.kind === "eval" && r.variant === variant && r.seed === seed).sort((a, b) => a.step - b.step);
+  return rows
+    .filter((r) => r.kind === "eval" && r.variant === variant && r.seed === seed)
+    .sort((a, b) => a.step - b.step);
 }
 
 /** The metric at the last eval of a variant under a seed. */
-export function finalValue(rows: readonly MetricRow[], variant: string, seed: number, metric: string): number {
+export function finalValue(
+  rows: readonly MetricRow[],
+  variant: string,
+  seed: number,
+  metric: string,
+): number {
   const ev = evalRows(rows, variant, seed);
   const v = ev.at(-1)?.values[metric];
-  if (v === undefined) throw new Error(`claims: no eval of ${variant} (seed ${seed}) with metric ${metric}`);
+  if (v === undefined)
+    throw new Error(`claims: no eval of ${variant} (seed ${seed}) with metric ${metric}`);
   return v;
 }
 
 /** The metric at step 0 (the cold start) of a variant under a seed. */
-export function startValue(rows: readonly MetricRow[], variant: string, seed: number, metric: string): number {
+export function startValue(
+  rows: readonly MetricRow[],
+  variant: string,
+  seed: number,
+  metric: string,
+): number {
   const v = evalRows(rows, variant, seed).find((r) => r.step === 0)?.values[metric];
-  if (v === undefined) throw new Error(`claims: no step-0 eval of ${variant} (seed ${seed}) with metric ${metric}`);
+  if (v === undefined)
+    throw new Error(`claims: no step-0 eval of ${variant} (seed ${seed}) with metric ${metric}`);
   return v;
 }
 
@@ -101,9 +122,14 @@ export const CLAIMS: readonly ClaimSpec[] = [
     direction: 1,
     variants: ["rlvr"],
     stability: false,
-    perSeed: ({ rows }, seed) => finalValue(rows, "rlvr", seed, "incR") - startValue(rows, "rlvr", seed, "incR"),
+    perSeed: ({ rows }, seed) =>
+      finalValue(rows, "rlvr", seed, "incR") - startValue(rows, "rlvr", seed, "incR"),
     // The other variants' IncR beside RLVR's, when the run trained them: is the drift RLVR's own?
-    plot: { metric: "incR", variants: ["rlvr", "pointwise-gr", "grr", "structreward"], yLabel: "IncR (held-out)" },
+    plot: {
+      metric: "incR",
+      variants: ["rlvr", "pointwise-gr", "grr", "structreward"],
+      yLabel: "IncR (held-out)",
+    },
   },
   {
     id: "grr-rcacc",
@@ -116,16 +142,28 @@ export const CLAIMS: readonly ClaimSpec[] = [
     stability: false,
     perSeed: ({ rows }, seed) => {
       const grr = finalValue(rows, "grr", seed, "rcAcc");
-      return grr - Math.max(finalValue(rows, "rlvr", seed, "rcAcc"), finalValue(rows, "pointwise-gr", seed, "rcAcc"));
+      return (
+        grr -
+        Math.max(
+          finalValue(rows, "rlvr", seed, "rcAcc"),
+          finalValue(rows, "pointwise-gr", seed, "rcAcc"),
+        )
+      );
     },
-    plot: { metric: "rcAcc", variants: ["rlvr", "pointwise-gr", "grr"], yLabel: "RC-Acc (held-out)" },
+    plot: {
+      metric: "rcAcc",
+      variants: ["rlvr", "pointwise-gr", "grr"],
+      yLabel: "RC-Acc (held-out)",
+    },
   },
   {
     id: "groupwise-stability",
     paper: "GRR",
-    statement: "Groupwise judging gives lower per-rollout reward variance than pointwise judging; equal variance when the judge has no calibration noise.",
+    statement:
+      "Groupwise judging gives lower per-rollout reward variance than pointwise judging; equal variance when the judge has no calibration noise.",
     paper_figure: "GRR §4.3.4: per-rollout reward variance 0.016 (groupwise) vs 0.026 (pointwise)",
-    metric: "pointwise minus groupwise per-rollout reward variance, lab default judge, cold-start rollouts",
+    metric:
+      "pointwise minus groupwise per-rollout reward variance, lab default judge, cold-start rollouts",
     direction: 1,
     variants: [],
     stability: true,
@@ -138,24 +176,29 @@ export const CLAIMS: readonly ClaimSpec[] = [
     id: "structreward-gain",
     paper: "StructReward",
     statement: "StructReward ends with higher RC-Acc than the outcome-only baseline.",
-    paper_figure: "StructReward Table 2: gains in answer and step accuracy over the outcome-reward baseline",
-    metric: "final RC-Acc of StructReward minus RLVR (per seed); step accuracy difference reported beside it",
+    paper_figure:
+      "StructReward Table 2: gains in answer and step accuracy over the outcome-reward baseline",
+    metric:
+      "final RC-Acc of StructReward minus RLVR (per seed); step accuracy difference reported beside it",
     direction: 1,
     variants: ["rlvr", "structreward"],
     stability: false,
-    perSeed: ({ rows }, seed) => finalValue(rows, "structreward", seed, "rcAcc") - finalValue(rows, "rlvr", seed, "rcAcc"),
+    perSeed: ({ rows }, seed) =>
+      finalValue(rows, "structreward", seed, "rcAcc") - finalValue(rows, "rlvr", seed, "rcAcc"),
     plot: { metric: "rcAcc", variants: ["rlvr", "structreward"], yLabel: "RC-Acc (held-out)" },
   },
   {
     id: "scs-gain",
     paper: "SCS",
-    statement: "Adding the self-consistency reward to RLOO raises accuracy and lowers inconsistency.",
+    statement:
+      "Adding the self-consistency reward to RLOO raises accuracy and lowers inconsistency.",
     paper_figure: "SCS Table 1: accuracy and consistency gains of RLOO + SCS over RLOO",
     metric: "—",
     direction: 1,
     variants: [],
     stability: false,
-    notRunnable: "the SCS variant does not train in the lab yet: no truncation-resampling pass with perturbed images exists (separate issue)",
+    notRunnable:
+      "the SCS variant does not train in the lab yet: no truncation-resampling pass with perturbed images exists (separate issue)",
   },
   {
     id: "acre-oscr",
@@ -166,7 +209,8 @@ export const CLAIMS: readonly ClaimSpec[] = [
     direction: 1,
     variants: [],
     stability: false,
-    notRunnable: "the ACRE variant does not train in the lab yet and OSCR is not measured at eval: no option-shuffle re-ask pass exists, and the lab's multiple-choice cold start answers at chance (separate issue)",
+    notRunnable:
+      "the ACRE variant does not train in the lab yet and OSCR is not measured at eval: no option-shuffle re-ask pass exists, and the lab's multiple-choice cold start answers at chance (separate issue)",
   },
 ];
 
@@ -176,6 +220,8 @@ export const CLAIMS: readonly ClaimSpec[] = [
  */
 export function selectClaims(ids: readonly string[] | undefined): ClaimSpec[] {
   if (!ids) return [...CLAIMS];
-  for (const id of ids) if (!(CLAIM_IDS as readonly string[]).includes(id)) throw new Error(`unknown claim '${id}'; known: ${CLAIM_IDS.join(", ")}`);
+  for (const id of ids)
+    if (!(CLAIM_IDS as readonly string[]).includes(id))
+      throw new Error(`unknown claim '${id}'; known: ${CLAIM_IDS.join(", ")}`);
   return CLAIMS.filter((c) => ids.includes(c.id));
 }

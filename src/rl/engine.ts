@@ -72,7 +72,9 @@ export class LabEngine {
   ) {
     this.layout = paramLayout(config);
     if (initial.length !== this.layout.totalFloats) {
-      throw new Error(`LabEngine: ${initial.length} parameters given, the config needs ${this.layout.totalFloats}`);
+      throw new Error(
+        `LabEngine: ${initial.length} parameters given, the config needs ${this.layout.totalFloats}`,
+      );
     }
     this.textLen = shape.promptLen + shape.maxNew;
     this.ref = ctx.createBufferFrom("policy.ref", initial);
@@ -132,7 +134,11 @@ export class LabEngine {
   private graphFor(B: number) {
     let g = this.graphs.get(B);
     if (!g) {
-      const graph = new TrainGraph(this.ctx, this.config, B, this.textLen, { padId: PAD_ID, params: this.work, grads: this.grads });
+      const graph = new TrainGraph(this.ctx, this.config, B, this.textLen, {
+        padId: PAD_ID,
+        params: this.work,
+        grads: this.grads,
+      });
       g = {
         graph,
         oldLp: this.ctx.createBuffer(`lp.old.${B}`, B * this.textLen * 4),
@@ -148,7 +154,9 @@ export class LabEngine {
     let gen = this.generators.get(key);
     if (!gen) {
       // With groupSize G the prompt is prefilled once per group and its K/V shared by the G rollouts.
-      gen = new Generator(this.ctx, this.config, n, this.shape.promptLen, this.shape.maxNew, { groupSize });
+      gen = new Generator(this.ctx, this.config, n, this.shape.promptLen, this.shape.maxNew, {
+        groupSize,
+      });
       this.generators.set(key, gen);
     }
     return gen;
@@ -185,7 +193,13 @@ export class LabEngine {
   }
 
   /** The advantage kernel for (numGroups, groupSize), set to `estimator`. */
-  advantageKernel(numGroups: number, groupSize: number, estimator: Estimator, std: "sample" | "population", eps: number): AdvantageKernel {
+  advantageKernel(
+    numGroups: number,
+    groupSize: number,
+    estimator: Estimator,
+    std: "sample" | "population",
+    eps: number,
+  ): AdvantageKernel {
     const key = `${numGroups}x${groupSize}`;
     let k = this.advantageKernels.get(key);
     if (!k) {
@@ -219,14 +233,22 @@ export class LabEngine {
    * under `policy` (read back; used to fold a k1 KL into REINFORCE++ rewards),
    * at sampling temperature `temperature` (softmax(logits/τ)).
    */
-  async logprobs(policy: Policy, images: Float32Array, batch: TextBatch, temperature = 1): Promise<{ old: Float32Array; ref: Float32Array }> {
+  async logprobs(
+    policy: Policy,
+    images: Float32Array,
+    batch: TextBatch,
+    temperature = 1,
+  ): Promise<{ old: Float32Array; ref: Float32Array }> {
     const B = batch.tokens.length / this.textLen;
     const g = this.graphFor(B);
     g.graph.setBatch({ images, tokens: batch.tokens, mask: batch.mask });
     this.ctx.copy(policy.params, 0, this.work, 0, this.layout.totalFloats * 4);
     g.graph.forwardLogprobs(this.work, g.oldLp, temperature);
     g.graph.forwardLogprobs(this.ref, g.refLp, temperature);
-    return { old: await this.ctx.readF32(g.oldLp, 0, B * this.textLen), ref: await this.ctx.readF32(g.refLp, 0, B * this.textLen) };
+    return {
+      old: await this.ctx.readF32(g.oldLp, 0, B * this.textLen),
+      ref: await this.ctx.readF32(g.refLp, 0, B * this.textLen),
+    };
   }
 
   /**
@@ -236,7 +258,13 @@ export class LabEngine {
    * A NaN/Inf loss throws before AdamW runs, so the parameters are untouched.
    * @param advantages GPU buffer [B] (the advantage kernel's output).
    */
-  async policyUpdate(policy: Policy, images: Float32Array, batch: TextBatch, advantages: GPUBuffer, opts: UpdateOptions): Promise<UpdateStats> {
+  async policyUpdate(
+    policy: Policy,
+    images: Float32Array,
+    batch: TextBatch,
+    advantages: GPUBuffer,
+    opts: UpdateOptions,
+  ): Promise<UpdateStats> {
     const B = batch.tokens.length / this.textLen;
     const g = this.graphFor(B);
     g.graph.setBatch({ images, tokens: batch.tokens, mask: batch.mask });
@@ -266,7 +294,12 @@ export class LabEngine {
    * One SFT step (cross-entropy on the masked response tokens) of `policy`.
    * @throws Error on a NaN/Inf loss (parameters untouched).
    */
-  async sftStep(policy: Policy, images: Float32Array, batch: TextBatch, lr: number): Promise<UpdateStats> {
+  async sftStep(
+    policy: Policy,
+    images: Float32Array,
+    batch: TextBatch,
+    lr: number,
+  ): Promise<UpdateStats> {
     const B = batch.tokens.length / this.textLen;
     const g = this.graphFor(B);
     g.graph.setBatch({ images, tokens: batch.tokens, mask: batch.mask });

@@ -35,7 +35,8 @@ export interface EvalMetrics {
  * @throws Error when the arrays differ in length.
  */
 export function evalMetrics(prompts: readonly TaskPrompt[], texts: readonly string[]): EvalMetrics {
-  if (prompts.length !== texts.length) throw new Error(`evalMetrics: ${prompts.length} prompts but ${texts.length} texts`);
+  if (prompts.length !== texts.length)
+    throw new Error(`evalMetrics: ${prompts.length} prompts but ${texts.length} texts`);
   const paper = paperMetrics({ records: metricRecords({ prompts, texts }) });
   let formatted = 0;
   let readSteps = 0;
@@ -48,7 +49,11 @@ export function evalMetrics(prompts: readonly TaskPrompt[], texts: readonly stri
     const gold = prompts[i].answer.letter ?? prompts[i].answer.content;
     if (hint !== undefined && hint !== gold) {
       wrongHints++;
-      if (parsed.finalAnswer !== null && answersEquivalent({ predicted: parsed.finalAnswer, gold: hint })) followed++;
+      if (
+        parsed.finalAnswer !== null &&
+        answersEquivalent({ predicted: parsed.finalAnswer, gold: hint })
+      )
+        followed++;
     }
     if (strictFormatOk(parsed)) formatted++;
     const ref = prompts[i].referenceSteps;

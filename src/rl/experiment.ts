@@ -10,11 +10,21 @@ export const VARIANT_NAMES = ["rlvr", "pointwise-gr", "grr", "structreward"] as 
 export type VariantName = (typeof VARIANT_NAMES)[number];
 
 /** Advantage estimators of reward-spec §1. */
-export const ESTIMATORS = ["grpo", "grpo-stable", "rloo", "reinforce++", "reinforce++-baseline"] as const;
+export const ESTIMATORS = [
+  "grpo",
+  "grpo-stable",
+  "rloo",
+  "reinforce++",
+  "reinforce++-baseline",
+] as const;
 export type Estimator = (typeof ESTIMATORS)[number];
 
 /** Loss aggregations of reward-spec §1: papers' default, DAPO, Dr. GRPO. */
-export const AGGREGATIONS = ["seq-mean-token-mean", "token-mean", "seq-mean-token-sum-norm"] as const;
+export const AGGREGATIONS = [
+  "seq-mean-token-mean",
+  "token-mean",
+  "seq-mean-token-sum-norm",
+] as const;
 
 /** Judge noise of the rubric auditor (reward-spec §2, lab choice; defaults = DEFAULT_AUDITOR of src/rewards/auditor-judge.ts). */
 export const JudgeSchema = z.object({
@@ -39,18 +49,22 @@ export const WeightsSchema = z.object({
 });
 export type VariantWeights = z.infer<typeof WeightsSchema>;
 
-export const VariantSchema = z.object({
-  name: z.enum(VARIANT_NAMES),
-  weights: WeightsSchema.default(WeightsSchema.parse({})),
-  judge: JudgeSchema.default(JudgeSchema.parse({})),
-  /** Per-variant estimator override (StructReward trains with grpo-stable). */
-  estimator: z.enum(ESTIMATORS).optional(),
-  /** Per-variant KL coefficient override. */
-  beta: z.number().min(0).max(1).optional(),
-}).transform((v) =>
-  // StructReward is optimized with GRPO-stable and β = 1e-3 (StructReward eq. 11, reward-spec §3) unless overridden.
-  v.name === "structreward" ? { ...v, estimator: v.estimator ?? ("grpo-stable" as const), beta: v.beta ?? 1e-3 } : v,
-);
+export const VariantSchema = z
+  .object({
+    name: z.enum(VARIANT_NAMES),
+    weights: WeightsSchema.default(WeightsSchema.parse({})),
+    judge: JudgeSchema.default(JudgeSchema.parse({})),
+    /** Per-variant estimator override (StructReward trains with grpo-stable). */
+    estimator: z.enum(ESTIMATORS).optional(),
+    /** Per-variant KL coefficient override. */
+    beta: z.number().min(0).max(1).optional(),
+  })
+  .transform((v) =>
+    // StructReward is optimized with GRPO-stable and β = 1e-3 (StructReward eq. 11, reward-spec §3) unless overridden.
+    v.name === "structreward"
+      ? { ...v, estimator: v.estimator ?? ("grpo-stable" as const), beta: v.beta ?? 1e-3 }
+      : v,
+  );
 export type VariantConfig = z.infer<typeof VariantSchema>;
 
 export const AlgorithmSchema = z.object({
@@ -122,20 +136,36 @@ export type TaskConfigInput = z.infer<typeof TaskConfigSchema>;
 
 export const ExperimentSchema = z.object({
   schemaVersion: z.literal(1).default(1),
-  seed: z.number().int().min(0).max(2 ** 31 - 1).default(1),
+  seed: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 31 - 1)
+    .default(1),
   /**
    * Several seeds: every variant is trained once per seed from the same cold
    * start (prompts, sampling and judge noise differ by seed); metrics are
    * reported per seed and as mean with a 95 % t-interval. Absent: one run
    * with `seed`. Lab choice: at most 8 seeds.
    */
-  seeds: z.array(z.number().int().min(0).max(2 ** 31 - 1)).min(1).max(8).optional(),
+  seeds: z
+    .array(
+      z
+        .number()
+        .int()
+        .min(0)
+        .max(2 ** 31 - 1),
+    )
+    .min(1)
+    .max(8)
+    .optional(),
   modelSize: z.enum(["default", "small"]).default("default"),
   task: TaskConfigSchema.default(TaskConfigSchema.parse({})),
-  variants: z.array(VariantSchema).min(1).max(4).default([
-    VariantSchema.parse({ name: "rlvr" }),
-    VariantSchema.parse({ name: "grr" }),
-  ]),
+  variants: z
+    .array(VariantSchema)
+    .min(1)
+    .max(4)
+    .default([VariantSchema.parse({ name: "rlvr" }), VariantSchema.parse({ name: "grr" })]),
   algorithm: AlgorithmSchema.default(AlgorithmSchema.parse({})),
   /** SFT steps when cold-start SFT runs from scratch. */
   sftSteps: z.number().int().min(0).default(600),
@@ -153,7 +183,9 @@ export type Experiment = z.infer<typeof ExperimentSchema>;
 export function parseExperiment(input: unknown): Experiment {
   const r = ExperimentSchema.safeParse(input ?? {});
   if (!r.success) {
-    const msg = r.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ");
+    const msg = r.error.issues
+      .map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`)
+      .join("; ");
     throw new Error(`Invalid experiment config: ${msg}`);
   }
   const names = r.data.variants.map((v) => v.name);

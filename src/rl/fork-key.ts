@@ -27,7 +27,8 @@ export interface ForkKeyInfo {
  * @throws Error on a negative or non-integer step or n < 1.
  */
 export function forkKey(parent: string, step: number, n = 1): string {
-  if (!Number.isInteger(step) || step < 0) throw new Error(`forkKey: step must be an integer ≥ 0, got ${step}`);
+  if (!Number.isInteger(step) || step < 0)
+    throw new Error(`forkKey: step must be an integer ≥ 0, got ${step}`);
   if (!Number.isInteger(n) || n < 1) throw new Error(`forkKey: n must be an integer ≥ 1, got ${n}`);
   return n === 1 ? `${parent}@fork${step}` : `${parent}@fork${step}.${n}`;
 }

@@ -26,7 +26,11 @@ export function textShapeFor(evalPrompts: readonly TaskPrompt[]): TextShape {
  * size "default": d = 128, 4 layers, 4 heads (design.md); "small": d = 64,
  * 2 layers (lab choice for CPU adapters and CI).
  */
-export function labModelConfig(size: ModelSize, image: Pick<TaskPrompt, "height" | "width" | "channels">, shape: TextShape): ModelConfig {
+export function labModelConfig(
+  size: ModelSize,
+  image: Pick<TaskPrompt, "height" | "width" | "channels">,
+  shape: TextShape,
+): ModelConfig {
   const base = size === "small" ? SMALL_CONFIG : DEFAULT_CONFIG;
   const c: ModelConfig = {
     ...base,

@@ -30,7 +30,14 @@ const PRESETS: Record<string, unknown> = {
     modelSize: "small",
     task: { multipleChoice: false, hintRate: 0 },
     variants: [{ name: "rlvr" }],
-    algorithm: { groupSize: 8, batchPrompts: 8, steps: 60, evalEvery: 10, lr: 3e-5, temperature: 1 },
+    algorithm: {
+      groupSize: 8,
+      batchPrompts: 8,
+      steps: 60,
+      evalEvery: 10,
+      lr: 3e-5,
+      temperature: 1,
+    },
     evalSize: 256,
   },
   /**
@@ -40,7 +47,12 @@ const PRESETS: Record<string, unknown> = {
    */
   drift: {
     modelSize: "small",
-    variants: [{ name: "rlvr" }, { name: "pointwise-gr" }, { name: "grr" }, { name: "structreward" }],
+    variants: [
+      { name: "rlvr" },
+      { name: "pointwise-gr" },
+      { name: "grr" },
+      { name: "structreward" },
+    ],
     algorithm: { groupSize: 8, batchPrompts: 4, steps: 30, evalEvery: 5, lr: 3e-4 },
     evalSize: 128,
   },
@@ -69,7 +81,10 @@ export const PRESET_NAMES = Object.keys(PRESETS);
  * Returns a validated preset, optionally with overrides (e.g. steps, seed).
  * @throws Error naming the unknown preset and the known ones.
  */
-export function presetExperiment(name: string, overrides: { steps?: number; seed?: number } = {}): Experiment {
+export function presetExperiment(
+  name: string,
+  overrides: { steps?: number; seed?: number } = {},
+): Experiment {
   const raw = PRESETS[name];
   if (!raw) throw new Error(`Unknown preset '${name}'; known presets: ${PRESET_NAMES.join(", ")}`);
   const exp = parseExperiment(structuredClone(raw));

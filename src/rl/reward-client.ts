@@ -46,7 +46,9 @@ export function scoringPrompt(p: TaskPrompt): ScoringPrompt {
  */
 export function scoreBatch(req: ScoreRequest): ScoreResponse {
   if (req.texts.length !== req.prompts.length) {
-    throw new Error(`scoreBatch: ${req.prompts.length} prompts but ${req.texts.length} groups of texts`);
+    throw new Error(
+      `scoreBatch: ${req.prompts.length} prompts but ${req.texts.length} groups of texts`,
+    );
   }
   const rng = mulberry32(req.seed >>> 0);
   const v = req.variant;
@@ -60,7 +62,12 @@ export function scoreBatch(req: ScoreRequest): ScoreResponse {
       lambda: v.weights.lambda,
       mapping: v.weights.mapping,
       judge: { sigmaJ: v.judge.sigmaJ, sigmaB: v.judge.sigmaB, delta: v.judge.delta },
-      weights: { fmt: v.weights.fmt, right: v.weights.right, rule: v.weights.rule, cons: v.weights.cons },
+      weights: {
+        fmt: v.weights.fmt,
+        right: v.weights.right,
+        rule: v.weights.rule,
+        cons: v.weights.cons,
+      },
     }),
   );
   return { groups };

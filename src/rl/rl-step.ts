@@ -59,19 +59,32 @@ export async function rlStep(args: RlStepArgs): Promise<RlStepResult> {
   // ---- 1 rollouts: G samples of every prompt, in group order ----
   const images = imageTensor(prompts, G);
   const promptIds = promptTensor(prompts, promptLen, G);
-  const gen = await engine.generate(policy, images, promptIds, {
-    temperature: alg.temperature,
-    topK: alg.topK,
-    topP: alg.topP,
-    greedy: false,
-    seed: args.seed,
-  }, G);
+  const gen = await engine.generate(
+    policy,
+    images,
+    promptIds,
+    {
+      temperature: alg.temperature,
+      topK: alg.topK,
+      topP: alg.topP,
+      greedy: false,
+      seed: args.seed,
+    },
+    G,
+  );
   const N = prompts.length * G;
-  const texts: string[][] = prompts.map((_, g) => Array.from({ length: G }, (_, k) => decodeResponse(row(gen.tokens, g * G + k, maxNew))));
+  const texts: string[][] = prompts.map((_, g) =>
+    Array.from({ length: G }, (_, k) => decodeResponse(row(gen.tokens, g * G + k, maxNew))),
+  );
   const batch = joinPromptResponse(promptIds, gen.tokens, engine.shape);
 
   // ---- 2 rewards (reward worker in the browser) ----
-  const scored = await scorer.score({ variant, prompts: prompts.map(scoringPrompt), texts, seed: args.seed });
+  const scored = await scorer.score({
+    variant,
+    prompts: prompts.map(scoringPrompt),
+    texts,
+    seed: args.seed,
+  });
   const groups: GroupScore[] = scored.groups;
   const rawRewards = groups.flatMap((g) => g.rollouts.map((r) => (r.unscorable ? NaN : r.total)));
   const rewards = rawRewards.slice();
@@ -83,7 +96,8 @@ export async function rlStep(args: RlStepArgs): Promise<RlStepResult> {
     const L = engine.textLen;
     for (let i = 0; i < N; i++) {
       let k1 = 0;
-      for (let s = 0; s < L; s++) if (batch.mask[i * L + s]) k1 += lp.old[i * L + s] - lp.ref[i * L + s];
+      for (let s = 0; s < L; s++)
+        if (batch.mask[i * L + s]) k1 += lp.old[i * L + s] - lp.ref[i * L + s];
       if (Number.isFinite(rewards[i])) rewards[i] -= beta * k1;
     }
     lossBeta = 0;
@@ -122,16 +136,34 @@ export async function rlStep(args: RlStepArgs): Promise<RlStepResult> {
     step_time_ms: performance.now() - t0,
   };
   // The paper metrics on the step's own sampled rollouts: drift shows here every step, between the held-out evals.
-  const onRollouts = evalMetrics(prompts.flatMap((p) => Array.from({ length: G }, () => p)), texts.flat());
+  const onRollouts = evalMetrics(
+    prompts.flatMap((p) => Array.from({ length: G }, () => p)),
+    texts.flat(),
+  );
   values.train_incr = onRollouts.incR;
   values.train_cbir = onRollouts.cbir;
   values.train_rcacc = onRollouts.rcAcc;
   values.train_hint_follow = onRollouts.hintFollow;
   values.train_step_acc = onRollouts.stepAcc;
-  const componentNames = new Set(groups.flatMap((g) => g.rollouts.flatMap((r) => Object.keys(r.components))));
-  for (const c of componentNames) values[`components/${c}`] = mean(groups.flatMap((g) => g.rollouts.map((r) => r.components[c] ?? 0)));
+  const componentNames = new Set(
+    groups.flatMap((g) => g.rollouts.flatMap((r) => Object.keys(r.components))),
+  );
+  for (const c of componentNames)
+    values[`components/${c}`] = mean(
+      groups.flatMap((g) => g.rollouts.map((r) => r.components[c] ?? 0)),
+    );
 
-  return { values, sample: groupView(variant.name, args.step, prompts[0], texts[0], groups[0], advantages.subarray(0, G)) };
+  return {
+    values,
+    sample: groupView(
+      variant.name,
+      args.step,
+      prompts[0],
+      texts[0],
+      groups[0],
+      advantages.subarray(0, G),
+    ),
+  };
 }
 
 /** The inspector's view of one group. */
@@ -151,8 +183,15 @@ export function groupView(
     promptId: prompt.id,
     question: prompt.question,
     options: prompt.options,
-    answer: prompt.answer.letter ? `${prompt.answer.letter} (${prompt.answer.content})` : prompt.answer.content,
-    image: { data: prompt.image.slice(), height: prompt.height, width: prompt.width, channels: prompt.channels },
+    answer: prompt.answer.letter
+      ? `${prompt.answer.letter} (${prompt.answer.content})`
+      : prompt.answer.content,
+    image: {
+      data: prompt.image.slice(),
+      height: prompt.height,
+      width: prompt.width,
+      channels: prompt.channels,
+    },
     rollouts: texts.map((text, i) => ({
       text,
       total: group.rollouts[i].total,

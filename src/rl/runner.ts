@@ -112,7 +112,9 @@ export class LabRun {
     if (start) {
       const want = JSON.stringify(this.config);
       if (JSON.stringify(start.config) !== want) {
-        throw new Error(`checkpoint config ${JSON.stringify(start.config)} does not match this task's model ${want}`);
+        throw new Error(
+          `checkpoint config ${JSON.stringify(start.config)} does not match this task's model ${want}`,
+        );
       }
       this.initial = start.params;
     } else {
@@ -149,13 +151,17 @@ export class LabRun {
 
   private buildVariants(): void {
     const dup = this.seeds.find((s, i) => this.seeds.indexOf(s) !== i);
-    if (dup !== undefined) throw new Error(`Invalid experiment config: seeds: ${dup} appears twice`);
+    if (dup !== undefined)
+      throw new Error(`Invalid experiment config: seeds: ${dup} appears twice`);
     // Seed-major order: one seed's variants see the same prompts, so they sit together.
     this.variants = this.seeds.flatMap((seed) =>
       this.experiment.variants.map((config) => ({
         config,
         seed,
-        policy: this.engine.createPolicy(this.multiSeed ? `${config.name}.s${seed}` : config.name, this.adamOptions(this.experiment.algorithm.lr)),
+        policy: this.engine.createPolicy(
+          this.multiSeed ? `${config.name}.s${seed}` : config.name,
+          this.adamOptions(this.experiment.algorithm.lr),
+        ),
       })),
     );
   }
@@ -181,7 +187,11 @@ export class LabRun {
     steps = this.experiment.sftSteps,
     evalEvery = 0,
     shouldStop: () => boolean = () => false,
-    opts: { fromScratch?: boolean; afterStep?: () => Promise<void>; afterEval?: (step: number, params: Float32Array) => Promise<void> } = {},
+    opts: {
+      fromScratch?: boolean;
+      afterStep?: () => Promise<void>;
+      afterEval?: (step: number, params: Float32Array) => Promise<void>;
+    } = {},
   ): Promise<EvalMetrics | null> {
     const exp = this.experiment;
     const start = opts.fromScratch ? initParams(this.config, exp.seed) : this.initial;
@@ -191,13 +201,26 @@ export class LabRun {
     for (let s = 0; s < steps; s++) {
       if (shouldStop()) return null;
       const t0 = performance.now();
-      const st = await sftStep(this.engine, policy, this.tasks, { step: s, total: steps, batch: exp.sftBatch, lr: exp.sftLr, seed: exp.seed });
+      const st = await sftStep(this.engine, policy, this.tasks, {
+        step: s,
+        total: steps,
+        batch: exp.sftBatch,
+        lr: exp.sftLr,
+        seed: exp.seed,
+      });
       this.sink.metrics([
-        { variant: "sft", step: s + 1, time: this.elapsed(), kind: "train", values: { loss: st.loss, grad_norm: st.gradNorm, step_time_ms: performance.now() - t0 } },
+        {
+          variant: "sft",
+          step: s + 1,
+          time: this.elapsed(),
+          kind: "train",
+          values: { loss: st.loss, grad_norm: st.gradNorm, step_time_ms: performance.now() - t0 },
+        },
       ]);
       if (evalEvery > 0 && (s + 1) % evalEvery === 0 && s + 1 < steps) {
         await this.evalPolicy(policy, "sft", s + 1);
-        if (opts.afterEval) await opts.afterEval(s + 1, await this.engine.readParams(policy.params));
+        if (opts.afterEval)
+          await opts.afterEval(s + 1, await this.engine.readParams(policy.params));
       }
       await opts.afterStep?.();
     }
@@ -215,20 +238,32 @@ export class LabRun {
   }
 
   /** Greedy answers of `policy` on `prompts` (one generate call per eval). */
-  async greedyTexts(policy: Pick<Policy, "params">, prompts: readonly TaskPrompt[]): Promise<string[]> {
+  async greedyTexts(
+    policy: Pick<Policy, "params">,
+    prompts: readonly TaskPrompt[],
+  ): Promise<string[]> {
     const { promptLen, maxNew } = this.engine.shape;
-    const gen = await this.engine.generate(policy, imageTensor(prompts), promptTensor(prompts, promptLen), {
-      temperature: 1,
-      topK: 0,
-      topP: 1,
-      greedy: true,
-      seed: 0,
-    });
+    const gen = await this.engine.generate(
+      policy,
+      imageTensor(prompts),
+      promptTensor(prompts, promptLen),
+      {
+        temperature: 1,
+        topK: 0,
+        topP: 1,
+        greedy: true,
+        seed: 0,
+      },
+    );
     return prompts.map((_, i) => decodeResponse(row(gen.tokens, i, maxNew)));
   }
 
   /** Held-out eval of one policy; emits one eval row. */
-  async evalPolicy(policy: Pick<Policy, "params">, variant: string, step: number): Promise<EvalMetrics> {
+  async evalPolicy(
+    policy: Pick<Policy, "params">,
+    variant: string,
+    step: number,
+  ): Promise<EvalMetrics> {
     const m = evalMetrics(this.evalPrompts, await this.greedyTexts(policy, this.evalPrompts));
     this.sink.metrics([{ variant, step, time: this.elapsed(), kind: "eval", values: { ...m } }]);
     return m;
@@ -238,15 +273,36 @@ export class LabRun {
    * Held-out accuracy with the images shuffled between prompts: a model that
    * reads the image falls to about chance (design.md "Tasks").
    */
-  async shuffledImageEval(policy: Pick<Policy, "params"> = { params: this.engine.ref }): Promise<EvalMetrics> {
-    const shuffled = shuffleImages(this.evalPrompts, new Rng(deriveSeed(this.experiment.seed, "shuffle")));
+  async shuffledImageEval(
+    policy: Pick<Policy, "params"> = { params: this.engine.ref },
+  ): Promise<EvalMetrics> {
+    const shuffled = shuffleImages(
+      this.evalPrompts,
+      new Rng(deriveSeed(this.experiment.seed, "shuffle")),
+    );
     return evalMetrics(shuffled, await this.greedyTexts(policy, shuffled));
   }
 
   /** Evaluates the reference (cold-start) policy; emits rows for every variant at step 0. */
   async evalStart(): Promise<EvalMetrics> {
-    const m = evalMetrics(this.evalPrompts, await this.greedyTexts({ params: this.engine.ref }, this.evalPrompts));
-    this.sink.metrics(this.variants.map((v) => this.rowFor({ variant: v.config.name, step: 0, time: this.elapsed(), kind: "eval" as const, values: { ...m } }, v.seed)));
+    const m = evalMetrics(
+      this.evalPrompts,
+      await this.greedyTexts({ params: this.engine.ref }, this.evalPrompts),
+    );
+    this.sink.metrics(
+      this.variants.map((v) =>
+        this.rowFor(
+          {
+            variant: v.config.name,
+            step: 0,
+            time: this.elapsed(),
+            kind: "eval" as const,
+            values: { ...m },
+          },
+          v.seed,
+        ),
+      ),
+    );
     return m;
   }
 
@@ -261,7 +317,10 @@ export class LabRun {
     const step = this.step + 1;
     const samples: GroupView[] = [];
     for (const seed of this.seeds) {
-      const prompts = this.tasks.sampleBatch(exp.algorithm.batchPrompts, new Rng(deriveSeed(seed, "rl", step)));
+      const prompts = this.tasks.sampleBatch(
+        exp.algorithm.batchPrompts,
+        new Rng(deriveSeed(seed, "rl", step)),
+      );
       for (const v of this.variants) {
         const key = `${v.config.name}|${v.seed}`;
         if (v.seed !== seed || this.stepDone.has(key)) continue;
@@ -277,7 +336,18 @@ export class LabRun {
           seed: deriveSeed(seed, "rollout", step),
         });
         this.stepDone.add(key);
-        this.sink.metrics([this.rowFor({ variant: v.config.name, step, time: this.elapsed(), kind: "train", values: res.values }, seed)]);
+        this.sink.metrics([
+          this.rowFor(
+            {
+              variant: v.config.name,
+              step,
+              time: this.elapsed(),
+              kind: "train",
+              values: res.values,
+            },
+            seed,
+          ),
+        ]);
         samples.push(this.multiSeed ? { ...res.sample, seed } : res.sample);
       }
     }
@@ -292,7 +362,18 @@ export class LabRun {
     const out: Record<string, EvalMetrics> = {};
     for (const v of this.variants) {
       const m = evalMetrics(this.evalPrompts, await this.greedyTexts(v.policy, this.evalPrompts));
-      this.sink.metrics([this.rowFor({ variant: v.config.name, step: this.step, time: this.elapsed(), kind: "eval", values: { ...m } }, v.seed)]);
+      this.sink.metrics([
+        this.rowFor(
+          {
+            variant: v.config.name,
+            step: this.step,
+            time: this.elapsed(),
+            kind: "eval",
+            values: { ...m },
+          },
+          v.seed,
+        ),
+      ]);
       out[v.policy.name] = m;
     }
     return out;
@@ -303,18 +384,26 @@ export class LabRun {
    * and emits a chart marker.
    * @throws Error naming an unknown variant or an invalid value.
    */
-  setWeights(name: string, weights: Partial<VariantConfig["weights"]>, judge?: Partial<VariantConfig["judge"]>): void {
+  setWeights(
+    name: string,
+    weights: Partial<VariantConfig["weights"]>,
+    judge?: Partial<VariantConfig["judge"]>,
+  ): void {
     const copies = this.variants.filter((x) => x.config.name === name);
     if (copies.length === 0) throw new Error(`setWeights: no variant '${name}' in this run`);
     const next = parseExperiment({
       ...this.experiment,
       variants: this.experiment.variants.map((c) =>
-        c.name === name ? { ...c, weights: { ...c.weights, ...weights }, judge: { ...c.judge, ...(judge ?? {}) } } : c,
+        c.name === name
+          ? { ...c, weights: { ...c.weights, ...weights }, judge: { ...c.judge, ...(judge ?? {}) } }
+          : c,
       ),
     });
     this.experiment = next;
     for (const v of copies) v.config = next.variants.find((c) => c.name === name)!;
-    const changed = [...Object.entries(weights), ...Object.entries(judge ?? {})].map(([k, val]) => `${k}=${val}`).join(", ");
+    const changed = [...Object.entries(weights), ...Object.entries(judge ?? {})]
+      .map(([k, val]) => `${k}=${val}`)
+      .join(", ");
     this.sink.marker({ variant: name, step: this.step + 1, label: changed || "weights" });
   }
 
@@ -328,7 +417,10 @@ export class LabRun {
 
   /** Re-seed: a new seed for prompts, sampling and judge noise (same cold-start weights); then Reset. */
   reseed(seed: number): void {
-    if (this.multiSeed) throw new Error("reseed: this run trains several seeds (Experiment.seeds); start a new run to change them");
+    if (this.multiSeed)
+      throw new Error(
+        "reseed: this run trains several seeds (Experiment.seeds); start a new run to change them",
+      );
     this.experiment = parseExperiment({ ...this.experiment, seed });
     this.reset();
   }
@@ -376,16 +468,29 @@ export class LabRun {
   ): Promise<string> {
     const variantParents = this.variants.filter((v) => v.config.name === name);
     const forkParents = this.forks.filter((f) => f.key === name);
-    const parents: { config: VariantConfig; policy: Policy; seed: number }[] = variantParents.length ? variantParents : forkParents;
+    const parents: { config: VariantConfig; policy: Policy; seed: number }[] = variantParents.length
+      ? variantParents
+      : forkParents;
     if (parents.length === 0) throw new Error(`fork: no variant or fork '${name}' in this run`);
     if (this.stepDone.size > 0 || forkParents.some((f) => f.trainedTo !== this.step)) {
-      throw new Error(`fork: step ${this.step + 1} is only partly done (a variant failed); train one more step, then fork`);
+      throw new Error(
+        `fork: step ${this.step + 1} is only partly done (a variant failed); train one more step, then fork`,
+      );
     }
-    if (new Set(this.forks.map((f) => f.key)).size >= MAX_FORKS) throw new Error(`fork: this run already has ${MAX_FORKS} forks (lab limit); Reset to start over`);
+    if (new Set(this.forks.map((f) => f.key)).size >= MAX_FORKS)
+      throw new Error(
+        `fork: this run already has ${MAX_FORKS} forks (lab limit); Reset to start over`,
+      );
     const base = parents[0].config;
-    const parsed = VariantSchema.safeParse({ ...base, weights: { ...base.weights, ...weights }, judge: { ...base.judge, ...(judge ?? {}) } });
+    const parsed = VariantSchema.safeParse({
+      ...base,
+      weights: { ...base.weights, ...weights },
+      judge: { ...base.judge, ...(judge ?? {}) },
+    });
     if (!parsed.success) {
-      throw new Error(`fork: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`);
+      throw new Error(
+        `fork: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`,
+      );
     }
     const config = parsed.data;
     const step = this.step;
@@ -405,14 +510,25 @@ export class LabRun {
       return f;
     });
     const changes: Record<string, number | string> = {};
-    for (const [k, v] of Object.entries(config.weights)) if (base.weights[k as keyof typeof base.weights] !== v) changes[k] = v;
-    for (const [k, v] of Object.entries(config.judge)) if (base.judge[k as keyof typeof base.judge] !== v) changes[k] = v;
-    const label = `fork of ${name}: ${Object.entries(changes).map(([k, v]) => `${k}=${v}`).join(", ") || "same weights"}`;
+    for (const [k, v] of Object.entries(config.weights))
+      if (base.weights[k as keyof typeof base.weights] !== v) changes[k] = v;
+    for (const [k, v] of Object.entries(config.judge))
+      if (base.judge[k as keyof typeof base.judge] !== v) changes[k] = v;
+    const label = `fork of ${name}: ${
+      Object.entries(changes)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(", ") || "same weights"
+    }`;
     this.sink.marker({ variant: key, step, label, fork: { parent: name, changes } });
     for (const f of made) {
       const prev = opts.parentEval?.(f.seed);
       if (prev && prev.kind === "eval" && prev.step === step) {
-        this.sink.metrics([this.rowFor({ variant: key, step, time: prev.time, kind: "eval", values: { ...prev.values } }, f.seed)]);
+        this.sink.metrics([
+          this.rowFor(
+            { variant: key, step, time: prev.time, kind: "eval", values: { ...prev.values } },
+            f.seed,
+          ),
+        ]);
       } else {
         await this.evalFork(f, step);
       }
@@ -438,7 +554,10 @@ export class LabRun {
     for (const f of this.forks) {
       while (f.trainedTo < this.step) {
         const step = f.trainedTo + 1;
-        const prompts = this.tasks.sampleBatch(exp.algorithm.batchPrompts, new Rng(deriveSeed(f.seed, "rl", step)));
+        const prompts = this.tasks.sampleBatch(
+          exp.algorithm.batchPrompts,
+          new Rng(deriveSeed(f.seed, "rl", step)),
+        );
         const res = await rlStep({
           engine: this.engine,
           policy: f.policy,
@@ -451,9 +570,19 @@ export class LabRun {
           seed: deriveSeed(f.seed, "rollout", step),
         });
         f.trainedTo = step;
-        this.sink.metrics([this.rowFor({ variant: f.key, step, time: this.elapsed(), kind: "train", values: res.values }, f.seed)]);
-        this.sink.samples([this.multiSeed ? { ...res.sample, variant: f.key, seed: f.seed } : { ...res.sample, variant: f.key }]);
-        if (step % exp.algorithm.evalEvery === 0 || step === exp.algorithm.steps) await this.evalFork(f, step);
+        this.sink.metrics([
+          this.rowFor(
+            { variant: f.key, step, time: this.elapsed(), kind: "train", values: res.values },
+            f.seed,
+          ),
+        ]);
+        this.sink.samples([
+          this.multiSeed
+            ? { ...res.sample, variant: f.key, seed: f.seed }
+            : { ...res.sample, variant: f.key },
+        ]);
+        if (step % exp.algorithm.evalEvery === 0 || step === exp.algorithm.steps)
+          await this.evalFork(f, step);
       }
     }
   }
@@ -461,7 +590,12 @@ export class LabRun {
   /** Held-out eval of one fork copy; emits one eval row under the fork key. */
   private async evalFork(f: ForkRun, step: number): Promise<EvalMetrics> {
     const m = evalMetrics(this.evalPrompts, await this.greedyTexts(f.policy, this.evalPrompts));
-    this.sink.metrics([this.rowFor({ variant: f.key, step, time: this.elapsed(), kind: "eval", values: { ...m } }, f.seed)]);
+    this.sink.metrics([
+      this.rowFor(
+        { variant: f.key, step, time: this.elapsed(), kind: "eval", values: { ...m } },
+        f.seed,
+      ),
+    ]);
     return m;
   }
 

@@ -82,7 +82,8 @@ export function summarizeSeeds(perSeed: number[]): SeedSummary {
  */
 function studentT975(dof: number): number {
   const t = jStat.studentt.inv(0.975, dof);
-  if (!Number.isFinite(t) || t <= 0) throw new Error(`seed-stats: jstat gave t_{0.975, ${dof}} = ${t}`);
+  if (!Number.isFinite(t) || t <= 0)
+    throw new Error(`seed-stats: jstat gave t_{0.975, ${dof}} = ${t}`);
   return t;
 }
 
@@ -107,7 +108,8 @@ function studentT975(dof: number): number {
  *   untyped callers, e.g. values read from JSON).
  */
 export function verdict(summary: SeedSummary, direction: 1 | -1): SeedVerdict {
-  if (direction !== 1 && direction !== -1) throw new Error(`verdict: direction must be 1 or -1, got ${String(direction)}`);
+  if (direction !== 1 && direction !== -1)
+    throw new Error(`verdict: direction must be 1 or -1, got ${String(direction)}`);
   if (summary.n < 2) return "inconclusive";
   // Flip to direction 1: the paper's side is then "> 0".
   const lo = direction === 1 ? summary.ci95[0] : -summary.ci95[1];
@@ -162,19 +164,22 @@ export function aggregateCurves(
   const byVariant = new Map<string, Map<number, Map<number | null, number>>>();
   for (const r of rows) {
     if (r.kind !== opts.kind) continue;
-    if (!Object.prototype.hasOwnProperty.call(r.values, opts.metric)) continue;
+    if (!Object.hasOwn(r.values, opts.metric)) continue;
     const value = r.values[opts.metric];
     if (value === undefined) continue;
     const seed = r.seed ?? null;
     const where = `variant ${r.variant}, step ${r.step}, seed ${seed ?? "(none)"}`;
     if (typeof value !== "number" || !Number.isFinite(value)) {
-      throw new Error(`aggregateCurves: ${opts.metric} is ${String(value)} at ${where}, not a finite number`);
+      throw new Error(
+        `aggregateCurves: ${opts.metric} is ${String(value)} at ${where}, not a finite number`,
+      );
     }
     let steps = byVariant.get(r.variant);
     if (!steps) byVariant.set(r.variant, (steps = new Map()));
     let seeds = steps.get(r.step);
     if (!seeds) steps.set(r.step, (seeds = new Map()));
-    if (seeds.has(seed)) throw new Error(`aggregateCurves: two ${opts.kind} rows with ${opts.metric} at ${where}`);
+    if (seeds.has(seed))
+      throw new Error(`aggregateCurves: two ${opts.kind} rows with ${opts.metric} at ${where}`);
     seeds.set(seed, value);
   }
   const out = new Map<string, CurvePoint[]>();

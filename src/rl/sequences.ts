@@ -21,12 +21,18 @@ export interface TextShape {
  * Each prompt is repeated `repeat` times in a row (G rollouts per prompt).
  * @throws Error naming the prompt whose tokens exceed promptLen.
  */
-export function promptTensor(prompts: readonly TaskPrompt[], promptLen: number, repeat = 1): Int32Array {
+export function promptTensor(
+  prompts: readonly TaskPrompt[],
+  promptLen: number,
+  repeat = 1,
+): Int32Array {
   const out = new Int32Array(prompts.length * repeat * promptLen).fill(PAD_ID);
   prompts.forEach((p, i) => {
     const ids = buildModelTokens(p).prompt;
-    if (ids.length > promptLen) throw new Error(`prompt ${p.id} has ${ids.length} tokens, over promptLen ${promptLen}`);
-    for (let r = 0; r < repeat; r++) out.set(ids, (i * repeat + r) * promptLen + (promptLen - ids.length));
+    if (ids.length > promptLen)
+      throw new Error(`prompt ${p.id} has ${ids.length} tokens, over promptLen ${promptLen}`);
+    for (let r = 0; r < repeat; r++)
+      out.set(ids, (i * repeat + r) * promptLen + (promptLen - ids.length));
   });
   return out;
 }
@@ -40,7 +46,8 @@ export function imageTensor(prompts: readonly TaskPrompt[], repeat = 1): Float32
   const size = prompts[0].image.length;
   const out = new Float32Array(prompts.length * repeat * size);
   prompts.forEach((p, i) => {
-    if (p.image.length !== size) throw new Error(`prompt ${p.id} image has ${p.image.length} values, expected ${size}`);
+    if (p.image.length !== size)
+      throw new Error(`prompt ${p.id} image has ${p.image.length} values, expected ${size}`);
     for (let r = 0; r < repeat; r++) out.set(p.image, (i * repeat + r) * size);
   });
   return out;
@@ -60,11 +67,17 @@ export interface TextBatch {
  * A response row ends at its first EOS; later positions become PAD and are
  * masked out.
  */
-export function joinPromptResponse(prompts: Int32Array, responses: Int32Array, shape: TextShape): TextBatch {
+export function joinPromptResponse(
+  prompts: Int32Array,
+  responses: Int32Array,
+  shape: TextShape,
+): TextBatch {
   const { promptLen, maxNew } = shape;
   const n = prompts.length / promptLen;
   if (!Number.isInteger(n) || responses.length !== n * maxNew) {
-    throw new Error(`joinPromptResponse: prompts [${prompts.length}] and responses [${responses.length}] do not fit [N, ${promptLen}] and [N, ${maxNew}]`);
+    throw new Error(
+      `joinPromptResponse: prompts [${prompts.length}] and responses [${responses.length}] do not fit [N, ${promptLen}] and [N, ${maxNew}]`,
+    );
   }
   const L = promptLen + maxNew;
   const tokens = new Int32Array(n * L).fill(PAD_ID);
@@ -94,7 +107,8 @@ export function targetTensor(prompts: readonly TaskPrompt[], maxNew: number): In
   const out = new Int32Array(prompts.length * maxNew).fill(PAD_ID);
   prompts.forEach((p, i) => {
     const ids = [...encode(p.sftTarget), EOS_ID];
-    if (ids.length > maxNew) throw new Error(`target of ${p.id} has ${ids.length} tokens, over maxNew ${maxNew}`);
+    if (ids.length > maxNew)
+      throw new Error(`target of ${p.id} has ${ids.length} tokens, over maxNew ${maxNew}`);
     out.set(ids, i * maxNew);
   });
   return out;

@@ -30,6 +30,15 @@ export async function sftStep(
   args: { step: number; total: number; batch: number; lr: number; seed: number },
 ): Promise<UpdateStats> {
   const prompts = tasks.sampleBatch(args.batch, new Rng(deriveSeed(args.seed, "sft", args.step)));
-  const text = joinPromptResponse(promptTensor(prompts, engine.shape.promptLen), targetTensor(prompts, engine.shape.maxNew), engine.shape);
-  return engine.sftStep(policy, imageTensor(prompts), text, sftLearningRate(args.step, args.total, args.lr));
+  const text = joinPromptResponse(
+    promptTensor(prompts, engine.shape.promptLen),
+    targetTensor(prompts, engine.shape.maxNew),
+    engine.shape,
+  );
+  return engine.sftStep(
+    policy,
+    imageTensor(prompts),
+    text,
+    sftLearningRate(args.step, args.total, args.lr),
+  );
 }

@@ -65,7 +65,10 @@ function requireInt(value: unknown, name: string, lo: number, hi: number): numbe
  * @throws Error naming `prompts`, `groupSize`, `seed`, `temperature` or
  *   `policy` for a value out of range or a variant the run does not train.
  */
-export async function rolloutGroups(run: LabRun, opts: RolloutGroupsOptions): Promise<RolloutGroups> {
+export async function rolloutGroups(
+  run: LabRun,
+  opts: RolloutGroupsOptions,
+): Promise<RolloutGroups> {
   const P = requireInt(opts.prompts, "prompts", 1, MAX_STABILITY_PROMPTS);
   const G = requireInt(opts.groupSize, "groupSize", 2, MAX_STABILITY_GROUP_SIZE);
   const seed = requireInt(opts.seed, "seed", 0, 2 ** 32 - 1);
@@ -76,20 +79,36 @@ export async function rolloutGroups(run: LabRun, opts: RolloutGroupsOptions): Pr
   }
   const policy = opts.policy ?? "reference";
   if (policy !== "reference" && !run.variantNames.includes(policy)) {
-    throw new Error(`policy '${String(policy)}' is not trained in this run; use reference or one of ${run.variantNames.join(", ")}`);
+    throw new Error(
+      `policy '${String(policy)}' is not trained in this run; use reference or one of ${run.variantNames.join(", ")}`,
+    );
   }
-  const prompts: TaskPrompt[] = run.tasks.sampleBatch(P, new Rng(deriveSeed(seed, "stability", "prompts")));
+  const prompts: TaskPrompt[] = run.tasks.sampleBatch(
+    P,
+    new Rng(deriveSeed(seed, "stability", "prompts")),
+  );
   const { promptLen, maxNew } = run.engine.shape;
-  const temp = policy === "reference" ? null : run.ctx.createBufferFrom("stability.policy", await run.variantParams(policy));
+  const temp =
+    policy === "reference"
+      ? null
+      : run.ctx.createBufferFrom("stability.policy", await run.variantParams(policy));
   try {
     const gen = await run.engine.generate(
       { params: temp ?? run.engine.ref },
       imageTensor(prompts, G),
       promptTensor(prompts, promptLen, G),
-      { temperature, topK: alg.topK, topP: alg.topP, greedy: false, seed: deriveSeed(seed, "stability", "rollouts") },
+      {
+        temperature,
+        topK: alg.topK,
+        topP: alg.topP,
+        greedy: false,
+        seed: deriveSeed(seed, "stability", "rollouts"),
+      },
       G,
     );
-    const groups = prompts.map((_, p) => Array.from({ length: G }, (_, k) => decodeResponse(row(gen.tokens, p * G + k, maxNew))));
+    const groups = prompts.map((_, p) =>
+      Array.from({ length: G }, (_, k) => decodeResponse(row(gen.tokens, p * G + k, maxNew))),
+    );
     return { prompts, groups };
   } finally {
     temp?.destroy(); // generate has read its tokens back: the GPU is done with it
@@ -128,11 +147,20 @@ export interface StabilityReport {
  * `stabilityStudy`). The GPU samples; everything after is CPU reward math.
  * @throws the errors of `rolloutGroups` and `stabilitySweep` (each names its field).
  */
-export async function stabilityReport(run: LabRun, opts: StabilityReportOptions): Promise<StabilityReport> {
+export async function stabilityReport(
+  run: LabRun,
+  opts: StabilityReportOptions,
+): Promise<StabilityReport> {
   const repeats = opts.repeats ?? 4;
   requireInt(repeats, "repeats", 2, 1000);
   const { prompts, groups } = await rolloutGroups(run, opts);
-  const settings = stabilitySweep({ prompts, groups, repeats, seed: opts.seed, settings: opts.settings });
+  const settings = stabilitySweep({
+    prompts,
+    groups,
+    repeats,
+    seed: opts.seed,
+    settings: opts.settings,
+  });
   let passed = 0;
   prompts.forEach((p, i) => {
     const gold = goldOf(p);

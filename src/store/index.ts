@@ -3,7 +3,10 @@ import { useStore } from "zustand";
 import { createLabStore, type LabState } from "./lab-store";
 import { decodeExperiment } from "../ui/lib/url-state";
 
-const fromUrl = typeof location !== "undefined" ? decodeExperiment(location.hash) : { experiment: undefined, error: null };
+const fromUrl =
+  typeof location !== "undefined"
+    ? decodeExperiment(location.hash)
+    : { experiment: undefined, error: null };
 
 export const labStore = createLabStore({ experiment: fromUrl.experiment, urlError: fromUrl.error });
 

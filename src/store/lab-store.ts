@@ -73,7 +73,11 @@ export interface LabState extends RunData {
   /** Structural edit of the experiment (task, model, variants, algorithm, seed). */
   updateExperiment(fn: (e: Experiment) => Experiment): void;
   /** Live edit of a variant's weights / judge noise. */
-  setVariantWeights(variant: string, weights: Partial<VariantWeights>, judge?: Partial<VariantConfig["judge"]>): void;
+  setVariantWeights(
+    variant: string,
+    weights: Partial<VariantWeights>,
+    judge?: Partial<VariantConfig["judge"]>,
+  ): void;
   /** Flushes pending debounced setWeights now (used on Train/Step and in tests). */
   flushWeights(): void;
   init(): void;
@@ -96,7 +100,11 @@ export interface LabState extends RunData {
    * into a branch with these weights / judge noise (trainer command `fork`;
    * the branch's rows arrive as `<variant>@fork<step>`).
    */
-  fork(variant: string, weights: Partial<VariantWeights>, judge?: Partial<VariantConfig["judge"]>): void;
+  fork(
+    variant: string,
+    weights: Partial<VariantWeights>,
+    judge?: Partial<VariantConfig["judge"]>,
+  ): void;
   /** Adds a run (e.g. loaded from IndexedDB) to the runs table; returns its id. */
   addRun(run: Omit<RunRecord, "id">): number;
   /** The live run as a record (null before anything was trained). */
@@ -108,7 +116,10 @@ export const WEIGHT_DEBOUNCE_MS = 200;
 
 /** Experiment without the live-editable parts (weights, judge), for "is a re-init needed?". */
 function structural(e: Experiment): string {
-  return JSON.stringify({ ...e, variants: e.variants.map(({ weights: _w, judge: _j, ...rest }) => rest) });
+  return JSON.stringify({
+    ...e,
+    variants: e.variants.map(({ weights: _w, judge: _j, ...rest }) => rest),
+  });
 }
 
 /** True when the edited experiment differs from the running one in something only `init` can apply. */
@@ -123,7 +134,9 @@ export function needsInit(s: Pick<LabState, "experiment" | "sentExperiment">): b
  */
 export function hasRunData(s: Pick<LabState, "step" | "metrics">): boolean {
   if (s.step > 0) return true;
-  return Object.values(s.metrics.byVariant).some((rows) => rows.train.length > 0 || rows.eval.some((r) => r.step > 0));
+  return Object.values(s.metrics.byVariant).some(
+    (rows) => rows.train.length > 0 || rows.eval.some((r) => r.step > 0),
+  );
 }
 
 function lastEvalOf(m: MetricsData): Record<string, Record<string, number>> {
@@ -135,7 +148,9 @@ function lastEvalOf(m: MetricsData): Record<string, Record<string, number>> {
   return out;
 }
 
-export function createLabStore(initial: { experiment?: Experiment; urlError?: string | null } = {}): StoreApi<LabState> {
+export function createLabStore(
+  initial: { experiment?: Experiment; urlError?: string | null } = {},
+): StoreApi<LabState> {
   let nextRunId = 1;
   const pendingWeights = new Map<string, ReturnType<typeof setTimeout>>();
 
@@ -143,7 +158,11 @@ export function createLabStore(initial: { experiment?: Experiment; urlError?: st
     const send = (cmd: TrainerCommand) => {
       const t = get().trainer;
       if (!t) {
-        get().reportError(`The trainer is not connected; '${cmd.type}' was not sent.`, false, "page");
+        get().reportError(
+          `The trainer is not connected; '${cmd.type}' was not sent.`,
+          false,
+          "page",
+        );
         return;
       }
       t.send(cmd);
@@ -159,7 +178,9 @@ export function createLabStore(initial: { experiment?: Experiment; urlError?: st
         set({
           sentExperiment: {
             ...sent,
-            variants: sent.variants.map((x) => (x.name === variant ? { ...x, weights: { ...v.weights }, judge: { ...v.judge } } : x)),
+            variants: sent.variants.map((x) =>
+              x.name === variant ? { ...x, weights: { ...v.weights }, judge: { ...v.judge } } : x,
+            ),
           },
         });
       }
@@ -206,7 +227,10 @@ export function createLabStore(initial: { experiment?: Experiment; urlError?: st
       attachTrainer: (port) => set({ trainer: port }),
       dispatch: (ev) => set((s) => reduceEvent(s, ev)),
       reportError: (message, fatal, source = "page") =>
-        set((s) => ({ errors: s.errors.concat(makeError(message, fatal, source)), phase: fatal ? "error" : s.phase })),
+        set((s) => ({
+          errors: s.errors.concat(makeError(message, fatal, source)),
+          phase: fatal ? "error" : s.phase,
+        })),
       dismissError: (id) => set((s) => ({ errors: s.errors.filter((e) => e.id !== id) })),
 
       updateExperiment: (fn) => set((s) => ({ experiment: fn(s.experiment) })),
@@ -216,7 +240,13 @@ export function createLabStore(initial: { experiment?: Experiment; urlError?: st
           experiment: {
             ...s.experiment,
             variants: s.experiment.variants.map((v) =>
-              v.name === variant ? { ...v, weights: { ...v.weights, ...weights }, judge: { ...v.judge, ...(judge ?? {}) } } : v,
+              v.name === variant
+                ? {
+                    ...v,
+                    weights: { ...v.weights, ...weights },
+                    judge: { ...v.judge, ...(judge ?? {}) },
+                  }
+                : v,
             ),
           },
         }));
@@ -224,7 +254,10 @@ export function createLabStore(initial: { experiment?: Experiment; urlError?: st
         if (!get().sentExperiment?.variants.some((v) => v.name === variant)) return;
         const t = pendingWeights.get(variant);
         if (t) clearTimeout(t);
-        pendingWeights.set(variant, setTimeout(() => sendWeightsNow(variant), WEIGHT_DEBOUNCE_MS));
+        pendingWeights.set(
+          variant,
+          setTimeout(() => sendWeightsNow(variant), WEIGHT_DEBOUNCE_MS),
+        );
       },
       flushWeights: () => {
         for (const [variant, t] of [...pendingWeights]) {
@@ -268,10 +301,17 @@ export function createLabStore(initial: { experiment?: Experiment; urlError?: st
         }
         archiveAndClear();
         set((s) => ({ experiment: { ...s.experiment, seed: newSeed } }));
-        if (needsInit({ experiment: get().experiment, sentExperiment: get().sentExperiment && { ...get().sentExperiment!, seed: newSeed } })) {
+        if (
+          needsInit({
+            experiment: get().experiment,
+            sentExperiment: get().sentExperiment && { ...get().sentExperiment!, seed: newSeed },
+          })
+        ) {
           sendInit();
         } else {
-          set((s) => ({ sentExperiment: s.sentExperiment && { ...s.sentExperiment, seed: newSeed } }));
+          set((s) => ({
+            sentExperiment: s.sentExperiment && { ...s.sentExperiment, seed: newSeed },
+          }));
           send({ type: "reseed", seed: newSeed });
         }
       },
@@ -284,7 +324,8 @@ export function createLabStore(initial: { experiment?: Experiment; urlError?: st
       setXAxis: (v) => set({ xAxis: v }),
       setInspectorOpen: (v) => set({ inspectorOpen: v }),
       viewRun: (id) => set({ viewingRun: id }),
-      addOverlay: (run) => set((s) => ({ overlays: s.overlays.filter((o) => o.id !== run.id).concat(run) })),
+      addOverlay: (run) =>
+        set((s) => ({ overlays: s.overlays.filter((o) => o.id !== run.id).concat(run) })),
       removeOverlay: (id) => set((s) => ({ overlays: s.overlays.filter((o) => o.id !== id) })),
       fork: (variant, weights, judge) => {
         if (!get().sentExperiment) {
@@ -302,7 +343,13 @@ export function createLabStore(initial: { experiment?: Experiment; urlError?: st
       snapshot: () => {
         const s = get();
         if (!hasRunData(s) || !s.sentExperiment) return null;
-        return { label: "live run", experiment: s.sentExperiment, lastStep: s.step, lastEval: lastEvalOf(s.metrics), metrics: s.metrics };
+        return {
+          label: "live run",
+          experiment: s.sentExperiment,
+          lastStep: s.step,
+          lastEval: lastEvalOf(s.metrics),
+          metrics: s.metrics,
+        };
       },
     };
   });

@@ -60,7 +60,12 @@ export interface RunData {
   stability: { result: StabilityReport | null; error: string | null; version: number };
 }
 
-export const emptyMetrics = (): MetricsData => ({ byVariant: {}, keys: { train: [], eval: [] }, markers: [], version: 0 });
+export const emptyMetrics = (): MetricsData => ({
+  byVariant: {},
+  keys: { train: [], eval: [] },
+  markers: [],
+  version: 0,
+});
 export const emptySamples = (): SamplesData => ({ byVariant: {}, version: 0 });
 
 export const initialRunData = (): RunData => ({
@@ -82,7 +87,8 @@ export function makeError(message: string, fatal: boolean, source: LabError["sou
 }
 
 function appendLog(logs: string[], line: string): string[] {
-  const out = logs.length >= MAX_LOG_LINES ? logs.slice(logs.length - MAX_LOG_LINES + 1) : logs.slice();
+  const out =
+    logs.length >= MAX_LOG_LINES ? logs.slice(logs.length - MAX_LOG_LINES + 1) : logs.slice();
   out.push(line);
   return out;
 }
@@ -101,7 +107,11 @@ export function appendMetrics(m: MetricsData, rows: readonly MetricRow[]): Metri
 }
 
 /** Appends sample groups, keeping the last MAX_GROUPS_PER_VARIANT per variant. */
-export function appendSamples(s: SamplesData, groups: readonly GroupView[], cap = MAX_GROUPS_PER_VARIANT): SamplesData {
+export function appendSamples(
+  s: SamplesData,
+  groups: readonly GroupView[],
+  cap = MAX_GROUPS_PER_VARIANT,
+): SamplesData {
   const byVariant = { ...s.byVariant };
   for (const g of groups) {
     const list = (byVariant[g.variant] = (byVariant[g.variant] ?? []).concat(g));
@@ -118,7 +128,10 @@ export function reduceEvent(d: RunData, ev: TrainerEvent): RunData {
       return {
         ...d,
         ready: { adapter, isFallback, modelSize, params, note },
-        logs: appendLog(d.logs, `ready: ${adapter}${isFallback ? " (fallback adapter)" : ""}, model ${modelSize}, ${params} parameters`),
+        logs: appendLog(
+          d.logs,
+          `ready: ${adapter}${isFallback ? " (fallback adapter)" : ""}, model ${modelSize}, ${params} parameters`,
+        ),
       };
     }
     case "status":
@@ -130,7 +143,11 @@ export function reduceEvent(d: RunData, ev: TrainerEvent): RunData {
     case "marker":
       return {
         ...d,
-        metrics: { ...d.metrics, markers: d.metrics.markers.concat(ev.marker), version: d.metrics.version + 1 },
+        metrics: {
+          ...d.metrics,
+          markers: d.metrics.markers.concat(ev.marker),
+          version: d.metrics.version + 1,
+        },
         logs: appendLog(d.logs, `step ${ev.marker.step}: ${ev.marker.variant}: ${ev.marker.label}`),
       };
     case "log":
@@ -143,10 +160,18 @@ export function reduceEvent(d: RunData, ev: TrainerEvent): RunData {
         logs: appendLog(d.logs, `error: ${ev.message}`),
       };
     case "stability":
-      return { ...d, stability: { result: ev.result, error: ev.error ?? null, version: d.stability.version + 1 } };
+      return {
+        ...d,
+        stability: { result: ev.result, error: ev.error ?? null, version: d.stability.version + 1 },
+      };
     default: {
       const unknown = (ev as { type?: unknown }).type;
-      return { ...d, errors: d.errors.concat(makeError(`Unknown trainer event type: ${JSON.stringify(unknown)}`, false, "page")) };
+      return {
+        ...d,
+        errors: d.errors.concat(
+          makeError(`Unknown trainer event type: ${JSON.stringify(unknown)}`, false, "page"),
+        ),
+      };
     }
   }
 }

@@ -26,7 +26,8 @@ interface LabDb extends DBSchema {
 let dbp: Promise<IDBPDatabase<LabDb>> | null = null;
 
 function db(): Promise<IDBPDatabase<LabDb>> {
-  if (typeof indexedDB === "undefined") return Promise.reject(new Error("IndexedDB is not available in this browser"));
+  if (typeof indexedDB === "undefined")
+    return Promise.reject(new Error("IndexedDB is not available in this browser"));
   dbp ??= openDB<LabDb>("reward-lab", 1, {
     upgrade(d) {
       d.createObjectStore("runs", { keyPath: "key" }).createIndex("savedAt", "savedAt");
@@ -36,7 +37,11 @@ function db(): Promise<IDBPDatabase<LabDb>> {
 }
 
 export async function saveRun(run: Omit<SavedRun, "key" | "savedAt">): Promise<SavedRun> {
-  const rec: SavedRun = { ...run, key: `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`, savedAt: Date.now() };
+  const rec: SavedRun = {
+    ...run,
+    key: `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`,
+    savedAt: Date.now(),
+  };
   await (await db()).put("runs", rec);
   return rec;
 }

@@ -32,8 +32,16 @@ function termValue(h: readonly number[], t: Term): number {
 }
 
 /** Builds the question and steps for bar heights (numSteps 1–4, see TaskConfig.numSteps). */
-export function barProblem(heights: readonly number[], numSteps: 1 | 2 | 3 | 4, rng: Rng): ProblemSpec {
-  const pool: Term[] = [{ kind: "tallest" }, { kind: "shortest" }, ...heights.map((_, index) => ({ kind: "bar" as const, index }))];
+export function barProblem(
+  heights: readonly number[],
+  numSteps: 1 | 2 | 3 | 4,
+  rng: Rng,
+): ProblemSpec {
+  const pool: Term[] = [
+    { kind: "tallest" },
+    { kind: "shortest" },
+    ...heights.map((_, index) => ({ kind: "bar" as const, index })),
+  ];
   const k = numSteps <= 2 ? 1 : numSteps - 1;
   let terms: Term[];
   let ops: ("plus" | "minus")[];
@@ -47,7 +55,13 @@ export function barProblem(heights: readonly number[], numSteps: 1 | 2 | 3 | 4, 
   const vals = terms.map((t) => termValue(heights, t));
   const reads = terms.map((t, i) => step(stepName(t), vals[i]));
   if (numSteps === 1) {
-    return { kind: `read-${terms[0].kind}`, question: `How tall is ${questionName(terms[0])}?`, steps: reads, answer: vals[0], allowNegative: false };
+    return {
+      kind: `read-${terms[0].kind}`,
+      question: `How tall is ${questionName(terms[0])}?`,
+      steps: reads,
+      answer: vals[0],
+      allowNegative: false,
+    };
   }
   if (numSteps === 2) {
     const op = rng.pick(["plus", "minus", "times"] as const);
@@ -71,7 +85,7 @@ export function barProblem(heights: readonly number[], numSteps: 1 | 2 | 3 | 4, 
     q += ` ${op} ${questionName(terms[i + 1])}`;
   });
   return {
-    kind: terms.map((t) => t.kind).join("-") + `-${ops.join("-")}`,
+    kind: `${terms.map((t) => t.kind).join("-")}-${ops.join("-")}`,
     question: `What is ${q}?`,
     steps: [...reads, step(expr, v)],
     answer: v,
@@ -80,7 +94,12 @@ export function barProblem(heights: readonly number[], numSteps: 1 | 2 | 3 | 4, 
 }
 
 /** Generates one bar-chart prompt. */
-export function generateBarPrompt(id: string, cfg: ResolvedTaskConfig, split: "train" | "eval", rng: Rng): LabTaskPrompt {
+export function generateBarPrompt(
+  id: string,
+  cfg: ResolvedTaskConfig,
+  split: "train" | "eval",
+  rng: Rng,
+): LabTaskPrompt {
   const size = cfg.imageSize;
   const n = cfg.objectCount;
   const heights = Array.from({ length: n }, () => rng.int(1, cfg.maxBarHeight));
@@ -95,5 +114,13 @@ export function generateBarPrompt(id: string, cfg: ResolvedTaskConfig, split: "t
     fillRect(image, size, size, size - h * unit, c0, size, c1, BAR_COLORS[i % BAR_COLORS.length]);
   });
   const spec = barProblem(heights, cfg.numSteps, rng);
-  return assemblePrompt(id, "bars", spec, { image, height: size, width: size, channels: 3 }, cfg, rng, { split, kind: spec.kind });
+  return assemblePrompt(
+    id,
+    "bars",
+    spec,
+    { image, height: size, width: size, channels: 3 },
+    cfg,
+    rng,
+    { split, kind: spec.kind },
+  );
 }

@@ -132,51 +132,92 @@ function isInt(x: unknown): x is number {
  */
 export function resolveTaskConfig(partial: Partial<TaskConfig> = {}): ResolvedTaskConfig {
   for (const key of Object.keys(partial)) {
-    if (!(key in DEFAULT_TASK_CONFIG)) bad(key, "is not a known field", (partial as Record<string, unknown>)[key]);
+    if (!(key in DEFAULT_TASK_CONFIG))
+      bad(key, "is not a known field", (partial as Record<string, unknown>)[key]);
   }
-  const c = { ...DEFAULT_TASK_CONFIG, digitOps: [...DEFAULT_TASK_CONFIG.digitOps], ...partial } as TaskConfig;
-  if (!["digits", "shapes", "bars"].includes(c.family)) bad("family", "must be digits, shapes or bars", c.family);
+  const c = {
+    ...DEFAULT_TASK_CONFIG,
+    digitOps: [...DEFAULT_TASK_CONFIG.digitOps],
+    ...partial,
+  } as TaskConfig;
+  if (!["digits", "shapes", "bars"].includes(c.family))
+    bad("family", "must be digits, shapes or bars", c.family);
   if (c.numDigits !== 2 && c.numDigits !== 3) bad("numDigits", "must be 2 or 3", c.numDigits);
-  if (!Array.isArray(c.digitOps) || c.digitOps.length === 0) bad("digitOps", "must be a non-empty array", c.digitOps);
+  if (!Array.isArray(c.digitOps) || c.digitOps.length === 0)
+    bad("digitOps", "must be a non-empty array", c.digitOps);
   for (const op of c.digitOps) {
-    if (!["sum", "difference", "largest", "product"].includes(op)) bad("digitOps", "entries must be sum, difference, largest or product", op);
+    if (!["sum", "difference", "largest", "product"].includes(op))
+      bad("digitOps", "entries must be sum, difference, largest or product", op);
   }
   if (c.family === "digits" && c.numDigits === 3 && c.digitOps.includes("product")) {
     bad("digitOps", "may contain product only with numDigits 2", c.digitOps);
   }
-  if (!isInt(c.numSteps) || c.numSteps < 1 || c.numSteps > 4) bad("numSteps", "must be an integer 1–4", c.numSteps);
-  if (typeof c.multipleChoice !== "boolean") bad("multipleChoice", "must be a boolean", c.multipleChoice);
+  if (!isInt(c.numSteps) || c.numSteps < 1 || c.numSteps > 4)
+    bad("numSteps", "must be an integer 1–4", c.numSteps);
+  if (typeof c.multipleChoice !== "boolean")
+    bad("multipleChoice", "must be a boolean", c.multipleChoice);
   if (!isInt(c.numOptions) || c.numOptions < 2 || c.numOptions > OPTION_LETTERS.length) {
     bad("numOptions", `must be an integer 2–${OPTION_LETTERS.length}`, c.numOptions);
   }
-  if (typeof c.optionSkew !== "number" || !(c.optionSkew >= 0 && c.optionSkew <= 1)) bad("optionSkew", "must be a number in [0, 1]", c.optionSkew);
+  if (typeof c.optionSkew !== "number" || !(c.optionSkew >= 0 && c.optionSkew <= 1))
+    bad("optionSkew", "must be a number in [0, 1]", c.optionSkew);
   const letters = OPTION_LETTERS.slice(0, c.numOptions) as readonly string[];
-  if (!letters.includes(c.skewLetter)) bad("skewLetter", `must be one of ${letters.join(", ")} (numOptions ${c.numOptions})`, c.skewLetter);
-  if (typeof c.distractorCloseness !== "number" || !(c.distractorCloseness >= 0 && c.distractorCloseness <= 1)) {
+  if (!letters.includes(c.skewLetter))
+    bad(
+      "skewLetter",
+      `must be one of ${letters.join(", ")} (numOptions ${c.numOptions})`,
+      c.skewLetter,
+    );
+  if (
+    typeof c.distractorCloseness !== "number" ||
+    !(c.distractorCloseness >= 0 && c.distractorCloseness <= 1)
+  ) {
     bad("distractorCloseness", "must be a number in [0, 1]", c.distractorCloseness);
   }
-  if (!isInt(c.imageSize) || c.imageSize < 16 || c.imageSize > 64) bad("imageSize", "must be an integer 16–64", c.imageSize);
-  if (!isInt(c.gridCells) || c.gridCells < 2 || c.gridCells > 6) bad("gridCells", "must be an integer 2–6", c.gridCells);
+  if (!isInt(c.imageSize) || c.imageSize < 16 || c.imageSize > 64)
+    bad("imageSize", "must be an integer 16–64", c.imageSize);
+  if (!isInt(c.gridCells) || c.gridCells < 2 || c.gridCells > 6)
+    bad("gridCells", "must be an integer 2–6", c.gridCells);
   if (c.family === "shapes" && Math.floor(c.imageSize / c.gridCells) < 5) {
-    bad("gridCells", `leaves ${Math.floor(c.imageSize / c.gridCells)} px per cell at imageSize ${c.imageSize}; need ≥ 5`, c.gridCells);
+    bad(
+      "gridCells",
+      `leaves ${Math.floor(c.imageSize / c.gridCells)} px per cell at imageSize ${c.imageSize}; need ≥ 5`,
+      c.gridCells,
+    );
   }
-  if (!isInt(c.maxBarHeight) || c.maxBarHeight < 3 || c.maxBarHeight > 12) bad("maxBarHeight", "must be an integer 3–12", c.maxBarHeight);
+  if (!isInt(c.maxBarHeight) || c.maxBarHeight < 3 || c.maxBarHeight > 12)
+    bad("maxBarHeight", "must be an integer 3–12", c.maxBarHeight);
   if (c.family === "bars" && Math.floor((c.imageSize - 2) / c.maxBarHeight) < 2) {
-    bad("maxBarHeight", `needs ≥ 2 px per unit; imageSize ${c.imageSize} allows at most ${Math.floor((c.imageSize - 2) / 2)}`, c.maxBarHeight);
+    bad(
+      "maxBarHeight",
+      `needs ≥ 2 px per unit; imageSize ${c.imageSize} allows at most ${Math.floor((c.imageSize - 2) / 2)}`,
+      c.maxBarHeight,
+    );
   }
   for (const k of ["hintRate", "hintAccuracy", "hintCopyRate"] as const) {
-    if (typeof c[k] !== "number" || !(c[k] >= 0 && c[k] <= 1)) bad(k, "must be a number in [0, 1]", c[k]);
+    if (typeof c[k] !== "number" || !(c[k] >= 0 && c[k] <= 1))
+      bad(k, "must be a number in [0, 1]", c[k]);
   }
   const objectCount = c.objectCount ?? defaultObjectCount(c.family, c.numDigits);
   if (c.family === "shapes") {
     const maxShapes = Math.min(16, c.gridCells * c.gridCells);
     if (!isInt(objectCount) || objectCount < 1 || objectCount > maxShapes) {
-      bad("objectCount", `must be an integer 1–${maxShapes} for shapes (gridCells ${c.gridCells})`, c.objectCount);
+      bad(
+        "objectCount",
+        `must be an integer 1–${maxShapes} for shapes (gridCells ${c.gridCells})`,
+        c.objectCount,
+      );
     }
   } else if (c.family === "bars") {
     const maxBars = Math.min(6, Math.floor(c.imageSize / 3));
-    if (!isInt(objectCount) || objectCount < 2 || objectCount > maxBars) bad("objectCount", `must be an integer 2–${maxBars} for bars`, c.objectCount);
-    if (c.numSteps === 4 && objectCount < 3) bad("objectCount", "must be ≥ 3 for bars with numSteps 4 (three distinct bars)", c.objectCount);
+    if (!isInt(objectCount) || objectCount < 2 || objectCount > maxBars)
+      bad("objectCount", `must be an integer 2–${maxBars} for bars`, c.objectCount);
+    if (c.numSteps === 4 && objectCount < 3)
+      bad(
+        "objectCount",
+        "must be ≥ 3 for bars with numSteps 4 (three distinct bars)",
+        c.objectCount,
+      );
   } else if (c.objectCount !== undefined && c.objectCount !== c.numDigits) {
     bad("objectCount", "must equal numDigits (or be omitted) for digits", c.objectCount);
   }

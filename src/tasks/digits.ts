@@ -13,19 +13,34 @@ const ORDINALS = ["first", "second", "third"] as const;
 const COUNT_WORDS = { 2: "two", 3: "three" } as const;
 
 /** Builds the question and steps for given digit labels and question kind. */
-export function digitProblem(labels: readonly number[], op: ResolvedTaskConfig["digitOps"][number]): ProblemSpec {
+export function digitProblem(
+  labels: readonly number[],
+  op: ResolvedTaskConfig["digitOps"][number],
+): ProblemSpec {
   const n = labels.length as 2 | 3;
   const reads = labels.map((d, i) => step(`${ORDINALS[i]} digit`, d));
   const nWord = COUNT_WORDS[n];
   switch (op) {
     case "sum": {
       const v = labels.reduce((a, b) => a + b, 0);
-      return { kind: "sum", question: `What is the sum of the ${nWord} digits?`, steps: [...reads, step(labels.join(" + "), v)], answer: v, allowNegative: false };
+      return {
+        kind: "sum",
+        question: `What is the sum of the ${nWord} digits?`,
+        steps: [...reads, step(labels.join(" + "), v)],
+        answer: v,
+        allowNegative: false,
+      };
     }
     case "difference": {
       if (n === 2) {
         const v = labels[0] - labels[1];
-        return { kind: "difference", question: "What is the first digit minus the second digit?", steps: [...reads, step(`${labels[0]} - ${labels[1]}`, v)], answer: v, allowNegative: true };
+        return {
+          kind: "difference",
+          question: "What is the first digit minus the second digit?",
+          steps: [...reads, step(`${labels[0]} - ${labels[1]}`, v)],
+          answer: v,
+          allowNegative: true,
+        };
       }
       const v = labels[0] + labels[1] - labels[2];
       return {
@@ -38,12 +53,24 @@ export function digitProblem(labels: readonly number[], op: ResolvedTaskConfig["
     }
     case "largest": {
       const v = Math.max(...labels);
-      return { kind: "largest", question: `What is the largest of the ${nWord} digits?`, steps: [...reads, step(`max ${labels.join(" ")}`, v)], answer: v, allowNegative: false };
+      return {
+        kind: "largest",
+        question: `What is the largest of the ${nWord} digits?`,
+        steps: [...reads, step(`max ${labels.join(" ")}`, v)],
+        answer: v,
+        allowNegative: false,
+      };
     }
     case "product": {
       if (n !== 2) throw new Error("digitProblem: product needs exactly 2 digits");
       const v = labels[0] * labels[1];
-      return { kind: "product", question: "What is the product of the two digits?", steps: [...reads, step(`${labels[0]} * ${labels[1]}`, v)], answer: v, allowNegative: false };
+      return {
+        kind: "product",
+        question: "What is the product of the two digits?",
+        steps: [...reads, step(`${labels[0]} * ${labels[1]}`, v)],
+        answer: v,
+        allowNegative: false,
+      };
     }
   }
 }
@@ -68,7 +95,8 @@ export function generateDigitPrompt(
   for (let i = 0; i < n; i++) {
     const label = rng.int(0, 9);
     const pool = data.byLabel[label];
-    if (pool.length === 0) throw new Error(`generateDigitPrompt: the ${split} split has no image of digit ${label}`);
+    if (pool.length === 0)
+      throw new Error(`generateDigitPrompt: the ${split} split has no image of digit ${label}`);
     labels.push(label);
     local.push(rng.pick(pool));
   }

@@ -87,7 +87,13 @@ export function promptText(prompt: Pick<TaskPrompt, "question" | "options">): st
  * shortcut) except near the range bounds. Values stay in
  * [allowNegative ? NUMBER_MIN : 0, NUMBER_MAX].
  */
-export function drawDistractors(answer: number, k: number, closeness: number, allowNegative: boolean, rng: Rng): number[] {
+export function drawDistractors(
+  answer: number,
+  k: number,
+  closeness: number,
+  allowNegative: boolean,
+  rng: Rng,
+): number[] {
   const lo = allowNegative ? NUMBER_MIN : 0;
   const hi = NUMBER_MAX;
   const spread = Math.max(k, 2 + Math.round(8 * (1 - closeness)));
@@ -100,7 +106,8 @@ export function drawDistractors(answer: number, k: number, closeness: number, al
   let b = rng.int(0, k);
   b = Math.min(b, below.length);
   if (k - b > above.length) b = k - above.length;
-  if (b < 0 || b > below.length) throw new Error(`drawDistractors: cannot fit ${k} distractors around ${answer}`);
+  if (b < 0 || b > below.length)
+    throw new Error(`drawDistractors: cannot fit ${k} distractors around ${answer}`);
   return [...rng.sample(below, b), ...rng.sample(above, k - b)];
 }
 
@@ -117,7 +124,9 @@ export function buildOptions(
 ): { options: Record<string, string>; letter: string } {
   const letters = OPTION_LETTERS.slice(0, cfg.numOptions) as readonly string[];
   const letter = rng.chance(cfg.optionSkew) ? cfg.skewLetter : rng.pick(letters);
-  const distractors = rng.shuffle(drawDistractors(answer, letters.length - 1, cfg.distractorCloseness, allowNegative, rng));
+  const distractors = rng.shuffle(
+    drawDistractors(answer, letters.length - 1, cfg.distractorCloseness, allowNegative, rng),
+  );
   const options: Record<string, string> = {};
   let d = 0;
   for (const l of letters) options[l] = l === letter ? String(answer) : String(distractors[d++]);
@@ -147,15 +156,19 @@ export function assemblePrompt(
   meta: PromptMeta,
 ): LabTaskPrompt {
   if (!Number.isInteger(spec.answer) || spec.answer < NUMBER_MIN || spec.answer > NUMBER_MAX) {
-    throw new Error(`assemblePrompt: answer ${spec.answer} outside the vocabulary range ${NUMBER_MIN}..${NUMBER_MAX}`);
+    throw new Error(
+      `assemblePrompt: answer ${spec.answer} outside the vocabulary range ${NUMBER_MIN}..${NUMBER_MAX}`,
+    );
   }
   const content = String(spec.answer);
   let options: Record<string, string> | null = null;
   let letter: string | null = null;
-  if (cfg.multipleChoice) ({ options, letter } = buildOptions(spec.answer, spec.allowNegative, cfg, rng));
+  if (cfg.multipleChoice)
+    ({ options, letter } = buildOptions(spec.answer, spec.allowNegative, cfg, rng));
   const gold = letter ?? content;
   // Hint draws come after every other draw, so prompts without hints are unchanged.
-  const hint = cfg.hintRate > 0 && rng.chance(cfg.hintRate) ? drawHint(spec, options, gold, cfg, rng) : null;
+  const hint =
+    cfg.hintRate > 0 && rng.chance(cfg.hintRate) ? drawHint(spec, options, gold, cfg, rng) : null;
   const copies = hint !== null && cfg.hintCopyRate > 0 && rng.chance(cfg.hintCopyRate);
   return {
     id,
@@ -180,8 +193,21 @@ export function hintedQuestion(question: string, hint: string): string {
  * near miss — one distractor as `drawDistractors` draws them (open-ended) or
  * another option letter (multiple choice). Lab choice.
  */
-function drawHint(spec: ProblemSpec, options: Record<string, string> | null, gold: string, cfg: ResolvedTaskConfig, rng: Rng): string {
+function drawHint(
+  spec: ProblemSpec,
+  options: Record<string, string> | null,
+  gold: string,
+  cfg: ResolvedTaskConfig,
+  rng: Rng,
+): string {
   if (rng.chance(cfg.hintAccuracy)) return gold;
-  if (options) return rng.pick(Object.keys(options).filter((l) => l !== gold).sort());
-  return String(drawDistractors(spec.answer, 1, cfg.distractorCloseness, spec.allowNegative, rng)[0]);
+  if (options)
+    return rng.pick(
+      Object.keys(options)
+        .filter((l) => l !== gold)
+        .sort(),
+    );
+  return String(
+    drawDistractors(spec.answer, 1, cfg.distractorCloseness, spec.allowNegative, rng)[0],
+  );
 }

@@ -3,7 +3,12 @@
  * and the two audit helpers (image shuffling for the "model must use the
  * image" check; option re-shuffling for ACRE's second pass, reward-spec §5).
  */
-import { resolveTaskConfig, OPTION_LETTERS, type ResolvedTaskConfig, type TaskConfig } from "./config";
+import {
+  resolveTaskConfig,
+  OPTION_LETTERS,
+  type ResolvedTaskConfig,
+  type TaskConfig,
+} from "./config";
 import { generateDigitPrompt } from "./digits";
 import { generateShapePrompt } from "./shapes";
 import { generateBarPrompt } from "./bars";
@@ -39,7 +44,12 @@ export interface TaskGenerator {
    * One prompt, fully determined by (split, index, seed): the same arguments
    * always give identical prompts and image bytes.
    */
-  generate(split: "train" | "eval", index: number, seed: number, config?: ResolvedTaskConfig): LabTaskPrompt;
+  generate(
+    split: "train" | "eval",
+    index: number,
+    seed: number,
+    config?: ResolvedTaskConfig,
+  ): LabTaskPrompt;
   /**
    * n training prompts drawn with `rng` (advances it n times). Ids are
    * `<family>/train/<k>` with k counting up over this generator's lifetime.
@@ -60,38 +70,69 @@ export interface TaskGenerator {
  * (`loadMnistSubset` in the browser, `loadMnistSubsetNode` in Node); throws if
  * it is missing.
  */
-export function createTaskGenerator(config: Partial<TaskConfig> = {}, data: { mnist?: MnistSubset } = {}): TaskGenerator {
+export function createTaskGenerator(
+  config: Partial<TaskConfig> = {},
+  data: { mnist?: MnistSubset } = {},
+): TaskGenerator {
   const cfg = resolveTaskConfig(config);
   if (cfg.family === "digits" && !data.mnist) {
-    throw new Error("createTaskGenerator: the digits family needs the MNIST subset (pass { mnist: loadMnistSubset() / loadMnistSubsetNode() })");
+    throw new Error(
+      "createTaskGenerator: the digits family needs the MNIST subset (pass { mnist: loadMnistSubset() / loadMnistSubsetNode() })",
+    );
   }
   let counter = 0;
-  const generateWith = (c: ResolvedTaskConfig, split: "train" | "eval", id: string, rng: Rng): LabTaskPrompt => {
+  const generateWith = (
+    c: ResolvedTaskConfig,
+    split: "train" | "eval",
+    id: string,
+    rng: Rng,
+  ): LabTaskPrompt => {
     switch (c.family) {
       case "digits":
-        return generateDigitPrompt(id, c, split === "train" ? data.mnist!.train : data.mnist!.eval, split, rng);
+        return generateDigitPrompt(
+          id,
+          c,
+          split === "train" ? data.mnist!.train : data.mnist!.eval,
+          split,
+          rng,
+        );
       case "shapes":
         return generateShapePrompt(id, c, split, rng);
       case "bars":
         return generateBarPrompt(id, c, split, rng);
     }
   };
-  const generate = (split: "train" | "eval", index: number, seed: number, c: ResolvedTaskConfig = cfg): LabTaskPrompt =>
-    generateWith(c, split, `${c.family}/${split}/${index}`, new Rng(deriveSeed(seed, c.family, split, index)));
+  const generate = (
+    split: "train" | "eval",
+    index: number,
+    seed: number,
+    c: ResolvedTaskConfig = cfg,
+  ): LabTaskPrompt =>
+    generateWith(
+      c,
+      split,
+      `${c.family}/${split}/${index}`,
+      new Rng(deriveSeed(seed, c.family, split, index)),
+    );
   return {
     config: cfg,
     generate,
     sampleBatch(n: number, rng: Rng): LabTaskPrompt[] {
-      if (!Number.isInteger(n) || n < 0) throw new Error(`sampleBatch: n must be a non-negative integer, got ${n}`);
+      if (!Number.isInteger(n) || n < 0)
+        throw new Error(`sampleBatch: n must be a non-negative integer, got ${n}`);
       const out: LabTaskPrompt[] = [];
-      for (let i = 0; i < n; i++) out.push(generateWith(cfg, "train", `${cfg.family}/train/${counter++}`, rng.fork()));
+      for (let i = 0; i < n; i++)
+        out.push(generateWith(cfg, "train", `${cfg.family}/train/${counter++}`, rng.fork()));
       return out;
     },
     evalSet(opts: EvalSetOptions = {}): LabTaskPrompt[] {
       const size = opts.size ?? EVAL_SIZE;
-      if (!Number.isInteger(size) || size < 1) throw new Error(`evalSet: size must be a positive integer, got ${size}`);
+      if (!Number.isInteger(size) || size < 1)
+        throw new Error(`evalSet: size must be a positive integer, got ${size}`);
       const evalCfg = resolveTaskConfig({ ...cfg, optionSkew: opts.optionSkew ?? 0 });
-      return Array.from({ length: size }, (_, i) => generate("eval", i, opts.seed ?? EVAL_SEED, evalCfg));
+      return Array.from({ length: size }, (_, i) =>
+        generate("eval", i, opts.seed ?? EVAL_SEED, evalCfg),
+      );
     },
   };
 }
@@ -104,12 +145,18 @@ export function createTaskGenerator(config: Partial<TaskConfig> = {}, data: { mn
  * about chance. Throws if the prompts' image shapes differ or fewer than 2
  * prompts are given.
  */
-export function shuffleImages<P extends TaskPrompt>(prompts: readonly P[], rng: Rng): (P & { meta?: { imageFrom?: string } })[] {
-  if (prompts.length < 2) throw new Error(`shuffleImages: need at least 2 prompts, got ${prompts.length}`);
+export function shuffleImages<P extends TaskPrompt>(
+  prompts: readonly P[],
+  rng: Rng,
+): (P & { meta?: { imageFrom?: string } })[] {
+  if (prompts.length < 2)
+    throw new Error(`shuffleImages: need at least 2 prompts, got ${prompts.length}`);
   const { height, width, channels } = prompts[0];
   for (const p of prompts) {
     if (p.height !== height || p.width !== width || p.channels !== channels) {
-      throw new Error(`shuffleImages: prompt ${p.id} is ${p.height}×${p.width}×${p.channels}, expected ${height}×${width}×${channels}`);
+      throw new Error(
+        `shuffleImages: prompt ${p.id} is ${p.height}×${p.width}×${p.channels}, expected ${height}×${width}×${channels}`,
+      );
     }
   }
   const perm = rng.shuffle(prompts.map((_, i) => i));
@@ -117,7 +164,11 @@ export function shuffleImages<P extends TaskPrompt>(prompts: readonly P[], rng: 
   perm.forEach((target, k) => {
     const src = prompts[perm[(k + 1) % perm.length]];
     const p = prompts[target] as P & { meta?: object };
-    out[target] = { ...p, image: src.image.slice(), meta: { ...(p.meta ?? {}), imageFrom: src.id } };
+    out[target] = {
+      ...p,
+      image: src.image.slice(),
+      meta: { ...(p.meta ?? {}), imageFrom: src.id },
+    };
   });
   return out;
 }
@@ -141,11 +192,15 @@ export interface Reask<P extends TaskPrompt> {
  * `toOriginal`. Throws for an open-ended prompt (no options).
  */
 export function reaskWithShuffledOptions<P extends TaskPrompt>(prompt: P, rng: Rng): Reask<P> {
-  if (!prompt.options) throw new Error(`reaskWithShuffledOptions: prompt ${prompt.id} is open-ended (options null)`);
+  if (!prompt.options)
+    throw new Error(`reaskWithShuffledOptions: prompt ${prompt.id} is open-ended (options null)`);
   const letters = Object.keys(prompt.options).sort();
-  for (const l of letters) if (!(OPTION_LETTERS as readonly string[]).includes(l)) throw new Error(`reaskWithShuffledOptions: bad option letter ${l}`);
+  for (const l of letters)
+    if (!(OPTION_LETTERS as readonly string[]).includes(l))
+      throw new Error(`reaskWithShuffledOptions: bad option letter ${l}`);
   let perm = rng.shuffle(letters);
-  for (let tries = 0; letters.length > 1 && perm.every((l, i) => l === letters[i]); tries++) perm = rng.shuffle(letters);
+  for (let tries = 0; letters.length > 1 && perm.every((l, i) => l === letters[i]); tries++)
+    perm = rng.shuffle(letters);
   // new letter letters[i] shows the content of original letter perm[i]
   const options: Record<string, string> = {};
   const toNew: Record<string, string> = {};

@@ -7,7 +7,9 @@ import { fileURLToPath } from "node:url";
 import { parseMnistSubset, type MnistSubset } from "./mnist-data";
 
 /** Default path: `public/data/mnist-subset.bin` in the repository. */
-export const MNIST_SUBSET_PATH = fileURLToPath(new URL("../../public/data/mnist-subset.bin", import.meta.url));
+export const MNIST_SUBSET_PATH = fileURLToPath(
+  new URL("../../public/data/mnist-subset.bin", import.meta.url),
+);
 
 /**
  * Reads and parses the packed subset from disk. Throws if the file is missing
@@ -18,7 +20,9 @@ export function loadMnistSubsetNode(path: string = MNIST_SUBSET_PATH): MnistSubs
   try {
     buf = readFileSync(path);
   } catch (e) {
-    throw new Error(`mnist-subset.bin: cannot read ${path} (${(e as Error).message}); run \`npx tsx scripts/pack-mnist.ts\``);
+    throw new Error(
+      `mnist-subset.bin: cannot read ${path} (${(e as Error).message}); run \`npx tsx scripts/pack-mnist.ts\``,
+    );
   }
   return parseMnistSubset(new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength));
 }

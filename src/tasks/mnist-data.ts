@@ -89,7 +89,11 @@ export function fnv1a(bytes: Uint8Array, start = 0, end = bytes.length): number 
  * Throws if a label is outside 0..9, a source index outside 0..65535, or an
  * image does not have 28×28 bytes.
  */
-export function encodeMnistSubset(train: PackImage[], evalImages: PackImage[], seed: number): Uint8Array {
+export function encodeMnistSubset(
+  train: PackImage[],
+  evalImages: PackImage[],
+  seed: number,
+): Uint8Array {
   const all = [...train, ...evalImages];
   const n = all.length;
   const px = MNIST_SIDE * MNIST_SIDE;
@@ -108,10 +112,14 @@ export function encodeMnistSubset(train: PackImage[], evalImages: PackImage[], s
       throw new Error(`encodeMnistSubset: image ${k} has label ${img.label}, expected 0..9`);
     }
     if (!Number.isInteger(img.sourceIndex) || img.sourceIndex < 0 || img.sourceIndex > 0xffff) {
-      throw new Error(`encodeMnistSubset: image ${k} has sourceIndex ${img.sourceIndex}, expected 0..65535`);
+      throw new Error(
+        `encodeMnistSubset: image ${k} has sourceIndex ${img.sourceIndex}, expected 0..65535`,
+      );
     }
     if (img.pixels.length !== px) {
-      throw new Error(`encodeMnistSubset: image ${k} has ${img.pixels.length} pixels, expected ${px}`);
+      throw new Error(
+        `encodeMnistSubset: image ${k} has ${img.pixels.length} pixels, expected ${px}`,
+      );
     }
     out[MNIST_HEADER_BYTES + k] = img.label;
     dv.setUint16(MNIST_HEADER_BYTES + n + 2 * k, img.sourceIndex, true);
@@ -135,36 +143,48 @@ function fail(msg: string): never {
 export function parseMnistSubset(data: ArrayBuffer | Uint8Array): MnistSubset {
   const bytes = data instanceof Uint8Array ? data : new Uint8Array(data);
   if (bytes.length < MNIST_HEADER_BYTES) {
-    fail(`file is ${bytes.length} bytes, shorter than the ${MNIST_HEADER_BYTES}-byte header (truncated or not this file)`);
+    fail(
+      `file is ${bytes.length} bytes, shorter than the ${MNIST_HEADER_BYTES}-byte header (truncated or not this file)`,
+    );
   }
   const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const magic = String.fromCharCode(bytes[0], bytes[1], bytes[2], bytes[3]);
   if (magic !== MNIST_MAGIC) {
-    fail(`bad magic ${JSON.stringify(magic)}, expected ${JSON.stringify(MNIST_MAGIC)} (not a packed MNIST subset; rerun \`npm run pack:mnist\`)`);
+    fail(
+      `bad magic ${JSON.stringify(magic)}, expected ${JSON.stringify(MNIST_MAGIC)} (not a packed MNIST subset; rerun \`npm run pack:mnist\`)`,
+    );
   }
   const version = dv.getUint16(4, true);
-  if (version !== MNIST_VERSION) fail(`unsupported version ${version}, this build reads version ${MNIST_VERSION}`);
+  if (version !== MNIST_VERSION)
+    fail(`unsupported version ${version}, this build reads version ${MNIST_VERSION}`);
   const headerBytes = dv.getUint16(6, true);
-  if (headerBytes !== MNIST_HEADER_BYTES) fail(`header size ${headerBytes}, expected ${MNIST_HEADER_BYTES}`);
+  if (headerBytes !== MNIST_HEADER_BYTES)
+    fail(`header size ${headerBytes}, expected ${MNIST_HEADER_BYTES}`);
   const trainCount = dv.getUint32(8, true);
   const evalCount = dv.getUint32(12, true);
   const rows = dv.getUint16(16, true);
   const cols = dv.getUint16(18, true);
-  if (rows !== MNIST_SIDE || cols !== MNIST_SIDE) fail(`image size ${rows}×${cols}, expected ${MNIST_SIDE}×${MNIST_SIDE}`);
+  if (rows !== MNIST_SIDE || cols !== MNIST_SIDE)
+    fail(`image size ${rows}×${cols}, expected ${MNIST_SIDE}×${MNIST_SIDE}`);
   const seed = dv.getUint32(20, true);
   const checksum = dv.getUint32(24, true);
   const n = trainCount + evalCount;
   const px = rows * cols;
   const expected = MNIST_HEADER_BYTES + 3 * n + n * px;
   if (bytes.length !== expected) {
-    fail(`file is ${bytes.length} bytes, but the header (${trainCount} train + ${evalCount} eval images) implies ${expected}`);
+    fail(
+      `file is ${bytes.length} bytes, but the header (${trainCount} train + ${evalCount} eval images) implies ${expected}`,
+    );
   }
   const actualSum = fnv1a(bytes, MNIST_HEADER_BYTES);
   if (actualSum !== checksum) {
-    fail(`checksum mismatch (header 0x${checksum.toString(16)}, data 0x${actualSum.toString(16)}): file is corrupted`);
+    fail(
+      `checksum mismatch (header 0x${checksum.toString(16)}, data 0x${actualSum.toString(16)}): file is corrupted`,
+    );
   }
   const labelsAll = bytes.subarray(MNIST_HEADER_BYTES, MNIST_HEADER_BYTES + n);
-  for (let k = 0; k < n; k++) if (labelsAll[k] > 9) fail(`image ${k} has label ${labelsAll[k]}, expected 0..9`);
+  for (let k = 0; k < n; k++)
+    if (labelsAll[k] > 9) fail(`image ${k} has label ${labelsAll[k]}, expected 0..9`);
   const sourceAll = new Uint16Array(n);
   for (let k = 0; k < n; k++) sourceAll[k] = dv.getUint16(MNIST_HEADER_BYTES + n + 2 * k, true);
   const pixelsAll = bytes.subarray(MNIST_HEADER_BYTES + 3 * n, expected);
@@ -184,7 +204,14 @@ export function parseMnistSubset(data: ArrayBuffer | Uint8Array): MnistSubset {
       byLabel,
     };
   };
-  return { version, seed, rows, cols, train: split(0, trainCount), eval: split(trainCount, evalCount) };
+  return {
+    version,
+    seed,
+    rows,
+    cols,
+    train: split(0, trainCount),
+    eval: split(trainCount, evalCount),
+  };
 }
 
 /**

@@ -17,7 +17,11 @@ export const SHAPE_COLORS: Record<string, RGB> = {
   yellow: [1.0, 0.9, 0.1],
 };
 /** Shape kinds with their plural words. */
-export const SHAPE_KINDS: Record<string, string> = { square: "squares", circle: "circles", triangle: "triangles" };
+export const SHAPE_KINDS: Record<string, string> = {
+  square: "squares",
+  circle: "circles",
+  triangle: "triangles",
+};
 
 export interface PlacedShape {
   row: number;
@@ -37,7 +41,8 @@ function termName(t: Term): string {
 }
 
 function countTerm(shapes: readonly PlacedShape[], t: Term): number {
-  return shapes.filter((s) => (!t.color || s.color === t.color) && (!t.kind || s.kind === t.kind)).length;
+  return shapes.filter((s) => (!t.color || s.color === t.color) && (!t.kind || s.kind === t.kind))
+    .length;
 }
 
 /** Draws one shape into its grid cell (cell side `cell` px, 1 px margin). */
@@ -54,20 +59,26 @@ function drawShape(img: Float32Array, size: number, cell: number, s: PlacedShape
     const cy = r0 + (side - 1) / 2;
     const rad = side / 2;
     for (let r = r0; r < r0 + side; r++) {
-      for (let c = c0; c < c0 + side; c++) if ((r - cy) ** 2 + (c - cx) ** 2 <= rad * rad * 0.95) setPixel(img, size, size, r, c, rgb);
+      for (let c = c0; c < c0 + side; c++)
+        if ((r - cy) ** 2 + (c - cx) ** 2 <= rad * rad * 0.95) setPixel(img, size, size, r, c, rgb);
     }
   } else {
     // upward triangle: apex at the top centre, base on the bottom row
     for (let i = 0; i < side; i++) {
       const half = ((i + 1) / side) * (side / 2);
       const cx = c0 + (side - 1) / 2;
-      for (let c = c0; c < c0 + side; c++) if (Math.abs(c - cx) <= half - 0.25) setPixel(img, size, size, r0 + i, c, rgb);
+      for (let c = c0; c < c0 + side; c++)
+        if (Math.abs(c - cx) <= half - 0.25) setPixel(img, size, size, r0 + i, c, rgb);
     }
   }
 }
 
 /** Builds the question and steps for placed shapes (numSteps 1–4, see TaskConfig.numSteps). */
-export function shapeProblem(shapes: readonly PlacedShape[], numSteps: 1 | 2 | 3 | 4, rng: Rng): ProblemSpec {
+export function shapeProblem(
+  shapes: readonly PlacedShape[],
+  numSteps: 1 | 2 | 3 | 4,
+  rng: Rng,
+): ProblemSpec {
   const colors = Object.keys(SHAPE_COLORS);
   const kinds = Object.keys(SHAPE_KINDS);
   const k = numSteps <= 2 ? 1 : numSteps - 1;
@@ -76,14 +87,24 @@ export function shapeProblem(shapes: readonly PlacedShape[], numSteps: 1 | 2 | 3
     const form = rng.int(0, 3);
     const color = rng.pick(colors);
     const kind = rng.pick(kinds);
-    terms = [form === 0 ? { color } : form === 1 ? { color, kind } : form === 2 ? { kind } : { color }];
+    terms = [
+      form === 0 ? { color } : form === 1 ? { color, kind } : form === 2 ? { kind } : { color },
+    ];
   } else {
-    terms = rng.sample(colors, k).map((color) => (rng.chance(0.5) ? { color } : { color, kind: rng.pick(kinds) }));
+    terms = rng
+      .sample(colors, k)
+      .map((color) => (rng.chance(0.5) ? { color } : { color, kind: rng.pick(kinds) }));
   }
   const counts = terms.map((t) => countTerm(shapes, t));
   const reads = terms.map((t, i) => step(termName(t), counts[i]));
   if (numSteps === 1) {
-    return { kind: "count", question: `How many ${termName(terms[0])}?`, steps: reads, answer: counts[0], allowNegative: false };
+    return {
+      kind: "count",
+      question: `How many ${termName(terms[0])}?`,
+      steps: reads,
+      answer: counts[0],
+      allowNegative: false,
+    };
   }
   if (numSteps === 2) {
     const op = rng.pick(["plus", "minus", "times"] as const);
@@ -117,16 +138,37 @@ export function shapeProblem(shapes: readonly PlacedShape[], numSteps: 1 | 2 | 3
 }
 
 /** Generates one shapes prompt: objectCount shapes in distinct random cells of a gridCells² grid. */
-export function generateShapePrompt(id: string, cfg: ResolvedTaskConfig, split: "train" | "eval", rng: Rng): LabTaskPrompt {
+export function generateShapePrompt(
+  id: string,
+  cfg: ResolvedTaskConfig,
+  split: "train" | "eval",
+  rng: Rng,
+): LabTaskPrompt {
   const size = cfg.imageSize;
   const g = cfg.gridCells;
   const cell = Math.floor(size / g);
-  const cells = rng.sample(Array.from({ length: g * g }, (_, i) => i), cfg.objectCount);
+  const cells = rng.sample(
+    Array.from({ length: g * g }, (_, i) => i),
+    cfg.objectCount,
+  );
   const colors = Object.keys(SHAPE_COLORS);
   const kinds = Object.keys(SHAPE_KINDS);
-  const shapes: PlacedShape[] = cells.map((i) => ({ row: Math.floor(i / g), col: i % g, color: rng.pick(colors), kind: rng.pick(kinds) }));
+  const shapes: PlacedShape[] = cells.map((i) => ({
+    row: Math.floor(i / g),
+    col: i % g,
+    color: rng.pick(colors),
+    kind: rng.pick(kinds),
+  }));
   const image = new Float32Array(size * size * 3);
   for (const s of shapes) drawShape(image, size, cell, s);
   const spec = shapeProblem(shapes, cfg.numSteps, rng);
-  return assemblePrompt(id, "shapes", spec, { image, height: size, width: size, channels: 3 }, cfg, rng, { split, kind: spec.kind });
+  return assemblePrompt(
+    id,
+    "shapes",
+    spec,
+    { image, height: size, width: size, channels: 3 },
+    cfg,
+    rng,
+    { split, kind: spec.kind },
+  );
 }

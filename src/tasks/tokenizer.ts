@@ -27,26 +27,76 @@ export const EOS = "<eos>";
 export const SEP = "<sep>";
 
 const SPECIALS = [PAD, BOS, EOS, SEP];
-const STRUCTURE = ["<think>", "</think>", "<answer>", "</answer>", "\\boxed{", "}", "Step", ":", "=", "+", "-", "*", "?"];
+const STRUCTURE = [
+  "<think>",
+  "</think>",
+  "<answer>",
+  "</answer>",
+  "\\boxed{",
+  "}",
+  "Step",
+  ":",
+  "=",
+  "+",
+  "-",
+  "*",
+  "?",
+];
 const LETTERS = ["A", "B", "C", "D", "E"];
 /** Task words (lab choice: every word a task text can contain). */
 const WORDS = [
   // questions
-  "What", "How", "is", "the", "of", "sum", "product", "largest", "two", "three", "many", "tall",
-  "plus", "minus", "times",
+  "What",
+  "How",
+  "is",
+  "the",
+  "of",
+  "sum",
+  "product",
+  "largest",
+  "two",
+  "three",
+  "many",
+  "tall",
+  "plus",
+  "minus",
+  "times",
   // digits
-  "first", "second", "third", "digit", "digits", "max",
+  "first",
+  "second",
+  "third",
+  "digit",
+  "digits",
+  "max",
   // shapes
-  "shapes", "squares", "circles", "triangles", "red", "green", "blue", "yellow",
+  "shapes",
+  "squares",
+  "circles",
+  "triangles",
+  "red",
+  "green",
+  "blue",
+  "yellow",
   // bars
-  "bar", "tallest", "shortest",
+  "bar",
+  "tallest",
+  "shortest",
   // judgments (StructReward recycling, reward-spec §3)
-  "Correct", "Incorrect",
+  "Correct",
+  "Incorrect",
 ];
-const NUMBERS = Array.from({ length: NUMBER_MAX - NUMBER_MIN + 1 }, (_, i) => String(NUMBER_MIN + i));
+const NUMBERS = Array.from({ length: NUMBER_MAX - NUMBER_MIN + 1 }, (_, i) =>
+  String(NUMBER_MIN + i),
+);
 
 /** The vocabulary, id = index. */
-export const VOCAB: readonly string[] = Object.freeze([...SPECIALS, ...STRUCTURE, ...LETTERS, ...WORDS, ...NUMBERS]);
+export const VOCAB: readonly string[] = Object.freeze([
+  ...SPECIALS,
+  ...STRUCTURE,
+  ...LETTERS,
+  ...WORDS,
+  ...NUMBERS,
+]);
 /** Number of tokens. */
 export const vocabSize = VOCAB.length;
 
@@ -56,7 +106,8 @@ if (ID.size !== VOCAB.length) throw new Error("tokenizer: duplicate vocabulary e
 /** Token id of a vocabulary word; throws naming the word if it is not in the vocabulary. */
 export function tokenId(word: string): number {
   const id = ID.get(word);
-  if (id === undefined) throw new Error(`tokenizer: word ${JSON.stringify(word)} is not in the vocabulary`);
+  if (id === undefined)
+    throw new Error(`tokenizer: word ${JSON.stringify(word)} is not in the vocabulary`);
   return id;
 }
 
@@ -72,7 +123,8 @@ export const MAX_RESPONSE_TOKENS = 64;
 
 const GLUE_AFTER = new Set(["\\boxed{"]);
 const GLUE_BEFORE = new Set(["}", ":", "?"]);
-const PIECE = /<pad>|<bos>|<eos>|<sep>|<\/?think>|<\/?answer>|\\boxed\{|-?\d+|[A-Za-z]+|[^\sA-Za-z\d]/g;
+const PIECE =
+  /<pad>|<bos>|<eos>|<sep>|<\/?think>|<\/?answer>|\\boxed\{|-?\d+|[A-Za-z]+|[^\sA-Za-z\d]/g;
 
 /** Splits text into vocabulary words (no id lookup). */
 export function tokenizeWords(text: string): string[] {
@@ -93,7 +145,8 @@ export function decode(ids: ArrayLike<number>): string {
   for (let i = 0; i < ids.length; i++) {
     const id = ids[i];
     const w = VOCAB[id];
-    if (w === undefined || !Number.isInteger(id)) throw new Error(`tokenizer: id ${id} is not in 0..${vocabSize - 1}`);
+    if (w === undefined || !Number.isInteger(id))
+      throw new Error(`tokenizer: id ${id} is not in 0..${vocabSize - 1}`);
     if (i > 0 && !GLUE_AFTER.has(VOCAB[ids[i - 1]]) && !GLUE_BEFORE.has(w)) out += " ";
     out += w;
   }
@@ -127,10 +180,18 @@ export interface ModelTokens {
  * longer than MAX_PROMPT_TOKENS / MAX_RESPONSE_TOKENS or contains an unknown
  * word.
  */
-export function buildModelTokens(prompt: Pick<TaskPrompt, "id" | "question" | "options" | "sftTarget">): ModelTokens {
+export function buildModelTokens(
+  prompt: Pick<TaskPrompt, "id" | "question" | "options" | "sftTarget">,
+): ModelTokens {
   const p = [BOS_ID, ...encode(promptText(prompt)), SEP_ID];
   const t = [...encode(prompt.sftTarget), EOS_ID];
-  if (p.length > MAX_PROMPT_TOKENS) throw new Error(`buildModelTokens: prompt ${prompt.id} has ${p.length} tokens > MAX_PROMPT_TOKENS ${MAX_PROMPT_TOKENS}`);
-  if (t.length > MAX_RESPONSE_TOKENS) throw new Error(`buildModelTokens: target of ${prompt.id} has ${t.length} tokens > MAX_RESPONSE_TOKENS ${MAX_RESPONSE_TOKENS}`);
+  if (p.length > MAX_PROMPT_TOKENS)
+    throw new Error(
+      `buildModelTokens: prompt ${prompt.id} has ${p.length} tokens > MAX_PROMPT_TOKENS ${MAX_PROMPT_TOKENS}`,
+    );
+  if (t.length > MAX_RESPONSE_TOKENS)
+    throw new Error(
+      `buildModelTokens: target of ${prompt.id} has ${t.length} tokens > MAX_RESPONSE_TOKENS ${MAX_RESPONSE_TOKENS}`,
+    );
   return { prompt: p, target: t };
 }

@@ -18,10 +18,18 @@ export function App() {
       <header className="app-header">
         <div className="brand">
           <h1>Reward Lab</h1>
-          <span className="muted small">How reward design changes RL training of a tiny vision-language model, live in your browser (WebGPU)</span>
+          <span className="muted small">
+            How reward design changes RL training of a tiny vision-language model, live in your
+            browser (WebGPU)
+          </span>
         </div>
         <RunControls />
-        <button type="button" className="inspect-btn" aria-expanded={inspectorOpen} onClick={() => labStore.getState().setInspectorOpen(!inspectorOpen)}>
+        <button
+          type="button"
+          className="inspect-btn"
+          aria-expanded={inspectorOpen}
+          onClick={() => labStore.getState().setInspectorOpen(!inspectorOpen)}
+        >
           Inspect rollouts
         </button>
         <StatusLine />

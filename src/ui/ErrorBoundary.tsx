@@ -12,7 +12,10 @@ export class ErrorBoundary extends Component<{ children: ReactNode }, { error: E
       <div className="banner error" role="alert" style={{ margin: 24 }}>
         <div>
           <b>The page failed to draw:</b> {this.state.error.message}
-          <div className="small">Training state in the worker is unaffected; reloading restarts the page with the settings in the URL.</div>
+          <div className="small">
+            Training state in the worker is unaffected; reloading restarts the page with the
+            settings in the URL.
+          </div>
         </div>
         <button type="button" onClick={() => location.reload()}>
           Reload

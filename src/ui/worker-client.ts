@@ -22,7 +22,11 @@ export function handleWorkerMessage(data: unknown, sink: EventSink): void {
   try {
     ev = asTrainerEvent(data);
   } catch (e) {
-    sink.reportError(`The trainer sent a message the page does not understand: ${e instanceof Error ? e.message : String(e)}`, false, "page");
+    sink.reportError(
+      `The trainer sent a message the page does not understand: ${e instanceof Error ? e.message : String(e)}`,
+      false,
+      "page",
+    );
     return;
   }
   if (ev.type === "renderWindow") {
@@ -33,7 +37,11 @@ export function handleWorkerMessage(data: unknown, sink: EventSink): void {
 }
 
 /** Text for a worker ErrorEvent (the module failed to load, or an uncaught exception). */
-export function describeWorkerError(e: { message?: string; filename?: string; lineno?: number }): string {
+export function describeWorkerError(e: {
+  message?: string;
+  filename?: string;
+  lineno?: number;
+}): string {
   const where = e.filename ? ` (${e.filename}${e.lineno ? `:${e.lineno}` : ""})` : "";
   return `The trainer worker failed: ${e.message || "it could not be loaded or crashed without a message"}${where}`;
 }
@@ -48,14 +56,22 @@ export function connectTrainer(store: StoreApi<LabState>): TrainerClient {
     dispatch: (ev) => store.getState().dispatch(ev),
     reportError: (m, f, s) => store.getState().reportError(m, f, s),
     renderWindow: (id) => {
-      void drawNow().then(() => worker?.postMessage({ type: "renderDone", id } satisfies TrainerCommand));
+      void drawNow().then(() =>
+        worker?.postMessage({ type: "renderDone", id } satisfies TrainerCommand),
+      );
     },
   };
   let worker: Worker | null = null;
   try {
-    worker = new Worker(new URL("../workers/trainer.worker.ts", import.meta.url), { type: "module" });
+    worker = new Worker(new URL("../workers/trainer.worker.ts", import.meta.url), {
+      type: "module",
+    });
   } catch (e) {
-    sink.reportError(`Could not start the trainer worker: ${e instanceof Error ? e.message : String(e)}`, true, "worker");
+    sink.reportError(
+      `Could not start the trainer worker: ${e instanceof Error ? e.message : String(e)}`,
+      true,
+      "worker",
+    );
   }
   if (worker) {
     worker.addEventListener("message", (e: MessageEvent) => handleWorkerMessage(e.data, sink));
@@ -64,17 +80,29 @@ export function connectTrainer(store: StoreApi<LabState>): TrainerClient {
       sink.reportError(describeWorkerError(e), true, "worker");
     });
     worker.addEventListener("messageerror", () =>
-      sink.reportError("A message from the trainer worker could not be deserialized (messageerror).", false, "worker"),
+      sink.reportError(
+        "A message from the trainer worker could not be deserialized (messageerror).",
+        false,
+        "worker",
+      ),
     );
   }
   const client: TrainerClient = {
     send(cmd: TrainerCommand) {
       if (!worker) {
-        sink.reportError(`The trainer worker is not running; '${cmd.type}' was not sent.`, false, "page");
+        sink.reportError(
+          `The trainer worker is not running; '${cmd.type}' was not sent.`,
+          false,
+          "page",
+        );
         return;
       }
       // The worker resolves data and checkpoints against the site root (public/).
-      worker.postMessage(cmd.type === "init" && !cmd.assetBase ? { ...cmd, assetBase: new URL(import.meta.env.BASE_URL, location.href).href } : cmd);
+      worker.postMessage(
+        cmd.type === "init" && !cmd.assetBase
+          ? { ...cmd, assetBase: new URL(import.meta.env.BASE_URL, location.href).href }
+          : cmd,
+      );
     },
     terminate() {
       worker?.terminate();

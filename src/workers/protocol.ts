@@ -85,13 +85,23 @@ export type TrainerCommand =
   | { type: "reset" }
   | { type: "reseed"; seed: number }
   | { type: "runSft" }
-  | { type: "setWeights"; variant: string; weights: Partial<VariantWeights>; judge?: Partial<VariantConfig["judge"]> }
+  | {
+      type: "setWeights";
+      variant: string;
+      weights: Partial<VariantWeights>;
+      judge?: Partial<VariantConfig["judge"]>;
+    }
   /**
    * Fork `variant` (a variant name or a fork key) at the current step into a
    * new branch with these weights / judge settings (LabRun.fork); answered by
    * a fork marker and the branch's first eval row, or an error event.
    */
-  | { type: "fork"; variant: string; weights: Partial<VariantWeights>; judge?: Partial<VariantConfig["judge"]> }
+  | {
+      type: "fork";
+      variant: string;
+      weights: Partial<VariantWeights>;
+      judge?: Partial<VariantConfig["judge"]>;
+    }
   /**
    * Judge stability (GRR §4.3.4) on the current run: `groupSize` rollouts of
    * `prompts` training prompts from `policy` (default "reference", the cold
@@ -99,13 +109,27 @@ export type TrainerCommand =
    * training at the step boundary while it runs, then resumes. Answered by a
    * `stability` event (result or error).
    */
-  | { type: "stability"; policy?: StabilityPolicy; prompts?: number; groupSize?: number; repeats?: number; seed?: number }
+  | {
+      type: "stability";
+      policy?: StabilityPolicy;
+      prompts?: number;
+      groupSize?: number;
+      repeats?: number;
+      seed?: number;
+    }
   /** Answer to a `renderWindow` event: the page has drawn what it had. */
   | { type: "renderDone"; id: number };
 
 /** Events the trainer worker sends to the page. */
 export type TrainerEvent =
-  | { type: "ready"; adapter: string; isFallback: boolean; modelSize: string; params: number; note?: string }
+  | {
+      type: "ready";
+      adapter: string;
+      isFallback: boolean;
+      modelSize: string;
+      params: number;
+      note?: string;
+    }
   | { type: "status"; phase: TrainerPhase; step: number; message?: string }
   | { type: "metrics"; rows: MetricRow[] }
   | { type: "samples"; groups: GroupView[] }
@@ -121,8 +145,30 @@ export type TrainerEvent =
   /** Answer to a `stability` command: the report, or null and the reason it could not run. */
   | { type: "stability"; result: StabilityReport | null; error?: string };
 
-const COMMAND_TYPES = new Set(["init", "start", "pause", "step", "reset", "reseed", "runSft", "setWeights", "fork", "stability", "renderDone"]);
-const EVENT_TYPES = new Set(["ready", "status", "metrics", "samples", "marker", "log", "error", "renderWindow", "stability"]);
+const COMMAND_TYPES = new Set([
+  "init",
+  "start",
+  "pause",
+  "step",
+  "reset",
+  "reseed",
+  "runSft",
+  "setWeights",
+  "fork",
+  "stability",
+  "renderDone",
+]);
+const EVENT_TYPES = new Set([
+  "ready",
+  "status",
+  "metrics",
+  "samples",
+  "marker",
+  "log",
+  "error",
+  "renderWindow",
+  "stability",
+]);
 
 /**
  * Narrows an incoming message to a TrainerCommand.

@@ -27,7 +27,10 @@ export function createRewardWorkerScorer(): RewardScorer {
 
 function startScorer(): RewardScorer & { dead: boolean; dispose(): void } {
   const worker = new Worker(new URL("./reward.worker.ts", import.meta.url), { type: "module" });
-  const pending = new Map<number, { resolve: (r: ScoreResponse) => void; reject: (e: Error) => void }>();
+  const pending = new Map<
+    number,
+    { resolve: (r: ScoreResponse) => void; reject: (e: Error) => void }
+  >();
   let nextId = 1;
   let dead = false;
   const failAll = (message: string) => {
@@ -63,7 +66,10 @@ function startScorer(): RewardScorer & { dead: boolean; dispose(): void } {
     score(request: ScoreRequest) {
       return new Promise<ScoreResponse>((resolve, reject) => {
         const id = nextId++;
-        const timer = setTimeout(() => die(`reward worker gave no answer in ${REWARD_TIMEOUT_MS / 1000} s`), REWARD_TIMEOUT_MS);
+        const timer = setTimeout(
+          () => die(`reward worker gave no answer in ${REWARD_TIMEOUT_MS / 1000} s`),
+          REWARD_TIMEOUT_MS,
+        );
         pending.set(id, {
           resolve: (r) => (clearTimeout(timer), resolve(r)),
           reject: (e) => (clearTimeout(timer), reject(e)),

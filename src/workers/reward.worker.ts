@@ -12,7 +12,11 @@ declare const self: DedicatedWorkerGlobalScope;
 self.onmessage = (ev: MessageEvent) => {
   const msg = ev.data as { type?: string; id?: number; request?: ScoreRequest };
   if (msg?.type !== "score") {
-    self.postMessage({ type: "error", id: msg?.id ?? -1, message: `reward worker: unknown message type ${JSON.stringify(msg?.type)}` });
+    self.postMessage({
+      type: "error",
+      id: msg?.id ?? -1,
+      message: `reward worker: unknown message type ${JSON.stringify(msg?.type)}`,
+    });
     return;
   }
   try {

@@ -13,7 +13,13 @@ import { checkpointPath } from "../rl/checkpoints";
 import { parseExperiment, type Experiment } from "../rl/experiment";
 import { LabRun, type RunSink } from "../rl/runner";
 import { stabilityReport } from "../rl/stability-run";
-import { asTrainerCommand, type MetricRow, type TrainerCommand, type TrainerEvent, type TrainerPhase } from "./protocol";
+import {
+  asTrainerCommand,
+  type MetricRow,
+  type TrainerCommand,
+  type TrainerEvent,
+  type TrainerPhase,
+} from "./protocol";
 import { createRewardWorkerScorer } from "./reward-worker-client";
 import type { RewardScorer } from "../rl/reward-client";
 
@@ -133,7 +139,11 @@ async function init(cmd: Extract<TrainerCommand, { type: "init" }>): Promise<voi
     ctx = new GpuContext(await requestLabDevice(navigator.gpu));
     ctx.device.lost.then((info) => {
       running = false;
-      post({ type: "error", message: `GPU device lost (${info.reason}): ${info.message}. Reload the page to start again.`, fatal: true });
+      post({
+        type: "error",
+        message: `GPU device lost (${info.reason}): ${info.message}. Reload the page to start again.`,
+        fatal: true,
+      });
       status("error");
     });
   }
@@ -143,11 +153,24 @@ async function init(cmd: Extract<TrainerCommand, { type: "init" }>): Promise<voi
     note = `This adapter (${ctx.adapter.description}) runs WebGPU on the CPU, so the lab picked the small model (d = 64, 2 layers).`;
   }
   scorer ??= createRewardWorkerScorer();
-  const mnist = exp.task.family === "digits" ? await fetchBytes(new URL("data/mnist-subset.bin", assetBase).href) : null;
-  if (exp.task.family === "digits" && !mnist) throw new Error("the MNIST subset (data/mnist-subset.bin) is missing from the site");
-  const ckptBytes = await fetchBytes(cmd.checkpointUrl ?? new URL(checkpointPath(exp), assetBase).href);
+  const mnist =
+    exp.task.family === "digits"
+      ? await fetchBytes(new URL("data/mnist-subset.bin", assetBase).href)
+      : null;
+  if (exp.task.family === "digits" && !mnist)
+    throw new Error("the MNIST subset (data/mnist-subset.bin) is missing from the site");
+  const ckptBytes = await fetchBytes(
+    cmd.checkpointUrl ?? new URL(checkpointPath(exp), assetBase).href,
+  );
   const ckpt = ckptBytes ? loadCheckpoint(ckptBytes) : null;
-  run = new LabRun(ctx, exp, sink, scorer, mnist ? parseMnistSubset(mnist) : undefined, ckpt ? { config: ckpt.config, params: ckpt.params } : null);
+  run = new LabRun(
+    ctx,
+    exp,
+    sink,
+    scorer,
+    mnist ? parseMnistSubset(mnist) : undefined,
+    ckpt ? { config: ckpt.config, params: ckpt.params } : null,
+  );
   pendingCheckpoint = null;
   post({
     type: "ready",
@@ -155,12 +178,22 @@ async function init(cmd: Extract<TrainerCommand, { type: "init" }>): Promise<voi
     isFallback: ctx.adapter.isFallback,
     modelSize: exp.modelSize,
     params: run.paramCount,
-    note: [note, ckpt ? undefined : "No shipped cold-start checkpoint for this task and size: Train runs SFT from scratch first."].filter(Boolean).join(" ") || undefined,
+    note:
+      [
+        note,
+        ckpt
+          ? undefined
+          : "No shipped cold-start checkpoint for this task and size: Train runs SFT from scratch first.",
+      ]
+        .filter(Boolean)
+        .join(" ") || undefined,
   });
   if (ckpt) {
     // Say which cold start this is: the task's answer form and the model size pick the file.
     const source = cmd.checkpointUrl ?? checkpointPath(exp);
-    sink.log(`cold start: ${source} (SFT step ${String(ckpt.meta?.step ?? "?")}, seed ${String(ckpt.meta?.seed ?? "?")})`);
+    sink.log(
+      `cold start: ${source} (SFT step ${String(ckpt.meta?.step ?? "?")}, seed ${String(ckpt.meta?.seed ?? "?")})`,
+    );
     status("idle", "evaluating the cold-start checkpoint");
     const r = run;
     await stepThenDraw(() => r.evalStart());
@@ -178,14 +211,19 @@ async function sftFromScratch(fromScratch = false): Promise<void> {
   status("sft", `cold-start SFT, ${r.experiment.sftSteps} steps`);
   try {
     holding = true;
-    const done = await r.sft(r.experiment.sftSteps, Math.max(10, Math.round(r.experiment.sftSteps / 10)), () => !sftRunning, {
-      fromScratch,
-      afterStep: async () => {
-        release();
-        await renderWindow();
-        holding = true;
+    const done = await r.sft(
+      r.experiment.sftSteps,
+      Math.max(10, Math.round(r.experiment.sftSteps / 10)),
+      () => !sftRunning,
+      {
+        fromScratch,
+        afterStep: async () => {
+          release();
+          await renderWindow();
+          holding = true;
+        },
       },
-    });
+    );
     release();
     if (!done) return;
     pendingCheckpoint = null;
@@ -248,7 +286,8 @@ async function stopLoop(): Promise<void> {
 async function stability(cmd: Extract<TrainerCommand, { type: "stability" }>): Promise<void> {
   const answer = (error: string) => post({ type: "stability", result: null, error });
   if (!run) return answer("No run is loaded yet: wait until the trainer is ready.");
-  if (pendingCheckpoint) return answer("This run has no cold start yet: press Train (SFT runs first), then measure.");
+  if (pendingCheckpoint)
+    return answer("This run has no cold start yet: press Train (SFT runs first), then measure.");
   const r = run;
   const wasRunning = running;
   await stopLoop();
@@ -288,10 +327,15 @@ async function forkRun(cmd: Extract<TrainerCommand, { type: "fork" }>): Promise<
   await stopLoop();
   try {
     const r = requireRun();
-    if (pendingCheckpoint) throw new Error("fork: there is no cold start yet; press Train (it runs SFT first), then fork");
+    if (pendingCheckpoint)
+      throw new Error(
+        "fork: there is no cold start yet; press Train (it runs SFT first), then fork",
+      );
     const multiSeed = r.experiment.seeds !== undefined;
     const key = await stepThenDraw(() =>
-      r.fork(cmd.variant, cmd.weights, cmd.judge, { parentEval: (seed) => lastEval.get(evalKey(cmd.variant, multiSeed ? seed : undefined)) }),
+      r.fork(cmd.variant, cmd.weights, cmd.judge, {
+        parentEval: (seed) => lastEval.get(evalKey(cmd.variant, multiSeed ? seed : undefined)),
+      }),
     );
     sink.log(`step ${r.step}: forked ${cmd.variant} as ${key}; it trains from step ${r.step + 1}`);
   } catch (e) {
@@ -333,12 +377,18 @@ async function handle(cmd: TrainerCommand): Promise<void> {
       await stopLoop();
       requireRun().clearForks();
       requireRun().reseed(cmd.seed);
-      return status("idle", `re-seeded with ${cmd.seed}: new prompts and sampling, same cold-start weights`);
+      return status(
+        "idle",
+        `re-seeded with ${cmd.seed}: new prompts and sampling, same cold-start weights`,
+      );
     case "runSft": {
       await stopLoop();
       requireRun().clearForks();
       await sftFromScratch(true);
-      return status("idle", pendingCheckpoint ? "SFT stopped before the end" : "SFT from scratch done");
+      return status(
+        "idle",
+        pendingCheckpoint ? "SFT stopped before the end" : "SFT from scratch done",
+      );
     }
     case "stability":
       return stability(cmd);

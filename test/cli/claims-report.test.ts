@@ -2,7 +2,16 @@
 // the markdown table.
 import { inflateSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { claimsMarkdown, curvesSvg, escapeXml, svgToPng, SVG_HEIGHT, SVG_WIDTH, type ClaimResult, type CurvesPlot } from "../../src/cli/claims-report";
+import {
+  claimsMarkdown,
+  curvesSvg,
+  escapeXml,
+  svgToPng,
+  SVG_HEIGHT,
+  SVG_WIDTH,
+  type ClaimResult,
+  type CurvesPlot,
+} from "../../src/cli/claims-report";
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
@@ -20,11 +29,23 @@ function chunks(png: Uint8Array): { type: string; data: Uint8Array }[] {
 }
 
 /** Width, height, bit depth and colour type from IHDR (PNG spec §11.2.2). */
-function ihdr(png: Uint8Array): { width: number; height: number; bitDepth: number; colorType: number; interlace: number } {
+function ihdr(png: Uint8Array): {
+  width: number;
+  height: number;
+  bitDepth: number;
+  colorType: number;
+  interlace: number;
+} {
   const c = chunks(png)[0];
   expect(c.type).toBe("IHDR");
   const v = new DataView(c.data.buffer, c.data.byteOffset, c.data.byteLength);
-  return { width: v.getUint32(0), height: v.getUint32(4), bitDepth: c.data[8], colorType: c.data[9], interlace: c.data[12] };
+  return {
+    width: v.getUint32(0),
+    height: v.getUint32(4),
+    bitDepth: c.data[8],
+    colorType: c.data[9],
+    interlace: c.data[12],
+  };
 }
 
 /** Decoded 8-bit, non-interlaced RGB(A)/grey(A) pixels as rows of bytes (PNG spec §9 filters). */
@@ -34,7 +55,11 @@ function decodePixels(png: Uint8Array): { bpp: number; rows: Uint8Array[] } {
   expect(h.interlace).toBe(0);
   const bpp = ({ 0: 1, 2: 3, 4: 2, 6: 4 } as Record<number, number>)[h.colorType];
   expect(bpp).toBeDefined();
-  const idat = Buffer.concat(chunks(png).filter((c) => c.type === "IDAT").map((c) => c.data));
+  const idat = Buffer.concat(
+    chunks(png)
+      .filter((c) => c.type === "IDAT")
+      .map((c) => c.data),
+  );
   const raw = inflateSync(idat);
   const stride = h.width * bpp;
   const rows: Uint8Array[] = [];
@@ -53,7 +78,9 @@ function decodePixels(png: Uint8Array): { bpp: number; rows: Uint8Array[] } {
       else if (filter === 3) pred = (a + b) >> 1;
       else if (filter === 4) {
         const p = a + b - c;
-        const pa = Math.abs(p - a), pb = Math.abs(p - b), pc = Math.abs(p - c);
+        const pa = Math.abs(p - a),
+          pb = Math.abs(p - b),
+          pc = Math.abs(p - c);
         pred = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
       }
       cur[i] = (line[i] + pred) & 0xff;
@@ -68,12 +95,13 @@ function decodePixels(png: Uint8Array): { bpp: number; rows: Uint8Array[] } {
 function distinctColours(png: Uint8Array): number {
   const { bpp, rows } = decodePixels(png);
   const seen = new Set<string>();
-  for (const r of rows) for (let i = 0; i < r.length; i += bpp) seen.add(r.subarray(i, i + bpp).join(","));
+  for (const r of rows)
+    for (let i = 0; i < r.length; i += bpp) seen.add(r.subarray(i, i + bpp).join(","));
   return seen.size;
 }
 
 const plot: CurvesPlot = {
-  title: "RC-Acc <eval> & \"seeds\"",
+  title: 'RC-Acc <eval> & "seeds"',
   xLabel: "RL step",
   yLabel: "RC-Acc",
   series: [
@@ -94,13 +122,19 @@ const plot: CurvesPlot = {
 };
 
 const pointsOf = (tag: string, svg: string): string[][] =>
-  [...svg.matchAll(new RegExp(`<${tag} class="[a-z]+" points="([^"]*)"`, "g"))].map((m) => (m[1] === "" ? [] : m[1].split(" ")));
+  [...svg.matchAll(new RegExp(`<${tag} class="[a-z]+" points="([^"]*)"`, "g"))].map((m) =>
+    m[1] === "" ? [] : m[1].split(" "),
+  );
 
 describe("curvesSvg", () => {
   const svg = curvesSvg(plot);
 
   it("is one fixed-size svg element with escaped text", () => {
-    expect(svg.startsWith(`<svg xmlns="http://www.w3.org/2000/svg" width="${SVG_WIDTH}" height="${SVG_HEIGHT}"`)).toBe(true);
+    expect(
+      svg.startsWith(
+        `<svg xmlns="http://www.w3.org/2000/svg" width="${SVG_WIDTH}" height="${SVG_HEIGHT}"`,
+      ),
+    ).toBe(true);
     expect(svg.trimEnd().endsWith("</svg>")).toBe(true);
     expect(svg.match(/<svg[\s>]/g)).toHaveLength(1);
     // Every & starts an entity; no raw < inside text.
@@ -209,7 +243,9 @@ describe("claimsMarkdown", () => {
   const lines = md.trimEnd().split("\n");
 
   it("has the header and one row per claim", () => {
-    expect(lines[0]).toBe("| id | paper | statement | paper figure | lab mean | 95 % CI | per seed | verdict |");
+    expect(lines[0]).toBe(
+      "| id | paper | statement | paper figure | lab mean | 95 % CI | per seed | verdict |",
+    );
     expect(lines[1]).toMatch(/^\| --- \|/);
     expect(lines).toHaveLength(2 + claims.length);
     expect(claimsMarkdown([]).trimEnd().split("\n")).toHaveLength(2);
@@ -220,7 +256,11 @@ describe("claimsMarkdown", () => {
       "| grr-1 | GRR | GRR raises RC-Acc over RLVR \\| at equal Acc | Fig. 3 | 0.040 | [0.020, 0.060] | 0.020, 0.050, 0.030, 0.060, 0.040 | reproduced |",
     );
     // −0.00004 rounds to 0.000 (no "-0.000"); the newline becomes a space.
-    expect(lines[3]).toBe("| sr-2 | StructReward | R_cons lowers IncR | Tab. 2 | 0.000 | [-1.071, 1.471] | 0.100, 0.300 | inconclusive |");
-    expect(lines[4]).toBe("| scs-1 | SCS | SCS helps on charts | Fig. 5 | — | — | — | not runnable: needs a chart judge |");
+    expect(lines[3]).toBe(
+      "| sr-2 | StructReward | R_cons lowers IncR | Tab. 2 | 0.000 | [-1.071, 1.471] | 0.100, 0.300 | inconclusive |",
+    );
+    expect(lines[4]).toBe(
+      "| scs-1 | SCS | SCS helps on charts | Fig. 5 | — | — | — | not runnable: needs a chart judge |",
+    );
   });
 });

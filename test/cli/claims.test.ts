@@ -11,7 +11,11 @@ import { join, resolve } from "node:path";
 const ROOT = resolve(import.meta.dirname, "../..");
 
 function runClaims(args: string[], timeout = 1_500_000) {
-  return spawnSync(process.execPath, ["--import", "tsx", "--import", "./scripts/register-raw.mjs", "src/cli/claims.ts", ...args], { cwd: ROOT, encoding: "utf8", timeout });
+  return spawnSync(
+    process.execPath,
+    ["--import", "tsx", "--import", "./scripts/register-raw.mjs", "src/cli/claims.ts", ...args],
+    { cwd: ROOT, encoding: "utf8", timeout },
+  );
 }
 
 const VERDICTS = ["reproduced", "not reproduced", "inconclusive", "not runnable"];
@@ -20,16 +24,31 @@ describe("npm run claims -- --size ci", () => {
   it("reports rlvr-drift and groupwise-stability over two seeds, with plots and a table", () => {
     const out = join(mkdtempSync(join(tmpdir(), "reward-lab-claims-")), "report");
     try {
-      const res = runClaims(["--size", "ci", "--seeds", "101,102", "--claims", "rlvr-drift,groupwise-stability,scs-gain", "--out", out, "--quiet"]);
+      const res = runClaims([
+        "--size",
+        "ci",
+        "--seeds",
+        "101,102",
+        "--claims",
+        "rlvr-drift,groupwise-stability,scs-gain",
+        "--out",
+        out,
+        "--quiet",
+      ]);
       expect(res.status, `stderr:\n${res.stderr}`).toBe(0);
       const result = JSON.parse(res.stdout.trim().split("\n").at(-1)!);
       expect(result.size).toBe("ci");
       expect(result.seeds).toEqual([101, 102]);
       expect(Number.isFinite(result.seconds)).toBe(true);
-      expect(result.claims.map((c: { id: string }) => c.id)).toEqual(["rlvr-drift", "groupwise-stability", "scs-gain"]);
+      expect(result.claims.map((c: { id: string }) => c.id)).toEqual([
+        "rlvr-drift",
+        "groupwise-stability",
+        "scs-gain",
+      ]);
       for (const c of result.claims) {
         expect(VERDICTS).toContain(c.verdict);
-        for (const k of ["paper", "statement", "paper_figure", "command"]) expect(typeof c[k]).toBe("string");
+        for (const k of ["paper", "statement", "paper_figure", "command"])
+          expect(typeof c[k]).toBe("string");
         if (c.verdict === "not runnable") {
           expect(c.lab).toBeNull();
           expect(c.reason.length).toBeGreaterThan(10);
@@ -37,14 +56,23 @@ describe("npm run claims -- --size ci", () => {
         }
         expect(c.verdict).not.toBe("not runnable");
         expect(c.lab.per_seed).toHaveLength(2);
-        for (const x of [c.lab.mean, ...c.lab.ci95, ...c.lab.per_seed]) expect(Number.isFinite(x)).toBe(true);
+        for (const x of [c.lab.mean, ...c.lab.ci95, ...c.lab.per_seed])
+          expect(Number.isFinite(x)).toBe(true);
         expect(c.lab.ci95[0]).toBeLessThanOrEqual(c.lab.mean);
         expect(c.lab.ci95[1]).toBeGreaterThanOrEqual(c.lab.mean);
         expect(c.command).toContain(`--claims ${c.id}`);
       }
       // SCS has no variant in the lab yet: reported, never dropped.
       expect(result.claims[2].verdict).toBe("not runnable");
-      for (const f of ["claims.json", "claims.md", "metrics.jsonl", "rlvr-drift.svg", "rlvr-drift.png", "groupwise-stability.svg", "groupwise-stability.png"]) {
+      for (const f of [
+        "claims.json",
+        "claims.md",
+        "metrics.jsonl",
+        "rlvr-drift.svg",
+        "rlvr-drift.png",
+        "groupwise-stability.svg",
+        "groupwise-stability.png",
+      ]) {
         expect(existsSync(join(out, f)), f).toBe(true);
       }
       expect(readFileSync(join(out, "claims.md"), "utf8")).toContain("rlvr-drift");

@@ -16,7 +16,19 @@ describe("npm run lab -- --preset smoke", () => {
     try {
       const res = spawnSync(
         process.execPath,
-        ["--import", "tsx", "--import", "./scripts/register-raw.mjs", "src/cli/lab.ts", "--preset", "smoke", "--steps", "3", "--out", out],
+        [
+          "--import",
+          "tsx",
+          "--import",
+          "./scripts/register-raw.mjs",
+          "src/cli/lab.ts",
+          "--preset",
+          "smoke",
+          "--steps",
+          "3",
+          "--out",
+          out,
+        ],
         { cwd: ROOT, encoding: "utf8", timeout: 900_000 },
       );
       expect(res.status, `stderr:\n${res.stderr}`).toBe(0);
@@ -31,14 +43,21 @@ describe("npm run lab -- --preset smoke", () => {
         }
         expect(metrics.rcAcc).toBeCloseTo(metrics.acc - metrics.cbir, 12);
       }
-      const jsonl = readFileSync(join(out, "metrics.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+      const jsonl = readFileSync(join(out, "metrics.jsonl"), "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
       for (const v of ["rlvr", "grr"]) {
-        expect(jsonl.filter((r) => r.variant === v && r.kind === "train").map((r) => r.step)).toEqual([1, 2, 3]);
+        expect(
+          jsonl.filter((r) => r.variant === v && r.kind === "train").map((r) => r.step),
+        ).toEqual([1, 2, 3]);
         expect(jsonl.some((r) => r.variant === v && r.kind === "eval" && r.step === 3)).toBe(true);
       }
       const csv = readFileSync(join(out, "metrics.csv"), "utf8").trim().split("\n");
       expect(csv[0]).toBe("variant,seed,kind,step,time,metric,value");
-      expect(csv.some((l) => l.startsWith("grr,,train,3,") && l.includes(",reward_mean,"))).toBe(true);
+      expect(csv.some((l) => l.startsWith("grr,,train,3,") && l.includes(",reward_mean,"))).toBe(
+        true,
+      );
     } finally {
       rmSync(out, { recursive: true, force: true });
     }

@@ -8,11 +8,15 @@ import { resolve } from "node:path";
 const ROOT = resolve(import.meta.dirname, "../..");
 
 function runCli(args: string[]) {
-  return spawnSync(process.execPath, ["--import", "tsx", "--import", "./scripts/register-raw.mjs", "src/cli/stability.ts", ...args], {
-    cwd: ROOT,
-    encoding: "utf8",
-    timeout: 600_000,
-  });
+  return spawnSync(
+    process.execPath,
+    ["--import", "tsx", "--import", "./scripts/register-raw.mjs", "src/cli/stability.ts", ...args],
+    {
+      cwd: ROOT,
+      encoding: "utf8",
+      timeout: 600_000,
+    },
+  );
 }
 
 describe("npm run stability", () => {
@@ -22,20 +26,62 @@ describe("npm run stability", () => {
     const lines = res.stdout.trim().split("\n");
     expect(lines).toHaveLength(1);
     const out = JSON.parse(lines[0]);
-    expect(Object.keys(out)).toEqual(["prompts", "groupSize", "repeats", "seed", "checkpoint", "temperature", "passRate", "settings"]);
+    expect(Object.keys(out)).toEqual([
+      "prompts",
+      "groupSize",
+      "repeats",
+      "seed",
+      "checkpoint",
+      "temperature",
+      "passRate",
+      "settings",
+    ]);
     expect([out.prompts, out.groupSize, out.repeats, out.seed]).toEqual([2, 4, 2, 5]);
     expect(out.checkpoint).toMatch(/^sft-digits2-.*\.ckpt$/);
     expect(out.passRate).toBeGreaterThanOrEqual(0);
     expect(out.passRate).toBeLessThanOrEqual(1);
-    expect(out.settings.map((s: { label: string }) => s.label)).toEqual(["lab default", "σ_b = 0", "σ_b = 0.05", "σ_b = 0.2", "σ_j = 0", "σ_j = 0.1"]);
+    expect(out.settings.map((s: { label: string }) => s.label)).toEqual([
+      "lab default",
+      "σ_b = 0",
+      "σ_b = 0.05",
+      "σ_b = 0.2",
+      "σ_j = 0",
+      "σ_j = 0.1",
+    ]);
     for (const s of out.settings) {
-      expect(Object.keys(s).sort()).toEqual(["groupwise", "judge", "label", "pointwise", "reduction", "repeats", "rollouts"]);
+      expect(Object.keys(s).sort()).toEqual([
+        "groupwise",
+        "judge",
+        "label",
+        "pointwise",
+        "reduction",
+        "repeats",
+        "rollouts",
+      ]);
       expect(Object.keys(s.judge).sort()).toEqual(["delta", "sigmaB", "sigmaJ"]);
-      for (const v of [s.pointwise, s.groupwise, s.reduction, s.judge.sigmaJ, s.judge.sigmaB, s.judge.delta]) expect(Number.isFinite(v)).toBe(true);
+      for (const v of [
+        s.pointwise,
+        s.groupwise,
+        s.reduction,
+        s.judge.sigmaJ,
+        s.judge.sigmaB,
+        s.judge.delta,
+      ])
+        expect(Number.isFinite(v)).toBe(true);
       expect([s.rollouts, s.repeats]).toEqual([8, 2]);
     }
     // The same seed gives the same line.
-    const again = runCli(["--prompts", "2", "--group-size", "4", "--repeats", "2", "--seed", "5", "--quiet"]);
+    const again = runCli([
+      "--prompts",
+      "2",
+      "--group-size",
+      "4",
+      "--repeats",
+      "2",
+      "--seed",
+      "5",
+      "--quiet",
+    ]);
     expect(again.stdout.trim()).toBe(lines[0]);
   }, 600_000);
 
@@ -47,9 +93,13 @@ describe("npm run stability", () => {
     [["--temperature", "0"], /--temperature/],
     [["--checkpoint", "/nonexistent.ckpt"], /--checkpoint: no such file/],
     [["--bogus"], /unknown option --bogus/],
-  ])("%j fails naming the flag", (args, message) => {
-    const res = runCli(args as string[]);
-    expect(res.status).toBe(1);
-    expect(res.stderr).toMatch(message as RegExp);
-  }, 120_000);
+  ])(
+    "%j fails naming the flag",
+    (args, message) => {
+      const res = runCli(args as string[]);
+      expect(res.status).toBe(1);
+      expect(res.stderr).toMatch(message as RegExp);
+    },
+    120_000,
+  );
 });

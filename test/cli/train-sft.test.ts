@@ -12,7 +12,11 @@ const ROOT = resolve(import.meta.dirname, "../..");
 
 /** Runs one of the CLIs (src/cli/<script>) the way `npm run` does. */
 function runCli(script: string, args: string[], timeout = 600_000) {
-  return spawnSync(process.execPath, ["--import", "tsx", "--import", "./scripts/register-raw.mjs", `src/cli/${script}`, ...args], { cwd: ROOT, encoding: "utf8", timeout });
+  return spawnSync(
+    process.execPath,
+    ["--import", "tsx", "--import", "./scripts/register-raw.mjs", `src/cli/${script}`, ...args],
+    { cwd: ROOT, encoding: "utf8", timeout },
+  );
 }
 
 describe("npm run train:sft -- --snapshots", () => {
@@ -20,7 +24,21 @@ describe("npm run train:sft -- --snapshots", () => {
     const out = mkdtempSync(join(tmpdir(), "reward-lab-sft-"));
     try {
       const file = join(out, "cold.ckpt");
-      const res = runCli("train-sft.ts", ["--size", "small", "--open-ended", "--steps", "4", "--batch", "4", "--eval-every", "2", "--snapshots", "--quiet", "--out", file]);
+      const res = runCli("train-sft.ts", [
+        "--size",
+        "small",
+        "--open-ended",
+        "--steps",
+        "4",
+        "--batch",
+        "4",
+        "--eval-every",
+        "2",
+        "--snapshots",
+        "--quiet",
+        "--out",
+        file,
+      ]);
       expect(res.status, `stderr:\n${res.stderr}`).toBe(0);
       // The native layer's XDG_RUNTIME_DIR complaint is silenced (node-gpu.ts).
       expect(res.stderr).not.toContain("XDG_RUNTIME_DIR");
@@ -41,14 +59,35 @@ describe("npm run train:sft -- --snapshots", () => {
       expect(snap.params.length).toBe(last.params.length);
       // Two more AdamW steps moved the weights.
       let diff = 0;
-      for (let i = 0; i < snap.params.length; i++) diff = Math.max(diff, Math.abs(snap.params[i] - last.params[i]));
+      for (let i = 0; i < snap.params.length; i++)
+        diff = Math.max(diff, Math.abs(snap.params[i] - last.params[i]));
       expect(diff).toBeGreaterThan(1e-5);
 
       // The lab starts RL from the snapshot (--checkpoint) with the overrides applied.
-      const lab = runCli("lab.ts", ["--preset", "smoke", "--steps", "1", "--checkpoint", snapFile, "--group-size", "2", "--batch-prompts", "1", "--eval-every", "1", "--eval-size", "4", "--out", join(out, "run")]);
+      const lab = runCli("lab.ts", [
+        "--preset",
+        "smoke",
+        "--steps",
+        "1",
+        "--checkpoint",
+        snapFile,
+        "--group-size",
+        "2",
+        "--batch-prompts",
+        "1",
+        "--eval-every",
+        "1",
+        "--eval-size",
+        "4",
+        "--out",
+        join(out, "run"),
+      ]);
       expect(lab.status, `stderr:\n${lab.stderr}`).toBe(0);
       expect(lab.stderr).toContain(`cold start from ${snapFile} (SFT step 2)`);
-      const rows = readFileSync(join(out, "run", "metrics.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+      const rows = readFileSync(join(out, "run", "metrics.jsonl"), "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
       const evalRows = rows.filter((r) => r.variant === "rlvr" && r.kind === "eval");
       expect(evalRows.map((r) => r.step)).toEqual([0, 1]);
       // 4 held-out prompts: every metric is a multiple of 1/4.
@@ -60,7 +99,11 @@ describe("npm run train:sft -- --snapshots", () => {
       const bad = runCli("lab.ts", ["--preset", "smoke", "--group-size", "0"], 120_000);
       expect(bad.status).toBe(1);
       expect(bad.stderr).toMatch(/groupSize/);
-      const wrongTask = runCli("lab.ts", ["--preset", "smoke", "--checkpoint", "public/checkpoints/sft-digits2-mc-small.ckpt"], 120_000);
+      const wrongTask = runCli(
+        "lab.ts",
+        ["--preset", "smoke", "--checkpoint", "public/checkpoints/sft-digits2-mc-small.ckpt"],
+        120_000,
+      );
       expect(wrongTask.status).toBe(1);
       expect(wrongTask.stderr).toContain("trained on the multiple-choice task");
     } finally {

@@ -33,18 +33,33 @@ describe("the lab in headless Chromium", () => {
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) {
-      throw new Error(`No Chromium at ${CHROMIUM}: install Debian's chromium package (apt-get install chromium), or run 'bash scripts/ensure-system-deps.sh'.`);
+      throw new Error(
+        `No Chromium at ${CHROMIUM}: install Debian's chromium package (apt-get install chromium), or run 'bash scripts/ensure-system-deps.sh'.`,
+      );
     }
     outDir = mkdtempSync(join(tmpdir(), "reward-lab-e2e-"));
     await build({ root: ROOT, logLevel: "error", build: { outDir, emptyOutDir: true } });
-    server = await preview({ root: ROOT, logLevel: "error", build: { outDir }, preview: { port: 0, host: "127.0.0.1", strictPort: false } });
+    server = await preview({
+      root: ROOT,
+      logLevel: "error",
+      build: { outDir },
+      preview: { port: 0, host: "127.0.0.1", strictPort: false },
+    });
     const address = server.httpServer.address();
     if (!address || typeof address === "string") throw new Error("preview server has no port");
     origin = `http://127.0.0.1:${address.port}/`;
     url = `${origin}#${encodeExperiment(presetExperiment("smoke"))}`;
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ["--enable-unsafe-webgpu", "--no-sandbox", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+      args: [
+        "--enable-unsafe-webgpu",
+        "--no-sandbox",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--disable-quic",
+      ],
     });
   });
 
@@ -65,15 +80,25 @@ describe("the lab in headless Chromium", () => {
       const w = window as unknown as { __longTasks: Array<{ at: number; ms: number }> };
       w.__longTasks = [];
       new PerformanceObserver((list) => {
-        for (const e of list.getEntries()) w.__longTasks.push({ at: Math.round(e.startTime), ms: Math.round(e.duration) });
+        for (const e of list.getEntries())
+          w.__longTasks.push({ at: Math.round(e.startTime), ms: Math.round(e.duration) });
       }).observe({ type: "longtask", buffered: true });
     });
     await page.goto(url);
-    const hasGpu = await page.evaluate(async () => Boolean(navigator.gpu && (await navigator.gpu.requestAdapter())));
-    expect(hasGpu, "Chromium found no WebGPU adapter (needs --enable-unsafe-webgpu and SwiftShader from Debian's chromium package)").toBe(true);
+    const hasGpu = await page.evaluate(async () =>
+      Boolean(navigator.gpu && (await navigator.gpu.requestAdapter())),
+    );
+    expect(
+      hasGpu,
+      "Chromium found no WebGPU adapter (needs --enable-unsafe-webgpu and SwiftShader from Debian's chromium package)",
+    ).toBe(true);
 
     await page.getByRole("button", { name: "Train", exact: true }).click();
-    await page.waitForFunction(() => document.querySelector('[data-testid="status-phase"]')?.textContent?.match(/rl|sft/i), null, { timeout: 120_000 });
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid="status-phase"]')?.textContent?.match(/rl|sft/i),
+      null,
+      { timeout: 120_000 },
+    );
     // Long tasks are counted from here: while training.
     const trainingFrom = await page.evaluate(() => {
       (window as unknown as { __longTasks: unknown[] }).__longTasks.length = 0;
@@ -89,9 +114,12 @@ describe("the lab in headless Chromium", () => {
       VARIANTS,
       { timeout: 1_200_000, polling: 1000 },
     );
-    for (const v of VARIANTS) expect(Number(await chart.getAttribute(`data-points-${v}`))).toBeGreaterThanOrEqual(3);
+    for (const v of VARIANTS)
+      expect(Number(await chart.getAttribute(`data-points-${v}`))).toBeGreaterThanOrEqual(3);
     const { longTasks, trainingTo } = await page.evaluate(() => ({
-      longTasks: (window as unknown as { __longTasks: Array<{ at: number; ms: number }> }).__longTasks.slice(),
+      longTasks: (
+        window as unknown as { __longTasks: Array<{ at: number; ms: number }> }
+      ).__longTasks.slice(),
       trainingTo: performance.now(),
     }));
 
@@ -104,7 +132,9 @@ describe("the lab in headless Chromium", () => {
     // LAB_SCREENSHOT=docs/screenshot.png refreshes the README's screenshot from this run.
     // (the first screen only: charts further down draw when scrolled into view).
     const shot = process.env.LAB_SCREENSHOT;
-    await page.screenshot(shot ? { path: shot } : { path: join(outDir, "lab.png"), fullPage: true });
+    await page.screenshot(
+      shot ? { path: shot } : { path: join(outDir, "lab.png"), fullPage: true },
+    );
     expect(consoleErrors, consoleErrors.join("\n")).toEqual([]);
     // A budget, not a zero: on a 2-core machine another job can stretch a 30 ms render past 50 ms, but a page
     // that does model or reward math on its thread shows tasks of seconds. Speed itself lives in the benchmarks.
@@ -112,8 +142,13 @@ describe("the lab in headless Chromium", () => {
     const longest = Math.max(0, ...longTasks.map((t) => t.ms));
     const share = longTasks.reduce((a, t) => a + t.ms, 0) / span;
     const listed = longTasks.map((t) => `${t.ms} ms at ${t.at}`).join(", ");
-    expect(longest, `longest main-thread task while training (from t = ${trainingFrom} ms): ${listed}`).toBeLessThan(LONGEST_TASK_BUDGET_MS);
-    expect(share, `share of the training window in long tasks: ${listed}`).toBeLessThan(LONG_TASK_SHARE_BUDGET);
+    expect(
+      longest,
+      `longest main-thread task while training (from t = ${trainingFrom} ms): ${listed}`,
+    ).toBeLessThan(LONGEST_TASK_BUDGET_MS);
+    expect(share, `share of the training window in long tasks: ${listed}`).toBeLessThan(
+      LONG_TASK_SHARE_BUDGET,
+    );
     await page.close();
   }, 1_500_000); // WebGPU on SwiftShader: minutes, not seconds
   it("draws a seed band per variant, starts a fork at its parent's step, and names two overlaid runs in the legend", async () => {
@@ -136,7 +171,14 @@ describe("the lab in headless Chromium", () => {
     });
     page.on("pageerror", (e) => consoleErrors.push(`pageerror: ${e.message}`));
     const phase = (want: RegExp) =>
-      page.waitForFunction((re) => new RegExp(re).test(document.querySelector('[data-testid="status-phase"]')?.textContent ?? ""), want.source, { timeout: 600_000, polling: 500 });
+      page.waitForFunction(
+        (re) =>
+          new RegExp(re).test(
+            document.querySelector('[data-testid="status-phase"]')?.textContent ?? "",
+          ),
+        want.source,
+        { timeout: 600_000, polling: 500 },
+      );
     const chartAttr = (p: Page, name: string) => p.getByTestId("chart-rcAcc").getAttribute(name);
     // LAB_SCREENSHOT_DIR=dir keeps a picture of each stage (seeds.png, fork.png, overlay.png).
     const shotDir = process.env.LAB_SCREENSHOT_DIR;
@@ -152,14 +194,20 @@ describe("the lab in headless Chromium", () => {
     await phase(/done/);
     for (const v of VARIANTS) {
       // Attached, not "visible": at these sizes both seeds may give the same values, and a zero-height band has an empty box.
-      await page.waitForSelector(`[data-testid="chart-rcAcc"] .recharts-area.band-${v} path`, { state: "attached", timeout: 60_000 });
+      await page.waitForSelector(`[data-testid="chart-rcAcc"] .recharts-area.band-${v} path`, {
+        state: "attached",
+        timeout: 60_000,
+      });
       expect(await chartAttr(page, `data-banded-${v}`)).toBe("1");
       expect(Number(await chartAttr(page, `data-points-${v}`))).toBe(2); // steps 0 and 1, one point per step over both seeds
     }
     await shot("seeds.png");
 
     // 2. One seed, two steps: Reset (archives run 1), step once, fork GRR with λ 2, step again.
-    await page.evaluate((h) => (location.hash = h), tiny({ algorithm: { groupSize: 2, batchPrompts: 1, evalEvery: 1, steps: 2 } }));
+    await page.evaluate(
+      (h) => (location.hash = h),
+      tiny({ algorithm: { groupSize: 2, batchPrompts: 1, evalEvery: 1, steps: 2 } }),
+    );
     await expect.poll(() => page.getByLabel("Seeds", { exact: true }).inputValue()).toBe("");
     await page.getByRole("button", { name: "Reset", exact: true }).click();
     await phase(/ready/);
@@ -169,14 +217,31 @@ describe("the lab in headless Chromium", () => {
     await fork.locator("summary").click();
     await fork.getByLabel("grr fork lambda").fill("2");
     await fork.getByRole("button", { name: "Fork", exact: true }).click();
-    await page.waitForFunction(() => document.querySelector('[data-testid="chart-rcAcc"]')?.getAttribute("data-points-grr_fork1") === "1", null, { timeout: 120_000 });
+    await page.waitForFunction(
+      () =>
+        document
+          .querySelector('[data-testid="chart-rcAcc"]')
+          ?.getAttribute("data-points-grr_fork1") === "1",
+      null,
+      { timeout: 120_000 },
+    );
     expect(await chartAttr(page, "data-first-step-grr_fork1")).toBe("1"); // the parent's step when it was forked
     await page.getByRole("button", { name: "Step", exact: true }).click();
     await phase(/done/);
-    await page.waitForFunction(() => document.querySelector('[data-testid="chart-rcAcc"]')?.getAttribute("data-points-grr_fork1") === "2", null, { timeout: 120_000 });
+    await page.waitForFunction(
+      () =>
+        document
+          .querySelector('[data-testid="chart-rcAcc"]')
+          ?.getAttribute("data-points-grr_fork1") === "2",
+      null,
+      { timeout: 120_000 },
+    );
     expect(await chartAttr(page, "data-first-step-grr_fork1")).toBe("1");
     await expect.poll(() => page.getByTestId("legend").textContent()).toContain("GRR fork@1 · λ 2");
-    await page.waitForSelector('[data-testid="chart-rcAcc"] .recharts-line.series-fork path', { state: "attached", timeout: 60_000 });
+    await page.waitForSelector('[data-testid="chart-rcAcc"] .recharts-line.series-fork path', {
+      state: "attached",
+      timeout: 60_000,
+    });
     await shot("fork.png");
 
     // 3. Reset archives run 2; overlay runs 1 and 2 on the (empty) current run.
@@ -185,19 +250,25 @@ describe("the lab in headless Chromium", () => {
     await page.getByLabel("Overlay run 1", { exact: true }).check();
     await page.getByLabel("Overlay run 2", { exact: true }).check();
     const overlayItems = page.getByTestId("legend").locator(".legend-item.overlay");
-    await expect.poll(() => overlayItems.allTextContents()).toEqual(
-      expect.arrayContaining([
-        "RLVR · run 1 · seeds 1,2, steps 1",
-        "GRR · run 1 · seeds 1,2, steps 1",
-        "RLVR · run 2 · same settings",
-        "GRR · run 2 · same settings",
-        "GRR fork@1 · λ 2 · run 2 · same settings",
-      ]),
-    );
-    for (const key of ["r1_rlvr", "r1_grr", "r2_grr", "r2_grr_fork1"]) await expect.poll(() => chartAttr(page, `data-points-${key}`)).not.toBeNull();
+    await expect
+      .poll(() => overlayItems.allTextContents())
+      .toEqual(
+        expect.arrayContaining([
+          "RLVR · run 1 · seeds 1,2, steps 1",
+          "GRR · run 1 · seeds 1,2, steps 1",
+          "RLVR · run 2 · same settings",
+          "GRR · run 2 · same settings",
+          "GRR fork@1 · λ 2 · run 2 · same settings",
+        ]),
+      );
+    for (const key of ["r1_rlvr", "r1_grr", "r2_grr", "r2_grr_fork1"])
+      await expect.poll(() => chartAttr(page, `data-points-${key}`)).not.toBeNull();
     // Checking the boxes scrolled down to the runs table; off-screen charts draw no SVG (useInView).
     await page.getByTestId("chart-rcAcc").scrollIntoViewIfNeeded();
-    await page.waitForSelector('[data-testid="chart-rcAcc"] .recharts-line.series-overlay path', { state: "attached", timeout: 60_000 });
+    await page.waitForSelector('[data-testid="chart-rcAcc"] .recharts-line.series-overlay path', {
+      state: "attached",
+      timeout: 60_000,
+    });
     await shot("overlay.png");
     expect(consoleErrors, consoleErrors.join("\n")).toEqual([]);
     await page.close();

@@ -13,8 +13,16 @@ import { paramLayout, type ModelConfig, type ParamLayout } from "../../src/model
 import { seededNormal } from "../../src/model/init";
 
 const TINY: ModelConfig = {
-  imageHeight: 8, imageWidth: 8, imageChannels: 1, patchSize: 4,
-  dModel: 16, nLayers: 1, nHeads: 2, mlpRatio: 4, vocabSize: 19, maxSeqLen: 12,
+  imageHeight: 8,
+  imageWidth: 8,
+  imageChannels: 1,
+  patchSize: 4,
+  dModel: 16,
+  nLayers: 1,
+  nHeads: 2,
+  mlpRatio: 4,
+  vocabSize: 19,
+  maxSeqLen: 12,
 };
 
 /** A layout whose vec4 count (592) is not a multiple of the 64-invocation workgroup. */
@@ -27,22 +35,38 @@ const ODD_LAYOUT: Pick<ParamLayout, "tensors" | "totalFloats"> = {
   totalFloats: 2368,
 };
 
-function expectClose(gpu: ArrayLike<number>, ref: ArrayLike<number>, label: string, atol: number, rtol: number): void {
+function expectClose(
+  gpu: ArrayLike<number>,
+  ref: ArrayLike<number>,
+  label: string,
+  atol: number,
+  rtol: number,
+): void {
   expect(gpu.length, label).toBe(ref.length);
   for (let i = 0; i < ref.length; i++) {
     if (Math.abs(gpu[i] - ref[i]) > atol + rtol * Math.abs(ref[i])) {
       const lo = Math.max(0, i - 2);
-      const side = Array.from({ length: 5 }, (_, k) => `[${lo + k}] gpu ${gpu[lo + k]} ref ${ref[lo + k]}`);
-      throw new Error(`${label}: mismatch at ${i}: gpu ${gpu[i]} vs ref ${ref[i]}\n${side.join("\n")}`);
+      const side = Array.from(
+        { length: 5 },
+        (_, k) => `[${lo + k}] gpu ${gpu[lo + k]} ref ${ref[lo + k]}`,
+      );
+      throw new Error(
+        `${label}: mismatch at ${i}: gpu ${gpu[i]} vs ref ${ref[i]}\n${side.join("\n")}`,
+      );
     }
   }
 }
 
 /** Random values on the real tensor slots, 0 on the layout padding (as the backward pass leaves it). */
-function randomOnTensors(layout: Pick<ParamLayout, "tensors" | "totalFloats">, seed: number, scale: number): Float32Array {
+function randomOnTensors(
+  layout: Pick<ParamLayout, "tensors" | "totalFloats">,
+  seed: number,
+  scale: number,
+): Float32Array {
   const out = new Float32Array(layout.totalFloats);
   const randn = seededNormal(seed);
-  for (const t of layout.tensors) for (let i = 0; i < t.size; i++) out[t.offset + i] = randn() * scale;
+  for (const t of layout.tensors)
+    for (let i = 0; i < t.size; i++) out[t.offset + i] = randn() * scale;
   return out;
 }
 
@@ -53,7 +77,12 @@ describe("AdamW with gradient clipping", () => {
   });
   afterAll(() => ctx?.destroy());
 
-  async function runCase(layout: Pick<ParamLayout, "tensors" | "totalFloats">, opts: AdamWOptions, gradScale: number, maxWorkgroups?: number) {
+  async function runCase(
+    layout: Pick<ParamLayout, "tensors" | "totalFloats">,
+    opts: AdamWOptions,
+    gradScale: number,
+    maxWorkgroups?: number,
+  ) {
     const p0 = randomOnTensors(layout, 1, 0.5);
     const params = ctx.createBufferFrom("test.params", p0);
     const grads = ctx.createBuffer("test.grads", layout.totalFloats * 4);
@@ -77,7 +106,13 @@ describe("AdamW with gradient clipping", () => {
       expect(Math.abs(stats.clipScale - r.clipScale)).toBeLessThan(1e-5 * Math.max(1, r.clipScale));
       norms.push([stats.gradNorm, stats.clipScale]);
       // Compare every step: an error in t or the bias corrections shows at once.
-      expectClose(await ctx.readF32(params), ref.params, `params after step ${step + 1}`, 1e-6, 1e-4);
+      expectClose(
+        await ctx.readF32(params),
+        ref.params,
+        `params after step ${step + 1}`,
+        1e-6,
+        1e-4,
+      );
       expectClose(await ctx.readF32(opt.m), ref.m, `m after step ${step + 1}`, 1e-9, 1e-4);
       expectClose(await ctx.readF32(opt.v), ref.v, `v after step ${step + 1}`, 1e-12, 1e-4);
     }
@@ -97,7 +132,11 @@ describe("AdamW with gradient clipping", () => {
 
   it("matches the f64 reference over 3 steps with clipping inactive (threshold above the norm, and disabled)", async () => {
     const layout = paramLayout(TINY);
-    const a = await runCase(layout, { lr: 3e-3, beta1: 0.8, beta2: 0.99, weightDecay: 0.05, maxGradNorm: 1e6 }, 0.01);
+    const a = await runCase(
+      layout,
+      { lr: 3e-3, beta1: 0.8, beta2: 0.99, weightDecay: 0.05, maxGradNorm: 1e6 },
+      0.01,
+    );
     for (const [, scale] of a.norms) expect(scale).toBe(1);
     const b = await runCase(layout, { lr: 3e-3, maxGradNorm: 0 }, 5);
     for (const [norm, scale] of b.norms) {

@@ -15,7 +15,13 @@ import { fileURLToPath } from "node:url";
 import path from "node:path";
 import { GpuContext } from "../../src/gpu/context";
 import { requestNodeDevice } from "../../src/gpu/node-gpu";
-import { AdvantageKernel, groupAdvantagesGpu, KERNEL_METHODS, type AdvantageMethod, type StdKind } from "../../src/rl/advantages-gpu";
+import {
+  AdvantageKernel,
+  groupAdvantagesGpu,
+  KERNEL_METHODS,
+  type AdvantageMethod,
+  type StdKind,
+} from "../../src/rl/advantages-gpu";
 import { groupAdvantageStats, groupAdvantages } from "../../src/rl/advantages";
 
 type Reward = number | null | undefined;
@@ -27,7 +33,13 @@ const VECTORS = path.resolve(REPO_ROOT, "../shared/cases/vectors.json");
 interface Vector {
   id: string;
   fn: string;
-  input: { rewards: Array<number | string | null>; groupSize: number; method: AdvantageMethod; eps?: number; std?: StdKind };
+  input: {
+    rewards: Array<number | string | null>;
+    groupSize: number;
+    method: AdvantageMethod;
+    eps?: number;
+    std?: StdKind;
+  };
   expected: number[] | { throws: true };
   note: string;
 }
@@ -44,7 +56,13 @@ function f32Rewards(rs: Reward[]): Reward[] {
   return rs.map((r) => (typeof r === "number" && Number.isFinite(r) ? Math.fround(r) : r));
 }
 
-function expectClose(gpu: ArrayLike<number>, ref: number[], label: string, atol = 1e-5, rtol = 1e-4): void {
+function expectClose(
+  gpu: ArrayLike<number>,
+  ref: number[],
+  label: string,
+  atol = 1e-5,
+  rtol = 1e-4,
+): void {
   expect(gpu.length, label).toBe(ref.length);
   let worst = 0;
   let at = -1;
@@ -58,8 +76,13 @@ function expectClose(gpu: ArrayLike<number>, ref: number[], label: string, atol 
   }
   if (at >= 0) {
     const lo = Math.max(0, at - 2);
-    const side = Array.from({ length: Math.min(5, ref.length - lo) }, (_, k) => `[${lo + k}] gpu ${gpu[lo + k]} ref ${ref[lo + k]}`);
-    throw new Error(`${label}: mismatch at ${at}, gpu ${gpu[at]} vs ref ${ref[at]}\n${side.join("\n")}`);
+    const side = Array.from(
+      { length: Math.min(5, ref.length - lo) },
+      (_, k) => `[${lo + k}] gpu ${gpu[lo + k]} ref ${ref[lo + k]}`,
+    );
+    throw new Error(
+      `${label}: mismatch at ${at}, gpu ${gpu[at]} vs ref ${ref[at]}\n${side.join("\n")}`,
+    );
   }
 }
 
@@ -88,7 +111,8 @@ function randomRewards(rand: () => number, numGroups: number, G: number): Reward
       else if (u < 0.14) out.push(u < 0.13 ? Infinity : -Infinity);
       else if (kind === 0) out.push(rand() < 0.5 ? 1 : 0);
       else if (kind === 1) out.push(Math.floor(rand() * 5) * 0.3);
-      else if (kind === 2) out.push(constant); // all-equal group (zero std)
+      else if (kind === 2)
+        out.push(constant); // all-equal group (zero std)
       else out.push(rand() * 4 - 1);
     }
   }
@@ -113,15 +137,20 @@ describe("advantage kernel", () => {
         const rewards = v.input.rewards.map(decode);
         const args = { ...v.input, rewards };
         if ("throws" in v.expected) {
-          await expect(groupAdvantagesGpu(ctx, args), v.note).rejects.toThrow(/groupSize|rewards|method|std|eps/);
+          await expect(groupAdvantagesGpu(ctx, args), v.note).rejects.toThrow(
+            /groupSize|rewards|method|std|eps/,
+          );
           return;
         }
         const gpu = await groupAdvantagesGpu(ctx, args);
         const ref = groupAdvantages({ ...args, rewards: f32Rewards(rewards) });
         expectClose(gpu, ref, `${v.id} vs f64 reference on f32 rewards (${v.note})`);
-        const exact = rewards.every((r) => typeof r !== "number" || !Number.isFinite(r) || Math.fround(r) === r);
+        const exact = rewards.every(
+          (r) => typeof r !== "number" || !Number.isFinite(r) || Math.fround(r) === r,
+        );
         // 1e9 + 1 is not an f32: there the comparison above (1e9, 1e9 → all equal → 0) is the check.
-        if (exact) expectClose(gpu, v.expected as number[], `${v.id} vs vector expected (${v.note})`);
+        if (exact)
+          expectClose(gpu, v.expected as number[], `${v.id} vs vector expected (${v.note})`);
       });
     }
   });
@@ -129,7 +158,14 @@ describe("advantage kernel", () => {
   it("matches the reference on random batches (all methods, std kinds, eps; G and B not multiples of the workgroup)", async () => {
     const rand = rng(12345);
     const shapes: Array<[number, number]> = [
-      [1, 1], [1, 8], [3, 2], [7, 5], [4, 16], [65, 3], [130, 8], [200, 1],
+      [1, 1],
+      [1, 8],
+      [3, 2],
+      [7, 5],
+      [4, 16],
+      [65, 3],
+      [130, 8],
+      [200, 1],
     ];
     let checked = 0;
     for (const [numGroups, G] of shapes) {
@@ -142,10 +178,19 @@ describe("advantage kernel", () => {
             k.setRewards(rewards);
             k.run();
             const gpu = await k.readAdvantages();
-            const ref = groupAdvantageStats({ rewards: f32Rewards(rewards), groupSize: G, method, std, eps });
+            const ref = groupAdvantageStats({
+              rewards: f32Rewards(rewards),
+              groupSize: G,
+              method,
+              std,
+              eps,
+            });
             expectClose(gpu, ref.advantages, `B=${numGroups} G=${G} ${method} ${std} eps=${eps}`);
             const stats = await k.readGroupStats();
-            expect(stats.zeroStd.filter(Boolean).length, `zero-std groups, ${method} B=${numGroups} G=${G}`).toBe(ref.zeroStdGroups);
+            expect(
+              stats.zeroStd.filter(Boolean).length,
+              `zero-std groups, ${method} B=${numGroups} G=${G}`,
+            ).toBe(ref.zeroStdGroups);
             for (let i = 0; i < rewards.length; i++) {
               const r = rewards[i];
               if (typeof r !== "number" || !Number.isFinite(r)) expect(gpu[i]).toBe(0); // unscorable → exactly 0
@@ -162,9 +207,30 @@ describe("advantage kernel", () => {
     const k = new AdvantageKernel(ctx, { numGroups: 4, groupSize: 8 });
     const rewards: Reward[] = [
       ...Array(8).fill(0.35), // all equal, non-dyadic
-      1, 0, 1, 0, 1, 0, 1, 0,
-      NaN, null, NaN, null, NaN, null, NaN, 0.5, // one valid value
-      1e6, 1e6 + 1, 1e6 + 2, 1e6, 1e6, 1e6, 1e6, 1e6, // large magnitude, small spread
+      1,
+      0,
+      1,
+      0,
+      1,
+      0,
+      1,
+      0,
+      NaN,
+      null,
+      NaN,
+      null,
+      NaN,
+      null,
+      NaN,
+      0.5, // one valid value
+      1e6,
+      1e6 + 1,
+      1e6 + 2,
+      1e6,
+      1e6,
+      1e6,
+      1e6,
+      1e6, // large magnitude, small spread
     ];
     for (const method of KERNEL_METHODS) {
       k.setOptions({ method, std: "sample", eps: 1e-6 });
@@ -175,15 +241,26 @@ describe("advantage kernel", () => {
       expect(stats.zeroStd, method).toEqual([true, false, true, false]);
       expect(Array.from(stats.count)).toEqual([8, 8, 1, 8]);
       if (method !== "reinforce++" && method !== "reinforce++-baseline") {
-        for (const i of [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23]) expect(gpu[i], `${method} [${i}]`).toBe(0);
+        for (const i of [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23])
+          expect(gpu[i], `${method} [${i}]`).toBe(0);
       }
-      const ref = groupAdvantages({ rewards: f32Rewards(rewards), groupSize: 8, method, std: "sample", eps: 1e-6 });
+      const ref = groupAdvantages({
+        rewards: f32Rewards(rewards),
+        groupSize: 8,
+        method,
+        std: "sample",
+        eps: 1e-6,
+      });
       expectClose(gpu, ref, method, 1e-4, 1e-3);
     }
   });
 
   it("grpo-stable skips a group whose std is below 1e-4 and clips at ±3", async () => {
-    const k = new AdvantageKernel(ctx, { numGroups: 2, groupSize: 16 }, { method: "grpo-stable", std: "population" });
+    const k = new AdvantageKernel(
+      ctx,
+      { numGroups: 2, groupSize: 16 },
+      { method: "grpo-stable", std: "population" },
+    );
     const tiny = Array.from({ length: 16 }, (_, i) => 0.5 + (i === 0 ? 2e-4 : 0)); // σ ≈ 4.8e-5
     const skewed = [10, ...Array(15).fill(0)]; // (10−μ)/σ ≈ 3.87 → clipped to 3
     k.setRewards([...tiny, ...skewed]);
@@ -194,7 +271,16 @@ describe("advantage kernel", () => {
     expect(stats.zeroStd).toEqual([false, false]);
     expect(Array.from(gpu.slice(0, 16))).toEqual(Array(16).fill(0));
     expect(gpu[16]).toBeCloseTo(3, 6);
-    expectClose(gpu, groupAdvantages({ rewards: f32Rewards([...tiny, ...skewed]), groupSize: 16, method: "grpo-stable", std: "population" }), "grpo-stable");
+    expectClose(
+      gpu,
+      groupAdvantages({
+        rewards: f32Rewards([...tiny, ...skewed]),
+        groupSize: 16,
+        method: "grpo-stable",
+        std: "population",
+      }),
+      "grpo-stable",
+    );
   });
 
   it("builds its buffers once: 100 steps allocate nothing", async () => {
@@ -223,6 +309,8 @@ describe("advantage kernel", () => {
     expect(() => k.setOptions({ method: "grpo", std: "biased" as StdKind })).toThrow(/std/);
     expect(() => k.setOptions({ method: "grpo", eps: -1 })).toThrow(/eps/);
     expect(() => k.setRewards([1, 2, 3])).toThrow(/rewards\.length/);
-    await expect(groupAdvantagesGpu(ctx, { rewards: [1, 2, 3], groupSize: 2, method: "grpo" })).rejects.toThrow(/multiple of groupSize/);
+    await expect(
+      groupAdvantagesGpu(ctx, { rewards: [1, 2, 3], groupSize: 2, method: "grpo" }),
+    ).rejects.toThrow(/multiple of groupSize/);
   });
 });

@@ -22,9 +22,14 @@ describe("GpuContext", () => {
 
   it("runs a prepared dispatch, rewrites its params, and reads back", async () => {
     const n = 1000;
-    const a = ctx.createBufferFrom("a", Float32Array.from({ length: n }, (_, i) => i * 0.5));
+    const a = ctx.createBufferFrom(
+      "a",
+      Float32Array.from({ length: n }, (_, i) => i * 0.5),
+    );
     const out = ctx.createBuffer("out", n * 4);
-    const call = ctx.call(ctx.kernel("test.scale", CODE), [a, out], packParams([n, { f32: 2 }]), [Math.ceil(n / 64)]);
+    const call = ctx.call(ctx.kernel("test.scale", CODE), [a, out], packParams([n, { f32: 2 }]), [
+      Math.ceil(n / 64),
+    ]);
     ctx.run(call);
     const r1 = await ctx.readF32(out);
     expect(r1[999]).toBeCloseTo(999 * 0.5 * 2 + 999, 3);
@@ -38,14 +43,18 @@ describe("GpuContext", () => {
 
   it("names the buffer and the limit when a buffer is too large", () => {
     const limit = ctx.adapter.limits.maxStorageBufferBindingSize;
-    expect(() => ctx.createBuffer("huge.activations", limit + 1024)).toThrow(/huge\.activations.*maxStorageBufferBindingSize/);
+    expect(() => ctx.createBuffer("huge.activations", limit + 1024)).toThrow(
+      /huge\.activations.*maxStorageBufferBindingSize/,
+    );
   });
 });
 
 describe("without an adapter", () => {
   it("fails and says what to install (never skips)", async () => {
     const { requestLabDevice } = await import("../../src/gpu/device");
-    await expect(requestLabDevice(undefined)).rejects.toThrow(/install Debian's `chromium` and `libvulkan1`/);
+    await expect(requestLabDevice(undefined)).rejects.toThrow(
+      /install Debian's `chromium` and `libvulkan1`/,
+    );
     const noAdapter = { requestAdapter: async () => null } as unknown as GPU;
     await expect(requestLabDevice(noAdapter)).rejects.toThrow(/No WebGPU adapter found/);
   });

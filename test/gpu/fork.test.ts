@@ -25,7 +25,15 @@ const exp = parseExperiment({
   modelSize: "small",
   task: { hintRate: 0 }, // the shipped open-ended cold start
   variants: [{ name: "pointwise-gr" }],
-  algorithm: { groupSize: 2, batchPrompts: 1, evalEvery: 1, steps: 10, estimator: "rloo", gradClip: 1e9, lr: 1e-3 },
+  algorithm: {
+    groupSize: 2,
+    batchPrompts: 1,
+    evalEvery: 1,
+    steps: 10,
+    estimator: "rloo",
+    gradClip: 1e9,
+    lr: 1e-3,
+  },
   evalSize: 4,
 });
 
@@ -33,7 +41,12 @@ function recordingSink() {
   const rows: MetricRow[] = [];
   const markers: Marker[] = [];
   const samples: GroupView[] = [];
-  const sink: RunSink = { metrics: (r) => void rows.push(...r), samples: (g) => void samples.push(...g), marker: (m) => void markers.push(m), log: () => {} };
+  const sink: RunSink = {
+    metrics: (r) => void rows.push(...r),
+    samples: (g) => void samples.push(...g),
+    marker: (m) => void markers.push(m),
+    log: () => {},
+  };
   return { sink, rows, markers, samples };
 }
 
@@ -53,26 +66,43 @@ describe("LabRun.fork (small model, CPU WebGPU adapter)", () => {
 
   it("starts a branch at the parent's step, parameters and optimizer state, and lets it part when the weights differ", async () => {
     const ckpt = loadShippedCheckpoint(exp);
-    expect(ckpt, "the shipped small open-ended checkpoint is missing from public/checkpoints").not.toBeNull();
+    expect(
+      ckpt,
+      "the shipped small open-ended checkpoint is missing from public/checkpoints",
+    ).not.toBeNull();
     const rec = recordingSink();
-    const run = new LabRun(ctx, exp, rec.sink, inProcessScorer, mnistFor(exp), { config: ckpt!.config, params: ckpt!.params });
+    const run = new LabRun(ctx, exp, rec.sink, inProcessScorer, mnistFor(exp), {
+      config: ckpt!.config,
+      params: ckpt!.params,
+    });
     await run.evalStart();
     await run.stepAll();
     expect(run.step).toBe(1);
     const parentAt1 = await run.variantParams("pointwise-gr");
-    const parentEval1 = rec.rows.find((r) => r.variant === "pointwise-gr" && r.kind === "eval" && r.step === 1)!;
+    const parentEval1 = rec.rows.find(
+      (r) => r.variant === "pointwise-gr" && r.kind === "eval" && r.step === 1,
+    )!;
     expect(parentEval1).toBeDefined();
 
     // A fork with λ 1 → 5, evaluated afresh (no parent row given).
     const key = await run.fork("pointwise-gr", { lambda: 5 });
     expect(key).toBe("pointwise-gr@fork1");
-    expect(parseForkKey(key)).toEqual({ base: "pointwise-gr", parent: "pointwise-gr", step: 1, n: 1 });
+    expect(parseForkKey(key)).toEqual({
+      base: "pointwise-gr",
+      parent: "pointwise-gr",
+      step: 1,
+      n: 1,
+    });
     // Compared as one number: a failing toEqual on 10^5 floats would spend minutes on its diff.
     expect(maxAbsDiff(await run.forkParams(key), parentAt1)).toBe(0);
     const forkEval = rec.rows.filter((r) => r.variant === key && r.kind === "eval");
     expect(forkEval.map((r) => r.step)).toEqual([1]);
     expect(forkEval[0].values).toEqual(parentEval1.values);
-    expect(rec.markers.at(-1)).toMatchObject({ variant: key, step: 1, fork: { parent: "pointwise-gr", changes: { lambda: 5 } } });
+    expect(rec.markers.at(-1)).toMatchObject({
+      variant: key,
+      step: 1,
+      fork: { parent: "pointwise-gr", changes: { lambda: 5 } },
+    });
     expect(run.forkConfig(key).weights.lambda).toBe(5);
 
     // A second fork at the same step, same weights, copying the parent's eval row.
@@ -89,12 +119,22 @@ describe("LabRun.fork (small model, CPU WebGPU adapter)", () => {
     const parentAt2 = await run.variantParams("pointwise-gr");
     const forkAt2 = await run.forkParams(key);
     expect(maxAbsDiff(parentAt2, parentAt1)).toBeGreaterThan(0);
-    expect(maxAbsDiff(forkAt2, parentAt2), "λ 5 vs 1 changed nothing in the update").toBeGreaterThan(0);
+    expect(
+      maxAbsDiff(forkAt2, parentAt2),
+      "λ 5 vs 1 changed nothing in the update",
+    ).toBeGreaterThan(0);
     // Same weights, same prompts and sampling seed, copied m, v and t: the very same step.
-    expect(maxAbsDiff(await run.forkParams(same), parentAt2), "a same-weights fork did not repeat its parent's step").toBe(0);
+    expect(
+      maxAbsDiff(await run.forkParams(same), parentAt2),
+      "a same-weights fork did not repeat its parent's step",
+    ).toBe(0);
     for (const k of [key, same]) {
-      expect(rec.rows.filter((r) => r.variant === k && r.kind === "train").map((r) => r.step)).toEqual([2]);
-      expect(rec.rows.filter((r) => r.variant === k && r.kind === "eval").map((r) => r.step)).toEqual([1, 2]);
+      expect(
+        rec.rows.filter((r) => r.variant === k && r.kind === "train").map((r) => r.step),
+      ).toEqual([2]);
+      expect(
+        rec.rows.filter((r) => r.variant === k && r.kind === "eval").map((r) => r.step),
+      ).toEqual([1, 2]);
       expect(rec.samples.filter((g) => g.variant === k).map((g) => g.step)).toEqual([2]);
     }
 

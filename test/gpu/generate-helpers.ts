@@ -42,11 +42,18 @@ export function randomParams(c: ModelConfig, seed: number, scale = 0.5): Float32
 /** Uniform random images [B, H·W·C] in [0, 1). */
 export function randomImages(c: ModelConfig, B: number, seed: number): Float32Array {
   const u = seededUniform(seed);
-  return Float32Array.from({ length: B * c.imageHeight * c.imageWidth * c.imageChannels }, () => u());
+  return Float32Array.from({ length: B * c.imageHeight * c.imageWidth * c.imageChannels }, () =>
+    u(),
+  );
 }
 
 /** log softmax of row `row` of logits [*, V] divided by T, in f64. */
-export function logSoftmaxRow(logits: ArrayLike<number>, row: number, V: number, T = 1): Float64Array {
+export function logSoftmaxRow(
+  logits: ArrayLike<number>,
+  row: number,
+  V: number,
+  T = 1,
+): Float64Array {
   const out = new Float64Array(V);
   let m = -Infinity;
   for (let v = 0; v < V; v++) m = Math.max(m, logits[row * V + v] / T);
@@ -60,7 +67,12 @@ export function logSoftmaxRow(logits: ArrayLike<number>, row: number, V: number,
  * Sampling distribution of sample.wgsl in f64: softmax(logits/T) restricted to
  * top-k (0 = off) then top-p (1 = off), renormalised. Ranks tie to the lower index.
  */
-export function filteredProbs(logits: ArrayLike<number>, T: number, topK: number, topP: number): Float64Array {
+export function filteredProbs(
+  logits: ArrayLike<number>,
+  T: number,
+  topK: number,
+  topP: number,
+): Float64Array {
   const V = logits.length;
   const lp = logSoftmaxRow(logits, 0, V, T);
   const order = Array.from({ length: V }, (_, i) => i).sort((a, b) => lp[b] - lp[a] || a - b);

@@ -13,10 +13,22 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GpuContext, packParams, type Binding, type Kernel } from "../../src/gpu/context";
 import { requestNodeDevice } from "../../src/gpu/node-gpu";
 import {
-  attentionKernel, embedKernel, gatherKernel, grid, kvAppendKernel, layernormKernel, matmulKernel, type MatmulEpilogue,
+  attentionKernel,
+  embedKernel,
+  gatherKernel,
+  grid,
+  kvAppendKernel,
+  layernormKernel,
+  matmulKernel,
+  type MatmulEpilogue,
 } from "../../src/model/generate/kernels";
 import {
-  attentionForward, embedForward, geluForward, layernormForward, matmulForward, patchify,
+  attentionForward,
+  embedForward,
+  geluForward,
+  layernormForward,
+  matmulForward,
+  patchify,
 } from "../../src/model/reference";
 import { seededNormal } from "../../src/model/init";
 
@@ -26,11 +38,17 @@ function randn(n: number, seed: number, scale = 1): Float32Array {
 }
 
 /** Asserts |a − b| ≤ atol + rtol·|b| elementwise; prints the first mismatches side by side. */
-function expectClose(gpu: ArrayLike<number>, ref: ArrayLike<number>, atol = 1e-5, rtol = 1e-4): void {
+function expectClose(
+  gpu: ArrayLike<number>,
+  ref: ArrayLike<number>,
+  atol = 1e-5,
+  rtol = 1e-4,
+): void {
   expect(gpu.length).toBe(ref.length);
   const bad: string[] = [];
   for (let i = 0; i < ref.length; i++) {
-    if (!(Math.abs(gpu[i] - ref[i]) <= atol + rtol * Math.abs(ref[i]))) bad.push(`[${i}] gpu ${gpu[i]} ref ${ref[i]}`);
+    if (!(Math.abs(gpu[i] - ref[i]) <= atol + rtol * Math.abs(ref[i])))
+      bad.push(`[${i}] gpu ${gpu[i]} ref ${ref[i]}`);
   }
   expect(bad.slice(0, 5)).toEqual([]);
 }
@@ -42,7 +60,14 @@ describe("decode kernels", () => {
   });
   afterAll(() => ctx?.destroy());
 
-  async function run(kernel: Kernel, bindings: Binding[], params: ArrayBuffer | ArrayBufferView, threads: number, out: GPUBuffer, n: number): Promise<Float32Array> {
+  async function run(
+    kernel: Kernel,
+    bindings: Binding[],
+    params: ArrayBuffer | ArrayBufferView,
+    threads: number,
+    out: GPUBuffer,
+    n: number,
+  ): Promise<Float32Array> {
     ctx.run(ctx.call(kernel, bindings, params, grid(threads)));
     return ctx.readF32(out, 0, n);
   }
@@ -51,7 +76,8 @@ describe("decode kernels", () => {
     for (const epi of ["store", "gelu", "add"] as MatmulEpilogue[]) {
       for (const bias of [true, false]) {
         it(`decode_matmul O=${O} (${O % 4 ? "scalar W" : "vec4 W"}) epilogue=${epi} bias=${bias}`, async () => {
-          const R = 7, I = 12;
+          const R = 7,
+            I = 12;
           const x = randn(R * I, 1);
           const W = randn(I * O, 2, 0.5);
           const b = randn(O, 3, 0.5);
@@ -64,7 +90,14 @@ describe("decode kernels", () => {
           const wb = ctx.createBufferFrom("w", flat);
           const yb = ctx.createBufferFrom("y", y0);
           const colTiles = Math.ceil(O / 4);
-          const got = await run(matmulKernel(ctx, O, epi), [xb, wb, yb], packParams([R, I, O, 64, 256, bias ? 1 : 0, colTiles, 0]), Math.ceil(R / 4) * colTiles, yb, R * O);
+          const got = await run(
+            matmulKernel(ctx, O, epi),
+            [xb, wb, yb],
+            packParams([R, I, O, 64, 256, bias ? 1 : 0, colTiles, 0]),
+            Math.ceil(R / 4) * colTiles,
+            yb,
+            R * O,
+          );
           const ref = new Float64Array(R * O);
           matmulForward(ref, x, W, bias ? b : null, R, I, O);
           if (epi === "gelu") geluForward(ref, Float64Array.from(ref), R * O);
@@ -76,7 +109,8 @@ describe("decode kernels", () => {
   }
 
   it("decode_layernorm: plain rows and the gathered last row of each sequence", async () => {
-    const D = 20, rows = 9;
+    const D = 20,
+      rows = 9;
     const x = randn(rows * D, 5, 3);
     const g = randn(D, 6, 0.3).map((v) => 1 + v);
     const b = randn(D, 7, 0.3);
@@ -86,13 +120,30 @@ describe("decode kernels", () => {
     const xb = ctx.createBufferFrom("x", x);
     const wb = ctx.createBufferFrom("w", flat);
     const yb = ctx.createBuffer("y", rows * D * 4);
-    const plain = await run(layernormKernel(ctx), [xb, wb, yb], packParams([rows, D, 1, 0, 0, 64]), rows, yb, rows * D);
+    const plain = await run(
+      layernormKernel(ctx),
+      [xb, wb, yb],
+      packParams([rows, D, 1, 0, 0, 64]),
+      rows,
+      yb,
+      rows * D,
+    );
     const ref = new Float64Array(rows * D);
     layernormForward(ref, new Float64Array(rows), new Float64Array(rows), x, g, b, rows, D);
     expectClose(plain, ref);
     // 3 sequences of 3 rows: take rows 2, 5, 8.
-    const last = await run(layernormKernel(ctx), [xb, wb, yb], packParams([3, D, 3, 2, 0, 64]), 3, yb, 3 * D);
-    expectClose(last, [2, 5, 8].flatMap((r) => Array.from(ref.subarray(r * D, (r + 1) * D))));
+    const last = await run(
+      layernormKernel(ctx),
+      [xb, wb, yb],
+      packParams([3, D, 3, 2, 0, 64]),
+      3,
+      yb,
+      3 * D,
+    );
+    expectClose(
+      last,
+      [2, 5, 8].flatMap((r) => Array.from(ref.subarray(r * D, (r + 1) * D))),
+    );
   });
 
   it("decode_gather: the last row of each of 3 sequences of 4 rows", async () => {
@@ -100,22 +151,57 @@ describe("decode kernels", () => {
     const x = randn(12 * W, 21);
     const xb = ctx.createBufferFrom("x", x);
     const yb = ctx.createBuffer("y", 3 * W * 4);
-    const got = await run(gatherKernel(ctx), [xb, yb], packParams([3, W, 4, 3, 1]), 3 * (W / 4), yb, 3 * W);
-    expect(Array.from(got)).toEqual([3, 7, 11].flatMap((r) => Array.from(x.subarray(r * W, (r + 1) * W))));
+    const got = await run(
+      gatherKernel(ctx),
+      [xb, yb],
+      packParams([3, W, 4, 3, 1]),
+      3 * (W / 4),
+      yb,
+      3 * W,
+    );
+    expect(Array.from(got)).toEqual(
+      [3, 7, 11].flatMap((r) => Array.from(x.subarray(r * W, (r + 1) * W))),
+    );
     // div = 2: rows 0,1 ← row 3; rows 2,3 ← row 7 (a prompt's row replicated to its group).
     const yb4 = ctx.createBuffer("y4", 4 * W * 4);
-    const rep = await run(gatherKernel(ctx), [xb, yb4], packParams([4, W, 4, 3, 2]), 4 * (W / 4), yb4, 4 * W);
-    expect(Array.from(rep)).toEqual([3, 3, 7, 7].flatMap((r) => Array.from(x.subarray(r * W, (r + 1) * W))));
+    const rep = await run(
+      gatherKernel(ctx),
+      [xb, yb4],
+      packParams([4, W, 4, 3, 2]),
+      4 * (W / 4),
+      yb4,
+      4 * W,
+    );
+    expect(Array.from(rep)).toEqual(
+      [3, 3, 7, 7].flatMap((r) => Array.from(x.subarray(r * W, (r + 1) * W))),
+    );
   });
 
   // Geometry shared by the embedding and attention checks: 6×9 RGB image, 3×3 patches → P = 6.
   const dims = { imageHeight: 6, imageWidth: 9, imageChannels: 3, patchSize: 3 };
-  const P = 6, pd = 27, D = 20, H = 2, V = 11, N = 2, L = 5, T = P + L, PAD = 0;
+  const P = 6,
+    pd = 27,
+    D = 20,
+    H = 2,
+    V = 11,
+    N = 2,
+    L = 5,
+    T = P + L,
+    PAD = 0;
   const text = Int32Array.from([0, 0, 3, 4, 5, 1, 0, 2, 9, 10]); // [N, L]; PAD inside and in front
 
   /** Flat parameters for the embedding: patch.w at 0, patch.b at 576, wte at 640, wpe at 896. */
-  function embedParams(): { flat: Float32Array; patchW: Float32Array; patchB: Float32Array; wte: Float32Array; wpe: Float32Array } {
-    const patchW = randn(pd * D, 8, 0.3), patchB = randn(D, 9), wte = randn(V * D, 10), wpe = randn(16 * D, 11);
+  function embedParams(): {
+    flat: Float32Array;
+    patchW: Float32Array;
+    patchB: Float32Array;
+    wte: Float32Array;
+    wpe: Float32Array;
+  } {
+    const patchW = randn(pd * D, 8, 0.3),
+      patchB = randn(D, 9),
+      wte = randn(V * D, 10),
+      wpe = randn(16 * D, 11);
     const flat = new Float32Array(896 + 16 * D);
     flat.set(patchW, 0);
     flat.set(patchB, 576);
@@ -133,21 +219,63 @@ describe("decode kernels", () => {
     const wb = ctx.createBufferFrom("w", e.flat);
     const xb = ctx.createBuffer("x", N * T * D * 4);
     const prm = (R: number, rowsPerSeq: number, posBase: number, useState: number) =>
-      packParams([R, D, rowsPerSeq, posBase, useState, P, L, 3, 3, 3, 9, 6 * 9 * 3, 0, 576, 640, 896, 1]);
-    const got = await run(embedKernel(ctx), [imgB, textB, state, wb, xb], prm(N * T, T, 0, 0), N * T * (D / 4), xb, N * T * D);
+      packParams([
+        R,
+        D,
+        rowsPerSeq,
+        posBase,
+        useState,
+        P,
+        L,
+        3,
+        3,
+        3,
+        9,
+        6 * 9 * 3,
+        0,
+        576,
+        640,
+        896,
+        1,
+      ]);
+    const got = await run(
+      embedKernel(ctx),
+      [imgB, textB, state, wb, xb],
+      prm(N * T, T, 0, 0),
+      N * T * (D / 4),
+      xb,
+      N * T * D,
+    );
     const patches = new Float64Array(N * P * pd);
     patchify(patches, img, dims, N);
     const ref = new Float64Array(N * T * D);
     embedForward(ref, patches, text, e.patchW, e.patchB, e.wte, e.wpe, N, P, L, pd, D);
     expectClose(got, ref);
     // Decode: rowsPerSeq 1, posBase P + 1, state[0] = 2 → position P + 3 (text index 3).
-    const dec = await run(embedKernel(ctx), [imgB, textB, state, wb, xb], prm(N, 1, P + 1, 1), N * (D / 4), xb, N * D);
-    expectClose(dec, [0, 1].flatMap((n) => Array.from(ref.subarray((n * T + P + 3) * D, (n * T + P + 4) * D))));
+    const dec = await run(
+      embedKernel(ctx),
+      [imgB, textB, state, wb, xb],
+      prm(N, 1, P + 1, 1),
+      N * (D / 4),
+      xb,
+      N * D,
+    );
+    expectClose(
+      dec,
+      [0, 1].flatMap((n) => Array.from(ref.subarray((n * T + P + 3) * D, (n * T + P + 4) * D))),
+    );
   });
 
-  for (const [D, forceScalar] of [[20, false], [24, false], [24, true]] as const) {
+  for (const [D, forceScalar] of [
+    [20, false],
+    [24, false],
+    [24, true],
+  ] as const) {
     it(`kv_append + decode_attention (hd ${D / H}, ${D % 8 || forceScalar ? "scalar" : "vec4"}): causal prefill with PAD keys, then a decode query over the cache`, async () => {
-      const hd = D / H, S = T + 1, layers = 2, layer = 1;
+      const hd = D / H,
+        S = T + 1,
+        layers = 2,
+        layer = 1;
       const layerOff = layer * N * H * S * hd;
       // Reference sequence of T+1 positions; the prefill covers the first T, the decode step the last.
       const T1 = T + 1;
@@ -158,7 +286,9 @@ describe("decode kernels", () => {
       }
       const qkv1 = randn(N * T1 * 3 * D, 13, 1.5); // [N, T1, 3D]
       const keyOk = new Uint8Array(N * T1);
-      for (let n = 0; n < N; n++) for (let t = 0; t < T1; t++) keyOk[n * T1 + t] = t < P || text1[n * (L + 1) + t - P] !== PAD ? 1 : 0;
+      for (let n = 0; n < N; n++)
+        for (let t = 0; t < T1; t++)
+          keyOk[n * T1 + t] = t < P || text1[n * (L + 1) + t - P] !== PAD ? 1 : 0;
       const ref = new Float64Array(N * T1 * D);
       attentionForward(ref, new Float64Array(N * H * T1 * T1), qkv1, keyOk, N, T1, D, H);
 
@@ -176,8 +306,22 @@ describe("decode kernels", () => {
       const scale = { f32: 1 / Math.sqrt(hd) };
 
       const qp = ctx.createBufferFrom("qkv.prefill", prefillQkv);
-      ctx.run(ctx.call(kvAppendKernel(ctx), [qp, state, kc, vc], packParams([N * T, D, H, hd, S, T, 0, 0, layerOff, 1]), grid(N * T * D)));
-      const pre = await run(attentionKernel(ctx, hd, forceScalar), [qp, kc, vc, textB, state, out], packParams([N * T, D, H, S, T, 0, 0, layerOff, P, L + 1, scale, 1]), N * T * H, out, N * T * D);
+      ctx.run(
+        ctx.call(
+          kvAppendKernel(ctx),
+          [qp, state, kc, vc],
+          packParams([N * T, D, H, hd, S, T, 0, 0, layerOff, 1]),
+          grid(N * T * D),
+        ),
+      );
+      const pre = await run(
+        attentionKernel(ctx, hd, forceScalar),
+        [qp, kc, vc, textB, state, out],
+        packParams([N * T, D, H, S, T, 0, 0, layerOff, P, L + 1, scale, 1]),
+        N * T * H,
+        out,
+        N * T * D,
+      );
       const refPre = new Float64Array(N * T * D);
       for (let n = 0; n < N; n++) refPre.set(ref.subarray(n * T1 * D, (n * T1 + T) * D), n * T * D);
       expectClose(pre, refPre);
@@ -185,9 +329,26 @@ describe("decode kernels", () => {
       // Decode step: state[0] = 1 with posBase T − 1 → position T.
       ctx.write(state, new Uint32Array([1, PAD, 0, 0]));
       const qd = ctx.createBufferFrom("qkv.decode", decodeQkv);
-      ctx.run(ctx.call(kvAppendKernel(ctx), [qd, state, kc, vc], packParams([N, D, H, hd, S, 1, T - 1, 1, layerOff, 1]), grid(N * D)));
-      const dec = await run(attentionKernel(ctx, hd, forceScalar), [qd, kc, vc, textB, state, out], packParams([N, D, H, S, 1, T - 1, 1, layerOff, P, L + 1, scale, 1]), N * H, out, N * D);
-      expectClose(dec, [0, 1].flatMap((n) => Array.from(ref.subarray((n * T1 + T) * D, (n * T1 + T1) * D))));
+      ctx.run(
+        ctx.call(
+          kvAppendKernel(ctx),
+          [qd, state, kc, vc],
+          packParams([N, D, H, hd, S, 1, T - 1, 1, layerOff, 1]),
+          grid(N * D),
+        ),
+      );
+      const dec = await run(
+        attentionKernel(ctx, hd, forceScalar),
+        [qd, kc, vc, textB, state, out],
+        packParams([N, D, H, S, 1, T - 1, 1, layerOff, P, L + 1, scale, 1]),
+        N * H,
+        out,
+        N * D,
+      );
+      expectClose(
+        dec,
+        [0, 1].flatMap((n) => Array.from(ref.subarray((n * T1 + T) * D, (n * T1 + T1) * D))),
+      );
     });
   }
 });

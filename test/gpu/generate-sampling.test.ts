@@ -21,7 +21,7 @@ const SEEDS = [11, 12];
 /** Upper p-quantile of chi-square with df degrees of freedom (Wilson & Hilferty 1931 approximation). */
 function chi2Critical(df: number, z = 3.09 /* p = 0.001 */): number {
   const a = 2 / (9 * df);
-  return df * Math.pow(1 - a + z * Math.sqrt(a), 3);
+  return df * (1 - a + z * Math.sqrt(a)) ** 3;
 }
 
 /** Pearson chi-square of counts against probabilities; bins with expected < 5 are pooled. */
@@ -73,7 +73,11 @@ describe("GPU sampling", () => {
   afterAll(() => ctx?.destroy());
 
   /** Counts of the first new token over N sequences × SEEDS; also checks each draw against the CPU inverse CDF. */
-  async function draw(opts: { temperature: number; topK?: number; topP?: number }): Promise<number[]> {
+  async function draw(opts: {
+    temperature: number;
+    topK?: number;
+    topP?: number;
+  }): Promise<number[]> {
     const probs = filteredProbs(logits, opts.temperature, opts.topK ?? 0, opts.topP ?? 1);
     const cdf: number[] = [];
     probs.reduce((acc, p, i) => (cdf[i] = acc + p), 0);
@@ -146,10 +150,12 @@ describe("GPU sampling", () => {
   it("prngUniform is uniform over (seed, seq, step) grids (CPU mirror of prng.wgsl)", () => {
     const bins = new Array(20).fill(0);
     let n = 0;
-    for (let seed = 0; seed < 5; seed++) for (let seq = 0; seq < 100; seq++) for (let step = 0; step < 40; step++) {
-      bins[Math.floor(prngUniform(seed, seq, step) * 20)]++;
-      n++;
-    }
+    for (let seed = 0; seed < 5; seed++)
+      for (let seq = 0; seq < 100; seq++)
+        for (let step = 0; step < 40; step++) {
+          bins[Math.floor(prngUniform(seed, seq, step) * 20)]++;
+          n++;
+        }
     const probs = new Float64Array(20).fill(1 / 20);
     const { stat, df } = chiSquare(bins, probs);
     expect(stat).toBeLessThan(chi2Critical(df));

@@ -63,7 +63,13 @@ describe("Generator", () => {
     const r = await gen.generate({ ...base(), greedy: true, eosId: eos });
     const L = PROMPT + MAXNEW;
     const text = fullText(promptTokens, r, MAXNEW);
-    const ref = referenceForward(cfg, params, { B: N, textLen: L, images, tokens: text, padId: PAD }).logits;
+    const ref = referenceForward(cfg, params, {
+      B: N,
+      textLen: L,
+      images,
+      tokens: text,
+      padId: PAD,
+    }).logits;
     let checked = 0;
     for (let s = 0; s < N; s++) {
       const len = r.lengths[s];
@@ -96,12 +102,20 @@ describe("Generator", () => {
     const T = 0.8;
     const r = await gen.generate({ ...base(), temperature: T, seed: 99 });
     const L = PROMPT + MAXNEW;
-    const ref = referenceForward(cfg, params, { B: N, textLen: L, images, tokens: fullText(promptTokens, r, MAXNEW), padId: PAD }).logits;
+    const ref = referenceForward(cfg, params, {
+      B: N,
+      textLen: L,
+      images,
+      tokens: fullText(promptTokens, r, MAXNEW),
+      padId: PAD,
+    }).logits;
     for (let s = 0; s < N; s++) {
       for (let t = 0; t < r.lengths[s]; t++) {
         const ls = logSoftmaxRow(ref, s * L + PROMPT - 1 + t, V, T);
         const tok = r.tokens[s * MAXNEW + t];
-        expect(Math.abs(r.logprobs[s * MAXNEW + t] - ls[tok])).toBeLessThan(1e-4 + 1e-4 * Math.abs(ls[tok]));
+        expect(Math.abs(r.logprobs[s * MAXNEW + t] - ls[tok])).toBeLessThan(
+          1e-4 + 1e-4 * Math.abs(ls[tok]),
+        );
       }
     }
   });
@@ -126,19 +140,34 @@ describe("Generator", () => {
     ];
     const forced = await gen.generate({ ...base(), seed: 21, forcedPrefix: prefix });
     expect(Array.from(forced.tokens)).toEqual(Array.from(free.tokens));
-    for (let i = 0; i < N * MAXNEW; i++) expect(forced.logprobs[i]).toBeCloseTo(free.logprobs[i], 5);
+    for (let i = 0; i < N * MAXNEW; i++)
+      expect(forced.logprobs[i]).toBeCloseTo(free.logprobs[i], 5);
     // A prefix the model would not have produced: reproduced verbatim, its logprobs
     // are log softmax(logits/T) unfiltered even with top-k on.
     const odd = [[1, 2, 3], [4], null, [5, 6, 7, 8]];
     const T = 1.3;
-    const r = await gen.generate({ ...base(), seed: 3, temperature: T, topK: 2, forcedPrefix: odd });
+    const r = await gen.generate({
+      ...base(),
+      seed: 3,
+      temperature: T,
+      topK: 2,
+      forcedPrefix: odd,
+    });
     const L = PROMPT + MAXNEW;
-    const ref = referenceForward(cfg, params, { B: N, textLen: L, images, tokens: fullText(promptTokens, r, MAXNEW), padId: PAD }).logits;
+    const ref = referenceForward(cfg, params, {
+      B: N,
+      textLen: L,
+      images,
+      tokens: fullText(promptTokens, r, MAXNEW),
+      padId: PAD,
+    }).logits;
     odd.forEach((pre, s) => {
       (pre ?? []).forEach((tok, t) => {
         expect(r.tokens[s * MAXNEW + t]).toBe(tok);
         const ls = logSoftmaxRow(ref, s * L + PROMPT - 1 + t, V, T);
-        expect(Math.abs(r.logprobs[s * MAXNEW + t] - ls[tok])).toBeLessThan(1e-4 + 1e-4 * Math.abs(ls[tok]));
+        expect(Math.abs(r.logprobs[s * MAXNEW + t] - ls[tok])).toBeLessThan(
+          1e-4 + 1e-4 * Math.abs(ls[tok]),
+        );
       });
     });
   });
@@ -157,7 +186,9 @@ describe("Generator", () => {
     const M2 = MAXNEW - pre.length;
     for (let s = 0; s < N; s++) {
       expect(Array.from(r.tokens.subarray(s * MAXNEW, s * MAXNEW + 3))).toEqual(pre);
-      expect(Array.from(r.tokens.subarray(s * MAXNEW + 3, (s + 1) * MAXNEW))).toEqual(Array.from(r2.tokens.subarray(s * M2, (s + 1) * M2)));
+      expect(Array.from(r.tokens.subarray(s * MAXNEW + 3, (s + 1) * MAXNEW))).toEqual(
+        Array.from(r2.tokens.subarray(s * M2, (s + 1) * M2)),
+      );
     }
   });
 
@@ -173,7 +204,9 @@ describe("Generator", () => {
     const a = await gen.generate({ ...base(), greedy: true });
     const b = await gen.generate({ ...base(), greedy: true, images: imgs2, promptTokens: pr2 });
     perm.forEach((src, dst) => {
-      expect(Array.from(b.tokens.subarray(dst * MAXNEW, (dst + 1) * MAXNEW))).toEqual(Array.from(a.tokens.subarray(src * MAXNEW, (src + 1) * MAXNEW)));
+      expect(Array.from(b.tokens.subarray(dst * MAXNEW, (dst + 1) * MAXNEW))).toEqual(
+        Array.from(a.tokens.subarray(src * MAXNEW, (src + 1) * MAXNEW)),
+      );
       expect(b.lengths[dst]).toBe(a.lengths[src]);
     });
     // Sampling: changing the other sequences' images and prompts leaves sequence 0 unchanged.
@@ -181,7 +214,9 @@ describe("Generator", () => {
     const imgs3 = Float32Array.from(images, (v, i) => (i < pix ? v : 1 - v));
     const pr3 = Int32Array.from(promptTokens, (v, i) => (i < PROMPT ? v : (v + 1) % V));
     const d = await gen.generate({ ...base(), seed: 8, images: imgs3, promptTokens: pr3 });
-    expect(Array.from(d.tokens.subarray(0, MAXNEW))).toEqual(Array.from(c.tokens.subarray(0, MAXNEW)));
+    expect(Array.from(d.tokens.subarray(0, MAXNEW))).toEqual(
+      Array.from(c.tokens.subarray(0, MAXNEW)),
+    );
   });
 
   it("shared-prompt groups (groupSize 2) give exactly the tokens and logprobs of independent sequences", async () => {
@@ -202,17 +237,31 @@ describe("Generator", () => {
       expect(Array.from(b.logprobs)).toEqual(Array.from(a.logprobs));
       expect(Array.from(b.lengths)).toEqual(Array.from(a.lengths));
     }
-    await expect(grouped.generate({ ...base() })).rejects.toThrow(/groupSize 2: the image of sequence 1 differs from sequence 0's/);
-    expect(() => new Generator(ctx, cfg, N, PROMPT, MAXNEW, { groupSize: 3 })).toThrow(/groupSize 3 must be a positive integer dividing N = 4/);
+    await expect(grouped.generate({ ...base() })).rejects.toThrow(
+      /groupSize 2: the image of sequence 1 differs from sequence 0's/,
+    );
+    expect(() => new Generator(ctx, cfg, N, PROMPT, MAXNEW, { groupSize: 3 })).toThrow(
+      /groupSize 3 must be a positive integer dividing N = 4/,
+    );
   });
 
   it("throws clear errors for shapes beyond the constructed ones or maxSeqLen", async () => {
     const P = numPatches(cfg);
-    expect(() => new Generator(ctx, cfg, N, cfg.maxSeqLen - P, 1)).toThrow(/exceeds config\.maxSeqLen/);
-    await expect(gen.generate({ ...base(), maxNew: MAXNEW + 1 })).rejects.toThrow(/maxNew 9 must be an integer in \[1, 8\]/);
-    await expect(gen.generate({ ...base(), promptTokens: new Int32Array(N * (PROMPT + 1)) })).rejects.toThrow(/promptTokens has 24 ids, expected N·promptLen/);
-    await expect(gen.generate({ ...base(), maxNew: 2, forcedPrefix: [[1, 2, 3], null, null, null] })).rejects.toThrow(/forced prefix of sequence 0 has 3 tokens, more than maxNew 2/);
-    await expect(gen.generate({ ...base(), forcedPrefix: [[V], null, null, null] })).rejects.toThrow(/forced token 14/);
+    expect(() => new Generator(ctx, cfg, N, cfg.maxSeqLen - P, 1)).toThrow(
+      /exceeds config\.maxSeqLen/,
+    );
+    await expect(gen.generate({ ...base(), maxNew: MAXNEW + 1 })).rejects.toThrow(
+      /maxNew 9 must be an integer in \[1, 8\]/,
+    );
+    await expect(
+      gen.generate({ ...base(), promptTokens: new Int32Array(N * (PROMPT + 1)) }),
+    ).rejects.toThrow(/promptTokens has 24 ids, expected N·promptLen/);
+    await expect(
+      gen.generate({ ...base(), maxNew: 2, forcedPrefix: [[1, 2, 3], null, null, null] }),
+    ).rejects.toThrow(/forced prefix of sequence 0 has 3 tokens, more than maxNew 2/);
+    await expect(
+      gen.generate({ ...base(), forcedPrefix: [[V], null, null, null] }),
+    ).rejects.toThrow(/forced token 14/);
     await expect(gen.generate({ ...base(), temperature: 0 })).rejects.toThrow(/temperature/);
   });
 

@@ -14,45 +14,94 @@ describe("layer kernels", () => {
     ctx = new GpuContext(await requestNodeDevice());
   });
   afterAll(() => ctx?.destroy());
-  const f32 = (label: string, a: ArrayLike<number>) => ctx.createBufferFrom(label, Float32Array.from(a));
-  const i32 = (label: string, a: ArrayLike<number>) => ctx.createBufferFrom(label, Int32Array.from(a));
+  const f32 = (label: string, a: ArrayLike<number>) =>
+    ctx.createBufferFrom(label, Float32Array.from(a));
+  const i32 = (label: string, a: ArrayLike<number>) =>
+    ctx.createBufferFrom(label, Int32Array.from(a));
 
-  it.each([[1, 4], [7, 16], [67, 12], [130, 64]])("layernorm forward and backward at N=%i C=%i", async (N, C) => {
+  it.each([
+    [1, 4],
+    [7, 16],
+    [67, 12],
+    [130, 64],
+  ])("layernorm forward and backward at N=%i C=%i", async (N, C) => {
     const inp = randArray(N * C, 1, -2, 3);
-    const g = randArray(C, 2, 0.5, 1.5), b = randArray(C, 3);
+    const g = randArray(C, 2, 0.5, 1.5),
+      b = randArray(C, 3);
     const dout = randArray(N * C, 4);
-    const out = new Float64Array(N * C), mean = new Float64Array(N), rstd = new Float64Array(N);
+    const out = new Float64Array(N * C),
+      mean = new Float64Array(N),
+      rstd = new Float64Array(N);
     R.layernormForward(out, mean, rstd, inp, g, b, N, C);
     const dinp0 = randArray(N * C, 5);
-    const dinp = Float64Array.from(dinp0), dg = Float64Array.from(randArray(C, 6)), db = Float64Array.from(randArray(C, 7));
-    const dg0 = Float32Array.from(dg), db0 = Float32Array.from(db);
+    const dinp = Float64Array.from(dinp0),
+      dg = Float64Array.from(randArray(C, 6)),
+      db = Float64Array.from(randArray(C, 7));
+    const dg0 = Float32Array.from(dg),
+      db0 = Float32Array.from(db);
     R.layernormBackward(dinp, dg, db, dout, inp, g, mean, rstd, N, C);
 
-    const bufs = { inp: f32("inp", inp), g: f32("g", g), b: f32("b", b), out: ctx.createBuffer("out", N * C * 4), mean: ctx.createBuffer("mean", N * 4), rstd: ctx.createBuffer("rstd", N * 4) };
+    const bufs = {
+      inp: f32("inp", inp),
+      g: f32("g", g),
+      b: f32("b", b),
+      out: ctx.createBuffer("out", N * C * 4),
+      mean: ctx.createBuffer("mean", N * 4),
+      rstd: ctx.createBuffer("rstd", N * 4),
+    };
     ctx.run(K.layernormForward(ctx, bufs, N, C));
     expectClose("ln out", await ctx.readF32(bufs.out, 0, N * C), out, 1e-5, 1e-4);
     expectClose("ln mean", await ctx.readF32(bufs.mean, 0, N), mean, 1e-6, 1e-4);
     expectClose("ln rstd", await ctx.readF32(bufs.rstd, 0, N), rstd, 1e-6, 1e-4);
-    const bd = { dout: f32("dout", dout), inp: bufs.inp, g: bufs.g, mean: bufs.mean, rstd: bufs.rstd, dinp: f32("dinp", dinp0) };
+    const bd = {
+      dout: f32("dout", dout),
+      inp: bufs.inp,
+      g: bufs.g,
+      mean: bufs.mean,
+      rstd: bufs.rstd,
+      dinp: f32("dinp", dinp0),
+    };
     ctx.run(K.layernormBackwardDx(ctx, bd, N, C, true));
-    const pg = { dout: bd.dout, inp: bufs.inp, mean: bufs.mean, rstd: bufs.rstd, dg: f32("dg", dg0), db: f32("db", db0) };
+    const pg = {
+      dout: bd.dout,
+      inp: bufs.inp,
+      mean: bufs.mean,
+      rstd: bufs.rstd,
+      dg: f32("dg", dg0),
+      db: f32("db", db0),
+    };
     ctx.run(K.layernormBackwardParams(ctx, pg, N, C));
     expectClose("ln dinp (accumulated)", await ctx.readF32(bd.dinp, 0, N * C), dinp, 1e-5, 1e-3);
     expectClose("ln dg", await ctx.readF32(pg.dg, 0, C), dg, 1e-4, 1e-4);
     expectClose("ln db", await ctx.readF32(pg.db, 0, C), db, 1e-4, 1e-4);
     // write mode
     ctx.run(K.layernormBackwardDx(ctx, bd, N, C, false));
-    expectClose("ln dinp (written)", await ctx.readF32(bd.dinp, 0, N * C), dinp.map((v, i) => v - dinp0[i]), 1e-5, 1e-3);
+    expectClose(
+      "ln dinp (written)",
+      await ctx.readF32(bd.dinp, 0, N * C),
+      dinp.map((v, i) => v - dinp0[i]),
+      1e-5,
+      1e-3,
+    );
   });
 
   it.each([1, 63, 1000])("gelu forward and backward at N=%i (incl. large |x|)", async (N) => {
     const inp = randArray(N, 8, -6, 6);
-    if (N > 2) { inp[0] = 40; inp[1] = -40; }
+    if (N > 2) {
+      inp[0] = 40;
+      inp[1] = -40;
+    }
     const dout = randArray(N, 9);
-    const out = new Float64Array(N), dinp = new Float64Array(N);
+    const out = new Float64Array(N),
+      dinp = new Float64Array(N);
     R.geluForward(out, inp, N);
     R.geluBackward(dinp, inp, dout, N);
-    const b = { inp: f32("inp", inp), out: ctx.createBuffer("out", N * 4), dout: f32("dout", dout), dinp: ctx.createBuffer("dinp", N * 4) };
+    const b = {
+      inp: f32("inp", inp),
+      out: ctx.createBuffer("out", N * 4),
+      dout: f32("dout", dout),
+      dinp: ctx.createBuffer("dinp", N * 4),
+    };
     ctx.run(K.geluForward(ctx, b, N));
     ctx.run(K.geluBackward(ctx, b, N));
     expectClose("gelu", await ctx.readF32(b.out, 0, N), out, 1e-6, 1e-5);
@@ -72,7 +121,13 @@ describe("layer kernels", () => {
     const got = await ctx.readF32(b.out, 0, N);
     // check the tail (served by the spilled workgroups) and a stride through the rest
     expectClose("gelu tail", got.subarray(N - 5000), out.subarray(N - 5000), 1e-6, 1e-5);
-    expectClose("gelu strided", got.filter((_, i) => i % 997 === 0), out.filter((_, i) => i % 997 === 0), 1e-6, 1e-5);
+    expectClose(
+      "gelu strided",
+      got.filter((_, i) => i % 997 === 0),
+      out.filter((_, i) => i % 997 === 0),
+      1e-6,
+      1e-5,
+    );
   });
 
   it.each([
@@ -82,61 +137,114 @@ describe("layer kernels", () => {
     { B: 3, P: 5, L: 9, C: 12, NH: 3, variant: "vec4" },
     { B: 2, P: 3, L: 5, C: 12, NH: 2, variant: "scalar" }, // head size 6: scalar only
     { B: 1, P: 2, L: 3, C: 8, NH: 1, variant: "vec4" },
-  ] as const)("attention forward and backward with PAD keys %o", async ({ B, P, L, C, NH, variant }) => {
-    const T = P + L;
-    const PAD = 0;
-    const u = seededUniform(B * 100 + C);
-    // left padding: example b has min(b+1, L−1) PADs; one extra PAD inside the prompt of example 0
-    const tokens = Int32Array.from({ length: B * L }, (_, i) => ((i % L) < Math.min(Math.floor(i / L) + 1, L - 1) ? PAD : 1 + Math.floor(u() * 5)));
-    if (L > 3) tokens[2] = PAD;
-    const keyOk = Uint8Array.from({ length: B * T }, (_, i) => ((i % T) < P || tokens[Math.floor(i / T) * L + (i % T) - P] !== PAD ? 1 : 0));
-    const qkv = randArray(B * T * 3 * C, 11, -1.5, 1.5);
-    const dout = randArray(B * T * C, 12);
-    const out = new Float64Array(B * T * C), att = new Float64Array(B * NH * T * T), dqkv = new Float64Array(B * T * 3 * C);
-    R.attentionForward(out, att, qkv, keyOk, B, T, C, NH);
-    R.attentionBackward(dqkv, dout, qkv, att, B, T, C, NH);
-    const b = {
-      qkv: f32("qkv", qkv), tokens: i32("tokens", tokens), att: ctx.createBuffer("att", att.length * 4), out: ctx.createBuffer("out", out.length * 4),
-      dout: f32("dout", dout), dpre: ctx.createBuffer("dpre", att.length * 4), dqkv: ctx.createBuffer("dqkv", dqkv.length * 4),
-    };
-    const dims = { B, T, C, NH, P, L, padId: PAD };
-    ctx.run(K.attentionForward(ctx, b, dims, variant));
-    for (const call of K.attentionBackward(ctx, b, dims, variant)) ctx.run(call);
-    expectClose("att", await ctx.readF32(b.att, 0, att.length), att, 1e-6, 1e-4);
-    expectClose("attn out", await ctx.readF32(b.out, 0, out.length), out, 1e-5, 1e-4);
-    expectClose("dqkv", await ctx.readF32(b.dqkv, 0, dqkv.length), dqkv, 1e-5, 1e-3);
-  });
+  ] as const)(
+    "attention forward and backward with PAD keys %o",
+    async ({ B, P, L, C, NH, variant }) => {
+      const T = P + L;
+      const PAD = 0;
+      const u = seededUniform(B * 100 + C);
+      // left padding: example b has min(b+1, L−1) PADs; one extra PAD inside the prompt of example 0
+      const tokens = Int32Array.from({ length: B * L }, (_, i) =>
+        i % L < Math.min(Math.floor(i / L) + 1, L - 1) ? PAD : 1 + Math.floor(u() * 5),
+      );
+      if (L > 3) tokens[2] = PAD;
+      const keyOk = Uint8Array.from({ length: B * T }, (_, i) =>
+        i % T < P || tokens[Math.floor(i / T) * L + (i % T) - P] !== PAD ? 1 : 0,
+      );
+      const qkv = randArray(B * T * 3 * C, 11, -1.5, 1.5);
+      const dout = randArray(B * T * C, 12);
+      const out = new Float64Array(B * T * C),
+        att = new Float64Array(B * NH * T * T),
+        dqkv = new Float64Array(B * T * 3 * C);
+      R.attentionForward(out, att, qkv, keyOk, B, T, C, NH);
+      R.attentionBackward(dqkv, dout, qkv, att, B, T, C, NH);
+      const b = {
+        qkv: f32("qkv", qkv),
+        tokens: i32("tokens", tokens),
+        att: ctx.createBuffer("att", att.length * 4),
+        out: ctx.createBuffer("out", out.length * 4),
+        dout: f32("dout", dout),
+        dpre: ctx.createBuffer("dpre", att.length * 4),
+        dqkv: ctx.createBuffer("dqkv", dqkv.length * 4),
+      };
+      const dims = { B, T, C, NH, P, L, padId: PAD };
+      ctx.run(K.attentionForward(ctx, b, dims, variant));
+      for (const call of K.attentionBackward(ctx, b, dims, variant)) ctx.run(call);
+      expectClose("att", await ctx.readF32(b.att, 0, att.length), att, 1e-6, 1e-4);
+      expectClose("attn out", await ctx.readF32(b.out, 0, out.length), out, 1e-5, 1e-4);
+      expectClose("dqkv", await ctx.readF32(b.dqkv, 0, dqkv.length), dqkv, 1e-5, 1e-3);
+    },
+  );
 
   it.each([
     { B: 2, H: 8, W: 8, Ch: 1, ps: 4, L: 6, C: 16, V: 12 },
     { B: 3, H: 6, W: 9, Ch: 3, ps: 3, L: 5, C: 8, V: 7 },
   ])("patchify, embeddings forward and backward %o", async ({ B, H, W, Ch, ps, L, C, V }) => {
-    const P = (H / ps) * (W / ps), pd = ps * ps * Ch, T = P + L;
+    const P = (H / ps) * (W / ps),
+      pd = ps * ps * Ch,
+      T = P + L;
     const images = randArray(B * H * W * Ch, 20, 0, 1);
     const u = seededUniform(21);
     const tokens = Int32Array.from({ length: B * L }, () => Math.floor(u() * V));
-    const patchW = randArray(pd * C, 22), patchB = randArray(C, 23), wte = randArray(V * C, 24), wpe = randArray((T + 2) * C, 25);
+    const patchW = randArray(pd * C, 22),
+      patchB = randArray(C, 23),
+      wte = randArray(V * C, 24),
+      wpe = randArray((T + 2) * C, 25);
     const patches = new Float64Array(B * P * pd);
-    R.patchify(patches, images, { imageHeight: H, imageWidth: W, imageChannels: Ch, patchSize: ps }, B);
+    R.patchify(
+      patches,
+      images,
+      { imageHeight: H, imageWidth: W, imageChannels: Ch, patchSize: ps },
+      B,
+    );
     const out = new Float64Array(B * T * C);
     R.embedForward(out, patches, tokens, patchW, patchB, wte, wpe, B, P, L, pd, C);
     const dout = randArray(B * T * C, 26);
-    const dpw = new Float64Array(pd * C), dpb = new Float64Array(C), dwte = new Float64Array(V * C), dwpe = new Float64Array((T + 2) * C);
+    const dpw = new Float64Array(pd * C),
+      dpb = new Float64Array(C),
+      dwte = new Float64Array(V * C),
+      dwpe = new Float64Array((T + 2) * C);
     R.embedBackward(dpw, dpb, dwte, dwpe, Float64Array.from(dout), patches, tokens, B, P, L, pd, C);
 
     const dummy = ctx.createBuffer("dummy", 16);
     const b = {
-      images: f32("images", images), patches: ctx.createBuffer("patches", patches.length * 4), tokens: i32("tokens", tokens),
-      patchW: f32("pw", patchW), patchB: f32("pb", patchB), wte: f32("wte", wte), wpe: f32("wpe", wpe),
-      patchEmb: ctx.createBuffer("pe", B * P * C * 4), out: ctx.createBuffer("out", out.length * 4),
-      dout: f32("dout", dout), dwte: ctx.createBuffer("dwte", V * C * 4), dwpe: ctx.createBuffer("dwpe", (T + 2) * C * 4),
-      dpatchEmb: ctx.createBuffer("dpe", B * P * C * 4), dpw: ctx.createBuffer("dpw", pd * C * 4), dpb: ctx.createBuffer("dpb", C * 4),
+      images: f32("images", images),
+      patches: ctx.createBuffer("patches", patches.length * 4),
+      tokens: i32("tokens", tokens),
+      patchW: f32("pw", patchW),
+      patchB: f32("pb", patchB),
+      wte: f32("wte", wte),
+      wpe: f32("wpe", wpe),
+      patchEmb: ctx.createBuffer("pe", B * P * C * 4),
+      out: ctx.createBuffer("out", out.length * 4),
+      dout: f32("dout", dout),
+      dwte: ctx.createBuffer("dwte", V * C * 4),
+      dwpe: ctx.createBuffer("dwpe", (T + 2) * C * 4),
+      dpatchEmb: ctx.createBuffer("dpe", B * P * C * 4),
+      dpw: ctx.createBuffer("dpw", pd * C * 4),
+      dpb: ctx.createBuffer("dpb", C * 4),
     };
     ctx.run(K.patchify(ctx, b, { B, H, W, Ch, patchSize: ps }));
-    ctx.run(K.matmulForward(ctx, { x: b.patches, w: b.patchW, bias: b.patchB, res: null, y: b.patchEmb, dummy }, B * P, pd, C));
+    ctx.run(
+      K.matmulForward(
+        ctx,
+        { x: b.patches, w: b.patchW, bias: b.patchB, res: null, y: b.patchEmb, dummy },
+        B * P,
+        pd,
+        C,
+      ),
+    );
     ctx.run(K.embedForward(ctx, b, B, P, L, C));
     ctx.run(K.embedBackward(ctx, b, B, P, L, C, V));
-    ctx.run(K.matmulBackwardDw(ctx, { x: b.patches, dy: b.dpatchEmb, dw: b.dpw, dbias: b.dpb, dummy }, B * P, pd, C));
+    ctx.run(
+      K.matmulBackwardDw(
+        ctx,
+        { x: b.patches, dy: b.dpatchEmb, dw: b.dpw, dbias: b.dpb, dummy },
+        B * P,
+        pd,
+        C,
+      ),
+    );
     expectClose("patches", await ctx.readF32(b.patches, 0, patches.length), patches, 0, 0);
     expectClose("embed out", await ctx.readF32(b.out, 0, out.length), out, 1e-5, 1e-4);
     expectClose("dwte", await ctx.readF32(b.dwte, 0, V * C), dwte, 1e-5, 1e-4);

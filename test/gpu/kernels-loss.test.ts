@@ -9,7 +9,11 @@ import { policyLoss, sftLoss, tokenStats, type PolicyAggregation } from "../../s
 import { seededUniform } from "../../src/model/init";
 import { expectClose, randArray } from "../model/tiny";
 
-const B = 3, L = 7, P = 2, V = 13, T = P + L;
+const B = 3,
+  L = 7,
+  P = 2,
+  V = 13,
+  T = P + L;
 
 describe("loss kernels", () => {
   let ctx: GpuContext;
@@ -17,9 +21,12 @@ describe("loss kernels", () => {
   const u = seededUniform(5);
   const logitsAll = randArray(B * T * V, 1, -3, 3); // [B, T, V]
   const logits = new Float64Array(B * L * V); // text rows only, for the reference
-  for (let b = 0; b < B; b++) logits.set(logitsAll.subarray((b * T + P) * V, (b * T + T) * V), b * L * V);
+  for (let b = 0; b < B; b++)
+    logits.set(logitsAll.subarray((b * T + P) * V, (b * T + T) * V), b * L * V);
   const tokens = Int32Array.from({ length: B * L }, () => Math.floor(u() * V));
-  const mask = Float32Array.from({ length: B * L }, (_, i) => (i % L >= 3 && Math.floor(i / L) !== 1 ? 1 : 0)); // row 1 empty
+  const mask = Float32Array.from({ length: B * L }, (_, i) =>
+    i % L >= 3 && Math.floor(i / L) !== 1 ? 1 : 0,
+  ); // row 1 empty
   const lp = tokenStats(logits, tokens, B, L, V).logprobs;
   const oldLogprobs = Float32Array.from(lp, (x) => x + (u() - 0.5) * 1.2);
   const refLogprobs = Float32Array.from(lp, (x) => x + (u() - 0.5) * 2);
@@ -31,9 +38,16 @@ describe("loss kernels", () => {
     ctx = new GpuContext(await requestNodeDevice());
     const f = (n: string, a: Float32Array | Int32Array) => ctx.createBufferFrom(n, a);
     bufs = {
-      logits: f("logits", logitsAll), tokens: f("tokens", tokens), mask: f("mask", mask), advantages: f("adv", advantages),
-      oldLogprobs: f("old", oldLogprobs), refLogprobs: f("ref", refLogprobs), logprobs: ctx.createBuffer("lp", B * L * 4),
-      tok: ctx.createBuffer("tok", B * L * 32), g: ctx.createBuffer("g", B * L * 4), stats: ctx.createBuffer("stats", 32),
+      logits: f("logits", logitsAll),
+      tokens: f("tokens", tokens),
+      mask: f("mask", mask),
+      advantages: f("adv", advantages),
+      oldLogprobs: f("old", oldLogprobs),
+      refLogprobs: f("ref", refLogprobs),
+      logprobs: ctx.createBuffer("lp", B * L * 4),
+      tok: ctx.createBuffer("tok", B * L * 32),
+      g: ctx.createBuffer("g", B * L * 4),
+      stats: ctx.createBuffer("stats", 32),
       dlogits: ctx.createBuffer("dlogits", B * T * V * 4),
     };
   });
@@ -64,15 +78,27 @@ describe("loss kernels", () => {
     expectClose("dlogits", got.dlogits, ref.dlogits, 1e-7, 1e-4);
   });
 
-  it.each(["seq-mean-token-mean", "token-mean", "seq-mean-token-sum-norm"] as PolicyAggregation[])("policy loss with clip and clamped k3 KL, %s", async (agg) => {
-    const inputs = { advantages, oldLogprobs, refLogprobs, mask, clipEps: 0.2, beta: 0.3, aggregation: agg, normLength: 5 };
-    const ref = policyLoss(logits, tokens, inputs, B, L, V);
-    expect(ref.clipFrac).toBeGreaterThan(0);
-    const got = await run(K.LOSS_MODE.policy, K.AGGREGATION[agg], 0.2, 0.3, 5);
-    expect(got.stats[0]).toBeCloseTo(ref.loss, 5);
-    expect(got.stats[1]).toBeCloseTo(ref.kl, 5);
-    expect(got.stats[2]).toBeCloseTo(ref.clipFrac, 6);
-    expect(got.stats[3]).toBeCloseTo(ref.entropy, 5);
-    expectClose("dlogits", got.dlogits, ref.dlogits, 1e-7, 1e-4);
-  });
+  it.each(["seq-mean-token-mean", "token-mean", "seq-mean-token-sum-norm"] as PolicyAggregation[])(
+    "policy loss with clip and clamped k3 KL, %s",
+    async (agg) => {
+      const inputs = {
+        advantages,
+        oldLogprobs,
+        refLogprobs,
+        mask,
+        clipEps: 0.2,
+        beta: 0.3,
+        aggregation: agg,
+        normLength: 5,
+      };
+      const ref = policyLoss(logits, tokens, inputs, B, L, V);
+      expect(ref.clipFrac).toBeGreaterThan(0);
+      const got = await run(K.LOSS_MODE.policy, K.AGGREGATION[agg], 0.2, 0.3, 5);
+      expect(got.stats[0]).toBeCloseTo(ref.loss, 5);
+      expect(got.stats[1]).toBeCloseTo(ref.kl, 5);
+      expect(got.stats[2]).toBeCloseTo(ref.clipFrac, 6);
+      expect(got.stats[3]).toBeCloseTo(ref.entropy, 5);
+      expectClose("dlogits", got.dlogits, ref.dlogits, 1e-7, 1e-4);
+    },
+  );
 });

@@ -3,7 +3,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GpuContext } from "../../src/gpu/context";
 import { requestNodeDevice } from "../../src/gpu/node-gpu";
-import { matmulBackwardDw, matmulBackwardDx, matmulForward, type MatmulVariant } from "../../src/model/kernels";
+import {
+  matmulBackwardDw,
+  matmulBackwardDx,
+  matmulForward,
+  type MatmulVariant,
+} from "../../src/model/kernels";
 import { matmulBackward, matmulForward as matmulForwardRef } from "../../src/model/reference";
 import { expectClose, randArray } from "../model/tiny";
 
@@ -21,11 +26,15 @@ const SIZES: Array<[number, number, number]> = [
 // every size through the scalar kernels, and through the vec4 kernels where they apply
 const CASES: Array<[MatmulVariant, number, number, number]> = [
   ...SIZES.map(([M, K, N]) => ["scalar", M, K, N] as [MatmulVariant, number, number, number]),
-  ...SIZES.filter(([, , N]) => N % 4 === 0).map(([M, K, N]) => ["vec4", M, K, N] as [MatmulVariant, number, number, number]),
+  ...SIZES.filter(([, , N]) => N % 4 === 0).map(
+    ([M, K, N]) => ["vec4", M, K, N] as [MatmulVariant, number, number, number],
+  ),
 ];
 // the forward's 16×8-tile variant where N % 8 = 0 (K % 4 = 0 is filtered below), plus sizes with M not a multiple of 16
 const FORWARD_16x8: Array<[MatmulVariant, number, number, number]> = [
-  ...SIZES.filter(([, , N]) => N % 8 === 0).map(([M, K, N]) => ["vec4x16", M, K, N] as [MatmulVariant, number, number, number]),
+  ...SIZES.filter(([, , N]) => N % 8 === 0).map(
+    ([M, K, N]) => ["vec4x16", M, K, N] as [MatmulVariant, number, number, number],
+  ),
   ["vec4x16", 37, 20, 24],
   ["vec4x16", 16, 8, 8],
 ];
@@ -39,25 +48,40 @@ describe("matmul kernels", () => {
   });
   afterAll(() => ctx?.destroy());
 
-  it.each([...CASES, ...FORWARD_16x8].filter(([v, , K]) => v === "scalar" || K % 4 === 0))("%s forward y = x·W + b + res at M=%i K=%i N=%i", async (variant, M, K, N) => {
-    const x = randArray(M * K, 1);
-    const w = randArray(K * N, 2);
-    const bias = randArray(N, 3);
-    const res = randArray(M * N, 4);
-    const ref = new Float64Array(M * N);
-    matmulForwardRef(ref, x, w, bias, M, K, N);
-    const bx = ctx.createBufferFrom("x", x), bw = ctx.createBufferFrom("w", w);
-    const bb = ctx.createBufferFrom("b", bias), br = ctx.createBufferFrom("res", res);
-    const y = ctx.createBuffer("y", M * N * 4);
-    ctx.run(matmulForward(ctx, { x: bx, w: bw, bias: bb, res: null, y, dummy }, M, K, N, variant));
-    expectClose("y", await ctx.readF32(y, 0, M * N), ref, 1e-5, 1e-4);
-    ctx.run(matmulForward(ctx, { x: bx, w: bw, bias: bb, res: br, y, dummy }, M, K, N, variant));
-    expectClose("y+res", await ctx.readF32(y, 0, M * N), ref.map((v, i) => v + res[i]), 1e-5, 1e-4);
-    ctx.run(matmulForward(ctx, { x: bx, w: bw, bias: null, res: null, y, dummy }, M, K, N, variant));
-    const nob = new Float64Array(M * N);
-    matmulForwardRef(nob, x, w, null, M, K, N);
-    expectClose("y (no bias)", await ctx.readF32(y, 0, M * N), nob, 1e-5, 1e-4);
-  });
+  it.each([...CASES, ...FORWARD_16x8].filter(([v, , K]) => v === "scalar" || K % 4 === 0))(
+    "%s forward y = x·W + b + res at M=%i K=%i N=%i",
+    async (variant, M, K, N) => {
+      const x = randArray(M * K, 1);
+      const w = randArray(K * N, 2);
+      const bias = randArray(N, 3);
+      const res = randArray(M * N, 4);
+      const ref = new Float64Array(M * N);
+      matmulForwardRef(ref, x, w, bias, M, K, N);
+      const bx = ctx.createBufferFrom("x", x),
+        bw = ctx.createBufferFrom("w", w);
+      const bb = ctx.createBufferFrom("b", bias),
+        br = ctx.createBufferFrom("res", res);
+      const y = ctx.createBuffer("y", M * N * 4);
+      ctx.run(
+        matmulForward(ctx, { x: bx, w: bw, bias: bb, res: null, y, dummy }, M, K, N, variant),
+      );
+      expectClose("y", await ctx.readF32(y, 0, M * N), ref, 1e-5, 1e-4);
+      ctx.run(matmulForward(ctx, { x: bx, w: bw, bias: bb, res: br, y, dummy }, M, K, N, variant));
+      expectClose(
+        "y+res",
+        await ctx.readF32(y, 0, M * N),
+        ref.map((v, i) => v + res[i]),
+        1e-5,
+        1e-4,
+      );
+      ctx.run(
+        matmulForward(ctx, { x: bx, w: bw, bias: null, res: null, y, dummy }, M, K, N, variant),
+      );
+      const nob = new Float64Array(M * N);
+      matmulForwardRef(nob, x, w, null, M, K, N);
+      expectClose("y (no bias)", await ctx.readF32(y, 0, M * N), nob, 1e-5, 1e-4);
+    },
+  );
 
   it.each(CASES)("%s backward dX, dW, db at M=%i K=%i N=%i", async (variant, M, K, N) => {
     const dwVariant: MatmulVariant = variant === "vec4" && K % 4 !== 0 ? "scalar" : variant;
@@ -71,8 +95,12 @@ describe("matmul kernels", () => {
     const dwRef = Float64Array.from(dw0);
     const dbRef = Float64Array.from(db0);
     matmulBackward(dxRef, dwRef, dbRef, dy, x, w, M, K, N);
-    const bx = ctx.createBufferFrom("x", x), bw = ctx.createBufferFrom("w", w), bdy = ctx.createBufferFrom("dy", dy);
-    const dx = ctx.createBufferFrom("dx", dx0), dw = ctx.createBufferFrom("dw", dw0), db = ctx.createBufferFrom("db", db0);
+    const bx = ctx.createBufferFrom("x", x),
+      bw = ctx.createBufferFrom("w", w),
+      bdy = ctx.createBufferFrom("dy", dy);
+    const dx = ctx.createBufferFrom("dx", dx0),
+      dw = ctx.createBufferFrom("dw", dw0),
+      db = ctx.createBufferFrom("db", db0);
     ctx.run(matmulBackwardDx(ctx, { dy: bdy, w: bw, dx }, M, K, N, false, variant));
     ctx.run(matmulBackwardDw(ctx, { x: bx, dy: bdy, dw, dbias: db, dummy }, M, K, N, dwVariant));
     expectClose("dx", await ctx.readF32(dx, 0, M * K), dxRef, 1e-5, 1e-4);
@@ -80,18 +108,33 @@ describe("matmul kernels", () => {
     expectClose("db (accumulated)", await ctx.readF32(db, 0, N), dbRef, 1e-5, 1e-4);
     // accumulate mode of dX
     ctx.run(matmulBackwardDx(ctx, { dy: bdy, w: bw, dx }, M, K, N, true, variant));
-    expectClose("dx (accumulated)", await ctx.readF32(dx, 0, M * K), dxRef.map((v) => 2 * v), 1e-5, 1e-4);
+    expectClose(
+      "dx (accumulated)",
+      await ctx.readF32(dx, 0, M * K),
+      dxRef.map((v) => 2 * v),
+      1e-5,
+      1e-4,
+    );
   });
 
   it("reports its speed on a 256×128×512 product (information only)", async () => {
     const [M, K, N] = [256, 128, 512];
-    const bx = ctx.createBufferFrom("x", randArray(M * K, 1)), bw = ctx.createBufferFrom("w", randArray(K * N, 2));
+    const bx = ctx.createBufferFrom("x", randArray(M * K, 1)),
+      bw = ctx.createBufferFrom("w", randArray(K * N, 2));
     const y = ctx.createBuffer("y", M * N * 4);
     const dy = ctx.createBufferFrom("dy", randArray(M * N, 3));
-    const dx = ctx.createBuffer("dx", M * K * 4), dw = ctx.createBuffer("dw", K * N * 4);
+    const dx = ctx.createBuffer("dx", M * K * 4),
+      dw = ctx.createBuffer("dw", K * N * 4);
     const calls: Record<string, ReturnType<typeof matmulForward>> = {};
     for (const v of ["scalar", "vec4"] as const) {
-      calls[`${v} forward`] = matmulForward(ctx, { x: bx, w: bw, bias: null, res: null, y, dummy }, M, K, N, v);
+      calls[`${v} forward`] = matmulForward(
+        ctx,
+        { x: bx, w: bw, bias: null, res: null, y, dummy },
+        M,
+        K,
+        N,
+        v,
+      );
       calls[`${v} dx`] = matmulBackwardDx(ctx, { dy, w: bw, dx }, M, K, N, false, v);
       calls[`${v} dw`] = matmulBackwardDw(ctx, { x: bx, dy, dw, dbias: null, dummy }, M, K, N, v);
     }
@@ -104,7 +147,9 @@ describe("matmul kernels", () => {
       for (let r = 0; r < reps; r++) ctx.run(call);
       await ctx.sync();
       const ms = (performance.now() - t0) / reps;
-      console.log(`matmul ${name} ${M}×${K}×${N}: ${ms.toFixed(2)} ms, ${(flops / ms / 1e6).toFixed(2)} GFLOP/s (${ctx.adapter.description})`);
+      console.log(
+        `matmul ${name} ${M}×${K}×${N}: ${ms.toFixed(2)} ms, ${(flops / ms / 1e6).toFixed(2)} GFLOP/s (${ctx.adapter.description})`,
+      );
       expect(ms).toBeGreaterThan(0);
     }
   });

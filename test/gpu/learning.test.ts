@@ -13,10 +13,21 @@ import { Generator } from "../../src/model/generate";
 import { initParams, seededUniform } from "../../src/model/init";
 
 const CONFIG: ModelConfig = {
-  imageHeight: 8, imageWidth: 16, imageChannels: 1, patchSize: 4,
-  dModel: 32, nLayers: 2, nHeads: 2, mlpRatio: 4, vocabSize: 8, maxSeqLen: 8 + 4,
+  imageHeight: 8,
+  imageWidth: 16,
+  imageChannels: 1,
+  patchSize: 4,
+  dModel: 32,
+  nLayers: 2,
+  nHeads: 2,
+  mlpRatio: 4,
+  vocabSize: 8,
+  maxSeqLen: 8 + 4,
 };
-const PAD = 0, EOS = 1, BOS = 2, DIGIT0 = 3; // digits 0..3 are tokens 3..6
+const PAD = 0,
+  EOS = 1,
+  BOS = 2,
+  DIGIT0 = 3; // digits 0..3 are tokens 3..6
 const L = 4; // text: BOS d1 d2 EOS
 const B = 16;
 
@@ -74,15 +85,27 @@ describe("learning: SFT on a copy-the-digits task", () => {
     }
     expect(losses[0]).toBeGreaterThan(1.5); // ≈ ln 8 = 2.08 at init
     const last = losses.slice(-10).reduce((a, b) => a + b, 0) / 10;
-    expect(last, `first ${losses[0].toFixed(3)}, last-10 mean ${last.toFixed(4)}`).toBeLessThan(0.05);
+    expect(last, `first ${losses[0].toFixed(3)}, last-10 mean ${last.toFixed(4)}`).toBeLessThan(
+      0.05,
+    );
 
     const held = makeBatch(8, 99);
     const gen = new Generator(ctx, CONFIG, 8, 1, 3);
     const out = await gen.generate({
-      paramsBuf: params, images: held.images, promptTokens: new Int32Array(8).fill(BOS), greedy: true, seed: 0, eosId: EOS, padId: PAD,
+      paramsBuf: params,
+      images: held.images,
+      promptTokens: new Int32Array(8).fill(BOS),
+      greedy: true,
+      seed: 0,
+      eosId: EOS,
+      padId: PAD,
     });
     for (let b = 0; b < 8; b++) {
-      expect(Array.from(out.tokens.subarray(b * 3, b * 3 + 3)), `held-out example ${b}`).toEqual([DIGIT0 + held.digits[b][0], DIGIT0 + held.digits[b][1], EOS]);
+      expect(Array.from(out.tokens.subarray(b * 3, b * 3 + 3)), `held-out example ${b}`).toEqual([
+        DIGIT0 + held.digits[b][0],
+        DIGIT0 + held.digits[b][1],
+        EOS,
+      ]);
     }
   });
 

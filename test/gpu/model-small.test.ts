@@ -38,11 +38,20 @@ describe("TrainGraph on SMALL_CONFIG", () => {
     await ctx.sync();
     const tForward = performance.now() - t0;
     const t1 = performance.now();
-    graph.policyStep({ advantages: Float32Array.from([1, -1, 0.5, -0.5]), oldLogprobs: ref, refLogprobs: ref, beta: 0.01 });
+    graph.policyStep({
+      advantages: Float32Array.from([1, -1, 0.5, -0.5]),
+      oldLogprobs: ref,
+      refLogprobs: ref,
+      beta: 0.01,
+    });
     const p = await graph.readStats();
     const tStep = performance.now() - t1;
-    expect(Number.isFinite(p.loss) && Number.isFinite(p.kl) && Number.isFinite(p.entropy)).toBe(true);
+    expect(Number.isFinite(p.loss) && Number.isFinite(p.kl) && Number.isFinite(p.entropy)).toBe(
+      true,
+    );
     expect(p.kl).toBeCloseTo(0, 6);
-    console.log(`SMALL_CONFIG B=${B} T=${numPatches(SMALL_CONFIG) + L}: forward+logprobs ${tForward.toFixed(0)} ms, policy step ${tStep.toFixed(0)} ms, ${dispatches} dispatches per step (${ctx.adapter.description})`);
+    console.log(
+      `SMALL_CONFIG B=${B} T=${numPatches(SMALL_CONFIG) + L}: forward+logprobs ${tForward.toFixed(0)} ms, policy step ${tStep.toFixed(0)} ms, ${dispatches} dispatches per step (${ctx.adapter.description})`,
+    );
   });
 });

@@ -10,7 +10,12 @@ import { requestNodeDevice } from "../../src/gpu/node-gpu";
 import { numPatches, paramLayout } from "../../src/model/config";
 import { TrainGraph, type PolicyAggregation } from "../../src/model/graph";
 import { initParams, seededUniform } from "../../src/model/init";
-import { referenceForward, referencePolicy, referenceSft, tokenStats } from "../../src/model/reference";
+import {
+  referenceForward,
+  referencePolicy,
+  referenceSft,
+  tokenStats,
+} from "../../src/model/reference";
 import { expectClose, TINY, tinyBatch } from "../model/tiny";
 
 const B = 2;
@@ -84,26 +89,90 @@ describe("TrainGraph on the tiny config", () => {
     expectGradsClose(await ctx.readF32(graph.grads), ref.grads);
   });
 
-  const cases: Array<{ name: string; adv: number[]; spread: number; beta: number; agg: PolicyAggregation; tau?: number }> = [
-    { name: "A > 0 and A < 0, clipped and unclipped, β = 0.1, seq-mean-token-mean", adv: [0.8, -1.2], spread: 0.8, beta: 0.1, agg: "seq-mean-token-mean" },
-    { name: "A < 0 and A > 0, ratios inside the clip range, β = 0.05, token-mean", adv: [-0.5, 1.5], spread: 0.1, beta: 0.05, agg: "token-mean" },
-    { name: "mostly clipped, β = 0.2, seq-mean-token-sum-norm", adv: [1.1, -0.9], spread: 2.0, beta: 0.2, agg: "seq-mean-token-sum-norm" },
-    { name: "temperature τ = 0.7, β = 0.1, seq-mean-token-mean", adv: [0.8, -1.2], spread: 0.8, beta: 0.1, agg: "seq-mean-token-mean", tau: 0.7 },
-    { name: "temperature τ = 1.6, β = 0.05, token-mean", adv: [-0.5, 1.5], spread: 0.3, beta: 0.05, agg: "token-mean", tau: 1.6 },
+  const cases: Array<{
+    name: string;
+    adv: number[];
+    spread: number;
+    beta: number;
+    agg: PolicyAggregation;
+    tau?: number;
+  }> = [
+    {
+      name: "A > 0 and A < 0, clipped and unclipped, β = 0.1, seq-mean-token-mean",
+      adv: [0.8, -1.2],
+      spread: 0.8,
+      beta: 0.1,
+      agg: "seq-mean-token-mean",
+    },
+    {
+      name: "A < 0 and A > 0, ratios inside the clip range, β = 0.05, token-mean",
+      adv: [-0.5, 1.5],
+      spread: 0.1,
+      beta: 0.05,
+      agg: "token-mean",
+    },
+    {
+      name: "mostly clipped, β = 0.2, seq-mean-token-sum-norm",
+      adv: [1.1, -0.9],
+      spread: 2.0,
+      beta: 0.2,
+      agg: "seq-mean-token-sum-norm",
+    },
+    {
+      name: "temperature τ = 0.7, β = 0.1, seq-mean-token-mean",
+      adv: [0.8, -1.2],
+      spread: 0.8,
+      beta: 0.1,
+      agg: "seq-mean-token-mean",
+      tau: 0.7,
+    },
+    {
+      name: "temperature τ = 1.6, β = 0.05, token-mean",
+      adv: [-0.5, 1.5],
+      spread: 0.3,
+      beta: 0.05,
+      agg: "token-mean",
+      tau: 1.6,
+    },
   ];
 
   /** Reference per-token logprobs of softmax(logits/τ). */
   const refLogprobsAt = (tau: number) =>
-    tokenStats(referenceForward(TINY, params, batch).logits.map((z) => z / tau), batch.tokens, B, L, V).logprobs;
+    tokenStats(
+      referenceForward(TINY, params, batch).logits.map((z) => z / tau),
+      batch.tokens,
+      B,
+      L,
+      V,
+    ).logprobs;
 
   it.each(cases)("policy loss: $name", async ({ adv, spread, beta, agg, tau }) => {
     const lpNow = refLogprobsAt(tau ?? 1);
     const u = seededUniform(41);
     const oldLogprobs = Float32Array.from(lpNow, (x) => x + (u() - 0.5) * spread);
     const refLogprobs = Float32Array.from(lpNow, (x) => x + (u() - 0.5) * 1.0);
-    const inputs = { advantages: adv, oldLogprobs, refLogprobs, mask: batch.mask, clipEps: 0.2, beta, aggregation: agg, normLength: 4, temperature: tau };
+    const inputs = {
+      advantages: adv,
+      oldLogprobs,
+      refLogprobs,
+      mask: batch.mask,
+      clipEps: 0.2,
+      beta,
+      aggregation: agg,
+      normLength: 4,
+      temperature: tau,
+    };
     const ref = referencePolicy(TINY, params, batch, inputs);
-    graph.policyStep({ advantages: Float32Array.from(adv), oldLogprobs, refLogprobs, clipEps: 0.2, beta, aggregation: agg, normLength: 4, temperature: tau });
+    graph.policyStep({
+      advantages: Float32Array.from(adv),
+      oldLogprobs,
+      refLogprobs,
+      clipEps: 0.2,
+      beta,
+      aggregation: agg,
+      normLength: 4,
+      temperature: tau,
+    });
     const s = await graph.readStats();
     expect(s.loss).toBeCloseTo(ref.loss, 5);
     expect(s.kl).toBeCloseTo(ref.kl, 5);
@@ -114,13 +183,29 @@ describe("TrainGraph on the tiny config", () => {
 
   it("forwardLogprobs at τ = 0.7 gives the logprobs of softmax(logits/τ); τ = 1 again after it", async () => {
     graph.forwardLogprobs(undefined, undefined, 0.7);
-    expectClose("logprobs τ=0.7", await ctx.readF32(graph.logprobs, 0, B * L), refLogprobsAt(0.7), 1e-5, 1e-4);
+    expectClose(
+      "logprobs τ=0.7",
+      await ctx.readF32(graph.logprobs, 0, B * L),
+      refLogprobsAt(0.7),
+      1e-5,
+      1e-4,
+    );
     graph.forwardLogprobs();
-    expectClose("logprobs τ=1", await ctx.readF32(graph.logprobs, 0, B * L), refLogprobsAt(1), 1e-5, 1e-4);
+    expectClose(
+      "logprobs τ=1",
+      await ctx.readF32(graph.logprobs, 0, B * L),
+      refLogprobsAt(1),
+      1e-5,
+      1e-4,
+    );
   });
 
   it("an SFT step after a τ ≠ 1 policy step uses τ = 1 again", async () => {
-    graph.policyStep({ advantages: Float32Array.from([1, -1]), oldLogprobs: Float32Array.from(refLogprobsAt(1.6)), temperature: 1.6 });
+    graph.policyStep({
+      advantages: Float32Array.from([1, -1]),
+      oldLogprobs: Float32Array.from(refLogprobsAt(1.6)),
+      temperature: 1.6,
+    });
     await graph.readStats();
     const ref = referenceSft(TINY, params, batch, batch.mask);
     graph.sftStep();
@@ -129,15 +214,36 @@ describe("TrainGraph on the tiny config", () => {
   });
 
   it("rejects a temperature that is not > 0", () => {
-    expect(() => graph.policyStep({ advantages: Float32Array.from([1, -1]), oldLogprobs: new Float32Array(B * L), temperature: 0 })).toThrow(/temperature must be a finite number > 0/);
+    expect(() =>
+      graph.policyStep({
+        advantages: Float32Array.from([1, -1]),
+        oldLogprobs: new Float32Array(B * L),
+        temperature: 0,
+      }),
+    ).toThrow(/temperature must be a finite number > 0/);
     expect(() => graph.forwardLogprobs(undefined, undefined, -1)).toThrow(/temperature/);
   });
 
   it("the test cases exercise clipped and unclipped tokens", () => {
-    const lpNow = tokenStats(referenceForward(TINY, params, batch).logits, batch.tokens, B, L, V).logprobs;
+    const lpNow = tokenStats(
+      referenceForward(TINY, params, batch).logits,
+      batch.tokens,
+      B,
+      L,
+      V,
+    ).logprobs;
     const u = seededUniform(41);
     const oldLogprobs = Float32Array.from(lpNow, (x) => x + (u() - 0.5) * 0.8);
-    const r = referencePolicy(TINY, params, batch, { advantages: [0.8, -1.2], oldLogprobs, refLogprobs: lpNow, mask: batch.mask, clipEps: 0.2, beta: 0.1, aggregation: "seq-mean-token-mean", normLength: 4 });
+    const r = referencePolicy(TINY, params, batch, {
+      advantages: [0.8, -1.2],
+      oldLogprobs,
+      refLogprobs: lpNow,
+      mask: batch.mask,
+      clipEps: 0.2,
+      beta: 0.1,
+      aggregation: "seq-mean-token-mean",
+      normLength: 4,
+    });
     expect(r.clipFrac).toBeGreaterThan(0);
     expect(r.clipFrac).toBeLessThan(1);
   });
@@ -167,15 +273,27 @@ describe("TrainGraph on the tiny config", () => {
     const obuf = ctx.createBufferFrom("refParams", other);
     const out = ctx.createBuffer("refLogprobs", B * L * 4);
     graph.forwardLogprobs(obuf, out);
-    const ref = tokenStats(referenceForward(TINY, other, batch).logits, batch.tokens, B, L, V).logprobs;
+    const ref = tokenStats(
+      referenceForward(TINY, other, batch).logits,
+      batch.tokens,
+      B,
+      L,
+      V,
+    ).logprobs;
     expectClose("reference-policy logprobs", await ctx.readF32(out, 0, B * L), ref, 1e-5, 1e-4);
   });
 
   it("throws a clear error when the loss is not finite", async () => {
     graph.setBatch(batch);
-    graph.policyStep({ advantages: Float32Array.from([Infinity, 1]), oldLogprobs: new Float32Array(B * L) });
+    graph.policyStep({
+      advantages: Float32Array.from([Infinity, 1]),
+      oldLogprobs: new Float32Array(B * L),
+    });
     await expect(graph.readStats()).rejects.toThrow(/loss is .*diverged/);
-    graph.policyStep({ advantages: Float32Array.from([NaN, NaN]), oldLogprobs: new Float32Array(B * L) });
+    graph.policyStep({
+      advantages: Float32Array.from([NaN, NaN]),
+      oldLogprobs: new Float32Array(B * L),
+    });
     await expect(graph.readStats()).rejects.toThrow(/diverged/);
   });
 
@@ -193,7 +311,8 @@ describe("TrainGraph on the tiny config", () => {
       for (let i = 0; i < p.length; i++) p[i] -= 0.03 * grads[i];
       ctx.write(pbuf, p);
     }
-    for (let i = 1; i < losses.length; i++) expect(losses[i], losses.join(", ")).toBeLessThan(losses[i - 1]);
+    for (let i = 1; i < losses.length; i++)
+      expect(losses[i], losses.join(", ")).toBeLessThan(losses[i - 1]);
     expect(losses[7]).toBeLessThan(0.8 * losses[0]);
   });
 
@@ -215,7 +334,9 @@ describe("TrainGraph on the tiny config", () => {
       await graph.readStats();
     }
     const ms = (performance.now() - t0) / 100;
-    console.log(`tiny config: ${ms.toFixed(2)} ms per training step (forward+loss+backward+read-back), ${ctx.adapter.description}`);
+    console.log(
+      `tiny config: ${ms.toFixed(2)} ms per training step (forward+loss+backward+read-back), ${ctx.adapter.description}`,
+    );
     expect(ctx.stats.buffersCreated).toBe(before);
     expect(ctx.stats.bindGroupsCreated).toBe(bindGroups);
   });

@@ -49,22 +49,45 @@ describe("GRPO on a contextual bandit (tiny model)", () => {
     const { images, prompts } = groupInputs(kinds, G);
     const meanReward: number[] = [];
     for (let step = 0; step < 60; step++) {
-      const gen = await engine.generate(policy, images, prompts, { temperature: 1, topK: 0, topP: 1, greedy: false, seed: 100 + step }, G);
+      const gen = await engine.generate(
+        policy,
+        images,
+        prompts,
+        { temperature: 1, topK: 0, topP: 1, greedy: false, seed: 100 + step },
+        G,
+      );
       const rewards: number[] = kinds.flatMap((k, i) =>
-        Array.from({ length: G }, (_, r) => (gen.tokens[(i * G + r) * shape.maxNew] === TARGET[k] ? 1 : 0)),
+        Array.from({ length: G }, (_, r) =>
+          gen.tokens[(i * G + r) * shape.maxNew] === TARGET[k] ? 1 : 0,
+        ),
       );
       meanReward.push(rewards.reduce((a, b) => a + b, 0) / rewards.length);
       const adv = await engine.advantages(rewards, G, "grpo", "sample", 1e-6);
-      await engine.policyUpdate(policy, images, joinPromptResponse(prompts, gen.tokens, shape), adv.kernel.advantages, {
-        clipEps: 0.2, beta: 0, aggregation: "seq-mean-token-mean", lr: 1e-2,
-      });
+      await engine.policyUpdate(
+        policy,
+        images,
+        joinPromptResponse(prompts, gen.tokens, shape),
+        adv.kernel.advantages,
+        {
+          clipEps: 0.2,
+          beta: 0,
+          aggregation: "seq-mean-token-mean",
+          lr: 1e-2,
+        },
+      );
     }
     const first = meanReward.slice(0, 5).reduce((a, b) => a + b, 0) / 5;
     const last = meanReward.slice(-5).reduce((a, b) => a + b, 0) / 5;
     expect(first).toBeLessThan(0.35);
     expect(last).toBeGreaterThanOrEqual(0.9);
     const probe = groupInputs(["bright", "dark"], 1);
-    const greedy = await engine.generate(policy, probe.images, probe.prompts, { temperature: 1, topK: 0, topP: 1, greedy: true, seed: 0 }, 1);
+    const greedy = await engine.generate(
+      policy,
+      probe.images,
+      probe.prompts,
+      { temperature: 1, topK: 0, topP: 1, greedy: true, seed: 0 },
+      1,
+    );
     expect([greedy.tokens[0], greedy.tokens[shape.maxNew]]).toEqual([TARGET.bright, TARGET.dark]);
   });
 });

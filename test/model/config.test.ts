@@ -1,7 +1,14 @@
 // Model config validation: a config that cannot work names the field and the
 // limit it breaks; the parameter layout is 64-float aligned and counts match.
 import { describe, expect, it } from "vitest";
-import { DEFAULT_CONFIG, SMALL_CONFIG, paramLayout, validateConfig, numPatches, ALIGN_FLOATS } from "../../src/model/config";
+import {
+  DEFAULT_CONFIG,
+  SMALL_CONFIG,
+  paramLayout,
+  validateConfig,
+  numPatches,
+  ALIGN_FLOATS,
+} from "../../src/model/config";
 import { initParams } from "../../src/model/init";
 
 describe("validateConfig", () => {
@@ -33,7 +40,9 @@ describe("paramLayout", () => {
   it("aligns every tensor to 64 floats and counts the default model's parameters", () => {
     const layout = paramLayout(DEFAULT_CONFIG);
     for (const t of layout.tensors) expect(t.offset % ALIGN_FLOATS, t.name).toBe(0);
-    const d = 128, V = 196, h = 512;
+    const d = 128,
+      V = 196,
+      h = 512;
     const perLayer = 2 * d + d * 3 * d + 3 * d + d * d + d + 2 * d + d * h + h + h * d + d;
     expect(layout.count).toBe(49 * d + d + V * d + 128 * d + 4 * perLayer + 2 * d + d * V);
     expect(layout.byName.get("h.3.mlp.wproj")!.shape).toEqual([512, 128]);

@@ -3,7 +3,16 @@
 import { describe, expect, it } from "vitest";
 import { numPatches, paramLayout } from "../../src/model/config";
 import { initParams, seededUniform } from "../../src/model/init";
-import { logSoftmaxForward, policyLoss, referenceForward, referencePolicy, referenceSft, sftLoss, tokenStats, type PolicyLossInputs } from "../../src/model/reference";
+import {
+  logSoftmaxForward,
+  policyLoss,
+  referenceForward,
+  referencePolicy,
+  referenceSft,
+  sftLoss,
+  tokenStats,
+  type PolicyLossInputs,
+} from "../../src/model/reference";
 import { PAD, TINY, tinyBatch } from "./tiny";
 
 const L = 6;
@@ -23,12 +32,26 @@ function richParams(seed: number): Float64Array {
   return p;
 }
 
-function policyInputs(seed: number, batch: ReturnType<typeof tinyBatch>, logprobs: Float64Array, beta: number): PolicyLossInputs {
+function policyInputs(
+  seed: number,
+  batch: ReturnType<typeof tinyBatch>,
+  logprobs: Float64Array,
+  beta: number,
+): PolicyLossInputs {
   const u = seededUniform(seed);
   // old logprobs near the current ones so some ratios fall inside and some outside [1−ε, 1+ε]
   const oldLogprobs = Float64Array.from(logprobs, (lp) => lp + (u() - 0.5) * 0.8);
   const refLogprobs = Float64Array.from(logprobs, (lp) => lp + (u() - 0.5) * 1.0);
-  return { advantages: [0.7, -1.3], oldLogprobs, refLogprobs, mask: batch.mask, clipEps: 0.2, beta, aggregation: "seq-mean-token-mean", normLength: L - 1 };
+  return {
+    advantages: [0.7, -1.3],
+    oldLogprobs,
+    refLogprobs,
+    mask: batch.mask,
+    clipEps: 0.2,
+    beta,
+    aggregation: "seq-mean-token-mean",
+    normLength: L - 1,
+  };
 }
 
 describe("CPU reference model", () => {
@@ -40,8 +63,12 @@ describe("CPU reference model", () => {
     const { logits } = referenceForward(TINY, params, batch);
     expect(logits.length).toBe(B * L * TINY.vocabSize);
     expect(logits.every(Number.isFinite)).toBe(true);
-    expect(() => referenceForward(TINY, params, { ...batch, tokens: Int32Array.from(batch.tokens, () => 99) })).toThrow(/outside/);
-    expect(() => referenceForward(TINY, params, { ...batch, textLen: 20, tokens: new Int32Array(B * 20) })).toThrow(/maxSeqLen/);
+    expect(() =>
+      referenceForward(TINY, params, { ...batch, tokens: Int32Array.from(batch.tokens, () => 99) }),
+    ).toThrow(/outside/);
+    expect(() =>
+      referenceForward(TINY, params, { ...batch, textLen: 20, tokens: new Int32Array(B * 20) }),
+    ).toThrow(/maxSeqLen/);
   });
 
   it("is causal: changing the last token leaves earlier logits unchanged", () => {
@@ -82,7 +109,10 @@ describe("CPU reference model", () => {
         p[i] -= 2 * h;
         const lm = lossOf(p);
         const fd = (lp - lm) / (2 * h);
-        expect(Math.abs(fd - grads[i]), `${t.name}[${i - t.offset}] fd ${fd} analytic ${grads[i]}`).toBeLessThanOrEqual(1e-7 + 1e-5 * Math.abs(fd));
+        expect(
+          Math.abs(fd - grads[i]),
+          `${t.name}[${i - t.offset}] fd ${fd} analytic ${grads[i]}`,
+        ).toBeLessThanOrEqual(1e-7 + 1e-5 * Math.abs(fd));
         checked++;
       }
     }
@@ -105,7 +135,18 @@ describe("CPU reference model", () => {
     expect(r.clipFrac).toBeGreaterThan(0);
     expect(r.clipFrac).toBeLessThan(1);
     expect(r.kl).toBeGreaterThan(0);
-    checkFiniteDiff((p) => policyLoss(referenceForward(TINY, p, batch).logits, batch.tokens, inputs, B, L, TINY.vocabSize).loss, r.grads);
+    checkFiniteDiff(
+      (p) =>
+        policyLoss(
+          referenceForward(TINY, p, batch).logits,
+          batch.tokens,
+          inputs,
+          B,
+          L,
+          TINY.vocabSize,
+        ).loss,
+      r.grads,
+    );
   });
 
   it("log-softmax rows exponentiate to 1 and agree with the token logprobs", () => {
@@ -130,13 +171,35 @@ describe("CPU reference model", () => {
     const mask = new Float32Array(B * L);
     mask.set([0, 0, 0, 1, 1, 1], 0); // 3 tokens in row 0
     mask.set([0, 0, 0, 0, 0, 1], L); // 1 token in row 1
-    const base = { advantages: [1, 3], oldLogprobs: new Float64Array(B * L).fill(lp), refLogprobs: new Float64Array(B * L).fill(lp), mask, clipEps: 0.2, beta: 0, normLength: 5 };
+    const base = {
+      advantages: [1, 3],
+      oldLogprobs: new Float64Array(B * L).fill(lp),
+      refLogprobs: new Float64Array(B * L).fill(lp),
+      mask,
+      clipEps: 0.2,
+      beta: 0,
+      normLength: 5,
+    };
     // ρ = 1 everywhere: ℓ = −A per token
-    const smtm = policyLoss(logits, batch.tokens, { ...base, aggregation: "seq-mean-token-mean" }, B, L, V);
+    const smtm = policyLoss(
+      logits,
+      batch.tokens,
+      { ...base, aggregation: "seq-mean-token-mean" },
+      B,
+      L,
+      V,
+    );
     expect(smtm.loss).toBeCloseTo(-(1 + 3) / 2, 12);
     const tm = policyLoss(logits, batch.tokens, { ...base, aggregation: "token-mean" }, B, L, V);
     expect(tm.loss).toBeCloseTo(-(3 * 1 + 3) / 4, 12);
-    const drg = policyLoss(logits, batch.tokens, { ...base, aggregation: "seq-mean-token-sum-norm" }, B, L, V);
+    const drg = policyLoss(
+      logits,
+      batch.tokens,
+      { ...base, aggregation: "seq-mean-token-sum-norm" },
+      B,
+      L,
+      V,
+    );
     expect(drg.loss).toBeCloseTo(-(3 * 1 + 3) / (2 * 5), 12);
     expect(smtm.entropy).toBeCloseTo(Math.log(V), 12);
     expect(smtm.kl).toBe(0);

@@ -27,7 +27,13 @@ export const EOS = 1;
  * leading PADs, capped to promptLen−1), then a response of random ids ≥ 2.
  * Response mask [B, L] is 1 on the response tokens.
  */
-export function tinyBatch(config: ModelConfig, B: number, L: number, promptLen: number, seed: number) {
+export function tinyBatch(
+  config: ModelConfig,
+  B: number,
+  L: number,
+  promptLen: number,
+  seed: number,
+) {
   const u = seededUniform(seed);
   const pixels = config.imageHeight * config.imageWidth * config.imageChannels;
   const images = Float32Array.from({ length: B * pixels }, () => u());
@@ -53,7 +59,13 @@ export function randArray(n: number, seed: number, lo = -1, hi = 1): Float32Arra
  * Asserts |got − ref| ≤ atol + rtol·|ref| elementwise (llm.c dev/cuda
  * validate_result); on failure prints the first mismatches side by side.
  */
-export function expectClose(name: string, got: ArrayLike<number>, ref: ArrayLike<number>, atol: number, rtol: number): void {
+export function expectClose(
+  name: string,
+  got: ArrayLike<number>,
+  ref: ArrayLike<number>,
+  atol: number,
+  rtol: number,
+): void {
   expect(got.length, `${name}: length`).toBe(ref.length);
   const bad: string[] = [];
   let maxErr = 0;
@@ -64,5 +76,8 @@ export function expectClose(name: string, got: ArrayLike<number>, ref: ArrayLike
     }
     if (err > maxErr) maxErr = err;
   }
-  if (bad.length) throw new Error(`${name}: mismatch (max |err| ${maxErr.toExponential(2)}, atol ${atol}, rtol ${rtol})\n${bad.join("\n")}`);
+  if (bad.length)
+    throw new Error(
+      `${name}: mismatch (max |err| ${maxErr.toExponential(2)}, atol ${atol}, rtol ${rtol})\n${bad.join("\n")}`,
+    );
 }

@@ -11,11 +11,20 @@ export interface DigitTask {
 const ORDINALS = ["first", "second", "third", "fourth"];
 
 /** "What is the sum of the digits?" with reference steps: read each digit, then add. */
-export function digitSumPrompt({ digits, multipleChoice = true, id = "digits/test/0" }: DigitTask): TaskPrompt {
+export function digitSumPrompt({
+  digits,
+  multipleChoice = true,
+  id = "digits/test/0",
+}: DigitTask): TaskPrompt {
   const sum = digits.reduce((a, b) => a + b, 0);
-  const referenceSteps = digits.map((d, i) => ({ text: `${ORDINALS[i]} digit = \\boxed{${d}}`, value: String(d) }));
+  const referenceSteps = digits.map((d, i) => ({
+    text: `${ORDINALS[i]} digit = \\boxed{${d}}`,
+    value: String(d),
+  }));
   referenceSteps.push({ text: `${digits.join(" + ")} = \\boxed{${sum}}`, value: String(sum) });
-  const options = multipleChoice ? { A: String(sum - 1), B: String(sum), C: String(sum + 1), D: String(sum + 2) } : null;
+  const options = multipleChoice
+    ? { A: String(sum - 1), B: String(sum), C: String(sum + 1), D: String(sum + 2) }
+    : null;
   const answer = { letter: multipleChoice ? "B" : null, content: String(sum) };
   const prompt: TaskPrompt = {
     id,

@@ -17,7 +17,10 @@ function timed<T>(f: () => T): { value: T; ms: number } {
 
 describe("pathological inputs", () => {
   it("20,000 steps parse in linear time", () => {
-    const text = "<think> " + Array.from({ length: 20000 }, (_, i) => `Step ${i + 1}: x = \\boxed{${i}}`).join(" ") + " </think> \\boxed{7}";
+    const text =
+      "<think> " +
+      Array.from({ length: 20000 }, (_, i) => `Step ${i + 1}: x = \\boxed{${i}}`).join(" ") +
+      " </think> \\boxed{7}";
     const { value, ms } = timed(() => parseTrace({ text }));
     expect(value.stepCount).toBe(20000);
     expect(value.formatOk).toBe(true);
@@ -36,8 +39,11 @@ describe("pathological inputs", () => {
   });
   it("judge replies: deep nesting, many spans, huge truncated reply", () => {
     const deep = "[".repeat(50000) + "]".repeat(50000);
-    const spans = '{"a": 1} '.repeat(20000) + '{"solutions": [{"index": 1, "rank": 1}]}';
-    const truncated = '{"solutions": [' + '{"index": 1, "rank": 1, "reason": "x"},'.repeat(20000) + '{"index": 2, "ra';
+    const spans = `${'{"a": 1} '.repeat(20000)}{"solutions": [{"index": 1, "rank": 1}]}`;
+    const truncated =
+      '{"solutions": [' +
+      '{"index": 1, "rank": 1, "reason": "x"},'.repeat(20000) +
+      '{"index": 2, "ra';
     for (const text of [deep, spans, truncated, "{".repeat(100000), '"'.repeat(100000)]) {
       const { value, ms } = timed(() => parseJudgeRanking({ text, numCandidates: 2 }));
       expect(value.ranks.length).toBe(2);
@@ -45,14 +51,17 @@ describe("pathological inputs", () => {
       expect(timed(() => parseJudgeScore({ text })).ms).toBeLessThan(3000);
     }
     expect(parseJudgeRanking({ text: spans, numCandidates: 1 }).ranks).toEqual([1]);
-    expect(parseJudgeRanking({ text: truncated, numCandidates: 2 })).toMatchObject({ ranks: [1, null], duplicates: [1] });
+    expect(parseJudgeRanking({ text: truncated, numCandidates: 2 })).toMatchObject({
+      ranks: [1, null],
+      duplicates: [1],
+    });
   });
   it("answersEquivalent: long and nested answers return quickly and never throw", () => {
     const cases: [string, string][] = [
-      ["(".repeat(5000) + "1" + ")".repeat(5000), "1"],
-      ["1+".repeat(5000) + "1", "5001"],
+      [`${"(".repeat(5000)}1${")".repeat(5000)}`, "1"],
+      [`${"1+".repeat(5000)}1`, "5001"],
       ["x".repeat(100000), "x"],
-      ["\\frac{".repeat(300) + "1" + "}{2}".repeat(300), "0"],
+      [`${"\\frac{".repeat(300)}1${"}{2}".repeat(300)}`, "0"],
       ["9^{9^{9^{9^{9^{9}}}}}", "9^{9^{9^{9^{9^{9}}}}} "],
       ["1,000,".repeat(2000), "1"],
     ];

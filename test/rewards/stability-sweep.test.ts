@@ -10,7 +10,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { auditTrace, mulberry32 } from "../../src/rewards/index";
-import { DEFAULT_SWEEP_SETTINGS, stabilityStudy, stabilitySweep } from "../../src/rewards/stability";
+import {
+  DEFAULT_SWEEP_SETTINGS,
+  stabilityStudy,
+  stabilitySweep,
+} from "../../src/rewards/stability";
 import { digitSumPrompt, digitTrace } from "./fixtures";
 import { samplePrompts, sampleRollout } from "./policy";
 
@@ -61,12 +65,17 @@ describe("stabilitySweep", () => {
   });
 
   it("σ_b changes only the pointwise variance, and it grows with σ_b", () => {
-    const out = stabilitySweep({ ...base, settings: [0, 0.05, 0.1, 0.2, 0.4].map((sigmaB) => ({ sigmaB })) });
+    const out = stabilitySweep({
+      ...base,
+      settings: [0, 0.05, 0.1, 0.2, 0.4].map((sigmaB) => ({ sigmaB })),
+    });
     for (const r of out) expect(r.groupwise).toBe(out[0].groupwise);
     expect(out[0].groupwise).toBeGreaterThan(0);
-    for (let k = 1; k < out.length; k++) expect(out[k].pointwise).toBeGreaterThan(out[k - 1].pointwise);
+    for (let k = 1; k < out.length; k++)
+      expect(out[k].pointwise).toBeGreaterThan(out[k - 1].pointwise);
     // And the reduction with it: 1 − g/p rises as p does.
-    for (let k = 1; k < out.length; k++) expect(out[k].reduction).toBeGreaterThan(out[k - 1].reduction);
+    for (let k = 1; k < out.length; k++)
+      expect(out[k].reduction).toBeGreaterThan(out[k - 1].reduction);
   });
 
   it("σ_b = 0: the stability advantage vanishes (pointwise is then no less stable than the ranking)", () => {
@@ -83,7 +92,13 @@ describe("stabilitySweep", () => {
   });
 
   it("σ_j = σ_b = 0: both variances are exactly 0, even with δ = 0 (reduction 0, not NaN)", () => {
-    const out = stabilitySweep({ ...base, settings: [{ sigmaJ: 0, sigmaB: 0 }, { sigmaJ: 0, sigmaB: 0, delta: 0 }] });
+    const out = stabilitySweep({
+      ...base,
+      settings: [
+        { sigmaJ: 0, sigmaB: 0 },
+        { sigmaJ: 0, sigmaB: 0, delta: 0 },
+      ],
+    });
     for (const r of out) expect([r.pointwise, r.groupwise, r.reduction]).toEqual([0, 0, 0]);
   });
 
@@ -96,14 +111,24 @@ describe("stabilitySweep", () => {
 
   it("pointwise variance ≈ σ_b² for traces scored away from the clamp (σ_j = 0, 400 repeats)", () => {
     const prompt = digitSumPrompt({ digits: [3, 4], multipleChoice: false });
-    const texts = [digitTrace([3, 5], 8, "8"), digitTrace([3, 4], 8, "7"), digitTrace([2, 5], 7, "7")];
+    const texts = [
+      digitTrace([3, 5], 8, "8"),
+      digitTrace([3, 4], 8, "7"),
+      digitTrace([2, 5], 7, "7"),
+    ];
     for (const text of texts) {
       const s = auditTrace({ prompt, text }).score;
       expect(s).toBeGreaterThanOrEqual(0.39);
       expect(s).toBeLessThanOrEqual(0.61);
     }
     const settings = [0.05, 0.1].map((sigmaB) => ({ sigmaJ: 0, sigmaB }));
-    const out = stabilitySweep({ prompts: Array(10).fill(prompt), groups: Array(10).fill(texts), repeats: 400, seed: 3, settings });
+    const out = stabilitySweep({
+      prompts: Array(10).fill(prompt),
+      groups: Array(10).fill(texts),
+      repeats: 400,
+      seed: 3,
+      settings,
+    });
     for (const r of out) {
       expect(r.pointwise / (r.judge.sigmaB * r.judge.sigmaB)).toBeGreaterThan(0.9);
       expect(r.pointwise / (r.judge.sigmaB * r.judge.sigmaB)).toBeLessThan(1.1);
@@ -115,8 +140,12 @@ describe("stabilitySweep", () => {
     expect(() => stabilitySweep({ ...base, settings: [] })).toThrow(/settings/);
     expect(() => stabilitySweep({ ...base, seed: -1 })).toThrow(/seed/);
     expect(() => stabilitySweep({ ...base, seed: 1.5 })).toThrow(/seed/);
-    expect(() => stabilitySweep({ ...base, settings: [{ sigmaB: -0.1 }] })).toThrow(/auditor\.sigmaB/);
-    expect(() => stabilitySweep({ ...base, settings: [{ sigmaJ: Number.NaN }] })).toThrow(/auditor\.sigmaJ/);
+    expect(() => stabilitySweep({ ...base, settings: [{ sigmaB: -0.1 }] })).toThrow(
+      /auditor\.sigmaB/,
+    );
+    expect(() => stabilitySweep({ ...base, settings: [{ sigmaJ: Number.NaN }] })).toThrow(
+      /auditor\.sigmaJ/,
+    );
     expect(() => stabilitySweep({ ...base, settings: [{ delta: -1 }] })).toThrow(/auditor\.delta/);
     expect(() => stabilitySweep({ ...base, repeats: 1 })).toThrow(/repeats/);
     expect(() => stabilitySweep({ ...base, groups: groups.slice(1) })).toThrow(/groups/);

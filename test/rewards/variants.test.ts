@@ -42,11 +42,17 @@ describe("verifier r_ver (reward-spec §0)", () => {
     expect(verifyRollout({ text: digitTrace([3, 4], 7, "7"), prompt: open }).rVer).toBe(1);
   });
   it("a cut-off answer is N/A, even when the parser could read something", () => {
-    const cut = verifyRollout({ text: "<think> Step 1: x = \\boxed{7} </think> <answer>B", prompt });
+    const cut = verifyRollout({
+      text: "<think> Step 1: x = \\boxed{7} </think> <answer>B",
+      prompt,
+    });
     expect(cut).toMatchObject({ rVer: 0, na: true, reason: "truncated", answer: "B" });
     const openThink = verifyRollout({ text: "<think> Step 1: x = \\boxed{7} \\boxed{B}", prompt });
     expect(openThink).toMatchObject({ rVer: 0, na: true });
-    const cutBox = verifyRollout({ text: "<think> Step 1: x = \\boxed{7} </think> Answer: B \\boxed{B", prompt });
+    const cutBox = verifyRollout({
+      text: "<think> Step 1: x = \\boxed{7} </think> Answer: B \\boxed{B",
+      prompt,
+    });
     expect(cutBox).toMatchObject({ rVer: 0, na: true });
   });
 });
@@ -54,19 +60,41 @@ describe("verifier r_ver (reward-spec §0)", () => {
 describe("consistency judgment and metrics (GRR §4.1)", () => {
   it("consistent / inconsistent / na", () => {
     const o = prompt.options!;
-    expect(judgeConsistency({ text: digitTrace([3, 4], 7, "B"), options: o }).judgment).toBe("consistent");
-    expect(judgeConsistency({ text: digitTrace([3, 4], 7, "C"), options: o }).judgment).toBe("inconsistent");
-    expect(judgeConsistency({ text: digitTrace([3, 4], 7, "7"), options: o }).judgment).toBe("consistent");
-    expect(judgeConsistency({ text: "<think> Step 1: x = \\boxed{7} </think>", options: o }).judgment).toBe("na");
-    expect(judgeConsistency({ text: "<think> thinking </think> \\boxed{B}", options: o }).judgment).toBe("inconsistent");
-    expect(judgeConsistency({ text: "<think> thinking </think> \\boxed{B}", options: o, noConclusion: "na" }).judgment).toBe("na");
+    expect(judgeConsistency({ text: digitTrace([3, 4], 7, "B"), options: o }).judgment).toBe(
+      "consistent",
+    );
+    expect(judgeConsistency({ text: digitTrace([3, 4], 7, "C"), options: o }).judgment).toBe(
+      "inconsistent",
+    );
+    expect(judgeConsistency({ text: digitTrace([3, 4], 7, "7"), options: o }).judgment).toBe(
+      "consistent",
+    );
+    expect(
+      judgeConsistency({ text: "<think> Step 1: x = \\boxed{7} </think>", options: o }).judgment,
+    ).toBe("na");
+    expect(
+      judgeConsistency({ text: "<think> thinking </think> \\boxed{B}", options: o }).judgment,
+    ).toBe("inconsistent");
+    expect(
+      judgeConsistency({
+        text: "<think> thinking </think> \\boxed{B}",
+        options: o,
+        noConclusion: "na",
+      }).judgment,
+    ).toBe("na");
   });
   it("a policy writing the correct reference trace scores Acc = RC-Acc = 1, IncR = 0", () => {
-    const prompts = [digitSumPrompt({ digits: [3, 4] }), digitSumPrompt({ digits: [1, 8] }), digitSumPrompt({ digits: [2, 5, 9] })];
+    const prompts = [
+      digitSumPrompt({ digits: [3, 4] }),
+      digitSumPrompt({ digits: [1, 8] }),
+      digitSumPrompt({ digits: [2, 5, 9] }),
+    ];
     expect(prompts[0].sftTarget).toBe(
       "<think> Step 1: first digit = \\boxed{3} Step 2: second digit = \\boxed{4} Step 3: 3 + 4 = \\boxed{7} </think> \\boxed{B}",
     );
-    const m = paperMetrics({ records: metricRecords({ prompts, texts: prompts.map((p) => p.sftTarget) }) });
+    const m = paperMetrics({
+      records: metricRecords({ prompts, texts: prompts.map((p) => p.sftTarget) }),
+    });
     expect(m).toEqual({ acc: 1, incR: 0, cbir: 0, rcAcc: 1, cacr: 1 });
   });
   it("keeping the steps and swapping the final letter scores IncR = 1", () => {
@@ -86,7 +114,14 @@ describe("consistency judgment and metrics (GRR §4.1)", () => {
   it("OSCR compares shuffled-option answers by content", () => {
     const o = prompt.options!;
     const s = { A: "7", B: "6", C: "9", D: "8" };
-    expect(oscr({ pairs: [{ first: "B", second: "A", firstOptions: o, secondOptions: s }, { first: "B", second: "B", firstOptions: o, secondOptions: s }] })).toBe(0.5);
+    expect(
+      oscr({
+        pairs: [
+          { first: "B", second: "A", firstOptions: o, secondOptions: s },
+          { first: "B", second: "B", firstOptions: o, secondOptions: s },
+        ],
+      }),
+    ).toBe(0.5);
   });
 });
 
@@ -132,14 +167,24 @@ describe("GRR variants with the rubric auditor", () => {
     for (const x of rr) expect(Math.abs(x)).toBeLessThanOrEqual(0.5);
   });
   it("unparseable judge reply: r_rank 0 for the group and one judge failure", () => {
-    const broken: Judge = { pointwise: () => "no idea", groupwise: () => '{"solutions": [{"index": 1, "ra' };
+    const broken: Judge = {
+      pointwise: () => "no idea",
+      groupwise: () => '{"solutions": [{"index": 1, "ra',
+    };
     const g = scoreGRR(prompt, texts, { judge: broken }, mulberry32(1));
     expect(g.judgeFailures).toBe(1);
     expect(g.rollouts.map((r) => r.components.rRank)).toEqual(new Array(8).fill(0));
     const p = scorePointwiseGR(prompt, texts, { judge: broken }, mulberry32(1));
     expect(p.judgeFailures).toBe(8);
     expect(p.judgeCalls).toBe(8);
-    const crashing: Judge = { pointwise: () => { throw new Error("x"); }, groupwise: () => { throw new Error("x"); } };
+    const crashing: Judge = {
+      pointwise: () => {
+        throw new Error("x");
+      },
+      groupwise: () => {
+        throw new Error("x");
+      },
+    };
     expect(scoreGRR(prompt, texts, { judge: crashing }, mulberry32(1)).judgeFailures).toBe(1);
   });
   it("failure injection through the auditor is counted, never thrown", () => {
@@ -163,13 +208,26 @@ describe("GRR variants with the rubric auditor", () => {
     expect(g.rollouts[0].components.rPrm).toBeCloseTo(1 / 3, 12);
     const bad = scorePRMMean(prompt, texts.slice(0, 2), { prm: () => [NaN] });
     expect(bad.rollouts[0].unscorable).toBe(true);
-    const adv = groupAdvantages({ rewards: rewardsForAdvantages(bad), groupSize: 2, method: "grpo" });
+    const adv = groupAdvantages({
+      rewards: rewardsForAdvantages(bad),
+      groupSize: 2,
+      method: "grpo",
+    });
     expect(adv).toEqual([0, 0]);
   });
   it("invalid config throws naming the field", () => {
     expect(() => createAuditorJudge({ sigmaB: -0.1 })).toThrow(/sigmaB/);
-    expect(() => scoreGRR(prompt, texts, { judge: createAuditorJudge(), lambda: -1 }, mulberry32(1))).toThrow(/lambda/);
-    expect(() => scoreGRR(prompt, texts, { judge: createAuditorJudge(), mapping: "x" as never }, mulberry32(1))).toThrow(/mapping/);
+    expect(() =>
+      scoreGRR(prompt, texts, { judge: createAuditorJudge(), lambda: -1 }, mulberry32(1)),
+    ).toThrow(/lambda/);
+    expect(() =>
+      scoreGRR(
+        prompt,
+        texts,
+        { judge: createAuditorJudge(), mapping: "x" as never },
+        mulberry32(1),
+      ),
+    ).toThrow(/mapping/);
   });
   it("tie margin δ groups close scores", () => {
     expect(tiersFromScores([0.9, 0.88, 0.5, 0.49, 0.1], 0.05)).toEqual([1, 1, 2, 2, 3]);
@@ -187,7 +245,12 @@ describe("StructReward, SCS and ACRE variants", () => {
     expect(g.rollouts[5].total).toBe(0);
   });
   it("SCS: r = r_fmt + r_acc + r_con", () => {
-    const cont = texts.map(() => ["<think> a </think> <answer>B</answer>", "<think> a </think> <answer>7</answer>", "<think> a </think> <answer>C</answer>", "<think> a"]);
+    const cont = texts.map(() => [
+      "<think> a </think> <answer>B</answer>",
+      "<think> a </think> <answer>7</answer>",
+      "<think> a </think> <answer>C</answer>",
+      "<think> a",
+    ]);
     const g = scoreSCS(prompt, texts, cont);
     // distinct: {B ≡ 7, C, none} = 3 of m = 4 → r_con = 0.25
     expect(g.rollouts[0].components).toEqual({ rFmt: 1, rAcc: 1, rCon: 0.25 });
@@ -200,7 +263,10 @@ describe("StructReward, SCS and ACRE variants", () => {
     const rng = mulberry32(5);
     const shuffledOpts = shuffleOptions(prompt.options!, rng);
     const letterOf7 = Object.keys(shuffledOpts).find((k) => shuffledOpts[k] === "7")!;
-    const second = { texts: texts.map(() => `<think> x </think> \\boxed{${letterOf7}}`), options: texts.map(() => shuffledOpts) };
+    const second = {
+      texts: texts.map(() => `<think> x </think> \\boxed{${letterOf7}}`),
+      options: texts.map(() => shuffledOpts),
+    };
     const g = scoreACRE(prompt, texts, second);
     expect(g.rollouts[0].components).toEqual({ rAcc: 1, rFmt: 1, rC: 1, rLen: 0 });
     expect(g.rollouts[4].components.rC).toBe(0.9); // C first (wrong), 7 second (right)
@@ -231,7 +297,9 @@ describe("rollout recycling and hard negatives (StructReward §3)", () => {
       const a = parseTrace({ text: prompt.sftTarget });
       const b = parseTrace({ text: hn!.text });
       expect(strictFormatOk(b)).toBe(true);
-      expect(b.steps.filter((s, i) => s.text !== a.steps[i].text).map((s) => s.index)).toEqual([hn!.step]);
+      expect(b.steps.filter((s, i) => s.text !== a.steps[i].text).map((s) => s.index)).toEqual([
+        hn!.step,
+      ]);
       expect(hn!.locate.target).toBe(`Step ${hn!.step}`);
       const correct = hn!.choose.target === "A" ? hn!.choose.responseA : hn!.choose.responseB;
       expect(correct).toBe(prompt.sftTarget);
@@ -247,11 +315,22 @@ describe("scoreGroup dispatcher", () => {
     const cont = texts.map(() => ["<think> a </think> <answer>B</answer>"]);
     const second = { texts: texts.slice(), options: texts.map(() => prompt.options) };
     for (const variant of REWARD_VARIANTS) {
-      const g = scoreGroup({ variant, prompt, texts, rng, prm: () => [1], continuations: cont, second });
+      const g = scoreGroup({
+        variant,
+        prompt,
+        texts,
+        rng,
+        prm: () => [1],
+        continuations: cont,
+        second,
+      });
       expect(g.rollouts.length).toBe(texts.length);
       for (const r of g.rollouts) expect(Number.isFinite(r.total)).toBe(true);
     }
-    expect(scoreGroup({ variant: "grr", prompt, texts, rng, judge: { sigmaJ: 0, sigmaB: 0 } }).judgeCalls).toBe(1);
+    expect(
+      scoreGroup({ variant: "grr", prompt, texts, rng, judge: { sigmaJ: 0, sigmaB: 0 } })
+        .judgeCalls,
+    ).toBe(1);
     expect(() => scoreGroup({ variant: "grr", prompt, texts })).toThrow(/rng/);
     expect(() => scoreGroup({ variant: "scs", prompt, texts })).toThrow(/continuations/);
     expect(() => scoreGroup({ variant: "nope" as never, prompt, texts })).toThrow(/variant/);
@@ -269,14 +348,28 @@ describe("rubric auditor arithmetic", () => {
     options: null,
     answer: { letter: null, content: "5" },
   } as unknown as Parameters<typeof auditTrace>[0]["prompt"];
-  const steps = "Step 1: first digit = \\boxed{8} Step 2: second digit = \\boxed{4} Step 3: third digit = \\boxed{7}";
+  const steps =
+    "Step 1: first digit = \\boxed{8} Step 2: second digit = \\boxed{4} Step 3: third digit = \\boxed{7}";
 
   it("checks a three-term step as a whole, not by its last two terms", () => {
-    expect(auditTrace({ prompt, text: `<think> ${steps} Step 4: 8 + 4 - 7 = \\boxed{5} </think> \\boxed{5}` }).arithmetic).toBe(1);
-    expect(auditTrace({ prompt, text: `<think> ${steps} Step 4: 8 + 4 - 7 = \\boxed{-3} </think> \\boxed{-3}` }).arithmetic).toBe(0);
+    expect(
+      auditTrace({
+        prompt,
+        text: `<think> ${steps} Step 4: 8 + 4 - 7 = \\boxed{5} </think> \\boxed{5}`,
+      }).arithmetic,
+    ).toBe(1);
+    expect(
+      auditTrace({
+        prompt,
+        text: `<think> ${steps} Step 4: 8 + 4 - 7 = \\boxed{-3} </think> \\boxed{-3}`,
+      }).arithmetic,
+    ).toBe(0);
   });
 
   it("applies products before sums", () => {
-    expect(auditTrace({ prompt, text: `<think> Step 1: 2 * 3 + 4 = \\boxed{10} </think> \\boxed{10}` }).arithmetic).toBe(1);
+    expect(
+      auditTrace({ prompt, text: `<think> Step 1: 2 * 3 + 4 = \\boxed{10} </think> \\boxed{10}` })
+        .arithmetic,
+    ).toBe(1);
   });
 });

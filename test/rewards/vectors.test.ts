@@ -53,22 +53,32 @@ const PARTIAL = new Set(["parseTrace", "parseJudgeRanking"]);
 
 function buildArgs(v: Vector): Record<string, unknown> {
   const args: Record<string, unknown> = { ...v.input };
-  const tpl = args.textTemplate as { prefix: string; repeat: string; times: number; suffix: string } | undefined;
+  const tpl = args.textTemplate as
+    | { prefix: string; repeat: string; times: number; suffix: string }
+    | undefined;
   if (tpl) {
     delete args.textTemplate;
     args.text = tpl.prefix + tpl.repeat.repeat(tpl.times) + tpl.suffix;
   }
   if (v.fn === "groupAdvantages" && Array.isArray(args.rewards)) {
-    const special: Record<string, number> = { NaN: NaN, Infinity: Infinity, "-Infinity": -Infinity };
-    args.rewards = (args.rewards as unknown[]).map((r) => (typeof r === "string" && r in special ? special[r] : r));
+    const special: Record<string, number> = {
+      NaN: NaN,
+      Infinity: Infinity,
+      "-Infinity": -Infinity,
+    };
+    args.rewards = (args.rewards as unknown[]).map((r) =>
+      typeof r === "string" && r in special ? special[r] : r,
+    );
   }
   return args;
 }
 
 function describeFailure(v: Vector, actual: unknown): string {
   const show = (x: unknown) => {
-    const s = JSON.stringify(x, (_k, val) => (typeof val === "number" && !Number.isFinite(val) ? String(val) : val));
-    return s && s.length > 600 ? s.slice(0, 600) + "…" : s;
+    const s = JSON.stringify(x, (_k, val) =>
+      typeof val === "number" && !Number.isFinite(val) ? String(val) : val,
+    );
+    return s && s.length > 600 ? `${s.slice(0, 600)}…` : s;
   };
   return `[${v.id}] ${v.note}\n  expected: ${show(v.expected)}\n  actual:   ${show(actual)}`;
 }
@@ -100,7 +110,10 @@ function matches(v: Vector, actual: unknown): boolean {
         return Object.fromEntries(keys.map((k) => [k, s[k]]));
       });
     }
-    return JSON.stringify(picked) === JSON.stringify(Object.fromEntries(Object.keys(exp).map((k) => [k, exp[k]])));
+    return (
+      JSON.stringify(picked) ===
+      JSON.stringify(Object.fromEntries(Object.keys(exp).map((k) => [k, exp[k]])))
+    );
   }
   return actual === v.expected;
 }
@@ -126,7 +139,9 @@ describe("case vectors", () => {
       if (!fn) throw new Error(`[${v.id}] unknown fn ${v.fn}`);
       const args = buildArgs(v);
       const wantsThrow =
-        typeof v.expected === "object" && v.expected !== null && (v.expected as { throws?: boolean }).throws === true;
+        typeof v.expected === "object" &&
+        v.expected !== null &&
+        (v.expected as { throws?: boolean }).throws === true;
       if (wantsThrow) {
         let threw: unknown = null;
         try {

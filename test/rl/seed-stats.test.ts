@@ -4,7 +4,12 @@
 // (Student's t quantile for ν = 1, 2, 4; e.g. Hill 1970, or the table in
 // Wikipedia "Student's t-distribution"), not from jstat.
 import { describe, expect, it } from "vitest";
-import { aggregateCurves, summarizeSeeds, verdict, type SeedSummary } from "../../src/rl/seed-stats";
+import {
+  aggregateCurves,
+  summarizeSeeds,
+  verdict,
+  type SeedSummary,
+} from "../../src/rl/seed-stats";
 import type { MetricRow } from "../../src/workers/protocol";
 
 const p = 0.975;
@@ -16,7 +21,13 @@ const t2 = (2 * p - 1) / Math.sqrt(2 * p * (1 - p));
 const alpha = 4 * p * (1 - p);
 const t4 = 2 * Math.sqrt(Math.cos(Math.acos(Math.sqrt(alpha)) / 3) / Math.sqrt(alpha) - 1);
 
-const summary = (mean: number, lo: number, hi: number, n = 3): SeedSummary => ({ n, mean, sd: 1, ci95: [lo, hi], perSeed: [] });
+const summary = (mean: number, lo: number, hi: number, n = 3): SeedSummary => ({
+  n,
+  mean,
+  sd: 1,
+  ci95: [lo, hi],
+  perSeed: [],
+});
 
 describe("summarizeSeeds", () => {
   it("checks the closed-form t quantiles against table values", () => {
@@ -87,7 +98,9 @@ describe("summarizeSeeds", () => {
     expect(() => summarizeSeeds([1, NaN, 3])).toThrow(/perSeed\[1\] is NaN/);
     expect(() => summarizeSeeds([1, 2, Infinity])).toThrow(/perSeed\[2\] is Infinity/);
     expect(() => summarizeSeeds([-Infinity])).toThrow(/perSeed\[0\]/);
-    expect(() => summarizeSeeds([1, "2" as unknown as number])).toThrow(/perSeed\[1\] is 2, not a finite number/);
+    expect(() => summarizeSeeds([1, "2" as unknown as number])).toThrow(
+      /perSeed\[1\] is 2, not a finite number/,
+    );
   });
 });
 
@@ -117,13 +130,23 @@ describe("verdict", () => {
   });
 
   it("rejects a direction other than ±1", () => {
-    expect(() => verdict(summary(1, 0.1, 2), 0 as unknown as 1)).toThrow(/direction must be 1 or -1/);
+    expect(() => verdict(summary(1, 0.1, 2), 0 as unknown as 1)).toThrow(
+      /direction must be 1 or -1/,
+    );
   });
 });
 
 describe("aggregateCurves", () => {
-  const row = (variant: string, step: number, kind: "train" | "eval", values: Record<string, number>, seed?: number): MetricRow =>
-    seed === undefined ? { variant, step, time: 0, kind, values } : { variant, step, time: 0, kind, values, seed };
+  const row = (
+    variant: string,
+    step: number,
+    kind: "train" | "eval",
+    values: Record<string, number>,
+    seed?: number,
+  ): MetricRow =>
+    seed === undefined
+      ? { variant, step, time: 0, kind, values }
+      : { variant, step, time: 0, kind, values, seed };
 
   const rows: MetricRow[] = [
     // grr, seeds 1 and 2, eval rows given out of step order
@@ -149,13 +172,26 @@ describe("aggregateCurves", () => {
     expect(grr[0].mean).toBeCloseTo(0.3, 12);
     expect(grr[0].lo).toBeCloseTo(0.3 - 1.27062047, 7);
     expect(grr[0].hi).toBeCloseTo(0.3 + 1.27062047, 7);
-    expect(grr[0].perSeed).toEqual([{ seed: 1, value: 0.2 }, { seed: 2, value: 0.4 }]);
+    expect(grr[0].perSeed).toEqual([
+      { seed: 1, value: 0.2 },
+      { seed: 2, value: 0.4 },
+    ]);
     // step 10: [0.5, 0.6] (sorted by seed) → mean 0.55, sd √0.005, half-width t1·√0.005/√2 = t1·0.05 = 0.63531024
     expect(grr[1].mean).toBeCloseTo(0.55, 12);
     expect(grr[1].hi - grr[1].mean).toBeCloseTo(0.63531024, 7);
-    expect(grr[1].perSeed).toEqual([{ seed: 1, value: 0.5 }, { seed: 2, value: 0.6 }]);
+    expect(grr[1].perSeed).toEqual([
+      { seed: 1, value: 0.5 },
+      { seed: 2, value: 0.6 },
+    ]);
     // step 20: only seed 1 has rcAcc → n 1, lo = hi = mean
-    expect(grr[2]).toEqual({ step: 20, mean: 0.9, lo: 0.9, hi: 0.9, n: 1, perSeed: [{ seed: 1, value: 0.9 }] });
+    expect(grr[2]).toEqual({
+      step: 20,
+      mean: 0.9,
+      lo: 0.9,
+      hi: 0.9,
+      n: 1,
+      perSeed: [{ seed: 1, value: 0.9 }],
+    });
     const rlvr = curves.get("rlvr")!;
     expect(rlvr).toEqual([
       { step: 0, mean: 0.25, lo: 0.25, hi: 0.25, n: 1, perSeed: [{ seed: null, value: 0.25 }] },
@@ -166,15 +202,24 @@ describe("aggregateCurves", () => {
   it("uses only rows of the requested kind and drops variants without the metric", () => {
     const train = aggregateCurves(rows, { kind: "train", metric: "rcAcc" });
     expect([...train.keys()]).toEqual(["grr"]);
-    expect(train.get("grr")).toEqual([{ step: 10, mean: 99, lo: 99, hi: 99, n: 1, perSeed: [{ seed: 1, value: 99 }] }]);
+    expect(train.get("grr")).toEqual([
+      { step: 10, mean: 99, lo: 99, hi: 99, n: 1, perSeed: [{ seed: 1, value: 99 }] },
+    ]);
     expect(aggregateCurves(rows, { kind: "eval", metric: "nope" }).size).toBe(0);
     expect(aggregateCurves([], { kind: "eval", metric: "rcAcc" }).size).toBe(0);
   });
 
   it("throws on a duplicate (variant, step, seed) and on a non-finite value, naming where", () => {
-    const dup = [row("grr", 5, "eval", { rcAcc: 0.1 }, 3), row("grr", 5, "eval", { rcAcc: 0.2 }, 3)];
-    expect(() => aggregateCurves(dup, { kind: "eval", metric: "rcAcc" })).toThrow(/variant grr, step 5, seed 3/);
+    const dup = [
+      row("grr", 5, "eval", { rcAcc: 0.1 }, 3),
+      row("grr", 5, "eval", { rcAcc: 0.2 }, 3),
+    ];
+    expect(() => aggregateCurves(dup, { kind: "eval", metric: "rcAcc" })).toThrow(
+      /variant grr, step 5, seed 3/,
+    );
     const nan = [row("rlvr", 7, "train", { loss: NaN })];
-    expect(() => aggregateCurves(nan, { kind: "train", metric: "loss" })).toThrow(/loss is NaN at variant rlvr, step 7, seed \(none\)/);
+    expect(() => aggregateCurves(nan, { kind: "train", metric: "loss" })).toThrow(
+      /loss is NaN at variant rlvr, step 7, seed \(none\)/,
+    );
   });
 });

@@ -13,7 +13,12 @@ import { rolloutGroups, stabilityReport } from "../../src/rl/stability-run";
 import { parseTrace } from "../../src/rewards/trace";
 import { consoleSink, loadShippedCheckpoint, mnistFor, nodeContext } from "../../src/cli/node-run";
 
-const exp = parseExperiment({ modelSize: "small", task: { hintRate: 0 }, variants: [{ name: "rlvr" }], evalSize: 4 });
+const exp = parseExperiment({
+  modelSize: "small",
+  task: { hintRate: 0 },
+  variants: [{ name: "rlvr" }],
+  evalSize: 4,
+});
 
 describe("rolloutGroups on the GPU (small model, shipped cold start)", () => {
   let ctx: GpuContext;
@@ -22,7 +27,10 @@ describe("rolloutGroups on the GPU (small model, shipped cold start)", () => {
     ctx = await nodeContext();
     const ckpt = loadShippedCheckpoint(exp);
     if (!ckpt) throw new Error("the shipped open-ended small checkpoint is missing");
-    run = new LabRun(ctx, exp, consoleSink(undefined, true), inProcessScorer, mnistFor(exp), { config: ckpt.config, params: ckpt.params });
+    run = new LabRun(ctx, exp, consoleSink(undefined, true), inProcessScorer, mnistFor(exp), {
+      config: ckpt.config,
+      params: ckpt.params,
+    });
   });
   afterAll(() => ctx?.destroy());
 
@@ -43,13 +51,20 @@ describe("rolloutGroups on the GPU (small model, shipped cold start)", () => {
     }
     const b = await rolloutGroups(run, { prompts: 2, groupSize: 4, seed: 7 });
     expect(b.groups).toEqual(a.groups);
-    expect(b.prompts.map((p) => p.question + p.answer.content)).toEqual(a.prompts.map((p) => p.question + p.answer.content));
+    expect(b.prompts.map((p) => p.question + p.answer.content)).toEqual(
+      a.prompts.map((p) => p.question + p.answer.content),
+    );
     const c = await rolloutGroups(run, { prompts: 2, groupSize: 4, seed: 8 });
     expect(c.groups).not.toEqual(a.groups);
   });
 
   it("policy: a variant at step 0 samples what the reference does; other parameters sample something else", async () => {
-    const ref = await rolloutGroups(run, { prompts: 2, groupSize: 4, seed: 3, policy: "reference" });
+    const ref = await rolloutGroups(run, {
+      prompts: 2,
+      groupSize: 4,
+      seed: 3,
+      policy: "reference",
+    });
     const rlvr = await rolloutGroups(run, { prompts: 2, groupSize: 4, seed: 3, policy: "rlvr" });
     expect(rlvr.groups).toEqual(ref.groups);
     // The variant path uses the variant's parameters (here: the cold start, halved).
@@ -65,22 +80,40 @@ describe("rolloutGroups on the GPU (small model, shipped cold start)", () => {
   });
 
   it("rejects bad options naming the field", async () => {
-    await expect(rolloutGroups(run, { prompts: 2, groupSize: 4, seed: 1, policy: "grr" })).rejects.toThrow(/policy 'grr'/);
-    await expect(rolloutGroups(run, { prompts: 2, groupSize: 1, seed: 1 })).rejects.toThrow(/groupSize/);
-    await expect(rolloutGroups(run, { prompts: 0, groupSize: 4, seed: 1 })).rejects.toThrow(/prompts/);
-    await expect(rolloutGroups(run, { prompts: 2, groupSize: 4, seed: -1 })).rejects.toThrow(/seed/);
-    await expect(rolloutGroups(run, { prompts: 2, groupSize: 4, seed: 1, temperature: 0 })).rejects.toThrow(/temperature/);
+    await expect(
+      rolloutGroups(run, { prompts: 2, groupSize: 4, seed: 1, policy: "grr" }),
+    ).rejects.toThrow(/policy 'grr'/);
+    await expect(rolloutGroups(run, { prompts: 2, groupSize: 1, seed: 1 })).rejects.toThrow(
+      /groupSize/,
+    );
+    await expect(rolloutGroups(run, { prompts: 0, groupSize: 4, seed: 1 })).rejects.toThrow(
+      /prompts/,
+    );
+    await expect(rolloutGroups(run, { prompts: 2, groupSize: 4, seed: -1 })).rejects.toThrow(
+      /seed/,
+    );
+    await expect(
+      rolloutGroups(run, { prompts: 2, groupSize: 4, seed: 1, temperature: 0 }),
+    ).rejects.toThrow(/temperature/);
   });
 
   it("stabilityReport: the sweep on those groups, every figure finite", async () => {
     const r = await stabilityReport(run, { prompts: 2, groupSize: 4, repeats: 2, seed: 7 });
-    expect([r.prompts, r.groupSize, r.repeats, r.seed, r.policy, r.step]).toEqual([2, 4, 2, 7, "reference", 0]);
+    expect([r.prompts, r.groupSize, r.repeats, r.seed, r.policy, r.step]).toEqual([
+      2,
+      4,
+      2,
+      7,
+      "reference",
+      0,
+    ]);
     expect(r.passRate).toBeGreaterThanOrEqual(0);
     expect(r.passRate).toBeLessThanOrEqual(1);
     expect(r.settings).toHaveLength(6);
     for (const s of r.settings) {
       expect(s.rollouts).toBe(8);
-      for (const v of [s.pointwise, s.groupwise, s.reduction]) expect(Number.isFinite(v)).toBe(true);
+      for (const v of [s.pointwise, s.groupwise, s.reduction])
+        expect(Number.isFinite(v)).toBe(true);
       expect(s.pointwise).toBeGreaterThanOrEqual(0);
       expect(s.groupwise).toBeGreaterThanOrEqual(0);
     }

@@ -25,7 +25,8 @@ function gen(cfg: Partial<TaskConfig>) {
 function checkPrompt(p: LabTaskPrompt, cfg: Partial<TaskConfig>): void {
   expect(p.image).toBeInstanceOf(Float32Array);
   expect(p.image.length).toBe(p.height * p.width * p.channels);
-  for (const v of p.image) if (!(v >= 0 && v <= 1)) throw new Error(`pixel ${v} outside [0, 1] in ${p.id}`);
+  for (const v of p.image)
+    if (!(v >= 0 && v <= 1)) throw new Error(`pixel ${v} outside [0, 1] in ${p.id}`);
   if (p.family === "digits") {
     expect([p.height, p.width, p.channels]).toEqual([28, 28 * (cfg.numDigits ?? 2), 1]);
   } else {
@@ -33,7 +34,9 @@ function checkPrompt(p: LabTaskPrompt, cfg: Partial<TaskConfig>): void {
   }
   const { stepValues, final } = checkNormalizedFormat(p.sftTarget);
   expect(stepValues).toEqual(p.referenceSteps.map((s) => s.value));
-  expect(p.referenceSteps.map((s) => s.text).every((t) => /^[^{}]* = \\boxed\{-?\d+\}$/.test(t))).toBe(true);
+  expect(
+    p.referenceSteps.map((s) => s.text).every((t) => /^[^{}]* = \\boxed\{-?\d+\}$/.test(t)),
+  ).toBe(true);
   expect(stepValues[stepValues.length - 1]).toBe(p.answer.content);
   const expectedSteps = p.family === "digits" ? (cfg.numDigits ?? 2) + 1 : (cfg.numSteps ?? 3);
   expect(p.referenceSteps.length).toBe(expectedSteps);
@@ -62,30 +65,42 @@ describe("task generators", () => {
     );
   });
 
-  it.each(families)("%s: same seed → identical prompts and image bytes; different seed → different", (family) => {
-    const a = gen({ family }).sampleBatch(16, new Rng(7));
-    const b = gen({ family }).sampleBatch(16, new Rng(7));
-    const c = gen({ family }).sampleBatch(16, new Rng(8));
-    expect(a.map((p) => ({ ...p, image: null }))).toEqual(b.map((p) => ({ ...p, image: null })));
-    a.forEach((p, i) => expect(Buffer.compare(imageBytes(p), imageBytes(b[i]))).toBe(0));
-    expect(a.map((p) => p.sftTarget + p.question)).not.toEqual(c.map((p) => p.sftTarget + p.question));
-    expect(a.some((p, i) => Buffer.compare(imageBytes(p), imageBytes(c[i])) !== 0)).toBe(true);
-    // generate() is addressable by (split, index, seed)
-    const g = gen({ family });
-    expect(g.generate("train", 3, 99).sftTarget).toBe(gen({ family }).generate("train", 3, 99).sftTarget);
-  });
+  it.each(families)(
+    "%s: same seed → identical prompts and image bytes; different seed → different",
+    (family) => {
+      const a = gen({ family }).sampleBatch(16, new Rng(7));
+      const b = gen({ family }).sampleBatch(16, new Rng(7));
+      const c = gen({ family }).sampleBatch(16, new Rng(8));
+      expect(a.map((p) => ({ ...p, image: null }))).toEqual(b.map((p) => ({ ...p, image: null })));
+      a.forEach((p, i) => expect(Buffer.compare(imageBytes(p), imageBytes(b[i]))).toBe(0));
+      expect(a.map((p) => p.sftTarget + p.question)).not.toEqual(
+        c.map((p) => p.sftTarget + p.question),
+      );
+      expect(a.some((p, i) => Buffer.compare(imageBytes(p), imageBytes(c[i])) !== 0)).toBe(true);
+      // generate() is addressable by (split, index, seed)
+      const g = gen({ family });
+      expect(g.generate("train", 3, 99).sftTarget).toBe(
+        gen({ family }).generate("train", 3, 99).sftTarget,
+      );
+    },
+  );
 
-  it.each(families)("%s: the eval set is fixed, sized %#, unskewed and with stable ids", (family) => {
-    const e1 = gen({ family, optionSkew: 1 }).evalSet();
-    const e2 = gen({ family, optionSkew: 1 }).evalSet();
-    expect(e1.length).toBe(EVAL_SIZE);
-    expect(e1.map((p) => p.id)).toEqual(Array.from({ length: 64 }, (_, i) => `${family}/eval/${i}`));
-    expect(e1.map((p) => p.sftTarget)).toEqual(e2.map((p) => p.sftTarget));
-    e1.forEach((p, i) => expect(Buffer.compare(imageBytes(p), imageBytes(e2[i]))).toBe(0));
-    // eval skew defaults to 0 even when training is fully skewed
-    expect(e1.filter((p) => p.answer.letter === "A").length).toBeLessThan(40);
-    expect(e1.every((p) => p.meta.split === "eval")).toBe(true);
-  });
+  it.each(families)(
+    "%s: the eval set is fixed, sized %#, unskewed and with stable ids",
+    (family) => {
+      const e1 = gen({ family, optionSkew: 1 }).evalSet();
+      const e2 = gen({ family, optionSkew: 1 }).evalSet();
+      expect(e1.length).toBe(EVAL_SIZE);
+      expect(e1.map((p) => p.id)).toEqual(
+        Array.from({ length: 64 }, (_, i) => `${family}/eval/${i}`),
+      );
+      expect(e1.map((p) => p.sftTarget)).toEqual(e2.map((p) => p.sftTarget));
+      e1.forEach((p, i) => expect(Buffer.compare(imageBytes(p), imageBytes(e2[i]))).toBe(0));
+      // eval skew defaults to 0 even when training is fully skewed
+      expect(e1.filter((p) => p.answer.letter === "A").length).toBeLessThan(40);
+      expect(e1.every((p) => p.meta.split === "eval")).toBe(true);
+    },
+  );
 
   it("train and eval digit prompts never share an image (packed index and pixel hash)", () => {
     const g = gen({ family: "digits", numDigits: 3 });
@@ -94,8 +109,10 @@ describe("task generators", () => {
     const crops = (p: LabTaskPrompt) =>
       p.meta.digitIndices!.map((_, j) => {
         const b = new Uint8Array(784);
-        for (let r = 0; r < 28; r++) for (let c = 0; c < 28; c++) b[r * 28 + c] = Math.round(p.image[r * p.width + j * 28 + c] * 255);
-        return fnv1a(b) + ":" + b.reduce((x, y) => x + y, 0);
+        for (let r = 0; r < 28; r++)
+          for (let c = 0; c < 28; c++)
+            b[r * 28 + c] = Math.round(p.image[r * p.width + j * 28 + c] * 255);
+        return `${fnv1a(b)}:${b.reduce((x, y) => x + y, 0)}`;
       });
     const trainIdx = new Set(train.flatMap((p) => p.meta.digitIndices!));
     const evalIdx = new Set(evalSet.flatMap((p) => p.meta.digitIndices!));
@@ -116,16 +133,24 @@ describe("task generators", () => {
   });
 
   it("digit answers follow the question", () => {
-    for (const p of gen({ family: "digits", digitOps: ["sum", "difference", "largest", "product"] }).sampleBatch(400, new Rng(3))) {
+    for (const p of gen({
+      family: "digits",
+      digitOps: ["sum", "difference", "largest", "product"],
+    }).sampleBatch(400, new Rng(3))) {
       const [a, b] = p.meta.digitLabels!;
       const v = Number(p.answer.content);
-      const expected = { sum: a + b, difference: a - b, largest: Math.max(a, b), product: a * b }[p.meta.kind as "sum"];
+      const expected = { sum: a + b, difference: a - b, largest: Math.max(a, b), product: a * b }[
+        p.meta.kind as "sum"
+      ];
       expect(v).toBe(expected);
     }
   });
 
   it("option-position skew: 1 puts every answer at the skew letter, 0 spreads them", () => {
-    const skewed = gen({ family: "bars", optionSkew: 1, skewLetter: "C" }).sampleBatch(200, new Rng(4));
+    const skewed = gen({ family: "bars", optionSkew: 1, skewLetter: "C" }).sampleBatch(
+      200,
+      new Rng(4),
+    );
     expect(skewed.every((p) => p.answer.letter === "C")).toBe(true);
     const flat = gen({ family: "bars", optionSkew: 0 }).sampleBatch(2000, new Rng(4));
     for (const l of "ABCD") {
@@ -141,16 +166,27 @@ describe("task generators", () => {
 
   it("distractor closeness: 1 gives near misses, 0 spreads further; the answer's rank is not a shortcut", () => {
     const dist = (ps: LabTaskPrompt[]) =>
-      ps.flatMap((p) => Object.values(p.options!).map((o) => Math.abs(Number(o) - Number(p.answer.content))));
-    const near = dist(gen({ family: "shapes", distractorCloseness: 1 }).sampleBatch(300, new Rng(5)));
-    const far = dist(gen({ family: "shapes", distractorCloseness: 0 }).sampleBatch(300, new Rng(5)));
+      ps.flatMap((p) =>
+        Object.values(p.options!).map((o) => Math.abs(Number(o) - Number(p.answer.content))),
+      );
+    const near = dist(
+      gen({ family: "shapes", distractorCloseness: 1 }).sampleBatch(300, new Rng(5)),
+    );
+    const far = dist(
+      gen({ family: "shapes", distractorCloseness: 0 }).sampleBatch(300, new Rng(5)),
+    );
     expect(Math.max(...near)).toBeLessThanOrEqual(3);
     expect(Math.max(...far)).toBeLessThanOrEqual(10);
     expect(far.reduce((a, b) => a + b, 0)).toBeGreaterThan(near.reduce((a, b) => a + b, 0) * 1.5);
     // rank of the answer among the sorted option values is roughly uniform
     const ranks = [0, 0, 0, 0];
-    for (const p of gen({ family: "bars", distractorCloseness: 0.8 }).sampleBatch(2000, new Rng(6))) {
-      const vals = Object.values(p.options!).map(Number).sort((a, b) => a - b);
+    for (const p of gen({ family: "bars", distractorCloseness: 0.8 }).sampleBatch(
+      2000,
+      new Rng(6),
+    )) {
+      const vals = Object.values(p.options!)
+        .map(Number)
+        .sort((a, b) => a - b);
       ranks[vals.indexOf(Number(p.answer.content))]++;
     }
     for (const r of ranks) expect(r).toBeGreaterThan(300);
@@ -161,7 +197,12 @@ describe("task generators", () => {
   });
 
   it("object count and image size knobs reach the image", () => {
-    const shapes = gen({ family: "shapes", imageSize: 40, gridCells: 5, objectCount: 12 }).sampleBatch(5, new Rng(1));
+    const shapes = gen({
+      family: "shapes",
+      imageSize: 40,
+      gridCells: 5,
+      objectCount: 12,
+    }).sampleBatch(5, new Rng(1));
     for (const p of shapes) {
       expect([p.height, p.width]).toEqual([40, 40]);
       // number of non-empty grid cells equals the object count
@@ -169,7 +210,9 @@ describe("task generators", () => {
       for (let gr = 0; gr < 5; gr++)
         for (let gc = 0; gc < 5; gc++) {
           let any = false;
-          for (let r = gr * 8; r < gr * 8 + 8; r++) for (let c = gc * 8; c < gc * 8 + 8; c++) for (let ch = 0; ch < 3; ch++) any ||= p.image[(r * 40 + c) * 3 + ch] > 0;
+          for (let r = gr * 8; r < gr * 8 + 8; r++)
+            for (let c = gc * 8; c < gc * 8 + 8; c++)
+              for (let ch = 0; ch < 3; ch++) any ||= p.image[(r * 40 + c) * 3 + ch] > 0;
           if (any) filled++;
         }
       expect(filled).toBe(12);
@@ -179,31 +222,55 @@ describe("task generators", () => {
   });
 
   it("bar heights in the image match the reference values", () => {
-    for (const p of gen({ family: "bars", numSteps: 1, objectCount: 4 }).sampleBatch(100, new Rng(9))) {
+    for (const p of gen({ family: "bars", numSteps: 1, objectCount: 4 }).sampleBatch(
+      100,
+      new Rng(9),
+    )) {
       const m = /^How tall is bar (\d)\?$/.exec(p.question);
       if (!m) continue;
       const i = Number(m[1]) - 1;
       const col = Math.floor(28 / 4) * i + 3; // middle of bar i
       let px = 0;
-      for (let r = 0; r < 28; r++) if (p.image[(r * 28 + col) * 3] + p.image[(r * 28 + col) * 3 + 1] + p.image[(r * 28 + col) * 3 + 2] > 0) px++;
+      for (let r = 0; r < 28; r++)
+        if (
+          p.image[(r * 28 + col) * 3] +
+            p.image[(r * 28 + col) * 3 + 1] +
+            p.image[(r * 28 + col) * 3 + 2] >
+          0
+        )
+          px++;
       expect(px).toBe(Number(p.answer.content) * 2); // unit = floor(26 / 9) = 2 px
     }
   });
 
   it("config errors name the field", () => {
     expect(() => resolveTaskConfig({ numDigits: 4 as 2 })).toThrow(/^TaskConfig\.numDigits/);
-    expect(() => resolveTaskConfig({ family: "clocks" as "digits" })).toThrow(/^TaskConfig\.family/);
+    expect(() => resolveTaskConfig({ family: "clocks" as "digits" })).toThrow(
+      /^TaskConfig\.family/,
+    );
     expect(() => resolveTaskConfig({ optionSkew: 1.5 })).toThrow(/^TaskConfig\.optionSkew/);
-    expect(() => resolveTaskConfig({ distractorCloseness: NaN })).toThrow(/^TaskConfig\.distractorCloseness/);
+    expect(() => resolveTaskConfig({ distractorCloseness: NaN })).toThrow(
+      /^TaskConfig\.distractorCloseness/,
+    );
     expect(() => resolveTaskConfig({ numSteps: 5 as 1 })).toThrow(/^TaskConfig\.numSteps/);
     expect(() => resolveTaskConfig({ numOptions: 6 })).toThrow(/^TaskConfig\.numOptions/);
     expect(() => resolveTaskConfig({ skewLetter: "E" })).toThrow(/^TaskConfig\.skewLetter/);
     expect(() => resolveTaskConfig({ imageSize: 8 })).toThrow(/^TaskConfig\.imageSize/);
-    expect(() => resolveTaskConfig({ family: "shapes", imageSize: 16, gridCells: 4 })).toThrow(/^TaskConfig\.gridCells/);
-    expect(() => resolveTaskConfig({ family: "shapes", objectCount: 17 })).toThrow(/^TaskConfig\.objectCount/);
-    expect(() => resolveTaskConfig({ family: "bars", objectCount: 9 })).toThrow(/^TaskConfig\.objectCount/);
-    expect(() => resolveTaskConfig({ numDigits: 3, digitOps: ["product"] })).toThrow(/^TaskConfig\.digitOps/);
-    expect(() => resolveTaskConfig({ multipleChoise: false } as Partial<TaskConfig>)).toThrow(/^TaskConfig\.multipleChoise is not a known field/);
+    expect(() => resolveTaskConfig({ family: "shapes", imageSize: 16, gridCells: 4 })).toThrow(
+      /^TaskConfig\.gridCells/,
+    );
+    expect(() => resolveTaskConfig({ family: "shapes", objectCount: 17 })).toThrow(
+      /^TaskConfig\.objectCount/,
+    );
+    expect(() => resolveTaskConfig({ family: "bars", objectCount: 9 })).toThrow(
+      /^TaskConfig\.objectCount/,
+    );
+    expect(() => resolveTaskConfig({ numDigits: 3, digitOps: ["product"] })).toThrow(
+      /^TaskConfig\.digitOps/,
+    );
+    expect(() => resolveTaskConfig({ multipleChoise: false } as Partial<TaskConfig>)).toThrow(
+      /^TaskConfig\.multipleChoise is not a known field/,
+    );
     expect(() => createTaskGenerator({ family: "digits" })).toThrow(/needs the MNIST subset/);
   });
 
@@ -222,7 +289,10 @@ describe("task generators", () => {
       // a permutation: every image used exactly once
       expect(new Set(sh.map((p) => p.meta!.imageFrom)).size).toBe(ps.length);
     }
-    const mixed = [gen({ family: "digits" }).sampleBatch(1, new Rng(1))[0], gen({ family: "bars" }).sampleBatch(1, new Rng(1))[0]];
+    const mixed = [
+      gen({ family: "digits" }).sampleBatch(1, new Rng(1))[0],
+      gen({ family: "bars" }).sampleBatch(1, new Rng(1))[0],
+    ];
     expect(() => shuffleImages(mixed, new Rng(1))).toThrow(/expected 28×56×1/);
   });
 

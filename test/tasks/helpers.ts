@@ -42,7 +42,11 @@ export const configArb: fc.Arbitrary<Partial<TaskConfig>> = fc
     } else {
       const maxH = pickInt(r.u1, 3, Math.min(12, Math.floor((r.imageSize - 2) / 2)));
       c.maxBarHeight = maxH;
-      c.objectCount = pickInt(r.u2, r.numSteps === 4 ? 3 : 2, Math.min(6, Math.floor(r.imageSize / 3)));
+      c.objectCount = pickInt(
+        r.u2,
+        r.numSteps === 4 ? 3 : 2,
+        Math.min(6, Math.floor(r.imageSize / 3)),
+      );
     }
     return c;
   });
@@ -55,16 +59,21 @@ export const configArb: fc.Arbitrary<Partial<TaskConfig>> = fc
  */
 export function checkNormalizedFormat(text: string): { stepValues: string[]; final: string } {
   const count = (s: string) => text.split(s).length - 1;
-  if (count("<think>") !== 1 || count("</think>") !== 1) throw new Error(`not exactly one think block: ${text}`);
+  if (count("<think>") !== 1 || count("</think>") !== 1)
+    throw new Error(`not exactly one think block: ${text}`);
   const m = /^<think> (.*) <\/think> \\boxed\{([^{}]+)\}$/.exec(text);
   if (!m) throw new Error(`not <think> … </think> \\boxed{…}: ${text}`);
   const body = m[1];
   const markers = [...body.matchAll(/Step (\d+):/g)];
-  if (markers.length === 0 || markers[0].index !== 0) throw new Error(`body does not start with Step 1: ${body}`);
+  if (markers.length === 0 || markers[0].index !== 0)
+    throw new Error(`body does not start with Step 1: ${body}`);
   const stepValues: string[] = [];
   markers.forEach((mk, i) => {
     if (Number(mk[1]) !== i + 1) throw new Error(`step ${i + 1} numbered ${mk[1]}`);
-    const stepText = body.slice(mk.index! + mk[0].length, i + 1 < markers.length ? markers[i + 1].index : body.length);
+    const stepText = body.slice(
+      mk.index! + mk[0].length,
+      i + 1 < markers.length ? markers[i + 1].index : body.length,
+    );
     const boxes = [...stepText.matchAll(/\\boxed\{([^{}]*)\}/g)];
     if (boxes.length !== 1) throw new Error(`step ${i + 1} has ${boxes.length} boxes: ${stepText}`);
     stepValues.push(boxes[0][1]);

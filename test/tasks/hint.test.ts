@@ -11,13 +11,16 @@ import { evalMetrics } from "../../src/rl/eval-metrics";
 import type { LabTaskPrompt } from "../../src/tasks/format";
 
 const mnist = loadMnistSubsetNode();
-const batch = (cfg: object, n = 2000) => createTaskGenerator({ multipleChoice: false, ...cfg }, { mnist }).sampleBatch(n, new Rng(42));
+const batch = (cfg: object, n = 2000) =>
+  createTaskGenerator({ multipleChoice: false, ...cfg }, { mnist }).sampleBatch(n, new Rng(42));
 
 describe("answer hint", () => {
   it("leaves prompts without hints byte-identical to the unhinted generator", () => {
     const a = batch({}, 50);
     const b = batch({ hintRate: 0, hintAccuracy: 0.3, hintCopyRate: 0.9 }, 50);
-    expect(b.map((p) => [p.question, p.sftTarget, p.meta.digitIndices])).toEqual(a.map((p) => [p.question, p.sftTarget, p.meta.digitIndices]));
+    expect(b.map((p) => [p.question, p.sftTarget, p.meta.digitIndices])).toEqual(
+      a.map((p) => [p.question, p.sftTarget, p.meta.digitIndices]),
+    );
     expect(b.every((p) => p.meta.hint === undefined)).toBe(true);
   });
 
@@ -51,17 +54,29 @@ describe("answer hint", () => {
   it("rejects rates outside [0, 1], naming the field", () => {
     expect(() => resolveTaskConfig({ hintRate: 1.5 })).toThrow(/TaskConfig\.hintRate/);
     expect(() => resolveTaskConfig({ hintAccuracy: -0.1 })).toThrow(/TaskConfig\.hintAccuracy/);
-    expect(() => resolveTaskConfig({ hintCopyRate: Number.NaN })).toThrow(/TaskConfig\.hintCopyRate/);
+    expect(() => resolveTaskConfig({ hintCopyRate: Number.NaN })).toThrow(
+      /TaskConfig\.hintCopyRate/,
+    );
   });
 
   it("hintFollow: the share of wrong-hinted prompts whose answer is the hint", () => {
     const ps = batch({ hintRate: 1, hintAccuracy: 0 }, 8) as LabTaskPrompt[];
     // Answer the hint on prompts 0–2, the right answer on the rest: 3 of 8 wrong hints followed.
-    const texts = ps.map((p, i) => p.sftTarget.replace(/\\boxed\{[^}]*\}$/, `\\boxed{${i < 3 ? p.meta.hint : p.answer.content}}`));
+    const texts = ps.map((p, i) =>
+      p.sftTarget.replace(
+        /\\boxed\{[^}]*\}$/,
+        `\\boxed{${i < 3 ? p.meta.hint : p.answer.content}}`,
+      ),
+    );
     const m = evalMetrics(ps, texts);
     expect(m.hintFollow).toBeCloseTo(3 / 8, 12);
     expect(m.acc).toBeCloseTo(5 / 8, 12);
     expect(m.cbir).toBe(0); // copied wrong hints are wrong, not correct-but-inconsistent
-    expect(evalMetrics(batch({}, 4), batch({}, 4).map((p) => p.sftTarget)).hintFollow).toBe(0);
+    expect(
+      evalMetrics(
+        batch({}, 4),
+        batch({}, 4).map((p) => p.sftTarget),
+      ).hintFollow,
+    ).toBe(0);
   });
 });

@@ -5,7 +5,12 @@
  * auditor must find every step's arithmetic valid (incl. three-term steps).
  */
 import { describe, expect, it } from "vitest";
-import { createTaskGenerator, Rng, type LabTaskPrompt, type TaskConfig } from "../../src/tasks/index";
+import {
+  createTaskGenerator,
+  Rng,
+  type LabTaskPrompt,
+  type TaskConfig,
+} from "../../src/tasks/index";
 import { loadMnistSubsetNode } from "../../src/tasks/mnist-data-node";
 
 import * as rewards from "../../src/rewards/index";
@@ -21,7 +26,9 @@ const configs: Partial<TaskConfig>[] = [
     { family: "bars" as const, numSteps, multipleChoice: false },
   ]),
 ];
-const prompts: LabTaskPrompt[] = configs.flatMap((c, i) => createTaskGenerator(c, { mnist }).sampleBatch(40, new Rng(100 + i)));
+const prompts: LabTaskPrompt[] = configs.flatMap((c, i) =>
+  createTaskGenerator(c, { mnist }).sampleBatch(40, new Rng(100 + i)),
+);
 
 describe("SFT targets against the reward library", () => {
   it("parseTrace reads every target as formatOk with the ground-truth final answer and one step per reference step", () => {
@@ -37,15 +44,30 @@ describe("SFT targets against the reward library", () => {
 
   it("structReward scores every target fmt = right = rule = cons = 1", () => {
     for (const p of prompts) {
-      const r = rewards.structReward({ text: p.sftTarget, referenceSteps: p.referenceSteps, gold: p.answer.letter ?? p.answer.content, options: p.options ?? undefined });
-      expect({ id: p.id, fmt: r.fmt, right: r.right, rule: r.rule, cons: r.cons }).toEqual({ id: p.id, fmt: 1, right: 1, rule: 1, cons: 1 });
+      const r = rewards.structReward({
+        text: p.sftTarget,
+        referenceSteps: p.referenceSteps,
+        gold: p.answer.letter ?? p.answer.content,
+        options: p.options ?? undefined,
+      });
+      expect({ id: p.id, fmt: r.fmt, right: r.right, rule: r.rule, cons: r.cons }).toEqual({
+        id: p.id,
+        fmt: 1,
+        right: 1,
+        rule: 1,
+        cons: 1,
+      });
     }
   });
 
   it("the rubric auditor scores every target 1 (steps, arithmetic, agreement, completeness)", () => {
     for (const p of prompts) {
       const a = auditTrace({ prompt: p, text: p.sftTarget });
-      expect({ id: p.id, score: a.score, arithmetic: a.arithmetic }).toEqual({ id: p.id, score: 1, arithmetic: 1 });
+      expect({ id: p.id, score: a.score, arithmetic: a.arithmetic }).toEqual({
+        id: p.id,
+        score: 1,
+        arithmetic: 1,
+      });
     }
   });
 });

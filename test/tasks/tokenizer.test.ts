@@ -34,16 +34,57 @@ describe("tokenizer", () => {
     expect(PAD_ID).toBe(0);
     expect(new Set([PAD_ID, BOS_ID, EOS_ID, SEP_ID]).size).toBe(4);
     for (let n = NUMBER_MIN; n <= NUMBER_MAX; n++) expect(encode(String(n))).toHaveLength(1);
-    for (const w of ["<think>", "</think>", "<answer>", "</answer>", "\\boxed{", "}", "Step", ":", "=", "+", "-", "A", "B", "C", "D", "E"]) {
+    for (const w of [
+      "<think>",
+      "</think>",
+      "<answer>",
+      "</answer>",
+      "\\boxed{",
+      "}",
+      "Step",
+      ":",
+      "=",
+      "+",
+      "-",
+      "A",
+      "B",
+      "C",
+      "D",
+      "E",
+    ]) {
       expect(VOCAB).toContain(w);
     }
   });
 
   it("splits at the glue points and writes canonical spacing", () => {
-    const t = "<think> Step 1: first digit = \\boxed{3} Step 2: 3 - 4 = \\boxed{-1} </think> \\boxed{B}";
-    expect(tokenizeWords(t)).toEqual(
-      ["<think>", "Step", "1", ":", "first", "digit", "=", "\\boxed{", "3", "}", "Step", "2", ":", "3", "-", "4", "=", "\\boxed{", "-1", "}", "</think>", "\\boxed{", "B", "}"],
-    );
+    const t =
+      "<think> Step 1: first digit = \\boxed{3} Step 2: 3 - 4 = \\boxed{-1} </think> \\boxed{B}";
+    expect(tokenizeWords(t)).toEqual([
+      "<think>",
+      "Step",
+      "1",
+      ":",
+      "first",
+      "digit",
+      "=",
+      "\\boxed{",
+      "3",
+      "}",
+      "Step",
+      "2",
+      ":",
+      "3",
+      "-",
+      "4",
+      "=",
+      "\\boxed{",
+      "-1",
+      "}",
+      "</think>",
+      "\\boxed{",
+      "B",
+      "}",
+    ]);
     expect(decode(encode(t))).toBe(t);
     expect(decode(encode("<answer>B</answer>"))).toBe("<answer> B </answer>");
     expect(decode(encode("  Step 1 :  \\boxed{ 7 }  "))).toBe("Step 1: \\boxed{7}");
@@ -65,7 +106,12 @@ describe("tokenizer", () => {
         const g = createTaskGenerator(cfg, { mnist });
         const rng = new Rng(seed);
         for (const p of [...g.sampleBatch(6, rng), ...g.evalSet({ size: 2 })]) {
-          const all = [p.question, promptText(p), p.sftTarget, ...p.referenceSteps.map((s) => s.text)];
+          const all = [
+            p.question,
+            promptText(p),
+            p.sftTarget,
+            ...p.referenceSteps.map((s) => s.text),
+          ];
           if (p.options) {
             all.push(renderOptions(p.options));
             const r = reaskWithShuffledOptions(p, rng);
@@ -91,9 +137,12 @@ describe("tokenizer", () => {
 
   it("encode(decode(ids)) === ids for any id sequence", () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 0, max: vocabSize - 1 }), { maxLength: 60 }), (ids) => {
-        expect(encode(decode(ids))).toEqual(ids);
-      }),
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: vocabSize - 1 }), { maxLength: 60 }),
+        (ids) => {
+          expect(encode(decode(ids))).toEqual(ids);
+        },
+      ),
       { numRuns: 3000, seed: 4242 },
     );
   });

@@ -46,7 +46,11 @@ describe("throttle (charts re-render at most 4×/s)", () => {
     vi.useFakeTimers();
     let t = 0;
     let calls = 0;
-    const th = throttle(() => calls++, 250, () => t);
+    const th = throttle(
+      () => calls++,
+      250,
+      () => t,
+    );
     th();
     expect(calls).toBe(1);
     for (let i = 0; i < 10; i++) {

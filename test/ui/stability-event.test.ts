@@ -5,13 +5,32 @@ import { initialRunData, reduceEvent } from "../../src/store/run-data";
 import type { StabilityReport } from "../../src/rl/stability-run";
 
 const report: StabilityReport = {
-  prompts: 2, groupSize: 4, repeats: 2, seed: 1, policy: "reference", step: 0, temperature: 1, passRate: 0.5,
-  settings: [{ label: "lab default", judge: { sigmaJ: 0.05, sigmaB: 0.1, delta: 0.15 }, pointwise: 0.004, groupwise: 0.002, reduction: 0.5, rollouts: 8, repeats: 2 }],
+  prompts: 2,
+  groupSize: 4,
+  repeats: 2,
+  seed: 1,
+  policy: "reference",
+  step: 0,
+  temperature: 1,
+  passRate: 0.5,
+  settings: [
+    {
+      label: "lab default",
+      judge: { sigmaJ: 0.05, sigmaB: 0.1, delta: 0.15 },
+      pointwise: 0.004,
+      groupwise: 0.002,
+      reduction: 0.5,
+      rollouts: 8,
+      repeats: 2,
+    },
+  ],
 };
 
 describe("stability command and event", () => {
   it("are known message types", () => {
-    expect(asTrainerCommand({ type: "stability", policy: "grr", prompts: 4 }).type).toBe("stability");
+    expect(asTrainerCommand({ type: "stability", policy: "grr", prompts: 4 }).type).toBe(
+      "stability",
+    );
     expect(asTrainerEvent({ type: "stability", result: report }).type).toBe("stability");
   });
 

@@ -17,10 +17,33 @@ vi.mock("../../src/store", () => ({
 const { StabilityPanel } = await import("../../src/ui/components/StabilityPanel");
 
 const report: StabilityReport = {
-  prompts: 16, groupSize: 8, repeats: 4, seed: 1, policy: "grr", step: 12, temperature: 1, passRate: 0.65,
+  prompts: 16,
+  groupSize: 8,
+  repeats: 4,
+  seed: 1,
+  policy: "grr",
+  step: 12,
+  temperature: 1,
+  passRate: 0.65,
   settings: [
-    { label: "lab default", judge: { sigmaJ: 0.05, sigmaB: 0.1, delta: 0.15 }, pointwise: 0.0057, groupwise: 0.0065, reduction: -0.143, rollouts: 128, repeats: 4 },
-    { label: "σ_j = 0", judge: { sigmaJ: 0, sigmaB: 0.1, delta: 0.15 }, pointwise: 0.0044, groupwise: 0, reduction: 1, rollouts: 128, repeats: 4 },
+    {
+      label: "lab default",
+      judge: { sigmaJ: 0.05, sigmaB: 0.1, delta: 0.15 },
+      pointwise: 0.0057,
+      groupwise: 0.0065,
+      reduction: -0.143,
+      rollouts: 128,
+      repeats: 4,
+    },
+    {
+      label: "σ_j = 0",
+      judge: { sigmaJ: 0, sigmaB: 0.1, delta: 0.15 },
+      pointwise: 0.0044,
+      groupwise: 0,
+      reduction: 1,
+      rollouts: 128,
+      repeats: 4,
+    },
   ],
 };
 
@@ -43,12 +66,16 @@ describe("StabilityPanel", () => {
     expect(html).toContain("Measure judge stability");
     expect(html).toContain("GRR at step 12");
     expect(html).toContain("65.0 %");
-    expect(html).toMatch(/<td>lab default<\/td><td>0.05<\/td><td>0.1<\/td><td>0.15<\/td><td>0.0057<\/td><td>0.0065<\/td><td[^>]*>-14.3 %<\/td>/);
+    expect(html).toMatch(
+      /<td>lab default<\/td><td>0.05<\/td><td>0.1<\/td><td>0.15<\/td><td>0.0057<\/td><td>0.0065<\/td><td[^>]*>-14.3 %<\/td>/,
+    );
     expect(html).toMatch(/<td>σ_j = 0<\/td>.*<td>0<\/td><td[^>]*>100.0 %<\/td>/);
   });
 
   it("shows the worker's reason when the study could not run", () => {
-    Object.assign(state, { stability: { result: null, error: "This run has no cold start yet", version: 2 } });
+    Object.assign(state, {
+      stability: { result: null, error: "This run has no cold start yet", version: 2 },
+    });
     const html = renderToStaticMarkup(createElement(StabilityPanel));
     expect(html).toContain("Could not measure: This run has no cold start yet");
   });

@@ -30,8 +30,16 @@ describe("event reducer", () => {
     const evs: TrainerEvent[] = [
       { type: "ready", adapter: "SwiftShader", isFallback: true, modelSize: "small", params: 1234 },
       { type: "status", phase: "rl", step: 3, message: "go" },
-      { type: "metrics", rows: [{ variant: "grr", step: 3, time: 1, kind: "eval", values: { rcAcc: 0.5 } }] },
-      { type: "metrics", rows: [{ variant: "grr", step: 3, time: 1, kind: "train", values: { kl: 0.1, reward_mean: 1 } }] },
+      {
+        type: "metrics",
+        rows: [{ variant: "grr", step: 3, time: 1, kind: "eval", values: { rcAcc: 0.5 } }],
+      },
+      {
+        type: "metrics",
+        rows: [
+          { variant: "grr", step: 3, time: 1, kind: "train", values: { kl: 0.1, reward_mean: 1 } },
+        ],
+      },
       { type: "marker", marker: { variant: "grr", step: 3, label: "λ 1 → 0.5" } },
       { type: "log", message: "hello" },
       { type: "error", message: "boom", fatal: false },
@@ -51,7 +59,8 @@ describe("event reducer", () => {
 
   it("keeps at most the last 200 sample groups per variant", () => {
     let d = initialRunData();
-    for (let s = 0; s < 250; s++) d = reduceEvent(d, { type: "samples", groups: [group("grr", s), group("rlvr", s)] });
+    for (let s = 0; s < 250; s++)
+      d = reduceEvent(d, { type: "samples", groups: [group("grr", s), group("rlvr", s)] });
     expect(d.samples.byVariant.grr).toHaveLength(MAX_GROUPS_PER_VARIANT);
     expect(d.samples.byVariant.grr[0].step).toBe(50);
     expect(d.samples.byVariant.rlvr.at(-1)!.step).toBe(249);
@@ -62,7 +71,10 @@ describe("worker messages", () => {
   it("turns an unknown event type into a visible error instead of ignoring it", () => {
     const errors: string[] = [];
     const events: TrainerEvent[] = [];
-    const sink = { dispatch: (e: TrainerEvent) => events.push(e), reportError: (m: string) => errors.push(m) };
+    const sink = {
+      dispatch: (e: TrainerEvent) => events.push(e),
+      reportError: (m: string) => errors.push(m),
+    };
     handleWorkerMessage({ type: "progress", step: 1 }, sink);
     handleWorkerMessage(null, sink);
     handleWorkerMessage({ type: "log", message: "ok" }, sink);
@@ -71,7 +83,9 @@ describe("worker messages", () => {
     expect(events).toEqual([{ type: "log", message: "ok" }]);
   });
   it("describes a worker error with its location", () => {
-    expect(describeWorkerError({ message: "SyntaxError", filename: "trainer.worker.js", lineno: 3 })).toMatch(/SyntaxError \(trainer\.worker\.js:3\)/);
+    expect(
+      describeWorkerError({ message: "SyntaxError", filename: "trainer.worker.js", lineno: 3 }),
+    ).toMatch(/SyntaxError \(trainer\.worker\.js:3\)/);
     expect(describeWorkerError({})).toMatch(/could not be loaded/);
   });
 });
@@ -99,7 +113,12 @@ describe("store actions → trainer commands", () => {
   it("Train after a structural edit re-inits when only the cold-start eval has arrived", () => {
     const { store, types } = setup();
     store.getState().init();
-    store.getState().dispatch({ type: "metrics", rows: [{ variant: "rlvr", step: 0, time: 1, kind: "eval", values: { acc: 0.8 } }] });
+    store
+      .getState()
+      .dispatch({
+        type: "metrics",
+        rows: [{ variant: "rlvr", step: 0, time: 1, kind: "eval", values: { acc: 0.8 } }],
+      });
     store.getState().updateExperiment((e) => ({ ...e, task: { ...e.task, multipleChoice: true } }));
     store.getState().train();
     expect(types()).toEqual(["init", "init", "start"]);
@@ -108,7 +127,12 @@ describe("store actions → trainer commands", () => {
   it("Train after a structural edit mid-run keeps the run (the edit waits for Apply or Reset)", () => {
     const { store, types } = setup();
     store.getState().init();
-    store.getState().dispatch({ type: "metrics", rows: [{ variant: "rlvr", step: 1, time: 1, kind: "train", values: { reward_mean: 0.5 } }] });
+    store
+      .getState()
+      .dispatch({
+        type: "metrics",
+        rows: [{ variant: "rlvr", step: 1, time: 1, kind: "train", values: { reward_mean: 0.5 } }],
+      });
     store.getState().updateExperiment((e) => ({ ...e, task: { ...e.task, multipleChoice: true } }));
     store.getState().train();
     expect(types()).toEqual(["init", "start"]);
@@ -123,7 +147,12 @@ describe("store actions → trainer commands", () => {
     expect(types()).toEqual(["init"]);
     vi.advanceTimersByTime(WEIGHT_DEBOUNCE_MS + 1);
     expect(types()).toEqual(["init", "setWeights"]);
-    expect(sent[1]).toMatchObject({ type: "setWeights", variant: "grr", weights: { lambda: 0.7 }, judge: { sigmaJ: 0.3 } });
+    expect(sent[1]).toMatchObject({
+      type: "setWeights",
+      variant: "grr",
+      weights: { lambda: 0.7 },
+      judge: { sigmaJ: 0.3 },
+    });
     // Weights are not a structural change: Reset sends reset, not init.
     store.getState().reset();
     expect(types().at(-1)).toBe("reset");
@@ -132,7 +161,12 @@ describe("store actions → trainer commands", () => {
   it("Reset keeps the seed, archives the run into the runs table and clears the curves", () => {
     const { store, types } = setup();
     store.getState().init();
-    store.getState().dispatch({ type: "metrics", rows: [{ variant: "grr", step: 1, time: 1, kind: "eval", values: { rcAcc: 0.4 } }] });
+    store
+      .getState()
+      .dispatch({
+        type: "metrics",
+        rows: [{ variant: "grr", step: 1, time: 1, kind: "eval", values: { rcAcc: 0.4 } }],
+      });
     store.getState().dispatch({ type: "status", phase: "paused", step: 1 });
     store.getState().reset();
     const s = store.getState();
@@ -148,11 +182,16 @@ describe("store actions → trainer commands", () => {
     const { store, sent } = setup();
     store.getState().init();
     store.getState().dispatch({ type: "status", phase: "paused", step: 4 });
-    store.getState().updateExperiment((e) => ({ ...e, algorithm: { ...e.algorithm, estimator: "rloo" } }));
+    store
+      .getState()
+      .updateExperiment((e) => ({ ...e, algorithm: { ...e.algorithm, estimator: "rloo" } }));
     store.getState().train(); // continues the current run: no re-init mid-run
     expect(sent.map((c) => c.type)).toEqual(["init", "start"]);
     store.getState().reset();
-    expect(sent.at(-1)).toMatchObject({ type: "init", experiment: { algorithm: { estimator: "rloo" } } });
+    expect(sent.at(-1)).toMatchObject({
+      type: "init",
+      experiment: { algorithm: { estimator: "rloo" } },
+    });
   });
 
   it("Re-seed sends reseed with the new seed and updates the experiment", () => {
@@ -176,7 +215,12 @@ describe("runs table", () => {
     const { store } = setup();
     expect(store.getState().snapshot()).toBeNull();
     store.getState().init();
-    store.getState().dispatch({ type: "metrics", rows: [{ variant: "rlvr", step: 2, time: 1, kind: "eval", values: { acc: 0.3 } }] });
+    store
+      .getState()
+      .dispatch({
+        type: "metrics",
+        rows: [{ variant: "rlvr", step: 2, time: 1, kind: "eval", values: { acc: 0.3 } }],
+      });
     const snap = store.getState().snapshot()!;
     expect(snap.lastEval.rlvr.acc).toBe(0.3);
     const id = store.getState().addRun({ ...snap, label: "saved" });

@@ -48,7 +48,11 @@ export type MatmulEpilogue = "store" | "gelu" | "add";
 /** The decode matmul variant for output width O and an epilogue. */
 export function matmulKernel(ctx: GpuContext, O: number, epi: MatmulEpilogue): Kernel {
   const vec = O % 4 === 0 ? "VEC" : "SCAL";
-  const keep = [vec, epi === "add" ? "EPI_ADD" : "EPI_STORE", ...(epi === "gelu" ? ["EPI_GELU"] : [])];
+  const keep = [
+    vec,
+    epi === "add" ? "EPI_ADD" : "EPI_STORE",
+    ...(epi === "gelu" ? ["EPI_GELU"] : []),
+  ];
   return ctx.kernel(`decode_matmul.${vec}.${epi}`, selectBlocks(matmulCode, keep));
 }
 
@@ -70,7 +74,10 @@ export function kvAppendKernel(ctx: GpuContext): Kernel {
  */
 export function attentionKernel(ctx: GpuContext, hd: number, forceScalar = false): Kernel {
   const variant = hd % 4 === 0 && !forceScalar ? "VEC" : "SCAL";
-  return ctx.kernel(`decode_attention.${variant}.hd${hd}`, selectBlocks(attentionCode.replace("$HD", String(hd)), [variant]));
+  return ctx.kernel(
+    `decode_attention.${variant}.hd${hd}`,
+    selectBlocks(attentionCode.replace("$HD", String(hd)), [variant]),
+  );
 }
 
 export function gatherKernel(ctx: GpuContext): Kernel {
@@ -82,8 +89,18 @@ export function advanceKernel(ctx: GpuContext): Kernel {
 }
 
 export function sampleKernel(ctx: GpuContext): Kernel {
-  return ctx.kernel("sample", prngCode + "\n" + sampleCode);
+  return ctx.kernel("sample", `${prngCode}\n${sampleCode}`);
 }
 
 /** Raw sources, for compile-message checks in tests. */
-export const SOURCES = { matmulCode, layernormCode, embedCode, kvAppendCode, attentionCode, advanceCode, gatherCode, sampleCode, prngCode };
+export const SOURCES = {
+  matmulCode,
+  layernormCode,
+  embedCode,
+  kvAppendCode,
+  attentionCode,
+  advanceCode,
+  gatherCode,
+  sampleCode,
+  prngCode,
+};

@@ -60,7 +60,8 @@ export function grid(ctx: GpuContext, threads: number): [number, number] {
 /** Grid for kernels that only read gid.x (no y spill). @throws Error when over the limit. */
 function grid1(ctx: GpuContext, name: string, threads: number): [number] {
   const n = Math.max(1, Math.ceil(threads / WG));
-  if (n > ctx.adapter.limits.maxComputeWorkgroupsPerDimension) throw new Error(`${name}: ${threads} invocations exceed one dispatch dimension`);
+  if (n > ctx.adapter.limits.maxComputeWorkgroupsPerDimension)
+    throw new Error(`${name}: ${threads} invocations exceed one dispatch dimension`);
   return [n];
 }
 
@@ -77,7 +78,10 @@ export type MatmulVariant = "auto" | "vec4" | "scalar" | "vec4x16";
 
 function pick(variant: MatmulVariant, vec4Ok: boolean, name: string): boolean {
   if (variant === "vec4x16") variant = "vec4"; // the 16×8 tile exists for the forward only
-  if (variant === "vec4" && !vec4Ok) throw new Error(`${name}: the vec4 variant needs the sizes noted in its shader to be multiples of 4`);
+  if (variant === "vec4" && !vec4Ok)
+    throw new Error(
+      `${name}: the vec4 variant needs the sizes noted in its shader to be multiples of 4`,
+    );
   return variant === "vec4" || (variant === "auto" && vec4Ok);
 }
 
@@ -85,38 +89,103 @@ function pick(variant: MatmulVariant, vec4Ok: boolean, name: string): boolean {
  * y [M, N] = x [M, K] · w [K, N] (+ bias [N]) (+ res [M, N]); vec4 needs K, N % 4 = 0.
  * Pass `null` for an absent bias/res; `dummy` stands in for its binding.
  */
-export function matmulForward(ctx: GpuContext, b: { x: Binding; w: Binding; bias: Binding | null; res: Binding | null; y: Binding; dummy: Binding }, M: number, K: number, N: number, variant: MatmulVariant = "auto"): KernelCall {
+export function matmulForward(
+  ctx: GpuContext,
+  b: {
+    x: Binding;
+    w: Binding;
+    bias: Binding | null;
+    res: Binding | null;
+    y: Binding;
+    dummy: Binding;
+  },
+  M: number,
+  K: number,
+  N: number,
+  variant: MatmulVariant = "auto",
+): KernelCall {
   const flags = (b.bias ? 1 : 0) | (b.res ? 2 : 0);
   const bindings = [b.x, b.w, b.bias ?? b.dummy, b.res ?? b.dummy, b.y];
   // 16×8 tiles where they fit (K % 4, N % 8, M ≥ 16): ~1.3× the 8×4 kernel on SwiftShader.
   const tileOk = K % 4 === 0 && N % 8 === 0;
-  if (variant === "vec4x16" && !tileOk) throw new Error("matmul_forward: the vec4x16 variant needs K % 4 = 0 and N % 8 = 0");
+  if (variant === "vec4x16" && !tileOk)
+    throw new Error("matmul_forward: the vec4x16 variant needs K % 4 = 0 and N % 8 = 0");
   if (variant === "vec4x16" || (variant === "auto" && tileOk && M >= 16)) {
-    return ctx.call(ctx.kernel("matmul_forward_vec4_16x8", matmulForward16x8Code), bindings, packParams([M, K, N, flags]), grid(ctx, Math.ceil(M / 16) * (N / 8)));
+    return ctx.call(
+      ctx.kernel("matmul_forward_vec4_16x8", matmulForward16x8Code),
+      bindings,
+      packParams([M, K, N, flags]),
+      grid(ctx, Math.ceil(M / 16) * (N / 8)),
+    );
   }
   if (pick(variant, K % 4 === 0 && N % 4 === 0, "matmul_forward")) {
-    return ctx.call(ctx.kernel("matmul_forward_vec4", matmulForwardVec4Code), bindings, packParams([M, K, N, flags]), grid(ctx, Math.ceil(M / 8) * (N / 4)));
+    return ctx.call(
+      ctx.kernel("matmul_forward_vec4", matmulForwardVec4Code),
+      bindings,
+      packParams([M, K, N, flags]),
+      grid(ctx, Math.ceil(M / 8) * (N / 4)),
+    );
   }
-  return ctx.call(ctx.kernel("matmul_forward", matmulForwardCode), bindings, packParams([M, K, N, flags]), grid(ctx, blocks(M) * blocks(N)));
+  return ctx.call(
+    ctx.kernel("matmul_forward", matmulForwardCode),
+    bindings,
+    packParams([M, K, N, flags]),
+    grid(ctx, blocks(M) * blocks(N)),
+  );
 }
 
 /** dx [M, K] = dy [M, N] · wᵀ (accumulate: dx +=); vec4 needs N % 4 = 0. */
-export function matmulBackwardDx(ctx: GpuContext, b: { dy: Binding; w: Binding; dx: Binding }, M: number, K: number, N: number, accumulate = false, variant: MatmulVariant = "auto"): KernelCall {
+export function matmulBackwardDx(
+  ctx: GpuContext,
+  b: { dy: Binding; w: Binding; dx: Binding },
+  M: number,
+  K: number,
+  N: number,
+  accumulate = false,
+  variant: MatmulVariant = "auto",
+): KernelCall {
   const params = packParams([M, K, N, accumulate ? 1 : 0]);
   if (pick(variant, N % 4 === 0, "matmul_backward_dx")) {
-    return ctx.call(ctx.kernel("matmul_backward_dx_vec4", matmulDxVec4Code), [b.dy, b.w, b.dx], params, grid(ctx, Math.ceil(M / 8) * blocks(K)));
+    return ctx.call(
+      ctx.kernel("matmul_backward_dx_vec4", matmulDxVec4Code),
+      [b.dy, b.w, b.dx],
+      params,
+      grid(ctx, Math.ceil(M / 8) * blocks(K)),
+    );
   }
-  return ctx.call(ctx.kernel("matmul_backward_dx", matmulDxCode), [b.dy, b.w, b.dx], params, grid(ctx, blocks(M) * blocks(K)));
+  return ctx.call(
+    ctx.kernel("matmul_backward_dx", matmulDxCode),
+    [b.dy, b.w, b.dx],
+    params,
+    grid(ctx, blocks(M) * blocks(K)),
+  );
 }
 
 /** dw [K, N] += xᵀ · dy; dbias [N] += column sums of dy when dbias is given; vec4 needs K, N % 4 = 0. */
-export function matmulBackwardDw(ctx: GpuContext, b: { x: Binding; dy: Binding; dw: Binding; dbias: Binding | null; dummy: Binding }, M: number, K: number, N: number, variant: MatmulVariant = "auto"): KernelCall {
+export function matmulBackwardDw(
+  ctx: GpuContext,
+  b: { x: Binding; dy: Binding; dw: Binding; dbias: Binding | null; dummy: Binding },
+  M: number,
+  K: number,
+  N: number,
+  variant: MatmulVariant = "auto",
+): KernelCall {
   const hasBias = b.dbias ? 1 : 0;
   const bindings = [b.x, b.dy, b.dw, b.dbias ?? b.dummy];
   if (pick(variant, K % 4 === 0 && N % 4 === 0, "matmul_backward_dw")) {
-    return ctx.call(ctx.kernel("matmul_backward_dw_vec4", matmulDwVec4Code), bindings, packParams([M, K, N, hasBias]), grid(ctx, (Math.ceil(K / 8) + hasBias) * (N / 4)));
+    return ctx.call(
+      ctx.kernel("matmul_backward_dw_vec4", matmulDwVec4Code),
+      bindings,
+      packParams([M, K, N, hasBias]),
+      grid(ctx, (Math.ceil(K / 8) + hasBias) * (N / 4)),
+    );
   }
-  return ctx.call(ctx.kernel("matmul_backward_dw", matmulDwCode), bindings, packParams([M, K, N, hasBias]), grid(ctx, (blocks(K) + hasBias) * blocks(N)));
+  return ctx.call(
+    ctx.kernel("matmul_backward_dw", matmulDwCode),
+    bindings,
+    packParams([M, K, N, hasBias]),
+    grid(ctx, (blocks(K) + hasBias) * blocks(N)),
+  );
 }
 
 /** @throws Error when C is not a multiple of 4 (the row kernels read vec4). */
@@ -125,25 +194,64 @@ function needC4(name: string, C: number): void {
 }
 
 /** LayerNorm over rows: out, mean, rstd from inp [N, C], g, b [C]; C % 4 = 0. */
-export function layernormForward(ctx: GpuContext, b: { inp: Binding; g: Binding; b: Binding; out: Binding; mean: Binding; rstd: Binding }, N: number, C: number): KernelCall {
+export function layernormForward(
+  ctx: GpuContext,
+  b: { inp: Binding; g: Binding; b: Binding; out: Binding; mean: Binding; rstd: Binding },
+  N: number,
+  C: number,
+): KernelCall {
   needC4("layernorm_forward", C);
-  return ctx.call(ctx.kernel("layernorm_forward", lnForwardCode), [b.inp, b.g, b.b, b.out, b.mean, b.rstd], packParams([N, C, 0, 0]), grid(ctx, N));
+  return ctx.call(
+    ctx.kernel("layernorm_forward", lnForwardCode),
+    [b.inp, b.g, b.b, b.out, b.mean, b.rstd],
+    packParams([N, C, 0, 0]),
+    grid(ctx, N),
+  );
 }
 
 /** LayerNorm input gradient: dinp [N, C] (= or +=); C % 4 = 0. */
-export function layernormBackwardDx(ctx: GpuContext, b: { dout: Binding; inp: Binding; g: Binding; mean: Binding; rstd: Binding; dinp: Binding }, N: number, C: number, accumulate: boolean): KernelCall {
+export function layernormBackwardDx(
+  ctx: GpuContext,
+  b: { dout: Binding; inp: Binding; g: Binding; mean: Binding; rstd: Binding; dinp: Binding },
+  N: number,
+  C: number,
+  accumulate: boolean,
+): KernelCall {
   needC4("layernorm_backward_dx", C);
-  return ctx.call(ctx.kernel("layernorm_backward_dx", lnDxCode), [b.dout, b.inp, b.g, b.mean, b.rstd, b.dinp], packParams([N, C, accumulate ? 1 : 0, 0]), grid(ctx, N));
+  return ctx.call(
+    ctx.kernel("layernorm_backward_dx", lnDxCode),
+    [b.dout, b.inp, b.g, b.mean, b.rstd, b.dinp],
+    packParams([N, C, accumulate ? 1 : 0, 0]),
+    grid(ctx, N),
+  );
 }
 
 /** LayerNorm parameter gradients: dg, db [C] +=; C % 4 = 0. */
-export function layernormBackwardParams(ctx: GpuContext, b: { dout: Binding; inp: Binding; mean: Binding; rstd: Binding; dg: Binding; db: Binding }, N: number, C: number): KernelCall {
+export function layernormBackwardParams(
+  ctx: GpuContext,
+  b: { dout: Binding; inp: Binding; mean: Binding; rstd: Binding; dg: Binding; db: Binding },
+  N: number,
+  C: number,
+): KernelCall {
   needC4("layernorm_backward_params", C);
-  return ctx.call(ctx.kernel("layernorm_backward_params", lnParamsCode), [b.dout, b.inp, b.mean, b.rstd, b.dg, b.db], packParams([N, C, 0, 0]), grid1(ctx, "layernorm_backward_params", C / 4));
+  return ctx.call(
+    ctx.kernel("layernorm_backward_params", lnParamsCode),
+    [b.dout, b.inp, b.mean, b.rstd, b.dg, b.db],
+    packParams([N, C, 0, 0]),
+    grid1(ctx, "layernorm_backward_params", C / 4),
+  );
 }
 
 /** Sizes shared by the attention kernels. */
-export interface AttnDims { B: number; T: number; C: number; NH: number; P: number; L: number; padId: number }
+export interface AttnDims {
+  B: number;
+  T: number;
+  C: number;
+  NH: number;
+  P: number;
+  L: number;
+  padId: number;
+}
 
 function attnParams(d: AttnDims): ArrayBuffer {
   return packParams([d.B, d.T, d.C, d.NH, d.P, d.L, d.padId, { f32: 1 / Math.sqrt(d.C / d.NH) }]);
@@ -157,22 +265,46 @@ export type AttnVariant = "auto" | "vec4" | "scalar";
 
 function attnVec4(d: AttnDims, variant: AttnVariant): boolean {
   const ok = (d.C / d.NH) % 4 === 0;
-  if (variant === "vec4" && !ok) throw new Error(`attention: the vec4 variant needs the head size C/NH = ${d.C / d.NH} to be a multiple of 4`);
+  if (variant === "vec4" && !ok)
+    throw new Error(
+      `attention: the vec4 variant needs the head size C/NH = ${d.C / d.NH} to be a multiple of 4`,
+    );
   return variant === "vec4" || (variant === "auto" && ok);
 }
 
 /** Causal attention with the PAD key mask: out [B, T, C], att [B, NH, T, T] from qkv [B, T, 3C]. */
-export function attentionForward(ctx: GpuContext, b: { qkv: Binding; tokens: Binding; att: Binding; out: Binding }, d: AttnDims, variant: AttnVariant = "auto"): KernelCall {
-  const kernel = attnVec4(d, variant) ? ctx.kernel("attention_forward_vec4", attnForwardVec4Code) : ctx.kernel("attention_forward", attnForwardCode);
-  return ctx.call(kernel, [b.qkv, b.tokens, b.att, b.out], attnParams(d), grid1(ctx, "attention_forward", d.B * d.NH * d.T));
+export function attentionForward(
+  ctx: GpuContext,
+  b: { qkv: Binding; tokens: Binding; att: Binding; out: Binding },
+  d: AttnDims,
+  variant: AttnVariant = "auto",
+): KernelCall {
+  const kernel = attnVec4(d, variant)
+    ? ctx.kernel("attention_forward_vec4", attnForwardVec4Code)
+    : ctx.kernel("attention_forward", attnForwardCode);
+  return ctx.call(
+    kernel,
+    [b.qkv, b.tokens, b.att, b.out],
+    attnParams(d),
+    grid1(ctx, "attention_forward", d.B * d.NH * d.T),
+  );
 }
 
 /** Attention backward, both passes: [q-pass, kv-pass] writing dqkv [B, T, 3C] (dpre is scratch [B, NH, T, T]). */
-export function attentionBackward(ctx: GpuContext, b: { dout: Binding; qkv: Binding; att: Binding; dpre: Binding; dqkv: Binding }, d: AttnDims, variant: AttnVariant = "auto"): [KernelCall, KernelCall] {
+export function attentionBackward(
+  ctx: GpuContext,
+  b: { dout: Binding; qkv: Binding; att: Binding; dpre: Binding; dqkv: Binding },
+  d: AttnDims,
+  variant: AttnVariant = "auto",
+): [KernelCall, KernelCall] {
   const wg = grid1(ctx, "attention_backward", d.B * d.NH * d.T);
   const v4 = attnVec4(d, variant);
-  const kq = v4 ? ctx.kernel("attention_backward_q_vec4", attnBackQVec4Code) : ctx.kernel("attention_backward_q", attnBackQCode);
-  const kkv = v4 ? ctx.kernel("attention_backward_kv_vec4", attnBackKVVec4Code) : ctx.kernel("attention_backward_kv", attnBackKVCode);
+  const kq = v4
+    ? ctx.kernel("attention_backward_q_vec4", attnBackQVec4Code)
+    : ctx.kernel("attention_backward_q", attnBackQCode);
+  const kkv = v4
+    ? ctx.kernel("attention_backward_kv_vec4", attnBackKVVec4Code)
+    : ctx.kernel("attention_backward_kv", attnBackKVCode);
   return [
     ctx.call(kq, [b.dout, b.qkv, b.att, b.dpre, b.dqkv], attnParams(d), wg),
     ctx.call(kkv, [b.dout, b.qkv, b.att, b.dpre, b.dqkv], attnParams(d), wg),
@@ -180,45 +312,126 @@ export function attentionBackward(ctx: GpuContext, b: { dout: Binding; qkv: Bind
 }
 
 /** GELU (tanh approximation), elementwise over N. */
-export function geluForward(ctx: GpuContext, b: { inp: Binding; out: Binding }, N: number): KernelCall {
-  return ctx.call(ctx.kernel("gelu_forward", geluForwardCode), [b.inp, b.out], packParams([N, 0, 0, 0]), grid(ctx, N));
+export function geluForward(
+  ctx: GpuContext,
+  b: { inp: Binding; out: Binding },
+  N: number,
+): KernelCall {
+  return ctx.call(
+    ctx.kernel("gelu_forward", geluForwardCode),
+    [b.inp, b.out],
+    packParams([N, 0, 0, 0]),
+    grid(ctx, N),
+  );
 }
 
 /** dinp = gelu'(inp)·dout (written). */
-export function geluBackward(ctx: GpuContext, b: { inp: Binding; dout: Binding; dinp: Binding }, N: number): KernelCall {
-  return ctx.call(ctx.kernel("gelu_backward", geluBackwardCode), [b.inp, b.dout, b.dinp], packParams([N, 0, 0, 0]), grid(ctx, N));
+export function geluBackward(
+  ctx: GpuContext,
+  b: { inp: Binding; dout: Binding; dinp: Binding },
+  N: number,
+): KernelCall {
+  return ctx.call(
+    ctx.kernel("gelu_backward", geluBackwardCode),
+    [b.inp, b.dout, b.dinp],
+    packParams([N, 0, 0, 0]),
+    grid(ctx, N),
+  );
 }
 
 /** Image geometry for patchify. */
-export interface PatchDims { B: number; H: number; W: number; Ch: number; patchSize: number }
+export interface PatchDims {
+  B: number;
+  H: number;
+  W: number;
+  Ch: number;
+  patchSize: number;
+}
 
 /** patches [B·P, p·p·Ch] from images [B, H·W·Ch]. */
-export function patchify(ctx: GpuContext, b: { images: Binding; patches: Binding }, d: PatchDims): KernelCall {
+export function patchify(
+  ctx: GpuContext,
+  b: { images: Binding; patches: Binding },
+  d: PatchDims,
+): KernelCall {
   const P = (d.H / d.patchSize) * (d.W / d.patchSize);
   const n = d.B * P * d.patchSize * d.patchSize * d.Ch;
-  return ctx.call(ctx.kernel("patchify", patchifyCode), [b.images, b.patches], packParams([d.B, d.H, d.W, d.Ch, d.patchSize, 0, 0, 0]), grid(ctx, n));
+  return ctx.call(
+    ctx.kernel("patchify", patchifyCode),
+    [b.images, b.patches],
+    packParams([d.B, d.H, d.W, d.Ch, d.patchSize, 0, 0, 0]),
+    grid(ctx, n),
+  );
 }
 
 /** out [B, T, C] = patch/token embeddings + positions (see shaders/embed_forward.wgsl). */
-export function embedForward(ctx: GpuContext, b: { patchEmb: Binding; tokens: Binding; wte: Binding; wpe: Binding; out: Binding }, B: number, P: number, L: number, C: number): KernelCall {
-  return ctx.call(ctx.kernel("embed_forward", embedForwardCode), [b.patchEmb, b.tokens, b.wte, b.wpe, b.out], packParams([B, P, L, C]), grid(ctx, B * (P + L) * C));
+export function embedForward(
+  ctx: GpuContext,
+  b: { patchEmb: Binding; tokens: Binding; wte: Binding; wpe: Binding; out: Binding },
+  B: number,
+  P: number,
+  L: number,
+  C: number,
+): KernelCall {
+  return ctx.call(
+    ctx.kernel("embed_forward", embedForwardCode),
+    [b.patchEmb, b.tokens, b.wte, b.wpe, b.out],
+    packParams([B, P, L, C]),
+    grid(ctx, B * (P + L) * C),
+  );
 }
 
 /** dwte, dwpe += and dpatchEmb = from dout [B, T, C]; C % 4 = 0 (see shaders/embed_backward.wgsl). */
-export function embedBackward(ctx: GpuContext, b: { dout: Binding; tokens: Binding; dwte: Binding; dwpe: Binding; dpatchEmb: Binding }, B: number, P: number, L: number, C: number, V: number): KernelCall {
+export function embedBackward(
+  ctx: GpuContext,
+  b: { dout: Binding; tokens: Binding; dwte: Binding; dwpe: Binding; dpatchEmb: Binding },
+  B: number,
+  P: number,
+  L: number,
+  C: number,
+  V: number,
+): KernelCall {
   needC4("embed_backward", C);
   const n = (V + P + L + B * P) * (C / 4);
-  return ctx.call(ctx.kernel("embed_backward", embedBackwardCode), [b.dout, b.tokens, b.dwte, b.dwpe, b.dpatchEmb], packParams([B, P, L, C, V, 0, 0, 0]), grid(ctx, n));
+  return ctx.call(
+    ctx.kernel("embed_backward", embedBackwardCode),
+    [b.dout, b.tokens, b.dwte, b.dwpe, b.dpatchEmb],
+    packParams([B, P, L, C, V, 0, 0, 0]),
+    grid(ctx, n),
+  );
 }
 
 /** What loss_token computes: logprobs only, SFT, policy loss with / without a reference policy (KL). */
 export const LOSS_MODE = { logprobs: 0, sft: 1, policy: 2, policyNoRef: 3 } as const;
 
 /** Sizes of the loss kernels. */
-export interface LossDims { B: number; T: number; L: number; P: number; V: number }
+export interface LossDims {
+  B: number;
+  T: number;
+  L: number;
+  P: number;
+  V: number;
+}
 
 /** Per-token logprobs [B, L] and records tok [B·L, 8] (see shaders/loss_token.wgsl). */
-export function lossToken(ctx: GpuContext, b: { logits: Binding; tokens: Binding; mask: Binding; advantages: Binding; oldLogprobs: Binding; refLogprobs: Binding; logprobs: Binding; tok: Binding }, d: LossDims, mode: number, clipEps = 0.2, beta = 0, temperature = 1): KernelCall {
+export function lossToken(
+  ctx: GpuContext,
+  b: {
+    logits: Binding;
+    tokens: Binding;
+    mask: Binding;
+    advantages: Binding;
+    oldLogprobs: Binding;
+    refLogprobs: Binding;
+    logprobs: Binding;
+    tok: Binding;
+  },
+  d: LossDims,
+  mode: number,
+  clipEps = 0.2,
+  beta = 0,
+  temperature = 1,
+): KernelCall {
   return ctx.call(
     ctx.kernel("loss_token", lossTokenCode),
     [b.logits, b.tokens, b.mask, b.advantages, b.oldLogprobs, b.refLogprobs, b.logprobs, b.tok],
@@ -231,26 +444,76 @@ export function lossToken(ctx: GpuContext, b: { logits: Binding; tokens: Binding
  * Uniform of loss_token (for KernelCall.setParams when ε, β, τ or the mode change).
  * @param temperature τ > 0: logprobs are those of softmax(logits/τ).
  */
-export function lossTokenParams(d: LossDims, mode: number, clipEps: number, beta: number, temperature = 1): ArrayBuffer {
-  return packParams([d.B, d.T, d.L, d.P, d.V, mode, { f32: clipEps }, { f32: beta }, { f32: 1 / temperature }, 0, 0, 0]);
+export function lossTokenParams(
+  d: LossDims,
+  mode: number,
+  clipEps: number,
+  beta: number,
+  temperature = 1,
+): ArrayBuffer {
+  return packParams([
+    d.B,
+    d.T,
+    d.L,
+    d.P,
+    d.V,
+    mode,
+    { f32: clipEps },
+    { f32: beta },
+    { f32: 1 / temperature },
+    0,
+    0,
+    0,
+  ]);
 }
 
 /** Aggregation codes of loss_reduce. */
-export const AGGREGATION = { "seq-mean-token-mean": 0, "token-mean": 1, "seq-mean-token-sum-norm": 2 } as const;
+export const AGGREGATION = {
+  "seq-mean-token-mean": 0,
+  "token-mean": 1,
+  "seq-mean-token-sum-norm": 2,
+} as const;
 
 /** Uniform of loss_reduce. */
-export function lossReduceParams(B: number, L: number, agg: number, normLength: number): ArrayBuffer {
+export function lossReduceParams(
+  B: number,
+  L: number,
+  agg: number,
+  normLength: number,
+): ArrayBuffer {
   return packParams([B, L, agg, { f32: normLength }]);
 }
 
 /** Loss, stats [8] and weighted per-token gradient g [B, L] (see shaders/loss_reduce.wgsl). */
-export function lossReduce(ctx: GpuContext, b: { tok: Binding; g: Binding; stats: Binding }, B: number, L: number, agg: number, normLength: number): KernelCall {
-  return ctx.call(ctx.kernel("loss_reduce", lossReduceCode), [b.tok, b.g, b.stats], lossReduceParams(B, L, agg, normLength), [1]);
+export function lossReduce(
+  ctx: GpuContext,
+  b: { tok: Binding; g: Binding; stats: Binding },
+  B: number,
+  L: number,
+  agg: number,
+  normLength: number,
+): KernelCall {
+  return ctx.call(
+    ctx.kernel("loss_reduce", lossReduceCode),
+    [b.tok, b.g, b.stats],
+    lossReduceParams(B, L, agg, normLength),
+    [1],
+  );
 }
 
 /** dlogits [B, T, V] from g [B, L] at temperature τ (see shaders/loss_logits_grad.wgsl). */
-export function lossLogitsGrad(ctx: GpuContext, b: { logits: Binding; tokens: Binding; g: Binding; tok: Binding; dlogits: Binding }, d: LossDims, temperature = 1): KernelCall {
-  return ctx.call(ctx.kernel("loss_logits_grad", lossLogitsGradCode), [b.logits, b.tokens, b.g, b.tok, b.dlogits], lossLogitsGradParams(d, temperature), grid1(ctx, "loss_logits_grad", d.B * d.T));
+export function lossLogitsGrad(
+  ctx: GpuContext,
+  b: { logits: Binding; tokens: Binding; g: Binding; tok: Binding; dlogits: Binding },
+  d: LossDims,
+  temperature = 1,
+): KernelCall {
+  return ctx.call(
+    ctx.kernel("loss_logits_grad", lossLogitsGradCode),
+    [b.logits, b.tokens, b.g, b.tok, b.dlogits],
+    lossLogitsGradParams(d, temperature),
+    grid1(ctx, "loss_logits_grad", d.B * d.T),
+  );
 }
 
 /** Uniform of loss_logits_grad (τ > 0). */

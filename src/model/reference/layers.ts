@@ -20,7 +20,15 @@ export const LN_EPS = 1e-5;
 /**
  * out [N, OC] = inp [N, C] · w [C, OC] (+ bias [OC] when given).
  */
-export function matmulForward(out: F64, inp: ArrayLike<number>, w: ArrayLike<number>, bias: ArrayLike<number> | null, N: number, C: number, OC: number): void {
+export function matmulForward(
+  out: F64,
+  inp: ArrayLike<number>,
+  w: ArrayLike<number>,
+  bias: ArrayLike<number> | null,
+  N: number,
+  C: number,
+  OC: number,
+): void {
   for (let n = 0; n < N; n++) {
     for (let o = 0; o < OC; o++) {
       let s = bias ? bias[o] : 0;
@@ -35,7 +43,17 @@ export function matmulForward(out: F64, inp: ArrayLike<number>, w: ArrayLike<num
  *   dinp [N, C]  += dout · wᵀ,   dw [C, OC] += inpᵀ · dout,   dbias [OC] += Σ_n dout[n].
  * Any gradient output may be null (skipped).
  */
-export function matmulBackward(dinp: F64 | null, dw: F64 | null, dbias: F64 | null, dout: ArrayLike<number>, inp: ArrayLike<number>, w: ArrayLike<number>, N: number, C: number, OC: number): void {
+export function matmulBackward(
+  dinp: F64 | null,
+  dw: F64 | null,
+  dbias: F64 | null,
+  dout: ArrayLike<number>,
+  inp: ArrayLike<number>,
+  w: ArrayLike<number>,
+  N: number,
+  C: number,
+  OC: number,
+): void {
   for (let n = 0; n < N; n++) {
     for (let o = 0; o < OC; o++) {
       const d = dout[n * OC + o];
@@ -55,7 +73,16 @@ export function matmulBackward(dinp: F64 | null, dw: F64 | null, dbias: F64 | nu
  * out [N, C] = (inp − mean) · rstd · g + b; also writes mean [N] and rstd [N]
  * (rstd = 1/sqrt(var + 1e-5), biased variance) for the backward pass.
  */
-export function layernormForward(out: F64, mean: F64, rstd: F64, inp: ArrayLike<number>, g: ArrayLike<number>, b: ArrayLike<number>, N: number, C: number): void {
+export function layernormForward(
+  out: F64,
+  mean: F64,
+  rstd: F64,
+  inp: ArrayLike<number>,
+  g: ArrayLike<number>,
+  b: ArrayLike<number>,
+  N: number,
+  C: number,
+): void {
   for (let n = 0; n < N; n++) {
     let m = 0;
     for (let c = 0; c < C; c++) m += inp[n * C + c];
@@ -78,7 +105,18 @@ export function layernormForward(out: F64, mean: F64, rstd: F64, inp: ArrayLike<
  * and dnorm = dout·g,  dinp += rstd · (dnorm − mean(dnorm) − x̂ · mean(dnorm·x̂)),
  * dg += Σ_n dout·x̂,  db += Σ_n dout. All accumulate.
  */
-export function layernormBackward(dinp: F64, dg: F64, db: F64, dout: ArrayLike<number>, inp: ArrayLike<number>, g: ArrayLike<number>, mean: ArrayLike<number>, rstd: ArrayLike<number>, N: number, C: number): void {
+export function layernormBackward(
+  dinp: F64,
+  dg: F64,
+  db: F64,
+  dout: ArrayLike<number>,
+  inp: ArrayLike<number>,
+  g: ArrayLike<number>,
+  mean: ArrayLike<number>,
+  rstd: ArrayLike<number>,
+  N: number,
+  C: number,
+): void {
   for (let n = 0; n < N; n++) {
     const m = mean[n];
     const r = rstd[n];
@@ -113,7 +151,16 @@ export function layernormBackward(dinp: F64, dg: F64, db: F64, dout: ArrayLike<n
  * softmax probabilities; 0 for masked keys).
  * @throws Error if a query row has no allowed key (cannot happen while patch keys exist).
  */
-export function attentionForward(out: F64, att: F64, qkv: ArrayLike<number>, keyOk: ArrayLike<number>, B: number, T: number, C: number, NH: number): void {
+export function attentionForward(
+  out: F64,
+  att: F64,
+  qkv: ArrayLike<number>,
+  keyOk: ArrayLike<number>,
+  B: number,
+  T: number,
+  C: number,
+  NH: number,
+): void {
   const hs = C / NH;
   const scale = 1 / Math.sqrt(hs);
   const C3 = 3 * C;
@@ -133,7 +180,8 @@ export function attentionForward(out: F64, att: F64, qkv: ArrayLike<number>, key
           att[arow + j] = s;
           if (s > maxv) maxv = s;
         }
-        if (maxv === -Infinity) throw new Error(`attentionForward: query ${i} of batch row ${b} has no allowed key`);
+        if (maxv === -Infinity)
+          throw new Error(`attentionForward: query ${i} of batch row ${b} has no allowed key`);
         let sum = 0;
         for (let j = 0; j <= i; j++) {
           if (!keyOk[b * T + j]) continue;
@@ -145,7 +193,8 @@ export function attentionForward(out: F64, att: F64, qkv: ArrayLike<number>, key
         const o = b * T * C + i * C + h * hs;
         for (let e = 0; e < hs; e++) {
           let s = 0;
-          for (let j = 0; j <= i; j++) s += att[arow + j] * qkv[b * T * C3 + j * C3 + 2 * C + h * hs + e];
+          for (let j = 0; j <= i; j++)
+            s += att[arow + j] * qkv[b * T * C3 + j * C3 + 2 * C + h * hs + e];
           out[o + e] = s;
         }
       }
@@ -160,7 +209,16 @@ export function attentionForward(out: F64, att: F64, qkv: ArrayLike<number>, key
  *   dpre_ij = att_ij·(datt_ij − Σ_k att_ik·datt_ik);
  *   dq_i += scale·Σ_j dpre_ij·k_j;  dk_j += scale·dpre_ij·q_i.
  */
-export function attentionBackward(dqkv: F64, dout: ArrayLike<number>, qkv: ArrayLike<number>, att: ArrayLike<number>, B: number, T: number, C: number, NH: number): void {
+export function attentionBackward(
+  dqkv: F64,
+  dout: ArrayLike<number>,
+  qkv: ArrayLike<number>,
+  att: ArrayLike<number>,
+  B: number,
+  T: number,
+  C: number,
+  NH: number,
+): void {
   const hs = C / NH;
   const scale = 1 / Math.sqrt(hs);
   const C3 = 3 * C;
@@ -210,7 +268,12 @@ export function geluForward(out: F64, inp: ArrayLike<number>, N: number): void {
 }
 
 /** dinp [N] += gelu'(inp) · dout. */
-export function geluBackward(dinp: F64, inp: ArrayLike<number>, dout: ArrayLike<number>, N: number): void {
+export function geluBackward(
+  dinp: F64,
+  inp: ArrayLike<number>,
+  dout: ArrayLike<number>,
+  N: number,
+): void {
   for (let i = 0; i < N; i++) {
     const x = inp[i];
     const u = GELU_K * (x + 0.044715 * x * x * x);
@@ -225,7 +288,12 @@ export function geluBackward(dinp: F64, inp: ArrayLike<number>, dout: ArrayLike<
 // residual add and log-softmax
 
 /** out [N] = a + b. */
-export function residualForward(out: F64, a: ArrayLike<number>, b: ArrayLike<number>, N: number): void {
+export function residualForward(
+  out: F64,
+  a: ArrayLike<number>,
+  b: ArrayLike<number>,
+  N: number,
+): void {
   for (let i = 0; i < N; i++) out[i] = a[i] + b[i];
 }
 
@@ -269,7 +337,8 @@ export function patchify(out: F64, images: ArrayLike<number>, dims: EmbedDims, B
       for (let py = 0; py < p; py++) {
         for (let px = 0; px < p; px++) {
           for (let c = 0; c < Ch; c++) {
-            out[(b * P + k) * pd + (py * p + px) * Ch + c] = images[b * H * W * Ch + ((y0 + py) * W + (x0 + px)) * Ch + c];
+            out[(b * P + k) * pd + (py * p + px) * Ch + c] =
+              images[b * H * W * Ch + ((y0 + py) * W + (x0 + px)) * Ch + c];
           }
         }
       }
@@ -282,15 +351,30 @@ export function patchify(out: F64, images: ArrayLike<number>, dims: EmbedDims, B
  * rows P+s = wte[tokens[b, s]] + wpe[P + s].
  * patches [B, P, pd], tokens [B, L], patchW [pd, C], wte [V, C], wpe [≥T, C].
  */
-export function embedForward(out: F64, patches: F64, tokens: ArrayLike<number>, patchW: ArrayLike<number>, patchB: ArrayLike<number>, wte: ArrayLike<number>, wpe: ArrayLike<number>, B: number, P: number, L: number, pd: number, C: number): void {
+export function embedForward(
+  out: F64,
+  patches: F64,
+  tokens: ArrayLike<number>,
+  patchW: ArrayLike<number>,
+  patchB: ArrayLike<number>,
+  wte: ArrayLike<number>,
+  wpe: ArrayLike<number>,
+  B: number,
+  P: number,
+  L: number,
+  pd: number,
+  C: number,
+): void {
   const T = P + L;
   const tmp = new Float64Array(P * C);
   for (let b = 0; b < B; b++) {
     matmulForward(tmp, patches.subarray(b * P * pd, (b + 1) * P * pd), patchW, patchB, P, pd, C);
-    for (let k = 0; k < P; k++) for (let c = 0; c < C; c++) out[(b * T + k) * C + c] = tmp[k * C + c] + wpe[k * C + c];
+    for (let k = 0; k < P; k++)
+      for (let c = 0; c < C; c++) out[(b * T + k) * C + c] = tmp[k * C + c] + wpe[k * C + c];
     for (let s = 0; s < L; s++) {
       const id = tokens[b * L + s];
-      for (let c = 0; c < C; c++) out[(b * T + P + s) * C + c] = wte[id * C + c] + wpe[(P + s) * C + c];
+      for (let c = 0; c < C; c++)
+        out[(b * T + P + s) * C + c] = wte[id * C + c] + wpe[(P + s) * C + c];
     }
   }
 }
@@ -299,12 +383,36 @@ export function embedForward(out: F64, patches: F64, tokens: ArrayLike<number>, 
  * Backward of embedForward; accumulates dpatchW [pd, C], dpatchB [C],
  * dwte [V, C], dwpe [≥T, C] from dout [B, T, C].
  */
-export function embedBackward(dpatchW: F64, dpatchB: F64, dwte: F64, dwpe: F64, dout: F64, patches: F64, tokens: ArrayLike<number>, B: number, P: number, L: number, pd: number, C: number): void {
+export function embedBackward(
+  dpatchW: F64,
+  dpatchB: F64,
+  dwte: F64,
+  dwpe: F64,
+  dout: F64,
+  patches: F64,
+  tokens: ArrayLike<number>,
+  B: number,
+  P: number,
+  L: number,
+  pd: number,
+  C: number,
+): void {
   const T = P + L;
   for (let b = 0; b < B; b++) {
     const drows = dout.subarray(b * T * C, (b * T + P) * C);
-    matmulBackward(null, dpatchW, dpatchB, drows, patches.subarray(b * P * pd, (b + 1) * P * pd), [], P, pd, C);
-    for (let t = 0; t < T; t++) for (let c = 0; c < C; c++) dwpe[t * C + c] += dout[(b * T + t) * C + c];
+    matmulBackward(
+      null,
+      dpatchW,
+      dpatchB,
+      drows,
+      patches.subarray(b * P * pd, (b + 1) * P * pd),
+      [],
+      P,
+      pd,
+      C,
+    );
+    for (let t = 0; t < T; t++)
+      for (let c = 0; c < C; c++) dwpe[t * C + c] += dout[(b * T + t) * C + c];
     for (let s = 0; s < L; s++) {
       const id = tokens[b * L + s];
       for (let c = 0; c < C; c++) dwte[id * C + c] += dout[(b * T + P + s) * C + c];

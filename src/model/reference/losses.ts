@@ -25,7 +25,13 @@ export interface TokenStats {
 }
 
 /** Computes per-token logprobs, entropies and probabilities (see TokenStats). */
-export function tokenStats(logits: ArrayLike<number>, tokens: ArrayLike<number>, B: number, L: number, V: number): TokenStats {
+export function tokenStats(
+  logits: ArrayLike<number>,
+  tokens: ArrayLike<number>,
+  B: number,
+  L: number,
+  V: number,
+): TokenStats {
   const logprobs = new Float64Array(B * L);
   const entropy = new Float64Array(B * L);
   const probs = new Float64Array(B * L * V);
@@ -57,7 +63,14 @@ function maskAt(mask: ArrayLike<number>, L: number, i: number): number {
 }
 
 /** dlogits [B, L, V] from per-token gradients g [B, L] of the token logprobs. */
-function logprobGradToLogits(g: F64, probs: F64, tokens: ArrayLike<number>, B: number, L: number, V: number): F64 {
+function logprobGradToLogits(
+  g: F64,
+  probs: F64,
+  tokens: ArrayLike<number>,
+  B: number,
+  L: number,
+  V: number,
+): F64 {
   const dlogits = new Float64Array(B * L * V);
   for (let i = 0; i < B * L; i++) {
     if (i % L === 0 || g[i] === 0) continue;
@@ -72,7 +85,14 @@ function logprobGradToLogits(g: F64, probs: F64, tokens: ArrayLike<number>, B: n
  * SFT cross-entropy over the masked tokens: loss = −Σ m_s·logp_s / Σ m_s
  * (0 when no token is masked in). Returns the loss and dloss/dlogits [B, L, V].
  */
-export function sftLoss(logits: ArrayLike<number>, tokens: ArrayLike<number>, mask: ArrayLike<number>, B: number, L: number, V: number): { loss: number; dlogits: F64; logprobs: F64 } {
+export function sftLoss(
+  logits: ArrayLike<number>,
+  tokens: ArrayLike<number>,
+  mask: ArrayLike<number>,
+  B: number,
+  L: number,
+  V: number,
+): { loss: number; dlogits: F64; logprobs: F64 } {
   const st = tokenStats(logits, tokens, B, L, V);
   let n = 0;
   for (let i = 0; i < B * L; i++) n += maskAt(mask, L, i);
@@ -85,7 +105,11 @@ export function sftLoss(logits: ArrayLike<number>, tokens: ArrayLike<number>, ma
       g[i] = -m / n;
     }
   }
-  return { loss, dlogits: logprobGradToLogits(g, st.probs, tokens, B, L, V), logprobs: st.logprobs };
+  return {
+    loss,
+    dlogits: logprobGradToLogits(g, st.probs, tokens, B, L, V),
+    logprobs: st.logprobs,
+  };
 }
 
 /** Inputs of the policy loss (reward-spec.md §1). Per-token arrays are [B, L]. */
@@ -128,7 +152,13 @@ export interface PolicyLossResult {
  *   token-mean:              m / Σ m       (DAPO)
  *   seq-mean-token-sum-norm: m / (B·normLength)  (Dr. GRPO)
  */
-export function aggregationWeights(mask: ArrayLike<number>, B: number, L: number, agg: PolicyAggregation, normLength: number): F64 {
+export function aggregationWeights(
+  mask: ArrayLike<number>,
+  B: number,
+  L: number,
+  agg: PolicyAggregation,
+  normLength: number,
+): F64 {
   const w = new Float64Array(B * L);
   let total = 0;
   for (let i = 0; i < B * L; i++) total += maskAt(mask, L, i);
@@ -155,9 +185,17 @@ export function aggregationWeights(mask: ArrayLike<number>, B: number, L: number
  * Gradient w.r.t. lp: −ρA where the unclipped branch is the min, else 0;
  * plus β·(1 − eˣ) where neither clamp is active.
  */
-export function policyLoss(logits: ArrayLike<number>, tokens: ArrayLike<number>, inp: PolicyLossInputs, B: number, L: number, V: number): PolicyLossResult {
+export function policyLoss(
+  logits: ArrayLike<number>,
+  tokens: ArrayLike<number>,
+  inp: PolicyLossInputs,
+  B: number,
+  L: number,
+  V: number,
+): PolicyLossResult {
   const tau = inp.temperature ?? 1;
-  const scaled = tau === 1 ? logits : Float64Array.from(logits as ArrayLike<number>, (z) => z / tau);
+  const scaled =
+    tau === 1 ? logits : Float64Array.from(logits as ArrayLike<number>, (z) => z / tau);
   const st = tokenStats(scaled, tokens, B, L, V);
   const w = aggregationWeights(inp.mask, B, L, inp.aggregation, inp.normLength);
   const g = new Float64Array(B * L);

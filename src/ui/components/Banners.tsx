@@ -10,15 +10,31 @@ export function ErrorBanner() {
       {urlError && (
         <div className="banner error" role="alert" data-testid="url-error">
           {urlError}
-          <button type="button" onClick={() => labStore.setState({ urlError: null })} aria-label="Dismiss link error">
+          <button
+            type="button"
+            onClick={() => labStore.setState({ urlError: null })}
+            aria-label="Dismiss link error"
+          >
             ×
           </button>
         </div>
       )}
       {errors.slice(-5).map((e) => (
-        <div key={e.id} className={`banner ${e.fatal ? "error" : "warn"}`} role="alert" data-testid="error">
-          <b>{e.fatal ? "Error" : "Problem"} ({e.source}):</b> {e.message}
-          <button type="button" onClick={() => labStore.getState().dismissError(e.id)} aria-label="Dismiss error">
+        <div
+          key={e.id}
+          className={`banner ${e.fatal ? "error" : "warn"}`}
+          role="alert"
+          data-testid="error"
+        >
+          <b>
+            {e.fatal ? "Error" : "Problem"} ({e.source}):
+          </b>{" "}
+          {e.message}
+          <button
+            type="button"
+            onClick={() => labStore.getState().dismissError(e.id)}
+            aria-label="Dismiss error"
+          >
             ×
           </button>
         </div>
@@ -32,8 +48,8 @@ export function PendingChangesBanner() {
   if (!pending) return null;
   return (
     <div className="banner info" data-testid="pending-changes">
-      You changed settings that define the run (task, model, variants, algorithm or seed). The current run keeps its settings;
-      they apply when you start a new run.
+      You changed settings that define the run (task, model, variants, algorithm or seed). The
+      current run keeps its settings; they apply when you start a new run.
       <button type="button" onClick={() => labStore.getState().reset()}>
         Apply (new run)
       </button>

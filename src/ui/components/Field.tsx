@@ -11,7 +11,10 @@ export function Tip({ text }: { text: string }) {
 
 function LabChoice({ on }: { on?: boolean }) {
   return on ? (
-    <span className="lab-choice" title="The papers do not fix this value; the lab chose it. Change it freely.">
+    <span
+      className="lab-choice"
+      title="The papers do not fix this value; the lab chose it. Change it freely."
+    >
       lab choice
     </span>
   ) : null;
@@ -32,7 +35,19 @@ interface SliderProps {
   disabled?: boolean;
 }
 
-export function Slider({ label, name, value, min, max, step, onChange, tip, labChoice, format, disabled }: SliderProps) {
+export function Slider({
+  label,
+  name,
+  value,
+  min,
+  max,
+  step,
+  onChange,
+  tip,
+  labChoice,
+  format,
+  disabled,
+}: SliderProps) {
   const id = useId();
   return (
     <div className="field slider">
@@ -70,7 +85,18 @@ interface NumberProps {
   labChoice?: boolean;
 }
 
-export function NumberInput({ label, name, value, min, max, step = "any", integer, onChange, tip, labChoice }: NumberProps) {
+export function NumberInput({
+  label,
+  name,
+  value,
+  min,
+  max,
+  step = "any",
+  integer,
+  onChange,
+  tip,
+  labChoice,
+}: NumberProps) {
   const id = useId();
   return (
     <div className="field number">
@@ -107,14 +133,27 @@ interface SelectProps<T extends string> {
   labChoice?: boolean;
 }
 
-export function Select<T extends string>({ label, name, value, options, onChange, tip, labChoice }: SelectProps<T>) {
+export function Select<T extends string>({
+  label,
+  name,
+  value,
+  options,
+  onChange,
+  tip,
+  labChoice,
+}: SelectProps<T>) {
   const id = useId();
   return (
     <div className="field select">
       <label htmlFor={id}>
         {label} {tip && <Tip text={tip} />} <LabChoice on={labChoice} />
       </label>
-      <select id={id} aria-label={name ?? (typeof label === "string" ? label : undefined)} value={value} onChange={(e) => onChange(e.target.value as T)}>
+      <select
+        id={id}
+        aria-label={name ?? (typeof label === "string" ? label : undefined)}
+        value={value}
+        onChange={(e) => onChange(e.target.value as T)}
+      >
         {options.map((o) => (
           <option key={o.value} value={o.value}>
             {o.label}
@@ -125,11 +164,26 @@ export function Select<T extends string>({ label, name, value, options, onChange
   );
 }
 
-export function Checkbox({ label, checked, onChange, tip }: { label: ReactNode; checked: boolean; onChange(v: boolean): void; tip?: string }) {
+export function Checkbox({
+  label,
+  checked,
+  onChange,
+  tip,
+}: {
+  label: ReactNode;
+  checked: boolean;
+  onChange(v: boolean): void;
+  tip?: string;
+}) {
   const id = useId();
   return (
     <div className="field checkbox">
-      <input id={id} type="checkbox" checked={checked} onChange={(e) => onChange(e.target.checked)} />
+      <input
+        id={id}
+        type="checkbox"
+        checked={checked}
+        onChange={(e) => onChange(e.target.checked)}
+      />
       <label htmlFor={id}>
         {label} {tip && <Tip text={tip} />}
       </label>
@@ -137,7 +191,15 @@ export function Checkbox({ label, checked, onChange, tip }: { label: ReactNode; 
   );
 }
 
-export function Section({ title, children, tip }: { title: string; children: ReactNode; tip?: string }) {
+export function Section({
+  title,
+  children,
+  tip,
+}: {
+  title: string;
+  children: ReactNode;
+  tip?: string;
+}) {
   return (
     <section className="panel-section">
       <h3>

@@ -35,14 +35,24 @@ export function RunsTable() {
             <tr key={r.id} className={viewing === r.id ? "selected" : ""}>
               <td>
                 {r.label}{" "}
-                <label className="overlay-check" title="Draw this run's curves over the current charts (dotted, named with what differs from the current run)">
+                <label
+                  className="overlay-check"
+                  title="Draw this run's curves over the current charts (dotted, named with what differs from the current run)"
+                >
                   <input
                     type="checkbox"
                     aria-label={`Overlay ${r.label}`}
                     checked={overlays.some((o) => o.id === runOverlayId(r))}
                     onChange={(e) => {
                       const st = labStore.getState();
-                      if (e.target.checked) st.addOverlay({ id: runOverlayId(r), label: r.label, experiment: r.experiment, markers: r.metrics.markers, metrics: r.metrics });
+                      if (e.target.checked)
+                        st.addOverlay({
+                          id: runOverlayId(r),
+                          label: r.label,
+                          experiment: r.experiment,
+                          markers: r.metrics.markers,
+                          metrics: r.metrics,
+                        });
                       else st.removeOverlay(runOverlayId(r));
                     }}
                   />
@@ -62,13 +72,18 @@ export function RunsTable() {
                   const acc = pick(vals, "acc");
                   return (
                     <span key={v} className="run-cell">
-                      <span className="swatch" style={{ background: variantColor(v) }} /> {variantLabel(v)} {rc?.toFixed(3) ?? "–"} / {acc?.toFixed(3) ?? "–"}
+                      <span className="swatch" style={{ background: variantColor(v) }} />{" "}
+                      {variantLabel(v)} {rc?.toFixed(3) ?? "–"} / {acc?.toFixed(3) ?? "–"}
                     </span>
                   );
                 })}
               </td>
               <td>
-                <button type="button" className="small-btn" onClick={() => labStore.getState().viewRun(viewing === r.id ? null : r.id)}>
+                <button
+                  type="button"
+                  className="small-btn"
+                  onClick={() => labStore.getState().viewRun(viewing === r.id ? null : r.id)}
+                >
                   {viewing === r.id ? "Hide" : "View"}
                 </button>
               </td>

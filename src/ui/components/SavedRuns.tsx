@@ -8,7 +8,10 @@ export function SavedRuns() {
   const [busy, setBusy] = useState(false);
   const canSave = useLab((s) => hasRunData(s));
   const overlays = useLab((s) => s.overlays);
-  const fail = (e: unknown) => labStore.getState().reportError(`Saved runs: ${e instanceof Error ? e.message : String(e)}`, false, "page");
+  const fail = (e: unknown) =>
+    labStore
+      .getState()
+      .reportError(`Saved runs: ${e instanceof Error ? e.message : String(e)}`, false, "page");
   const refresh = useCallback(() => listRuns().then(setSaved, (e) => (setSaved([]), fail(e))), []);
   useEffect(() => void refresh(), [refresh]);
 
@@ -18,7 +21,13 @@ export function SavedRuns() {
     setBusy(true);
     try {
       const name = `seed ${snap.experiment.seed} · ${snap.experiment.variants.map((v) => v.name).join(" vs ")} · step ${snap.lastStep}`;
-      await saveRun({ name, experiment: snap.experiment, lastStep: snap.lastStep, lastEval: snap.lastEval, metrics: snap.metrics });
+      await saveRun({
+        name,
+        experiment: snap.experiment,
+        lastStep: snap.lastStep,
+        lastEval: snap.lastEval,
+        metrics: snap.metrics,
+      });
       await refresh();
     } catch (e) {
       fail(e);
@@ -30,7 +39,15 @@ export function SavedRuns() {
     try {
       const r = await loadRun(key);
       if (!r) return;
-      const id = labStore.getState().addRun({ label: `saved: ${r.name}`, experiment: r.experiment, lastStep: r.lastStep, lastEval: r.lastEval, metrics: r.metrics });
+      const id = labStore
+        .getState()
+        .addRun({
+          label: `saved: ${r.name}`,
+          experiment: r.experiment,
+          lastStep: r.lastStep,
+          lastEval: r.lastEval,
+          metrics: r.metrics,
+        });
       labStore.getState().viewRun(id);
     } catch (e) {
       fail(e);
@@ -44,7 +61,13 @@ export function SavedRuns() {
     try {
       const full = await loadRun(r.key);
       if (!full) return;
-      st.addOverlay({ id: `s${r.key}`, label: `saved “${r.name}”`, experiment: full.experiment, markers: full.metrics.markers, metrics: full.metrics });
+      st.addOverlay({
+        id: `s${r.key}`,
+        label: `saved “${r.name}”`,
+        experiment: full.experiment,
+        markers: full.metrics.markers,
+        metrics: full.metrics,
+      });
     } catch (e) {
       fail(e);
     }
@@ -54,21 +77,39 @@ export function SavedRuns() {
     <section className="runs" aria-label="Saved runs">
       <div className="runs-head">
         <h3>Saved in this browser</h3>
-        <button type="button" className="small-btn" disabled={!canSave || busy} onClick={saveLive} title="Store the live run's metrics and settings in IndexedDB">
+        <button
+          type="button"
+          className="small-btn"
+          disabled={!canSave || busy}
+          onClick={saveLive}
+          title="Store the live run's metrics and settings in IndexedDB"
+        >
           Save current run
         </button>
       </div>
       {saved === null ? (
         <p className="muted small">Loading…</p>
       ) : saved.length === 0 ? (
-        <p className="muted small">Nothing saved yet. Saved runs keep their settings and every metric row (not the rollouts), and survive a reload.</p>
+        <p className="muted small">
+          Nothing saved yet. Saved runs keep their settings and every metric row (not the rollouts),
+          and survive a reload.
+        </p>
       ) : (
         <ul className="saved-list" data-testid="saved-runs">
           {saved.map((r) => (
             <li key={r.key}>
-              <span>{r.name}</span> <span className="muted small">{new Date(r.savedAt).toLocaleString()}</span>{" "}
-              <label className="overlay-check" title="Draw this saved run's curves over the current charts (dotted, named with what differs from the current run)">
-                <input type="checkbox" aria-label={`Overlay saved run ${r.name}`} checked={overlays.some((o) => o.id === `s${r.key}`)} onChange={(e) => void overlay(r, e.target.checked)} />
+              <span>{r.name}</span>{" "}
+              <span className="muted small">{new Date(r.savedAt).toLocaleString()}</span>{" "}
+              <label
+                className="overlay-check"
+                title="Draw this saved run's curves over the current charts (dotted, named with what differs from the current run)"
+              >
+                <input
+                  type="checkbox"
+                  aria-label={`Overlay saved run ${r.name}`}
+                  checked={overlays.some((o) => o.id === `s${r.key}`)}
+                  onChange={(e) => void overlay(r, e.target.checked)}
+                />
                 overlay
               </label>
               <button type="button" className="small-btn" onClick={() => load(r.key)}>

@@ -5,7 +5,16 @@
  * groupwise variance per setting, and the reduction). No math here.
  */
 import { useState } from "react";
-import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import {
+  Bar,
+  BarChart,
+  CartesianGrid,
+  Legend,
+  ResponsiveContainer,
+  Tooltip,
+  XAxis,
+  YAxis,
+} from "recharts";
 import { labStore, useLab } from "../../store";
 import type { StabilityPolicy } from "../../rl/stability-run";
 import type { TrainerCommand } from "../../workers/protocol";
@@ -41,7 +50,13 @@ export function StabilityPanel() {
   const measure = () => {
     const t = labStore.getState().trainer;
     if (!t) {
-      labStore.getState().reportError("The trainer is not connected; the stability study was not sent.", false, "page");
+      labStore
+        .getState()
+        .reportError(
+          "The trainer is not connected; the stability study was not sent.",
+          false,
+          "page",
+        );
       return;
     }
     setWaitingFor(stability.version);
@@ -49,21 +64,35 @@ export function StabilityPanel() {
   };
 
   const result = !pending ? stability.result : null;
-  const data = result?.settings.map((s) => ({ label: s.label, pointwise: s.pointwise, groupwise: s.groupwise })) ?? [];
+  const data =
+    result?.settings.map((s) => ({
+      label: s.label,
+      pointwise: s.pointwise,
+      groupwise: s.groupwise,
+    })) ?? [];
   return (
-    <section className="runs stability-panel" aria-label="Judge stability" data-testid="stability-panel">
+    <section
+      className="runs stability-panel"
+      aria-label="Judge stability"
+      data-testid="stability-panel"
+    >
       <h3>
         Judge stability <Tip text={ABOUT} />
       </h3>
       {noRun ? (
         <p className="muted small" data-testid="stability-no-run">
-          No run is loaded yet: the study samples rollouts from the run's model, so wait until the trainer is ready.
+          No run is loaded yet: the study samples rollouts from the run's model, so wait until the
+          trainer is ready.
         </p>
       ) : (
         <p className="small">
           <label>
             policy{" "}
-            <select value={chosen} onChange={(e) => setPolicy(e.target.value as StabilityPolicy)} disabled={pending}>
+            <select
+              value={chosen}
+              onChange={(e) => setPolicy(e.target.value as StabilityPolicy)}
+              disabled={pending}
+            >
               <option value="reference">cold start (reference)</option>
               {variants.map((v) => (
                 <option key={v} value={v}>
@@ -76,7 +105,8 @@ export function StabilityPanel() {
             {pending ? "Measuring…" : "Measure judge stability"}
           </button>{" "}
           <span className="muted">
-            {PANEL_STUDY.prompts} prompts × {PANEL_STUDY.groupSize} rollouts, {PANEL_STUDY.repeats} repeats per setting; training pauses while it runs
+            {PANEL_STUDY.prompts} prompts × {PANEL_STUDY.groupSize} rollouts, {PANEL_STUDY.repeats}{" "}
+            repeats per setting; training pauses while it runs
           </span>
         </p>
       )}
@@ -88,18 +118,35 @@ export function StabilityPanel() {
       {result && (
         <div data-testid="stability-result" data-settings={result.settings.length}>
           <p className="muted small">
-            {result.policy === "reference" ? "cold start" : `${variantLabel(result.policy)} at step ${result.step}`}: {result.prompts} prompts × {result.groupSize} rollouts (τ = {result.temperature}),{" "}
-            {pct(result.passRate)} pass the verifier (only those get a rank reward), {result.repeats} repeats, seed {result.seed}. Variance in squared reward units.
+            {result.policy === "reference"
+              ? "cold start"
+              : `${variantLabel(result.policy)} at step ${result.step}`}
+            : {result.prompts} prompts × {result.groupSize} rollouts (τ = {result.temperature}),{" "}
+            {pct(result.passRate)} pass the verifier (only those get a rank reward),{" "}
+            {result.repeats} repeats, seed {result.seed}. Variance in squared reward units.
           </p>
           <ResponsiveContainer width="100%" height={190}>
             <BarChart data={data} margin={{ top: 6, right: 12, bottom: 0, left: 0 }}>
               <CartesianGrid strokeDasharray="3 3" stroke="#e4e7eb" />
               <XAxis dataKey="label" fontSize={11} interval={0} />
               <YAxis width={62} fontSize={11} tickFormatter={fmt} />
-              <Tooltip formatter={(v, name) => [fmt(Number(v)), String(name)]} contentStyle={{ fontSize: 12 }} />
+              <Tooltip
+                formatter={(v, name) => [fmt(Number(v)), String(name)]}
+                contentStyle={{ fontSize: 12 }}
+              />
               <Legend wrapperStyle={{ fontSize: 12 }} />
-              <Bar dataKey="pointwise" name="pointwise GR" fill={variantColor("pointwise-gr")} isAnimationActive={false} />
-              <Bar dataKey="groupwise" name="GRR (groupwise)" fill={variantColor("grr")} isAnimationActive={false} />
+              <Bar
+                dataKey="pointwise"
+                name="pointwise GR"
+                fill={variantColor("pointwise-gr")}
+                isAnimationActive={false}
+              />
+              <Bar
+                dataKey="groupwise"
+                name="GRR (groupwise)"
+                fill={variantColor("grr")}
+                isAnimationActive={false}
+              />
             </BarChart>
           </ResponsiveContainer>
           <table className="runs-table" data-testid="stability-table">
@@ -123,7 +170,9 @@ export function StabilityPanel() {
                   <td>{s.judge.delta}</td>
                   <td>{fmt(s.pointwise)}</td>
                   <td>{fmt(s.groupwise)}</td>
-                  <td title="1 − groupwise / pointwise (paper: 37.6 %); negative: the ranking is the less stable one here">{pct(s.reduction)}</td>
+                  <td title="1 − groupwise / pointwise (paper: 37.6 %); negative: the ranking is the less stable one here">
+                    {pct(s.reduction)}
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -26,7 +26,9 @@ export function StatusLine() {
       <span data-testid="status-step">
         step {step} / {total}
       </span>
-      <span data-testid="status-adapter">adapter: {adapter ? `${adapter}${fallback ? " (fallback)" : ""}` : "…"}</span>
+      <span data-testid="status-adapter">
+        adapter: {adapter ? `${adapter}${fallback ? " (fallback)" : ""}` : "…"}
+      </span>
       {msg && <span className="muted">{msg}</span>}
     </div>
   );

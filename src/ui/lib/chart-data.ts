@@ -38,15 +38,26 @@ export interface SeriesOptions {
 export const MAX_POINTS_PER_LINE = 500;
 
 /** Points of one variant's line for `key` (rows in arrival order). */
-export function buildSeries(rows: readonly MetricRow[], key: string, opts: SeriesOptions): PlotPoint[] {
+export function buildSeries(
+  rows: readonly MetricRow[],
+  key: string,
+  opts: SeriesOptions,
+): PlotPoint[] {
   const picked = rows.filter((r) => Number.isFinite(r.values[key]));
   // Rows arrive in step order; sort only when they do not (cheap check, long runs).
-  if (picked.some((r, i) => i > 0 && r.step < picked[i - 1].step)) picked.sort((a, b) => a.step - b.step || a.time - b.time);
+  if (picked.some((r, i) => i > 0 && r.step < picked[i - 1].step))
+    picked.sort((a, b) => a.step - b.step || a.time - b.time);
   const raw = picked.map((r) => r.values[key]);
   const smooth = debiasedEma(raw, opts.smoothing);
   const xs = picked.map((r) => (opts.xAxis === "step" ? r.step : r.time));
   const idx = lttbIndices(xs, raw, opts.maxPoints);
-  return idx.map((i) => ({ x: xs[i], step: picked[i].step, time: picked[i].time, raw: raw[i], smooth: smooth[i] }));
+  return idx.map((i) => ({
+    x: xs[i],
+    step: picked[i].step,
+    time: picked[i].time,
+    raw: raw[i],
+    smooth: smooth[i],
+  }));
 }
 
 /** True when the rows come from more than one seed (MetricRow.seed; rows without one count as one seed). */
@@ -63,12 +74,20 @@ export function hasSeveralSeeds(rows: readonly MetricRow[]): boolean {
  * buildSeries.
  * @param rows one variant's rows of one kind, several seeds (MetricRow.seed).
  */
-export function buildSeedSeries(rows: readonly MetricRow[], key: string, opts: SeriesOptions): PlotPoint[] {
+export function buildSeedSeries(
+  rows: readonly MetricRow[],
+  key: string,
+  opts: SeriesOptions,
+): PlotPoint[] {
   const picked = rows.filter((r) => Number.isFinite(r.values[key]));
   if (picked.length === 0) return [];
   // One variant key for all rows: aggregateCurves groups by variant.
   const kind = picked[0].kind;
-  const curve = aggregateCurves(picked.map((r) => ({ ...r, variant: "v", kind })), { kind, metric: key }).get("v") ?? [];
+  const curve =
+    aggregateCurves(
+      picked.map((r) => ({ ...r, variant: "v", kind })),
+      { kind, metric: key },
+    ).get("v") ?? [];
   const time = new Map<number, { sum: number; n: number }>();
   for (const r of picked) {
     const t = time.get(r.step) ?? { sum: 0, n: 0 };
@@ -84,7 +103,15 @@ export function buildSeedSeries(rows: readonly MetricRow[], key: string, opts: S
   });
   const xs = curve.map((p, i) => (opts.xAxis === "step" ? p.step : times[i]));
   const idx = lttbIndices(xs, raw, opts.maxPoints);
-  return idx.map((i) => ({ x: xs[i], step: curve[i].step, time: times[i], raw: raw[i], smooth: smooth[i], band: [curve[i].lo, curve[i].hi], n: curve[i].n }));
+  return idx.map((i) => ({
+    x: xs[i],
+    step: curve[i].step,
+    time: times[i],
+    raw: raw[i],
+    smooth: smooth[i],
+    band: [curve[i].lo, curve[i].hi],
+    n: curve[i].n,
+  }));
 }
 
 /**
@@ -100,14 +127,20 @@ export function buildChart(
 ): Record<string, PlotPoint[]> {
   const out: Record<string, PlotPoint[]> = {};
   for (const [variant, rows] of Object.entries(rowsByVariant)) {
-    const s = hasSeveralSeeds(rows) ? buildSeedSeries(rows, key, opts) : buildSeries(rows, key, opts);
+    const s = hasSeveralSeeds(rows)
+      ? buildSeedSeries(rows, key, opts)
+      : buildSeries(rows, key, opts);
     if (s.length > 0) out[variant] = s;
   }
   return out;
 }
 
 /** x position of a marker on the chosen axis (wall time: the variant's row at or after the marker step). */
-export function markerX(marker: Marker, rows: readonly MetricRow[], xAxis: XAxisKind): number | null {
+export function markerX(
+  marker: Marker,
+  rows: readonly MetricRow[],
+  xAxis: XAxisKind,
+): number | null {
   if (xAxis === "step") return marker.step;
   let best: MetricRow | null = null;
   for (const r of rows) if (r.step >= marker.step && (!best || r.step < best.step)) best = r;
@@ -120,7 +153,11 @@ export function markerX(marker: Marker, rows: readonly MetricRow[], xAxis: XAxis
  * follow: the 95 % interval's ends and the number of seeds n (empty for
  * single-seed series).
  */
-export function chartToCsv(key: string, series: Readonly<Record<string, PlotPoint[]>>, smoothing: number): string {
+export function chartToCsv(
+  key: string,
+  series: Readonly<Record<string, PlotPoint[]>>,
+  smoothing: number,
+): string {
   const banded = Object.values(series).some((pts) => pts.some((p) => p.band));
   const rows: unknown[][] = [];
   for (const [variant, pts] of Object.entries(series)) {
@@ -146,7 +183,7 @@ export function flatDomain(series: Record<string, PlotPoint[]>): [number, number
         }
   if (!Number.isFinite(lo) || hi - lo > 1e-6 * Math.max(1, Math.abs(hi))) return null;
   // One "unit" either side, on round numbers so the ticks are round too.
-  const unit = Math.pow(10, Math.floor(Math.log10(Math.max(Math.abs(hi), 0.1)))) / 10;
+  const unit = 10 ** Math.floor(Math.log10(Math.max(Math.abs(hi), 0.1))) / 10;
   const r = (v: number) => Number((Math.round(v / unit) * unit).toPrecision(12));
   return [r(lo) - unit, r(hi) + unit];
 }
@@ -156,14 +193,18 @@ export function flatDomain(series: Record<string, PlotPoint[]>): [number, number
  * span. Charts pass these explicitly so recharts never measures tick labels
  * in the DOM (a forced layout per chart per redraw).
  */
-export function niceTicks(lo: number, hi: number, count = 5): { domain: [number, number]; ticks: number[] } {
+export function niceTicks(
+  lo: number,
+  hi: number,
+  count = 5,
+): { domain: [number, number]; ticks: number[] } {
   if (!Number.isFinite(lo) || !Number.isFinite(hi)) return { domain: [0, 1], ticks: [0, 0.5, 1] };
   if (hi - lo < 1e-12 * Math.max(1, Math.abs(hi))) {
     const pad = Math.abs(hi) > 0 ? Math.abs(hi) * 0.1 : 0.1;
     return niceTicks(lo - pad, hi + pad, count);
   }
   const raw = (hi - lo) / Math.max(1, count - 1);
-  const mag = Math.pow(10, Math.floor(Math.log10(raw)));
+  const mag = 10 ** Math.floor(Math.log10(raw));
   const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((s) => s >= raw) ?? 10 * mag;
   const start = Math.floor(lo / step) * step;
   const end = Math.ceil(hi / step) * step;
@@ -180,8 +221,14 @@ export function niceTicks(lo: number, hi: number, count = 5): { domain: [number,
  * an axis fitted to it would flatten every line; the chart clips such a
  * band at the edge instead (the tooltip gives the full interval).
  */
-export function seriesExtent(series: Record<string, PlotPoint[]>): { x: [number, number]; y: [number, number] } {
-  let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+export function seriesExtent(series: Record<string, PlotPoint[]>): {
+  x: [number, number];
+  y: [number, number];
+} {
+  let x0 = Infinity,
+    x1 = -Infinity,
+    y0 = Infinity,
+    y1 = -Infinity;
   for (const pts of Object.values(series))
     for (const p of pts) {
       x0 = Math.min(x0, p.x);
@@ -206,7 +253,12 @@ export function seriesExtent(series: Record<string, PlotPoint[]>): { x: [number,
 }
 
 /** True when some band reaches outside `domain` (the chart must then clip it: YAxis allowDataOverflow). */
-export function bandOverflows(series: Record<string, PlotPoint[]>, domain: readonly [number, number]): boolean {
-  for (const pts of Object.values(series)) for (const p of pts) if (p.band && (p.band[0] < domain[0] || p.band[1] > domain[1])) return true;
+export function bandOverflows(
+  series: Record<string, PlotPoint[]>,
+  domain: readonly [number, number],
+): boolean {
+  for (const pts of Object.values(series))
+    for (const p of pts)
+      if (p.band && (p.band[0] < domain[0] || p.band[1] > domain[1])) return true;
   return false;
 }

@@ -3,7 +3,13 @@
  * ("lr 1e-4", "λ 2", "G 4"). Pure; used to name overlaid runs and forks on
  * the charts relative to the current run.
  */
-import { DEFAULT_EXPERIMENT, VariantSchema, type Experiment, type VariantConfig, type VariantName } from "../../rl/experiment";
+import {
+  DEFAULT_EXPERIMENT,
+  VariantSchema,
+  type Experiment,
+  type VariantConfig,
+  type VariantName,
+} from "../../rl/experiment";
 
 /** Short names of settings (flattened paths); others show their last path segment. Lab choice. */
 const SHORT: Record<string, string> = {
@@ -45,14 +51,17 @@ const SHORT: Record<string, string> = {
 
 /** Short legend name of a flattened setting path (e.g. "algorithm.lr" → "lr", "weights.lambda" → "λ"). */
 export function shortSettingName(path: string): string {
-  return SHORT[path] ?? SHORT[`weights.${path}`] ?? SHORT[`judge.${path}`] ?? path.split(".").at(-1)!;
+  return (
+    SHORT[path] ?? SHORT[`weights.${path}`] ?? SHORT[`judge.${path}`] ?? path.split(".").at(-1)!
+  );
 }
 
 /** A number as a legend shows it: 3 significant digits, exponent form below 1e-3 ("1e-4", "2.5e-5"). */
 export function shortNumber(v: number): string {
   if (!Number.isFinite(v)) return String(v);
   const a = Math.abs(v);
-  if (a !== 0 && (a < 1e-3 || a >= 1e6)) return Number(v.toPrecision(3)).toExponential().replace("e+", "e");
+  if (a !== 0 && (a < 1e-3 || a >= 1e6))
+    return Number(v.toPrecision(3)).toExponential().replace("e+", "e");
   return String(Number(v.toPrecision(3)));
 }
 
@@ -65,7 +74,8 @@ function shortValue(v: unknown): string {
 
 function flat(obj: unknown, prefix: string, out: Record<string, unknown>): Record<string, unknown> {
   if (obj && typeof obj === "object" && !Array.isArray(obj)) {
-    for (const [k, v] of Object.entries(obj as Record<string, unknown>)) flat(v, prefix ? `${prefix}.${k}` : k, out);
+    for (const [k, v] of Object.entries(obj as Record<string, unknown>))
+      flat(v, prefix ? `${prefix}.${k}` : k, out);
   } else out[prefix] = obj;
   return out;
 }
@@ -99,16 +109,20 @@ export function configDiff(current: Experiment, other: Experiment, variant?: str
   const { variants: _ov, schemaVersion: _os, ...othRest } = other;
   const a = flat(curRest, "", {});
   const b = flat(othRest, "", {});
-  for (const k of ordered(a, b)) if (!same(a[k], b[k])) out.push(`${shortSettingName(k)} ${shortValue(b[k])}`);
+  for (const k of ordered(a, b))
+    if (!same(a[k], b[k])) out.push(`${shortSettingName(k)} ${shortValue(b[k])}`);
   if (variant !== undefined) {
     const mine = other.variants.find((v) => v.name === variant);
     if (mine) {
-      const theirs: VariantConfig = current.variants.find((v) => v.name === variant) ?? VariantSchema.parse({ name: variant as VariantName });
+      const theirs: VariantConfig =
+        current.variants.find((v) => v.name === variant) ??
+        VariantSchema.parse({ name: variant as VariantName });
       const { name: _n1, ...vb } = mine;
       const { name: _n2, ...va } = theirs;
       const fa = flat(va, "", {});
       const fb = flat(vb, "", {});
-      for (const k of [...new Set([...Object.keys(fa), ...Object.keys(fb)])]) if (!same(fa[k], fb[k])) out.push(`${shortSettingName(k)} ${shortValue(fb[k])}`);
+      for (const k of [...new Set([...Object.keys(fa), ...Object.keys(fb)])])
+        if (!same(fa[k], fb[k])) out.push(`${shortSettingName(k)} ${shortValue(fb[k])}`);
     }
   }
   return out;

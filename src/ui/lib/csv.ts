@@ -8,7 +8,7 @@ function cell(v: unknown): string {
 
 /** Header line plus one line per row, `\n`-separated, trailing newline. */
 export function toCsv(header: readonly string[], rows: readonly (readonly unknown[])[]): string {
-  return [header, ...rows].map((r) => r.map(cell).join(",")).join("\n") + "\n";
+  return `${[header, ...rows].map((r) => r.map(cell).join(",")).join("\n")}\n`;
 }
 
 /** Starts a browser download of `text` (UI only; no-op outside a DOM). */

@@ -4,7 +4,11 @@
  * triangle with its neighbours, so peaks and dips of a long run stay visible.
  * @returns indices into xs/ys, increasing; all indices when n ≤ threshold
  */
-export function lttbIndices(xs: readonly number[], ys: readonly number[], threshold: number): number[] {
+export function lttbIndices(
+  xs: readonly number[],
+  ys: readonly number[],
+  threshold: number,
+): number[] {
   const n = xs.length;
   if (ys.length !== n) throw new Error(`lttbIndices: ${n} x values but ${ys.length} y values`);
   if (threshold >= n || threshold <= 0) return Array.from({ length: n }, (_, i) => i);

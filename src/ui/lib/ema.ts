@@ -19,7 +19,7 @@ export function debiasedEma(values: readonly number[], weight: number): number[]
     }
     last = last * w + (1 - w) * v;
     n++;
-    const debias = w === 0 ? 1 : 1 - Math.pow(w, n);
+    const debias = w === 0 ? 1 : 1 - w ** n;
     out[i] = last / debias;
   }
   return out;

@@ -14,7 +14,12 @@ export function registerFlusher(f: () => Promise<void>): () => void {
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-const frame = () => new Promise<void>((r) => (typeof requestAnimationFrame === "function" ? requestAnimationFrame(() => r()) : setTimeout(r, 16)));
+const frame = () =>
+  new Promise<void>((r) =>
+    typeof requestAnimationFrame === "function"
+      ? requestAnimationFrame(() => r())
+      : setTimeout(r, 16),
+  );
 
 /**
  * Draws what is pending and resolves when the charts are idle (or after

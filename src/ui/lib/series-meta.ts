@@ -81,11 +81,20 @@ export function seriesStyle(
   if (ov) {
     const info = ctx.overlays.find((o) => o.id === ov.overlayId);
     const base = baseVariant(ov.variant);
-    const name = parseForkKey(ov.variant) ? forkLabel(ov.variant, info?.markers) : variantLabel(ov.variant);
+    const name = parseForkKey(ov.variant)
+      ? forkLabel(ov.variant, info?.markers)
+      : variantLabel(ov.variant);
     const diff = info ? configDiff(ctx.current, info.experiment, base) : [];
     const label = `${name} · ${info?.label ?? ov.overlayId} · ${diff.length ? joinDiff(diff) : "same settings"}`;
     return { kind: "overlay", color: variantColor(base), dash: "2 3", opacity: 0.75, label };
   }
-  if (parseForkKey(key)) return { kind: "fork", color: variantColor(baseVariant(key)), dash: "6 3", opacity: 1, label: forkLabel(key, ctx.markers) };
+  if (parseForkKey(key))
+    return {
+      kind: "fork",
+      color: variantColor(baseVariant(key)),
+      dash: "6 3",
+      opacity: 1,
+      label: forkLabel(key, ctx.markers),
+    };
   return { kind: "variant", color: variantColor(key), opacity: 1, label: variantLabel(key) };
 }

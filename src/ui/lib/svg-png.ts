@@ -1,11 +1,17 @@
 /** Chart → PNG download: serializes the chart's SVG, draws it on a 2× canvas with a white background. */
-export async function downloadSvgAsPng(svg: SVGSVGElement, filename: string, scale = 2): Promise<void> {
+export async function downloadSvgAsPng(
+  svg: SVGSVGElement,
+  filename: string,
+  scale = 2,
+): Promise<void> {
   const { width, height } = svg.getBoundingClientRect();
   const clone = svg.cloneNode(true) as SVGSVGElement;
   clone.setAttribute("xmlns", "http://www.w3.org/2000/svg");
   clone.setAttribute("width", String(width));
   clone.setAttribute("height", String(height));
-  const url = URL.createObjectURL(new Blob([new XMLSerializer().serializeToString(clone)], { type: "image/svg+xml" }));
+  const url = URL.createObjectURL(
+    new Blob([new XMLSerializer().serializeToString(clone)], { type: "image/svg+xml" }),
+  );
   try {
     const img = new Image();
     await new Promise<void>((resolve, reject) => {

@@ -8,7 +8,11 @@ export interface Throttled {
   cancel(): void;
 }
 
-export function throttle(fn: () => void, ms: number, now: () => number = () => Date.now()): Throttled {
+export function throttle(
+  fn: () => void,
+  ms: number,
+  now: () => number = () => Date.now(),
+): Throttled {
   let last = -Infinity;
   let timer: ReturnType<typeof setTimeout> | null = null;
   const run = () => {

@@ -25,7 +25,8 @@ type Flat = Record<string, string | number | boolean>;
 
 function flatten(obj: unknown, prefix: string, out: Flat): Flat {
   if (obj && typeof obj === "object" && !Array.isArray(obj)) {
-    for (const [k, v] of Object.entries(obj as Record<string, unknown>)) flatten(v, prefix ? `${prefix}.${k}` : k, out);
+    for (const [k, v] of Object.entries(obj as Record<string, unknown>))
+      flatten(v, prefix ? `${prefix}.${k}` : k, out);
   } else if (typeof obj === "string" || typeof obj === "number" || typeof obj === "boolean") {
     out[prefix] = obj;
   }
@@ -47,11 +48,13 @@ export function nonDefaultSettings(exp: Experiment): [string, string][] {
   for (const [k, v] of Object.entries(baseFlat(exp))) if (def[k] !== v) out.push([k, String(v)]);
   if (exp.seeds) out.push(["seeds", exp.seeds.join(",")]);
   const names = exp.variants.map((v) => v.name);
-  if (names.join(",") !== DEFAULT_EXPERIMENT.variants.map((v) => v.name).join(",")) out.push(["variants", names.join(",")]);
+  if (names.join(",") !== DEFAULT_EXPERIMENT.variants.map((v) => v.name).join(","))
+    out.push(["variants", names.join(",")]);
   for (const v of exp.variants) {
     const d = flatten(variantDefault(v.name), "", {});
     const f = flatten(v, "", {});
-    for (const [k, val] of Object.entries(f)) if (k !== "name" && d[k] !== val) out.push([`${v.name}.${k}`, String(val)]);
+    for (const [k, val] of Object.entries(f))
+      if (k !== "name" && d[k] !== val) out.push([`${v.name}.${k}`, String(val)]);
   }
   return out;
 }
@@ -74,11 +77,13 @@ export interface DecodeResult {
 function convert(key: string, raw: string, like: unknown): string | number | boolean {
   if (typeof like === "number") {
     const n = Number(raw);
-    if (raw.trim() === "" || !Number.isFinite(n)) throw new Error(`'${key}' should be a number, got '${raw}'`);
+    if (raw.trim() === "" || !Number.isFinite(n))
+      throw new Error(`'${key}' should be a number, got '${raw}'`);
     return n;
   }
   if (typeof like === "boolean") {
-    if (raw !== "true" && raw !== "false") throw new Error(`'${key}' should be true or false, got '${raw}'`);
+    if (raw !== "true" && raw !== "false")
+      throw new Error(`'${key}' should be true or false, got '${raw}'`);
     return raw === "true";
   }
   return raw;
@@ -104,7 +109,8 @@ export function parseSeedsText(text: string): number[] | undefined {
   const parts = text.split(/[\s,]+/).filter(Boolean);
   if (parts.length === 0) return undefined;
   const seeds = parts.map((t) => {
-    if (!/^\d+$/.test(t)) throw new Error(`'seeds' should be whole numbers separated by commas, got '${t}'`);
+    if (!/^\d+$/.test(t))
+      throw new Error(`'seeds' should be whole numbers separated by commas, got '${t}'`);
     return Number(t);
   });
   const dup = seeds.find((x, i) => seeds.indexOf(x) !== i);
@@ -127,12 +133,16 @@ export function decodeExperiment(hash: string): DecodeResult {
     const v = p.get("v");
     if (v !== String(URL_SCHEMA_VERSION)) {
       throw new Error(
-        v === null ? "the link has no schema version (v=…)" : `the link was made for schema version ${v}; this lab reads version ${URL_SCHEMA_VERSION}`,
+        v === null
+          ? "the link has no schema version (v=…)"
+          : `the link was made for schema version ${v}; this lab reads version ${URL_SCHEMA_VERSION}`,
       );
     }
     const input: Record<string, unknown> = { schemaVersion: URL_SCHEMA_VERSION };
     const def = baseFlat(DEFAULT_EXPERIMENT);
-    const names = (p.get("variants") ?? DEFAULT_EXPERIMENT.variants.map((x) => x.name).join(",")).split(",").filter(Boolean);
+    const names = (p.get("variants") ?? DEFAULT_EXPERIMENT.variants.map((x) => x.name).join(","))
+      .split(",")
+      .filter(Boolean);
     const variants: Record<string, Record<string, unknown>> = {};
     for (const n of names) variants[n] = { name: n };
     for (const [key, raw] of p.entries()) {
@@ -151,7 +161,10 @@ export function decodeExperiment(hash: string): DecodeResult {
       }
       const [vname, ...rest] = key.split(".");
       if (rest.length === 0) throw new Error(`unknown setting '${key}'`);
-      if (!variants[vname]) throw new Error(`'${key}' names variant '${vname}', which is not in variants=${names.join(",")}`);
+      if (!variants[vname])
+        throw new Error(
+          `'${key}' names variant '${vname}', which is not in variants=${names.join(",")}`,
+        );
       const known = flatten(VariantSchema.parse({ name: "rlvr" }), "", {});
       const sub = rest.join(".");
       const like = sub in known ? known[sub] : OPTIONAL_VARIANT_FIELDS[sub];
@@ -162,6 +175,9 @@ export function decodeExperiment(hash: string): DecodeResult {
     return { experiment: parseExperiment(input), error: null };
   } catch (e) {
     const msg = e instanceof Error ? e.message : String(e);
-    return { experiment: DEFAULT_EXPERIMENT, error: `The settings in this link could not be used (${msg}). Showing the defaults instead.` };
+    return {
+      experiment: DEFAULT_EXPERIMENT,
+      error: `The settings in this link could not be used (${msg}). Showing the defaults instead.`,
+    };
   }
 }

@@ -26,16 +26,21 @@ export const VARIANT_META: Record<VariantName, VariantMeta> = {
     formula: ["R = r_ver", "r_ver = 1[final answer ≡ ground truth]"],
     weights: [],
     judge: "none",
-    blurb: "Rewards only the final answer. Nothing checks the reasoning, so a lucky answer with wrong steps is rewarded too.",
+    blurb:
+      "Rewards only the final answer. Nothing checks the reasoning, so a lucky answer with wrong steps is rewarded too.",
   },
   "pointwise-gr": {
     label: "Pointwise GR",
     color: "#e08a1e",
     paper: "Pointwise generative reward baseline of the GRR paper (§2)",
-    formula: ["R = r_ver + λ·judge score", "judge score ∈ {1, .8, .5, .2, 0}, one judge call per rollout"],
+    formula: [
+      "R = r_ver + λ·judge score",
+      "judge score ∈ {1, .8, .5, .2, 0}, one judge call per rollout",
+    ],
     weights: ["lambda"],
     judge: "pointwise",
-    blurb: "A judge scores each rollout's reasoning on its own. Each call has its own calibration offset (σ_b), which makes the reward noisier.",
+    blurb:
+      "A judge scores each rollout's reasoning on its own. Each call has its own calibration offset (σ_b), which makes the reward noisier.",
   },
   grr: {
     label: "GRR",
@@ -48,16 +53,21 @@ export const VARIANT_META: Record<VariantName, VariantMeta> = {
     ],
     weights: ["lambda", "mapping"],
     judge: "groupwise",
-    blurb: "One judge call ranks all passed rollouts of a group into tiers; only the relative order matters, so a per-call offset cancels.",
+    blurb:
+      "One judge call ranks all passed rollouts of a group into tiers; only the relative order matters, so a per-call offset cancels.",
   },
   structreward: {
     label: "StructReward",
     color: "#2e9e5b",
     paper: "“StructReward: structured process rewards” (§3, eq. 11 GRPO-stable)",
-    formula: ["R = λ_fmt R_fmt + λ_right R_right + λ_rule R_right R_rule (1 + λ_cons R_cons)", "max 1.2125 with the defaults"],
+    formula: [
+      "R = λ_fmt R_fmt + λ_right R_right + λ_rule R_right R_rule (1 + λ_cons R_cons)",
+      "max 1.2125 with the defaults",
+    ],
     weights: ["fmt", "right", "rule", "cons"],
     judge: "none",
-    blurb: "Checks the structure: format, right answer, steps that match the reference steps, and a final answer consistent with the last step.",
+    blurb:
+      "Checks the structure: format, right answer, steps that match the reference steps, and a final answer consistent with the last step.",
   },
 };
 
@@ -76,14 +86,19 @@ export function variantColor(key: string): string {
 /** Display name of a variant ("GRR"); a fork key reads "GRR fork@12" ("GRR fork@12.2" for a second fork at that step). */
 export function variantLabel(key: string): string {
   const fork = parseForkKey(key);
-  if (fork) return `${variantLabel(fork.parent)} fork@${fork.step}${fork.n > 1 ? `.${fork.n}` : ""}`;
+  if (fork)
+    return `${variantLabel(fork.parent)} fork@${fork.step}${fork.n > 1 ? `.${fork.n}` : ""}`;
   return (VARIANT_META as Record<string, VariantMeta | undefined>)[key]?.label ?? key;
 }
 
 /** GRR tier → score mappings (reward-spec §2); PCS is the paper's. */
 export const MAPPINGS = [
   { value: "pcs", label: "PCS: pairwise comparison score (paper)", formula: "s̃ = (b + c/2)/(K−1)" },
-  { value: "edn", label: "EDN: exponential decay by tier", formula: "γ^(m−1), γ = 0.5 (lab choice), min–max normalized" },
+  {
+    value: "edn",
+    label: "EDN: exponential decay by tier",
+    formula: "γ^(m−1), γ = 0.5 (lab choice), min–max normalized",
+  },
   { value: "trs", label: "TRS: evenly spaced tiers", formula: "(M − m)/(M − 1)" },
   { value: "irn", label: "IRN: inverse rank", formula: "1/rank, min–max normalized" },
 ] as const;

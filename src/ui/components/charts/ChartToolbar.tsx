@@ -9,19 +9,40 @@ import { exportRunJson } from "../../lib/export-json";
 
 function Swatch({ st }: { st: SeriesStyle }) {
   if (st.kind === "variant") return <span className="swatch" style={{ background: st.color }} />;
-  return <span className={st.kind === "fork" ? "swatch dashed" : "swatch dotted"} style={{ color: st.color }} />;
+  return (
+    <span
+      className={st.kind === "fork" ? "swatch dashed" : "swatch dotted"}
+      style={{ color: st.color }}
+    />
+  );
 }
 
-export function ChartToolbar({ metrics, overlays = [], current }: { metrics: MetricsData; overlays?: OverlayRun[]; current?: Experiment }) {
+export function ChartToolbar({
+  metrics,
+  overlays = [],
+  current,
+}: {
+  metrics: MetricsData;
+  overlays?: OverlayRun[];
+  current?: Experiment;
+}) {
   const smoothing = useLab((s) => s.smoothing);
   const xAxis = useLab((s) => s.xAxis);
-  const variants = useLab((s) => (s.sentExperiment ?? s.experiment).variants.map((v) => v.name).join(","));
+  const variants = useLab((s) =>
+    (s.sentExperiment ?? s.experiment).variants.map((v) => v.name).join(","),
+  );
   const fallback = useLab((s) => s.sentExperiment ?? s.experiment);
-  const names = Array.from(new Set([...variants.split(","), ...Object.keys(metrics.byVariant)])).filter(Boolean);
-  const keys = names.concat(overlays.flatMap((o) => Object.keys(o.metrics.byVariant).map((v) => overlayKey(o.id, v))));
+  const names = Array.from(
+    new Set([...variants.split(","), ...Object.keys(metrics.byVariant)]),
+  ).filter(Boolean);
+  const keys = names.concat(
+    overlays.flatMap((o) => Object.keys(o.metrics.byVariant).map((v) => overlayKey(o.id, v))),
+  );
   const ctx = { current: current ?? fallback, markers: metrics.markers, overlays };
   // Rows of a multi-seed run all carry their seed: the first row tells.
-  const banded = Object.values(metrics.byVariant).some((r) => r.eval[0]?.seed !== undefined || r.train[0]?.seed !== undefined);
+  const banded = Object.values(metrics.byVariant).some(
+    (r) => r.eval[0]?.seed !== undefined || r.train[0]?.seed !== undefined,
+  );
   const hasForks = metrics.markers.some((m) => m.fork);
   const st = labStore.getState();
   return (
@@ -57,7 +78,14 @@ export function ChartToolbar({ metrics, overlays = [], current }: { metrics: Met
         <span className="label">X axis</span>
         <div className="seg">
           {(["step", "time"] as const).map((k) => (
-            <button key={k} type="button" role="radio" aria-checked={xAxis === k} className={xAxis === k ? "chip on" : "chip"} onClick={() => st.setXAxis(k)}>
+            <button
+              key={k}
+              type="button"
+              role="radio"
+              aria-checked={xAxis === k}
+              className={xAxis === k ? "chip on" : "chip"}
+              onClick={() => st.setXAxis(k)}
+            >
               {k === "step" ? "Step" : "Wall time"}
             </button>
           ))}
@@ -69,7 +97,11 @@ export function ChartToolbar({ metrics, overlays = [], current }: { metrics: Met
         title="Download every metric row, marker and the experiment as JSON"
         onClick={() => {
           const s = labStore.getState();
-          downloadText("reward-lab-run.json", exportRunJson(s.sentExperiment ?? s.experiment, metrics), "application/json");
+          downloadText(
+            "reward-lab-run.json",
+            exportRunJson(s.sentExperiment ?? s.experiment, metrics),
+            "application/json",
+          );
         }}
       >
         Export JSON

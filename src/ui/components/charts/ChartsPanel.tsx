@@ -29,15 +29,24 @@ export function chartSpecs(m: MetricsData): ChartSpec[] {
   const inEval = new Set(evalKeys);
   return [
     ...evalKeys.map((key) => ({ key, testId: key, kind: "eval" as const })),
-    ...trainKeys.map((key) => ({ key, testId: inEval.has(key) ? `train-${key}` : key, kind: "train" as const })),
+    ...trainKeys.map((key) => ({
+      key,
+      testId: inEval.has(key) ? `train-${key}` : key,
+      kind: "train" as const,
+    })),
   ];
 }
 
 /** Rows of one kind per series key: the shown run's variants and forks, then each overlay's (keys "r2/grr"). */
-export function rowsBySeries(m: MetricsData, overlays: readonly Pick<OverlayRun, "id" | "metrics">[], kind: "train" | "eval"): Record<string, MetricRow[]> {
+export function rowsBySeries(
+  m: MetricsData,
+  overlays: readonly Pick<OverlayRun, "id" | "metrics">[],
+  kind: "train" | "eval",
+): Record<string, MetricRow[]> {
   const out: Record<string, MetricRow[]> = {};
   for (const [v, r] of Object.entries(m.byVariant)) out[v] = r[kind];
-  for (const o of overlays) for (const [v, r] of Object.entries(o.metrics.byVariant)) out[overlayKey(o.id, v)] = r[kind];
+  for (const o of overlays)
+    for (const [v, r] of Object.entries(o.metrics.byVariant)) out[overlayKey(o.id, v)] = r[kind];
   return out;
 }
 
@@ -46,7 +55,8 @@ function withOverlayKeys(m: MetricsData, overlays: readonly OverlayRun[]): Metri
   if (overlays.length === 0) return m;
   const keys = { train: m.keys.train.slice(), eval: m.keys.eval.slice() };
   for (const o of overlays)
-    for (const kind of ["train", "eval"] as const) for (const k of o.metrics.keys[kind]) if (!keys[kind].includes(k)) keys[kind].push(k);
+    for (const kind of ["train", "eval"] as const)
+      for (const k of o.metrics.keys[kind]) if (!keys[kind].includes(k)) keys[kind].push(k);
   return { ...m, keys };
 }
 
@@ -65,11 +75,15 @@ function Charts({
   overlays: OverlayRun[];
   current: Experiment;
 }) {
-  const specs = useMemo(() => chartSpecs(withOverlayKeys(m, overlays)).filter((s) => s.kind === kind), [m, overlays, kind]);
+  const specs = useMemo(
+    () => chartSpecs(withOverlayKeys(m, overlays)).filter((s) => s.kind === kind),
+    [m, overlays, kind],
+  );
   const rowsByVariant = useMemo(() => rowsBySeries(m, overlays, kind), [m, overlays, kind]);
   const styles = useMemo(() => {
     const out: Record<string, SeriesStyle> = {};
-    for (const k of Object.keys(rowsByVariant)) out[k] = seriesStyle(k, { current, markers: m.markers, overlays });
+    for (const k of Object.keys(rowsByVariant))
+      out[k] = seriesStyle(k, { current, markers: m.markers, overlays });
     return out;
   }, [rowsByVariant, current, m.markers, overlays]);
   const allRows = useMemo(() => {
@@ -80,9 +94,14 @@ function Charts({
   const built = useMemo(
     () =>
       specs.map((s) => {
-        const series = buildChart(rowsByVariant, s.key, { smoothing, xAxis, maxPoints: MAX_POINTS_PER_LINE });
+        const series = buildChart(rowsByVariant, s.key, {
+          smoothing,
+          xAxis,
+          maxPoints: MAX_POINTS_PER_LINE,
+        });
         const totals: Record<string, number> = {};
-        for (const [v, rows] of Object.entries(rowsByVariant)) totals[v] = rows.filter((r) => Number.isFinite(r.values[s.key])).length;
+        for (const [v, rows] of Object.entries(rowsByVariant))
+          totals[v] = rows.filter((r) => Number.isFinite(r.values[s.key])).length;
         return { spec: s, series, totals };
       }),
     [specs, rowsByVariant, smoothing, xAxis],
@@ -116,7 +135,12 @@ export function ChartsPanel() {
   const viewing = useLab((s) => s.viewingRun);
   const evalEvery = useLab((s) => (s.sentExperiment ?? s.experiment).algorithm.evalEvery);
   const overlays = useLab((s) => s.overlays);
-  const current = useLab((s) => (s.viewingRun !== null ? s.runs.find((r) => r.id === s.viewingRun)?.experiment : undefined) ?? s.sentExperiment ?? s.experiment);
+  const current = useLab(
+    (s) =>
+      (s.viewingRun !== null ? s.runs.find((r) => r.id === s.viewingRun)?.experiment : undefined) ??
+      s.sentExperiment ??
+      s.experiment,
+  );
   const shownKeys = withOverlayKeys(m, overlays).keys;
   const empty = shownKeys.eval.length === 0 && shownKeys.train.length === 0;
   return (
@@ -134,20 +158,42 @@ export function ChartsPanel() {
       {empty ? (
         <div className="empty-charts">
           <p>
-            <b>No curves yet.</b> Press <b>Train</b> (or <b>Step</b>) to start. Every step each variant samples G answers per prompt, scores them with
-            its reward, and updates its own copy of the model.
+            <b>No curves yet.</b> Press <b>Train</b> (or <b>Step</b>) to start. Every step each
+            variant samples G answers per prompt, scores them with its reward, and updates its own
+            copy of the model.
           </p>
           <p className="muted">
-            Watch <b>RC-Acc</b> (right answers whose reasoning supports them) against plain <b>Acc</b>: under outcome-only RLVR the gap (CBIR) tends to
-            grow, because nothing rewards sound reasoning.
+            Watch <b>RC-Acc</b> (right answers whose reasoning supports them) against plain{" "}
+            <b>Acc</b>: under outcome-only RLVR the gap (CBIR) tends to grow, because nothing
+            rewards sound reasoning.
           </p>
         </div>
       ) : (
         <>
-          {shownKeys.eval.length > 0 && <h3 className="chart-section">Evaluation · held-out set, greedy decoding, every {evalEvery} steps</h3>}
-          <Charts m={m} kind="eval" smoothing={smoothing} xAxis={xAxis} overlays={overlays} current={current} />
-          {shownKeys.train.length > 0 && <h3 className="chart-section">Training · every step, on the sampled rollouts</h3>}
-          <Charts m={m} kind="train" smoothing={smoothing} xAxis={xAxis} overlays={overlays} current={current} />
+          {shownKeys.eval.length > 0 && (
+            <h3 className="chart-section">
+              Evaluation · held-out set, greedy decoding, every {evalEvery} steps
+            </h3>
+          )}
+          <Charts
+            m={m}
+            kind="eval"
+            smoothing={smoothing}
+            xAxis={xAxis}
+            overlays={overlays}
+            current={current}
+          />
+          {shownKeys.train.length > 0 && (
+            <h3 className="chart-section">Training · every step, on the sampled rollouts</h3>
+          )}
+          <Charts
+            m={m}
+            kind="train"
+            smoothing={smoothing}
+            xAxis={xAxis}
+            overlays={overlays}
+            current={current}
+          />
         </>
       )}
     </section>

@@ -8,7 +8,8 @@ export function MarkerList({ markers }: { markers: Marker[] }) {
     <ul className="marker-list" aria-label="Mid-run changes" data-testid="markers">
       {markers.slice(-6).map((m, i) => (
         <li key={i}>
-          <span style={{ color: variantColor(m.variant) }}>⚑</span> step {m.step} · {variantLabel(m.variant)}: {m.label}
+          <span style={{ color: variantColor(m.variant) }}>⚑</span> step {m.step} ·{" "}
+          {variantLabel(m.variant)}: {m.label}
         </li>
       ))}
       {markers.length > 6 && <li className="muted">… {markers.length - 6} earlier</li>}

@@ -6,9 +6,30 @@
  * (SeriesStyle). Knows nothing about training.
  */
 import { memo, useRef, useState } from "react";
-import { Area, CartesianGrid, ComposedChart, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis, type TooltipProps } from "recharts";
+import {
+  Area,
+  CartesianGrid,
+  ComposedChart,
+  Line,
+  LineChart,
+  ReferenceLine,
+  ResponsiveContainer,
+  Tooltip,
+  XAxis,
+  YAxis,
+  type TooltipProps,
+} from "recharts";
 import type { Marker, MetricRow } from "../../../workers/protocol";
-import { bandOverflows, chartToCsv, flatDomain, markerX, niceTicks, seriesExtent, type PlotPoint, type XAxisKind } from "../../lib/chart-data";
+import {
+  bandOverflows,
+  chartToCsv,
+  flatDomain,
+  markerX,
+  niceTicks,
+  seriesExtent,
+  type PlotPoint,
+  type XAxisKind,
+} from "../../lib/chart-data";
 import { downloadText } from "../../lib/csv";
 import { metricMeta } from "../../lib/metric-meta";
 import { variantColor, variantLabel } from "../../lib/variant-meta";
@@ -41,10 +62,20 @@ const fmt = (v: number) => {
 };
 
 const styleOf = (styles: Record<string, SeriesStyle> | undefined, key: string): SeriesStyle =>
-  styles?.[key] ?? { kind: "variant", color: variantColor(key), opacity: 1, label: variantLabel(key) };
+  styles?.[key] ?? {
+    kind: "variant",
+    color: variantColor(key),
+    opacity: 1,
+    label: variantLabel(key),
+  };
 
 /** Tooltip: per series the (smoothed) value; for a seed-averaged series the mean, its 95 % interval and n. */
-function ChartTooltip({ active, payload, label, xAxis }: TooltipProps<number, string> & { xAxis: XAxisKind }) {
+function ChartTooltip({
+  active,
+  payload,
+  label,
+  xAxis,
+}: TooltipProps<number, string> & { xAxis: XAxisKind }) {
   if (!active || !payload?.length) return null;
   const seen = new Set<string>();
   const rows = payload.filter((p) => {
@@ -104,7 +135,8 @@ function MetricChartImpl(props: MetricChartProps) {
   // A band wider than the axis (few seeds) is clipped at the plot's edge, not allowed to stretch the axis.
   const clipBands = bandOverflows(series, yAxis.domain);
   const xAxisTicks = niceTicks(Math.min(0, ext.x[0]), Math.max(ext.x[1], 1), 6);
-  const csv = () => downloadText(`${metricKey}-${kind}.csv`, chartToCsv(metricKey, series, smoothing));
+  const csv = () =>
+    downloadText(`${metricKey}-${kind}.csv`, chartToCsv(metricKey, series, smoothing));
   const ref = useRef<HTMLElement>(null);
   // Coming into view is a redraw too: it waits for this chart's turn.
   const inView = useStaggered(useInView(ref));
@@ -116,10 +148,26 @@ function MetricChartImpl(props: MetricChartProps) {
     const svg = ref.current?.querySelector<SVGSVGElement>("svg.recharts-surface");
     if (svg)
       downloadSvgAsPng(svg, `${metricKey}-${kind}.png`).catch((e) =>
-        labStore.getState().reportError(`PNG export failed: ${e instanceof Error ? e.message : String(e)}`, false, "page"),
+        labStore
+          .getState()
+          .reportError(
+            `PNG export failed: ${e instanceof Error ? e.message : String(e)}`,
+            false,
+            "page",
+          ),
       );
   };
-  if (!ready) return <figure ref={ref} className="chart chart-pending" data-testid={`chart-${testId}`} data-metric={metricKey} data-kind={kind} {...attrs} />;
+  if (!ready)
+    return (
+      <figure
+        ref={ref}
+        className="chart chart-pending"
+        data-testid={`chart-${testId}`}
+        data-metric={metricKey}
+        data-kind={kind}
+        {...attrs}
+      />
+    );
   return (
     <figure
       ref={ref}
@@ -136,77 +184,130 @@ function MetricChartImpl(props: MetricChartProps) {
         {meta.title !== metricKey && <code className="muted small">{metricKey}</code>}
         <Tip text={meta.description} />
         <span className="spacer" />
-        <button type="button" className="small-btn" onClick={csv} aria-label={`Export ${meta.title} as CSV`} title="Download exactly the plotted points (raw and smoothed) as CSV">
+        <button
+          type="button"
+          className="small-btn"
+          onClick={csv}
+          aria-label={`Export ${meta.title} as CSV`}
+          title="Download exactly the plotted points (raw and smoothed) as CSV"
+        >
           CSV
         </button>
-        <button type="button" className="small-btn" onClick={png} aria-label={`Export ${meta.title} as PNG`} title="Download the chart as a PNG image">
+        <button
+          type="button"
+          className="small-btn"
+          onClick={png}
+          aria-label={`Export ${meta.title} as PNG`}
+          title="Download the chart as a PNG image"
+        >
           PNG
         </button>
       </figcaption>
       {!inView ? (
         <div className="chart-offscreen" style={{ height: 170 }} aria-hidden="true" />
       ) : (
-      <ResponsiveContainer width="100%" height={170}>
-        <Chart margin={{ top: 6, right: 12, bottom: 0, left: 0 }}>
-          <CartesianGrid strokeDasharray="3 3" stroke="#e4e7eb" />
-          {/* Explicit ticks and interval 0: recharts then measures no tick labels in the DOM. */}
-          <XAxis dataKey="x" type="number" domain={xAxisTicks.domain} ticks={xAxisTicks.ticks} interval={0} tickFormatter={xAxis === "time" ? (v: number) => `${fmt(v)}s` : fmt} fontSize={11} allowDuplicatedCategory={false} />
-          <YAxis width={54} tickFormatter={fmt} fontSize={11} domain={yAxis.domain} ticks={yAxis.ticks} interval={0} allowDataOverflow={clipBands} />
-          {hover && <Tooltip content={<ChartTooltip xAxis={xAxis} />} />}
-          {/* Bands first, so every line stays on top of every band. */}
-          {variants.map((v) => {
-            if (!series[v][0]?.band) return null;
-            const st = styleOf(styles, v);
-            return (
-              <Area
-                key={`${v}-band`}
-                className={`seed-band band-${attrKey(v)}`}
-                data={series[v]}
-                dataKey="band"
-                name={`${st.label} (95 % CI)`}
-                stroke="none"
-                fill={st.color}
-                fillOpacity={st.kind === "overlay" ? 0.08 : 0.18}
-                isAnimationActive={false}
-                legendType="none"
-                activeDot={false}
-              />
-            );
-          })}
-          {variants.flatMap((v) => {
-            const st = styleOf(styles, v);
-            const c = st.color;
-            const few = series[v].length <= 12;
-            const raw =
-              st.kind === "overlay" ? null : (
-                <Line key={`${v}-raw`} data={series[v]} dataKey="raw" name={`${st.label} (raw)`} stroke={c} strokeOpacity={0.28} strokeWidth={1} strokeDasharray={st.dash} dot={false} isAnimationActive={false} legendType="none" />
+        <ResponsiveContainer width="100%" height={170}>
+          <Chart margin={{ top: 6, right: 12, bottom: 0, left: 0 }}>
+            <CartesianGrid strokeDasharray="3 3" stroke="#e4e7eb" />
+            {/* Explicit ticks and interval 0: recharts then measures no tick labels in the DOM. */}
+            <XAxis
+              dataKey="x"
+              type="number"
+              domain={xAxisTicks.domain}
+              ticks={xAxisTicks.ticks}
+              interval={0}
+              tickFormatter={xAxis === "time" ? (v: number) => `${fmt(v)}s` : fmt}
+              fontSize={11}
+              allowDuplicatedCategory={false}
+            />
+            <YAxis
+              width={54}
+              tickFormatter={fmt}
+              fontSize={11}
+              domain={yAxis.domain}
+              ticks={yAxis.ticks}
+              interval={0}
+              allowDataOverflow={clipBands}
+            />
+            {hover && <Tooltip content={<ChartTooltip xAxis={xAxis} />} />}
+            {/* Bands first, so every line stays on top of every band. */}
+            {variants.map((v) => {
+              if (!series[v][0]?.band) return null;
+              const st = styleOf(styles, v);
+              return (
+                <Area
+                  key={`${v}-band`}
+                  className={`seed-band band-${attrKey(v)}`}
+                  data={series[v]}
+                  dataKey="band"
+                  name={`${st.label} (95 % CI)`}
+                  stroke="none"
+                  fill={st.color}
+                  fillOpacity={st.kind === "overlay" ? 0.08 : 0.18}
+                  isAnimationActive={false}
+                  legendType="none"
+                  activeDot={false}
+                />
               );
-            return [
-              raw,
-              <Line
-                key={`${v}-smooth`}
-                className={`series-${st.kind} line-${attrKey(v)}`}
-                data={series[v]}
-                dataKey="smooth"
-                name={st.label}
-                stroke={c}
-                strokeOpacity={st.opacity}
-                strokeWidth={st.kind === "overlay" ? 1.5 : 2}
-                strokeDasharray={st.dash}
-                dot={few && st.kind !== "overlay" ? { r: 2, fill: c } : false}
-                isAnimationActive={false}
-              />,
-            ];
-          })}
-          {markers.map((m, i) => {
-            const x = markerX(m, rowsByVariant[m.variant] ?? [], xAxis);
-            const c = variantColor(m.variant);
-            return x === null ? null : (
-              <ReferenceLine key={`m${i}`} x={x} stroke={c} strokeDasharray="4 3" ifOverflow="extendDomain" label={{ value: m.fork ? "↱" : "⚑", position: "insideTopLeft", fontSize: 11, fill: c }} />
-            );
-          })}
-        </Chart>
-      </ResponsiveContainer>
+            })}
+            {variants.flatMap((v) => {
+              const st = styleOf(styles, v);
+              const c = st.color;
+              const few = series[v].length <= 12;
+              const raw =
+                st.kind === "overlay" ? null : (
+                  <Line
+                    key={`${v}-raw`}
+                    data={series[v]}
+                    dataKey="raw"
+                    name={`${st.label} (raw)`}
+                    stroke={c}
+                    strokeOpacity={0.28}
+                    strokeWidth={1}
+                    strokeDasharray={st.dash}
+                    dot={false}
+                    isAnimationActive={false}
+                    legendType="none"
+                  />
+                );
+              return [
+                raw,
+                <Line
+                  key={`${v}-smooth`}
+                  className={`series-${st.kind} line-${attrKey(v)}`}
+                  data={series[v]}
+                  dataKey="smooth"
+                  name={st.label}
+                  stroke={c}
+                  strokeOpacity={st.opacity}
+                  strokeWidth={st.kind === "overlay" ? 1.5 : 2}
+                  strokeDasharray={st.dash}
+                  dot={few && st.kind !== "overlay" ? { r: 2, fill: c } : false}
+                  isAnimationActive={false}
+                />,
+              ];
+            })}
+            {markers.map((m, i) => {
+              const x = markerX(m, rowsByVariant[m.variant] ?? [], xAxis);
+              const c = variantColor(m.variant);
+              return x === null ? null : (
+                <ReferenceLine
+                  key={`m${i}`}
+                  x={x}
+                  stroke={c}
+                  strokeDasharray="4 3"
+                  ifOverflow="extendDomain"
+                  label={{
+                    value: m.fork ? "↱" : "⚑",
+                    position: "insideTopLeft",
+                    fontSize: 11,
+                    fill: c,
+                  }}
+                />
+              );
+            })}
+          </Chart>
+        </ResponsiveContainer>
       )}
     </figure>
   );

@@ -92,10 +92,14 @@ export function useStaggered<T>(value: T): T {
 export function useFirstTurn(): boolean {
   const [ready, setReady] = useState(false);
   const finishTurn = useRef<(() => void) | null>(null);
-  useEffect(() => enqueue((done) => {
-    finishTurn.current = done;
-    startTransition(() => setReady(true));
-  }), []);
+  useEffect(
+    () =>
+      enqueue((done) => {
+        finishTurn.current = done;
+        startTransition(() => setReady(true));
+      }),
+    [],
+  );
   useLayoutEffect(() => {
     const done = finishTurn.current;
     finishTurn.current = null;

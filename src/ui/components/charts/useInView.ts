@@ -13,7 +13,10 @@ export function useInView(ref: RefObject<Element | null>): boolean {
       setInView(true);
       return;
     }
-    const io = new IntersectionObserver((entries) => setInView(entries.some((e) => e.isIntersecting)), { rootMargin: "300px 0px" });
+    const io = new IntersectionObserver(
+      (entries) => setInView(entries.some((e) => e.isIntersecting)),
+      { rootMargin: "300px 0px" },
+    );
     io.observe(el);
     return () => io.disconnect();
   }, [ref]);

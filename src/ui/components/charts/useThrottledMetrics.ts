@@ -25,7 +25,8 @@ export function useThrottledMetrics(): MetricsData {
     // A transition lets React draw the charts in small slices, so the page stays responsive.
     const update = throttle(() => startTransition(() => setM(current())), CHART_REFRESH_MS);
     const unsub = labStore.subscribe((s, prev) => {
-      if (s.metrics !== prev.metrics || s.viewingRun !== prev.viewingRun || s.runs !== prev.runs) update();
+      if (s.metrics !== prev.metrics || s.viewingRun !== prev.viewingRun || s.runs !== prev.runs)
+        update();
     });
     // In a render window the latest data is drawn at once; resolves when React has committed it.
     const unregister = registerFlusher(

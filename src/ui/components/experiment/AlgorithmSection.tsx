@@ -6,12 +6,27 @@ import { NumberInput, Section, Select, Slider } from "../Field";
 const set = (patch: Partial<AlgorithmConfig>) =>
   labStore.getState().updateExperiment((e) => ({ ...e, algorithm: { ...e.algorithm, ...patch } }));
 
-export const ESTIMATOR_INFO: Record<(typeof ESTIMATORS)[number], { label: string; formula: string; source: string }> = {
+export const ESTIMATOR_INFO: Record<
+  (typeof ESTIMATORS)[number],
+  { label: string; formula: string; source: string }
+> = {
   grpo: { label: "GRPO", formula: "A_i = (R_i − μ) / (σ + ε_A)", source: "GRR App. A, ACRE eq. 5" },
-  "grpo-stable": { label: "GRPO-stable", formula: "A_i = clip((R_i − μ)/(σ + 1e-8), −3, 3); group skipped if σ < 1e-4", source: "StructReward eq. 11" },
+  "grpo-stable": {
+    label: "GRPO-stable",
+    formula: "A_i = clip((R_i − μ)/(σ + 1e-8), −3, 3); group skipped if σ < 1e-4",
+    source: "StructReward eq. 11",
+  },
   rloo: { label: "RLOO", formula: "A_i = R_i − mean_{j≠i} R_j", source: "SCS §3.1" },
-  "reinforce++": { label: "REINFORCE++", formula: "A_i = (R_i − m)/(s + ε_A), m, s over the whole batch; k1 KL folded into R", source: "SCS §3.1" },
-  "reinforce++-baseline": { label: "REINFORCE++-baseline", formula: "A_i = R_i − μ, then whitened over the batch", source: "SCS §3.1, verl" },
+  "reinforce++": {
+    label: "REINFORCE++",
+    formula: "A_i = (R_i − m)/(s + ε_A), m, s over the whole batch; k1 KL folded into R",
+    source: "SCS §3.1",
+  },
+  "reinforce++-baseline": {
+    label: "REINFORCE++-baseline",
+    formula: "A_i = R_i − μ, then whitened over the batch",
+    source: "SCS §3.1, verl",
+  },
 };
 
 const PRESETS = [
@@ -24,7 +39,10 @@ export function AlgorithmSection() {
   const a = useLab((s) => s.experiment.algorithm);
   const info = ESTIMATOR_INFO[a.estimator];
   return (
-    <Section title="Algorithm" tip="How rewards become advantages, and the clipped policy-gradient loss with a KL pull towards the cold-start model.">
+    <Section
+      title="Algorithm"
+      tip="How rewards become advantages, and the clipped policy-gradient loss with a KL pull towards the cold-start model."
+    >
       <Select
         label="Advantage estimator"
         value={a.estimator}
@@ -60,25 +78,101 @@ export function AlgorithmSection() {
         tip="The papers do not say which std; the libraries differ. Lab default: unbiased, as verl."
         onChange={(std) => set({ std })}
       />
-      <NumberInput label="ε_A" value={a.eps} min={0} max={1} labChoice tip="Added to σ so a near-zero-std group does not blow up. verl 1e-6, TRL 1e-4, OpenRLHF 1e-9." onChange={(eps) => set({ eps })} />
-      <Slider label="Clip ε" value={a.clipEps} min={0.05} max={0.5} step={0.01} format={(x) => x.toFixed(2)} tip="PPO-style ratio clip: ρ stays in [1−ε, 1+ε]. Papers use 0.2." onChange={(clipEps) => set({ clipEps })} />
-      <NumberInput label="KL β" value={a.beta} min={0} max={1} tip="Weight of KL(π_θ ‖ π_ref) in the loss. GRR 1e-2, StructReward 1e-3." onChange={(beta) => set({ beta })} />
+      <NumberInput
+        label="ε_A"
+        value={a.eps}
+        min={0}
+        max={1}
+        labChoice
+        tip="Added to σ so a near-zero-std group does not blow up. verl 1e-6, TRL 1e-4, OpenRLHF 1e-9."
+        onChange={(eps) => set({ eps })}
+      />
+      <Slider
+        label="Clip ε"
+        value={a.clipEps}
+        min={0.05}
+        max={0.5}
+        step={0.01}
+        format={(x) => x.toFixed(2)}
+        tip="PPO-style ratio clip: ρ stays in [1−ε, 1+ε]. Papers use 0.2."
+        onChange={(clipEps) => set({ clipEps })}
+      />
+      <NumberInput
+        label="KL β"
+        value={a.beta}
+        min={0}
+        max={1}
+        tip="Weight of KL(π_θ ‖ π_ref) in the loss. GRR 1e-2, StructReward 1e-3."
+        onChange={(beta) => set({ beta })}
+      />
       <Select
         label="Loss aggregation"
         value={a.aggregation}
         options={AGGREGATIONS.map((g) => ({
           value: g,
-          label: g === "seq-mean-token-mean" ? "seq-mean-token-mean (papers)" : g === "token-mean" ? "token-mean (DAPO)" : "seq-mean-token-sum-norm (Dr. GRPO)",
+          label:
+            g === "seq-mean-token-mean"
+              ? "seq-mean-token-mean (papers)"
+              : g === "token-mean"
+                ? "token-mean (DAPO)"
+                : "seq-mean-token-sum-norm (Dr. GRPO)",
         }))}
         tip="How per-token losses are averaged: per sequence then over sequences (papers), over all tokens (DAPO), or with a constant length (Dr. GRPO)."
         onChange={(aggregation) => set({ aggregation })}
       />
-      <NumberInput label="Learning rate" value={a.lr} min={0} max={1} labChoice tip="AdamW learning rate for RL. The papers' 1e-6 is for 7B models; the tiny model needs more." onChange={(lr) => set({ lr })} />
-      <NumberInput label="Group size G" value={a.groupSize} min={1} max={64} integer tip="Rollouts sampled per prompt. Advantages compare rollouts within a group. Papers: 8 (SCS 16)." onChange={(groupSize) => set({ groupSize })} />
-      <NumberInput label="Prompts per step" value={a.batchPrompts} min={1} max={64} integer tip="Prompts (groups) per RL step." onChange={(batchPrompts) => set({ batchPrompts })} />
-      <NumberInput label="Steps" value={a.steps} min={1} max={100000} integer onChange={(steps) => set({ steps })} />
-      <NumberInput label="Eval every" value={a.evalEvery} min={1} integer tip="Every E steps: greedy decoding on the held-out set → Acc, RC-Acc, IncR, CBIR, CACR." onChange={(evalEvery) => set({ evalEvery })} />
-      <Slider label="Temperature" value={a.temperature} min={0.1} max={2} step={0.05} format={(x) => x.toFixed(2)} tip="Sampling temperature τ of the rollouts (papers: 1). The loss uses softmax(logits/τ) too, as verl does; τ > 1 explores more when the SFT model is very sure." onChange={(temperature) => set({ temperature })} />
+      <NumberInput
+        label="Learning rate"
+        value={a.lr}
+        min={0}
+        max={1}
+        labChoice
+        tip="AdamW learning rate for RL. The papers' 1e-6 is for 7B models; the tiny model needs more."
+        onChange={(lr) => set({ lr })}
+      />
+      <NumberInput
+        label="Group size G"
+        value={a.groupSize}
+        min={1}
+        max={64}
+        integer
+        tip="Rollouts sampled per prompt. Advantages compare rollouts within a group. Papers: 8 (SCS 16)."
+        onChange={(groupSize) => set({ groupSize })}
+      />
+      <NumberInput
+        label="Prompts per step"
+        value={a.batchPrompts}
+        min={1}
+        max={64}
+        integer
+        tip="Prompts (groups) per RL step."
+        onChange={(batchPrompts) => set({ batchPrompts })}
+      />
+      <NumberInput
+        label="Steps"
+        value={a.steps}
+        min={1}
+        max={100000}
+        integer
+        onChange={(steps) => set({ steps })}
+      />
+      <NumberInput
+        label="Eval every"
+        value={a.evalEvery}
+        min={1}
+        integer
+        tip="Every E steps: greedy decoding on the held-out set → Acc, RC-Acc, IncR, CBIR, CACR."
+        onChange={(evalEvery) => set({ evalEvery })}
+      />
+      <Slider
+        label="Temperature"
+        value={a.temperature}
+        min={0.1}
+        max={2}
+        step={0.05}
+        format={(x) => x.toFixed(2)}
+        tip="Sampling temperature τ of the rollouts (papers: 1). The loss uses softmax(logits/τ) too, as verl does; τ > 1 explores more when the SFT model is very sure."
+        onChange={(temperature) => set({ temperature })}
+      />
     </Section>
   );
 }

@@ -9,7 +9,8 @@ export function ExperimentPanel() {
     <aside className="experiment-panel" aria-label="Experiment">
       <h2>Experiment</h2>
       <p className="muted small">
-        Weights and judge noise apply live, from the next step. Task, model, variants and algorithm start a new run (on Train before any step, or on Reset).
+        Weights and judge noise apply live, from the next step. Task, model, variants and algorithm
+        start a new run (on Train before any step, or on Reset).
       </p>
       <VariantsSection />
       <TaskSection />

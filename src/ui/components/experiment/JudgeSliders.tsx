@@ -3,14 +3,27 @@ import { useLab, labStore } from "../../../store";
 import type { VariantName } from "../../../rl/experiment";
 import { Slider } from "../Field";
 
-export function JudgeSliders({ name, kind }: { name: VariantName; kind: "pointwise" | "groupwise" }) {
+export function JudgeSliders({
+  name,
+  kind,
+}: {
+  name: VariantName;
+  kind: "pointwise" | "groupwise";
+}) {
   const judge = useLab((s) => s.experiment.variants.find((x) => x.name === name)?.judge);
   if (!judge) return null;
-  const set = (patch: Partial<typeof judge>) => labStore.getState().setVariantWeights(name, {}, patch);
+  const set = (patch: Partial<typeof judge>) =>
+    labStore.getState().setVariantWeights(name, {}, patch);
   return (
     <fieldset className="judge">
       <legend>
-        Judge noise <span className="lab-choice" title="No LLM runs in the browser: the judge is a rubric auditor with explicit noise that models a real judge.">lab choice</span>
+        Judge noise{" "}
+        <span
+          className="lab-choice"
+          title="No LLM runs in the browser: the judge is a rubric auditor with explicit noise that models a real judge."
+        >
+          lab choice
+        </span>
       </legend>
       <Slider
         label="σ_j (perception noise)"

@@ -13,7 +13,9 @@ const update = labStore.getState().updateExperiment;
  * one seed sets `seed` (a plain single run); empty text clears the list.
  * @returns the change to apply, or an error message for the field.
  */
-export function seedsFromText(text: string): { seeds: number[] | undefined; seed?: number } | { error: string } {
+export function seedsFromText(
+  text: string,
+): { seeds: number[] | undefined; seed?: number } | { error: string } {
   let list: number[] | undefined;
   try {
     list = parseSeedsText(text);
@@ -52,7 +54,10 @@ function SeedsInput() {
       <label htmlFor={id}>
         Seeds{" "}
         <Tip text="Several seeds, e.g. 1,2,3 (up to 8): every variant trains once per seed from the same cold start, on its own prompts, sampling and judge noise. The charts then draw the mean over seeds with a shaded 95 % interval (Student t), so you can tell a real difference from seed luck. Each seed adds a full set of variant steps, so training is that many times slower. Empty: one run with the Seed above." />{" "}
-        <span className="lab-choice" title="The papers do not fix this value; the lab chose it. Change it freely.">
+        <span
+          className="lab-choice"
+          title="The papers do not fix this value; the lab chose it. Change it freely."
+        >
           lab choice
         </span>
       </label>
@@ -71,7 +76,11 @@ function SeedsInput() {
           {error}
         </div>
       )}
-      {seeds && <div className="muted small">{seeds.length} seeds: each variant trains {seeds.length}×.</div>}
+      {seeds && (
+        <div className="muted small">
+          {seeds.length} seeds: each variant trains {seeds.length}×.
+        </div>
+      )}
     </div>
   );
 }
@@ -81,7 +90,10 @@ export function ModelSection() {
   const seed = useLab((s) => s.experiment.seed);
   const sftSteps = useLab((s) => s.experiment.sftSteps);
   return (
-    <Section title="Model" tip="A tiny vision-language model: image patches + question tokens into a small decoder-only transformer, trained entirely on your GPU through WebGPU.">
+    <Section
+      title="Model"
+      tip="A tiny vision-language model: image patches + question tokens into a small decoder-only transformer, trained entirely on your GPU through WebGPU."
+    >
       <Select
         label="Model size"
         value={modelSize}

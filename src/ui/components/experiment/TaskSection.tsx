@@ -11,7 +11,10 @@ const setTask = (patch: Partial<Task>) =>
 export function TaskSection() {
   const task = useLab((s) => s.experiment.task);
   return (
-    <Section title="Task" tip="Seeded synthetic visual questions. Every prompt knows its true intermediate values, so rewards and metrics can audit the reasoning.">
+    <Section
+      title="Task"
+      tip="Seeded synthetic visual questions. Every prompt knows its true intermediate values, so rewards and metrics can audit the reasoning."
+    >
       <Select
         label="Family"
         value={task.family}

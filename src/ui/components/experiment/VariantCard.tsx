@@ -7,11 +7,23 @@ import { NumberInput, Select, Slider, Tip } from "../Field";
 import { JudgeSliders } from "./JudgeSliders";
 
 const WEIGHT_INFO = {
-  lambda: { label: "λ (auxiliary weight)", tip: "Weight of the reasoning term added to the verifier reward. Paper value 1.", max: 3 },
+  lambda: {
+    label: "λ (auxiliary weight)",
+    tip: "Weight of the reasoning term added to the verifier reward. Paper value 1.",
+    max: 3,
+  },
   fmt: { label: "λ_fmt (format)", tip: "Weight of R_fmt. Paper value 0.10.", max: 1 },
   right: { label: "λ_right (answer)", tip: "Weight of R_right. Paper value 0.25.", max: 1 },
-  rule: { label: "λ_rule (steps)", tip: "Weight of R_right·R_rule: matched reference steps count only when the answer is right. Paper value 0.75.", max: 2 },
-  cons: { label: "λ_cons (consistency)", tip: "Bonus factor (1 + λ_cons·R_cons) when the final answer equals the last step's result. Paper value 0.15.", max: 1 },
+  rule: {
+    label: "λ_rule (steps)",
+    tip: "Weight of R_right·R_rule: matched reference steps count only when the answer is right. Paper value 0.75.",
+    max: 2,
+  },
+  cons: {
+    label: "λ_cons (consistency)",
+    tip: "Bonus factor (1 + λ_cons·R_cons) when the final answer equals the last step's result. Paper value 0.15.",
+    max: 1,
+  },
 } as const;
 
 /**
@@ -24,10 +36,16 @@ function ForkBox({ name }: { name: VariantName }) {
   const meta = VARIANT_META[name];
   const weights = useLab((s) => s.experiment.variants.find((x) => x.name === name)?.weights);
   const step = useLab((s) => s.step);
-  const canFork = useLab((s) => s.ready !== null && !["loading", "error", "sft"].includes(s.phase) && !!s.sentExperiment?.variants.some((x) => x.name === name));
+  const canFork = useLab(
+    (s) =>
+      s.ready !== null &&
+      !["loading", "error", "sft"].includes(s.phase) &&
+      !!s.sentExperiment?.variants.some((x) => x.name === name),
+  );
   const [draft, setDraft] = useState<Partial<VariantWeights>>({});
   if (!weights || meta.weights.length === 0) return null;
-  const value = <K extends keyof VariantWeights>(k: K): VariantWeights[K] => (draft[k] ?? weights[k]) as VariantWeights[K];
+  const value = <K extends keyof VariantWeights>(k: K): VariantWeights[K] =>
+    (draft[k] ?? weights[k]) as VariantWeights[K];
   return (
     <details className="fork-box" data-testid={`fork-${name}`}>
       <summary>
@@ -62,8 +80,21 @@ function ForkBox({ name }: { name: VariantName }) {
           type="button"
           className="small-btn"
           disabled={!canFork}
-          title={canFork ? `Fork ${meta.label} at step ${step} with these weights` : "Start the run first (Train or Step)"}
-          onClick={() => labStore.getState().fork(name, Object.fromEntries(meta.weights.map((w) => [w, value(w)])) as Partial<VariantWeights>)}
+          title={
+            canFork
+              ? `Fork ${meta.label} at step ${step} with these weights`
+              : "Start the run first (Train or Step)"
+          }
+          onClick={() =>
+            labStore
+              .getState()
+              .fork(
+                name,
+                Object.fromEntries(
+                  meta.weights.map((w) => [w, value(w)]),
+                ) as Partial<VariantWeights>,
+              )
+          }
         >
           Fork
         </button>
@@ -79,7 +110,11 @@ export function VariantCard({ name }: { name: VariantName }) {
   const setW = labStore.getState().setVariantWeights;
   const mapping = MAPPINGS.find((m) => m.value === v.weights.mapping);
   return (
-    <div className="variant-card" data-testid={`variant-${name}`} style={{ borderLeftColor: meta.color }}>
+    <div
+      className="variant-card"
+      data-testid={`variant-${name}`}
+      style={{ borderLeftColor: meta.color }}
+    >
       <div className="variant-title">
         <span className="swatch" style={{ background: meta.color }} />
         <b>{meta.label}</b> <code className="muted">{name}</code>
@@ -87,10 +122,14 @@ export function VariantCard({ name }: { name: VariantName }) {
       <div className="paper">{meta.paper}</div>
       <pre className="formula" aria-label={`${meta.label} formula`}>
         {meta.formula.join("\n")}
-        {name === "grr" && mapping && mapping.value !== "pcs" ? `\nmapping ${mapping.value.toUpperCase()}: ${mapping.formula}` : ""}
+        {name === "grr" && mapping && mapping.value !== "pcs"
+          ? `\nmapping ${mapping.value.toUpperCase()}: ${mapping.formula}`
+          : ""}
       </pre>
       <p className="blurb">{meta.blurb}</p>
-      {meta.weights.length === 0 && <p className="muted small">No weights: the reward is the verifier alone.</p>}
+      {meta.weights.length === 0 && (
+        <p className="muted small">No weights: the reward is the verifier alone.</p>
+      )}
       {meta.weights.map((w) =>
         w === "mapping" ? (
           <Select
@@ -123,12 +162,21 @@ export function VariantCard({ name }: { name: VariantName }) {
         label="Estimator override"
         name={`${name} estimator override`}
         value={v.estimator ?? ""}
-        options={[{ value: "", label: "(use the algorithm's)" }, ...ESTIMATORS.map((e) => ({ value: e, label: e }))]}
-        tip={name === "structreward" ? "The StructReward paper trains with GRPO-stable." : "Train this variant with a different advantage estimator."}
+        options={[
+          { value: "", label: "(use the algorithm's)" },
+          ...ESTIMATORS.map((e) => ({ value: e, label: e })),
+        ]}
+        tip={
+          name === "structreward"
+            ? "The StructReward paper trains with GRPO-stable."
+            : "Train this variant with a different advantage estimator."
+        }
         onChange={(est) =>
           labStore.getState().updateExperiment((e) => ({
             ...e,
-            variants: e.variants.map((x) => (x.name === name ? { ...x, estimator: est === "" ? undefined : est } : x)),
+            variants: e.variants.map((x) =>
+              x.name === name ? { ...x, estimator: est === "" ? undefined : est } : x,
+            ),
           }))
         }
       />

@@ -14,7 +14,8 @@ function toggle(name: VariantName, on: boolean) {
       added.sort((a, b) => VARIANT_NAMES.indexOf(a.name) - VARIANT_NAMES.indexOf(b.name));
       return { ...e, variants: added };
     }
-    if (!on && has && e.variants.length > 1) return { ...e, variants: e.variants.filter((v) => v.name !== name) };
+    if (!on && has && e.variants.length > 1)
+      return { ...e, variants: e.variants.filter((v) => v.name !== name) };
     return e;
   });
 }

@@ -30,24 +30,42 @@ export function Inspector() {
     <aside className="inspector" data-testid="inspector" aria-label="Rollout inspector">
       <div className="inspector-head">
         <h2>Rollout inspector</h2>
-        <button type="button" onClick={() => labStore.getState().setInspectorOpen(false)} aria-label="Close inspector">
+        <button
+          type="button"
+          onClick={() => labStore.getState().setInspectorOpen(false)}
+          aria-label="Close inspector"
+        >
           ×
         </button>
       </div>
       {names.length === 0 ? (
-        <p className="muted">No rollouts yet. They appear here after the first training step: the trainer sends a few groups per step and the page keeps the last 200 per variant.</p>
+        <p className="muted">
+          No rollouts yet. They appear here after the first training step: the trainer sends a few
+          groups per step and the page keeps the last 200 per variant.
+        </p>
       ) : (
         <>
           <div className="seg" role="tablist" aria-label="Variant">
             {names.map((n) => (
-              <button key={n} type="button" role="tab" aria-selected={n === v} className={n === v ? "chip on" : "chip"} style={{ borderColor: variantColor(n) }} onClick={() => setVariant(n)}>
+              <button
+                key={n}
+                type="button"
+                role="tab"
+                aria-selected={n === v}
+                className={n === v ? "chip on" : "chip"}
+                style={{ borderColor: variantColor(n) }}
+                onClick={() => setVariant(n)}
+              >
                 {variantLabel(n)}
               </button>
             ))}
           </div>
           <div className="field slider">
             <label htmlFor="inspector-step">
-              Step {step} <span className="muted small">({si + 1} of {steps.length} kept{stepIdx === null ? ", following the latest" : ""})</span>
+              Step {step}{" "}
+              <span className="muted small">
+                ({si + 1} of {steps.length} kept{stepIdx === null ? ", following the latest" : ""})
+              </span>
             </label>
             <input
               id="inspector-step"
@@ -65,7 +83,12 @@ export function Inspector() {
           {atStep.length > 1 && (
             <div className="seg" aria-label="Prompt in this step">
               {atStep.map((g, i) => (
-                <button key={i} type="button" className={g === group ? "chip on" : "chip"} onClick={() => setGroupIdx(i)}>
+                <button
+                  key={i}
+                  type="button"
+                  className={g === group ? "chip on" : "chip"}
+                  onClick={() => setGroupIdx(i)}
+                >
                   prompt {i + 1}
                 </button>
               ))}
@@ -91,7 +114,10 @@ function GroupDetails({ group }: { group: GroupView }) {
           {group.options && (
             <ul className="options">
               {Object.entries(group.options).map(([letter, content]) => (
-                <li key={letter} className={letter === group.answer || content === group.answer ? "correct" : ""}>
+                <li
+                  key={letter}
+                  className={letter === group.answer || content === group.answer ? "correct" : ""}
+                >
                   <b>{letter}.</b> {content}
                 </li>
               ))}
@@ -101,7 +127,8 @@ function GroupDetails({ group }: { group: GroupView }) {
             Ground truth: <b>{group.answer}</b> · <code className="muted">{group.promptId}</code>
           </p>
           <p className="small">
-            {group.rollouts.filter((r) => r.verifierPassed).length}/{group.rollouts.length} passed the verifier ·{" "}
+            {group.rollouts.filter((r) => r.verifierPassed).length}/{group.rollouts.length} passed
+            the verifier ·{" "}
             <span className={inconsistent ? "bad-text" : ""}>{inconsistent} inconsistent</span>
           </p>
         </div>
