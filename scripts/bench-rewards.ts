@@ -211,7 +211,7 @@ for (const [name, r, isRule] of rows) {
 
 // Large / pathological vectors against their budgets.
 const here = path.dirname(fileURLToPath(import.meta.url));
-const vectorsPath = path.resolve(here, "..", "../shared/cases/vectors.json");
+const vectorsPath = path.resolve(here, "..", "test/fixtures/vectors.json");
 interface Vec {
   id: string;
   fn: string;

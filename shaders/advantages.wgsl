@@ -1,4 +1,4 @@
-// Advantage estimators of reward-spec §1 for a whole batch of groups, in ONE
+// Advantage estimators of docs/reward-spec.md §1 for a whole batch of groups, in ONE
 // dispatch of ONE workgroup (WG invocations).
 //
 // Layout: rewards/valid/adv are [numGroups · groupSize], consecutive groups.

@@ -1,7 +1,7 @@
 // Decode matmul: y[R, O] = epilogue(x[R, I] · W[I, O] + b[O]) for the few rows
 // of a decode step (R = N sequences) or a prefill (R = N·T0 rows).
 //
-// Register-blocked, no workgroup memory (SwiftShader favours this, design.md):
+// Register-blocked, no workgroup memory (SwiftShader favours this, docs/design.md):
 // each invocation computes a 4-row × 4-column tile, loading x as vec4 along I
 // and W as vec4 along O. W and b are read from the flat parameter buffer at
 // float offsets wOff / bOff (64-float aligned, config.ts paramLayout).

@@ -1,6 +1,6 @@
 // loss_reduce: aggregates the per-token records of loss_token into the loss
 // and the step statistics, and writes the weighted per-token gradient
-// g[b, s] = w[b, s]·dℓ/dlogπ. The weights (reward-spec.md §1):
+// g[b, s] = w[b, s]·dℓ/dlogπ. The weights (docs/reward-spec.md §1):
 //   agg 0 "seq-mean-token-mean"  w = m / (B·n_b)   (papers; rows with n_b = 0 add 0)
 //   agg 1 "token-mean"           w = m / Σ m       (DAPO; also SFT)
 //   agg 2 "seq-mean-token-sum-norm"  w = m / (B·normLength)  (Dr. GRPO)

@@ -9,7 +9,7 @@
 //   f6 m   effective mask (0 at s = 0)   f7 unused
 // mode 0: logprobs only (f0..f3 = 0). mode 1: SFT, ℓ = −logπ.
 // mode 3: policy loss without a reference policy (no KL term, k3 = 0).
-// mode 2: policy loss (reward-spec.md §1; PPO eq. 7 clip, verl low_var_kl):
+// mode 2: policy loss (docs/reward-spec.md §1; PPO eq. 7 clip, verl low_var_kl):
 //   ρ = exp(logπ − logπ_old), ℓ = −min(ρA, clip(ρ, 1−ε, 1+ε)A) + β·k3,
 //   x = clamp(logπ_ref − logπ, ±20), k3 = clamp(eˣ − x − 1, ±10);
 //   dℓ/dlogπ = −ρA where the unclipped branch is the min (else 0)

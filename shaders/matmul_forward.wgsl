@@ -1,6 +1,6 @@
 // matmul_forward: y [M, N] = x [M, K] · w [K, N] (+ bias [N]) (+ res [M, N]).
 //
-// Register-blocked (design.md "Running without a GPU"): each invocation owns
+// Register-blocked (docs/design.md "Running without a GPU"): each invocation owns
 // a 4×4 block of y (rows m0..m0+3, columns n0..n0+3) held in four vec4
 // accumulators; per k it loads one vec4 of w and four scalars of x and does
 // four vec4 FMAs. No workgroup memory, no barriers (SwiftShader favours this).

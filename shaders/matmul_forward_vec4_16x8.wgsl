@@ -2,7 +2,7 @@
 // for K % 4 = 0 and N % 8 = 0 (otherwise matmul_forward_vec4.wgsl, same contract).
 //
 // Register-blocked with vec4 loads, no workgroup memory (what pays on CPU
-// adapters, design.md): an invocation owns a 16×8 tile of y — rows m0..m0+15
+// adapters, docs/design.md): an invocation owns a 16×8 tile of y — rows m0..m0+15
 // × two vec4 columns c0, c0+1. Per step of 4 along k it loads 8 vec4 of w and
 // one vec4 of each of its 16 x rows: 128 vec4 multiply-adds for 24 loads
 // (the 8×4 kernel does 32 for 12). Rows past M are clamped for loads and not

@@ -3,7 +3,7 @@
  *
  * The default WebGPU device allows only 8 storage buffers per stage and 16 KiB
  * of workgroup memory; SwiftShader's adapter offers 10–12 and 32 KiB, so we
- * request the adapter's own limits (design.md, "Running without a GPU").
+ * request the adapter's own limits (docs/design.md, "Running without a GPU").
  */
 
 /** Message shown whenever no adapter can be found: says what to install. */

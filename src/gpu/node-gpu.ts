@@ -11,7 +11,7 @@ import { requestLabDevice, NO_ADAPTER_HELP, type LabDevice } from "./device";
 export const SWIFTSHADER_ICD = "/usr/lib/chromium/vk_swiftshader_icd.json";
 
 // Dawn's GPU object must stay referenced for the whole process, or it is
-// garbage-collected and the process crashes (design.md pitfalls).
+// garbage-collected and the process crashes (docs/design.md pitfalls).
 let keptGpu: GPU | null = null;
 
 /**

@@ -1,7 +1,7 @@
 /**
  * The tiny VLM's configuration, presets, validation and flat parameter layout.
  *
- * Sequence layout of one example (design.md, "The tiny VLM"):
+ * Sequence layout of one example (docs/design.md, "The tiny VLM"):
  *   [P patch tokens][L_text text tokens]   with P = (H/p)·(W/p)
  * Text tokens are the prompt (left-padded with PAD to a fixed prompt length)
  * followed by the response; PAD positions are masked as attention keys.
@@ -30,7 +30,7 @@ export interface ModelConfig {
   maxSeqLen: number;
 }
 
-/** Default model of design.md: d = 128, 4 layers, 4 heads, GELU MLP 4×, 28×56 digits in 7×7 patches. */
+/** Default model of docs/design.md: d = 128, 4 layers, 4 heads, GELU MLP 4×, 28×56 digits in 7×7 patches. */
 export const DEFAULT_CONFIG: ModelConfig = {
   imageHeight: 28,
   imageWidth: 56,

@@ -1,6 +1,6 @@
 /**
  * Batched autoregressive generation on the GPU with a KV cache and on-GPU
- * sampling (design.md, data flow step 2: "generate G rollouts per prompt on
+ * sampling (docs/design.md, data flow step 2: "generate G rollouts per prompt on
  * the GPU").
  *
  *   const gen = new Generator(ctx, config, N, promptLen, maxNew);   // once per shape
@@ -111,7 +111,7 @@ export interface GeneratorOptions {
   /**
    * Sleep for ~80% of the previous batch's duration (same maxNew) before
    * awaiting the read-back. Node/Dawn busy-polls its main thread while a GPU
-   * promise is pending, taking a core from SwiftShader (design.md, measured
+   * promise is pending, taking a core from SwiftShader (docs/design.md, measured
    * up to 1.4×). Default: true in Node, false elsewhere (browsers do not poll).
    */
   sleepBeforeRead?: boolean;

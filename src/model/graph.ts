@@ -42,7 +42,7 @@ export interface TrainBatch {
   mask?: Float32Array | GPUBuffer;
 }
 
-/** Options of policyStep (reward-spec.md §1). Per-token arrays are [B, textLen], aligned with tokens. */
+/** Options of policyStep (docs/reward-spec.md §1). Per-token arrays are [B, textLen], aligned with tokens. */
 export interface PolicyStepOptions {
   /** [B] per-rollout advantages. */
   advantages: Float32Array | GPUBuffer;
@@ -55,7 +55,7 @@ export interface PolicyStepOptions {
    * and the reported KL is 0.
    */
   refLogprobs?: Float32Array | GPUBuffer;
-  /** PPO clip ε; default 0.2 (reward-spec.md §1). */
+  /** PPO clip ε; default 0.2 (docs/reward-spec.md §1). */
   clipEps?: number;
   /** k3 KL coefficient β; default 0. */
   beta?: number;
@@ -126,7 +126,7 @@ export interface TrainGraphOptions {
   /**
    * Sleep for ~80% of the previous step's duration before awaiting the stats
    * read-back. Node/Dawn busy-polls its main thread while a GPU promise is
-   * pending, taking a core from SwiftShader (design.md). Default: true in
+   * pending, taking a core from SwiftShader (docs/design.md). Default: true in
    * Node, false elsewhere (browsers do not poll).
    */
   sleepBeforeRead?: boolean;
@@ -830,7 +830,7 @@ export class TrainGraph {
   }
 
   /**
-   * One policy-gradient step's forward and backward (reward-spec.md §1): the
+   * One policy-gradient step's forward and backward (docs/reward-spec.md §1): the
    * clipped surrogate with per-rollout advantages plus β·k3 KL to the
    * reference logprobs, aggregated as `aggregation`, over the masked tokens.
    * Gradients go into `grads` (zeroed first). Submits once.

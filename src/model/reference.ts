@@ -4,7 +4,7 @@
  * generation and ONNX export are all checked against it). Slow by design:
  * plain loops, no tricks.
  *
- * Model semantics (design.md "The tiny VLM"; every engine must match):
+ * Model semantics (docs/design.md "The tiny VLM"; every engine must match):
  *   sequence = [P patch tokens][L text tokens], T = P + L
  *   x = embed(images, tokens)                                  // [B, T, C]
  *   per layer l:  x += attn(ln1(x));  x += mlp(ln2(x))         // pre-norm
@@ -355,7 +355,7 @@ export function referenceSft(
 }
 
 /**
- * Policy-gradient loss (reward-spec.md §1, see `policyLoss`) and its gradients.
+ * Policy-gradient loss (docs/reward-spec.md §1, see `policyLoss`) and its gradients.
  * @returns the loss result plus logits [B, L, V] and grads (flat, paramLayout order).
  */
 export function referencePolicy(

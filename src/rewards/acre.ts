@@ -1,5 +1,5 @@
 /**
- * Answer-Consistent RL (reward-spec §5): the consistency reward between the
+ * Answer-Consistent RL (docs/reward-spec.md §5): the consistency reward between the
  * first answer and the answer re-asked with shuffled options and the same
  * trace, compared by option CONTENT, plus the optional length reward.
  */
@@ -95,7 +95,7 @@ export function shuffleOptions(options: Record<string, string>, rng: Rng): Recor
 
 /**
  * Variant scorer: R_i = r_acc + r_fmt + r_c (+ length reward when `length`
- * is given), reward-spec §5. `secondTexts[i]` is the second-pass answer text
+ * is given), docs/reward-spec.md §5. `secondTexts[i]` is the second-pass answer text
  * of rollout i, asked with `secondOptions[i]`.
  */
 export function scoreACRE(

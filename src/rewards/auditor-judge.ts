@@ -1,5 +1,5 @@
 /**
- * The lab's default judge, a rubric auditor (reward-spec §2 "The lab's
+ * The lab's default judge, a rubric auditor (docs/reward-spec.md §2 "The lab's
  * judge"). It knows the prompt's true step values and scores a trace by step
  * correctness, arithmetic validity, agreement of the final answer with the
  * last local result, and completeness. Noise makes it behave like an LLM
@@ -17,7 +17,7 @@ import { requireNonNegative } from "./rollout";
 import { matchSteps, referenceValues } from "./step-matching";
 import { parseTrace } from "./trace";
 
-/** Rubric weights of the audit score (lab choice, reward-spec §2). Sum = 1. */
+/** Rubric weights of the audit score (lab choice, docs/reward-spec.md §2). Sum = 1. */
 export const AUDIT_WEIGHTS = {
   steps: 0.4,
   arithmetic: 0.2,
@@ -195,7 +195,7 @@ function garbled(rng: Rng, json: string): string {
 
 /**
  * Tiers from noisy scores: sorted best first, a candidate joins the current
- * tier when its score is within δ of that tier's best (reward-spec §2).
+ * tier when its score is within δ of that tier's best (docs/reward-spec.md §2).
  * Returns dense ranks 1..M per candidate.
  */
 export function tiersFromScores(scores: readonly number[], delta: number): number[] {

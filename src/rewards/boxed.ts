@@ -1,5 +1,5 @@
 /**
- * Reading `\boxed{...}` / `\fbox{...}` answers (cases README, contract
+ * Reading `\boxed{...}` / `\fbox{...}` answers (test/fixtures/README.md, contract
  * `extractBoxed`). Linear time: one regex scan to find the last command, one
  * brace walk from there.
  */
@@ -70,7 +70,7 @@ function finish(raw: string): BoxRead {
 /**
  * `extractBoxed({text})`: the trimmed raw content of the LAST `\boxed`/`\fbox`
  * in `text` (by start position), or null when there is none, it is empty, or
- * it was never closed (no fallback to an earlier box). Source: cases README,
+ * it was never closed (no fallback to an earlier box). Source: test/fixtures/README.md,
  * contract extractBoxed 1–6. Never throws; linear time.
  */
 export function extractBoxed({ text }: { text: string }): string | null {

@@ -1,6 +1,6 @@
 /**
  * Per-response reasoning–answer inconsistency judgment (GRR §4.1 "Reasoning-
- * Answer Inconsistency Judge"; reward-spec §2 Metrics): (i) the trace's
+ * Answer Inconsistency Judge"; docs/reward-spec.md §2 Metrics): (i) the trace's
  * conclusion = its last local result, (ii) the final answer with letters
  * mapped to option contents, (iii) compare with `≡`, (iv) N/A without a
  * valid final answer.
@@ -23,12 +23,12 @@ export interface ConsistencyOptions {
   /**
    * Verdict for a valid final answer whose trace implies no conclusion (no
    * boxed local result). Default "inconsistent": the trace "does not justify
-   * the boxed answer" (GRR §4.1); lab choice, reward-spec §2.
+   * the boxed answer" (GRR §4.1); lab choice, docs/reward-spec.md §2.
    */
   noConclusion?: "inconsistent" | "na";
 }
 
-/** The last parseable local result of a trace (reward-spec §3 a_reasoned), or null. */
+/** The last parseable local result of a trace (docs/reward-spec.md §3 a_reasoned), or null. */
 export function lastLocalResult(parsed: ParsedTrace): string | null {
   for (let i = parsed.steps.length - 1; i >= 0; i--) {
     const b = parsed.steps[i].boxed;

@@ -1,11 +1,11 @@
 /**
- * Answer equivalence `≡` (reward-spec §0; cases README, contract
+ * Answer equivalence `≡` (docs/reward-spec.md §0; test/fixtures/README.md, contract
  * `answersEquivalent` rules 1–19): normalisation, lists and sets, math by
  * float64 evaluation at seeded points, lexical comparison, option letters.
  */
 import { collectVariables, evaluateMath, parseMath, type MathNode } from "./math-eval";
 
-/** Relative tolerance of numeric equality (reward-spec §0, rule 13). */
+/** Relative tolerance of numeric equality (docs/reward-spec.md §0, rule 13). */
 export const RELATIVE_TOLERANCE = 1e-6;
 /** Absolute tolerance, used only when one side is exactly 0 (rule 13). */
 export const ZERO_TOLERANCE = 1e-12;
@@ -274,8 +274,8 @@ function readLetterAnswer(s: string, options: Record<string, string>): LetterAns
 /**
  * `answersEquivalent({predicted, gold, options?})`: true when two extracted
  * answers mean the same (numeric within relative 1e-6, symbolic by seeded
- * evaluation, lexical, option letters ↔ contents). Source: reward-spec §0 and
- * cases README, contract answersEquivalent 1–19. Never throws: unreadable or
+ * evaluation, lexical, option letters ↔ contents). Source: docs/reward-spec.md §0 and
+ * test/fixtures/README.md, contract answersEquivalent 1–19. Never throws: unreadable or
  * non-string input is simply not equivalent. Runs in well under 100 ms.
  */
 export function answersEquivalent({

@@ -1,5 +1,5 @@
 /**
- * GRR paper rewards (reward-spec §2): `R_i = r_ver + λ·r_aux` with
+ * GRR paper rewards (docs/reward-spec.md §2): `R_i = r_ver + λ·r_aux` with
  * r_aux ∈ {0 (RLVR), r_prm, r_gr (pointwise), r_rank (groupwise)}.
  * Source: GRR eq. 1–8; λ = 1 (GRR §4.1).
  */
@@ -10,10 +10,10 @@ import { requireNonNegative, type GroupScore, type RolloutScore } from "./rollou
 import { parseTrace, type ParsedTrace } from "./trace";
 import { goldOf, verifyParsed, type VerifierResult } from "./verifier";
 
-/** Rank → score mappings (GRR ablation names; constants are lab choices, reward-spec §2). */
+/** Rank → score mappings (GRR ablation names; constants are lab choices, docs/reward-spec.md §2). */
 export const RANK_MAPPINGS = ["pcs", "edn", "trs", "irn"] as const;
 export type RankMapping = (typeof RANK_MAPPINGS)[number];
-/** EDN decay γ (lab choice, reward-spec §2). */
+/** EDN decay γ (lab choice, docs/reward-spec.md §2). */
 export const EDN_GAMMA = 0.5;
 /** λ of R = r_ver + λ r_aux (GRR §4.1: λ = 1 for all variants). */
 export const DEFAULT_LAMBDA = 1;
@@ -133,7 +133,7 @@ export type ProcessRewardModel = (args: {
 /**
  * PRM variant: R = r_ver + λ·mean(step labels) (GRR eq. 3 with Agg = mean,
  * §4.1). No steps → r_prm = 0 (lab choice). A PRM that returns nothing or
- * non-finite labels makes the rollout unscorable (reward-spec §1).
+ * non-finite labels makes the rollout unscorable (docs/reward-spec.md §1).
  */
 export function scorePRMMean(
   prompt: TaskPrompt,
@@ -174,7 +174,7 @@ export function scorePRMMean(
 /**
  * Pointwise GR: R = r_ver + λ·r_gr, one judge call per rollout, score parsed
  * from `{"reasoning_feedback","judge_score"}` (GRR eq. 4, 8). Unparseable →
- * r_gr = 0 and a judge failure (reward-spec §2).
+ * r_gr = 0 and a judge failure (docs/reward-spec.md §2).
  */
 export function scorePointwiseGR(
   prompt: TaskPrompt,
@@ -206,7 +206,7 @@ export function scorePointwiseGR(
  * rollouts; R = r_ver + λ·r_rank (GRR eq. 5–8). Failed rollouts get 0.
  * K < 2: no call, r_rank = 0. Unrepairable reply → r_rank = 0 for the group
  * and a judge failure. Candidates the judge left out get r_rank 0 and the
- * ranked ones are centered among themselves (lab choice, reward-spec §2).
+ * ranked ones are centered among themselves (lab choice, docs/reward-spec.md §2).
  */
 export function scoreGRR(
   prompt: TaskPrompt,

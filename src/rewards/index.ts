@@ -1,10 +1,10 @@
 /**
- * Public API of the reward library (reward-spec §0–§5). Every function takes
- * ONE object argument (cases README, harness convention 1). Pure TypeScript,
+ * Public API of the reward library (docs/reward-spec.md §0–§5). Every function takes
+ * ONE object argument (test/fixtures/README.md, harness convention 1). Pure TypeScript,
  * no DOM: runs in a Web Worker, in Node and in tests. Variant-level scorers
  * `(prompt, texts, options, rng)` return per-rollout totals AND components.
  */
-// Parsing and equivalence (cases README contracts).
+// Parsing and equivalence (test/fixtures/README.md contracts).
 export { extractBoxed } from "./boxed";
 export { parseTrace } from "./trace";
 export type { ParsedTrace, TraceStep, AnswerSource } from "./trace";

@@ -1,6 +1,6 @@
 /**
- * Robust reading of LLM-judge replies (reward-spec §2 "Robust judge
- * parsing"; cases README, contract `parseJudgeRanking`). Strict JSON first,
+ * Robust reading of LLM-judge replies (docs/reward-spec.md §2 "Robust judge
+ * parsing"; test/fixtures/README.md, contract `parseJudgeRanking`). Strict JSON first,
  * then balanced spans, then salvage of closed entries. Never throws on text.
  */
 
@@ -211,7 +211,7 @@ function rankingFrom(
  * `parseJudgeRanking({text, numCandidates})`: the groupwise judge's tie-aware
  * ranks, repaired from code fences, prose, trailing commas, numeric strings,
  * truncation; reports missing, duplicate and invalid indices. Source: cases
- * README, contract parseJudgeRanking 1–10; reward-spec §2. Never throws on
+ * README, contract parseJudgeRanking 1–10; docs/reward-spec.md §2. Never throws on
  * `text`; throws an Error naming `numCandidates` when it is not an integer ≥ 0.
  */
 export function parseJudgeRanking({
@@ -254,7 +254,7 @@ export interface JudgeScore {
  * float}` (GRR eq. 4, App. B.1) with the same repairs as the ranking parser,
  * then a last-resort `"judge_score": x` scan. Scores are clamped to [0, 1];
  * unreadable → ok false (the caller gives r_gr = 0 and counts a judge
- * failure, reward-spec §2). Never throws.
+ * failure, docs/reward-spec.md §2). Never throws.
  */
 export function parseJudgeScore({ text }: { text: string }): JudgeScore {
   const src = typeof text === "string" ? text : "";

@@ -1,6 +1,6 @@
 /**
  * A small LaTeX/plain math parser and float64 evaluator for answer
- * equivalence (cases README, answersEquivalent rules 9–15). One
+ * equivalence (test/fixtures/README.md, answersEquivalent rules 9–15). One
  * recursive-descent pass over the characters (linear in the input), with a
  * nesting limit and bounded powers, so hostile answers return quickly.
  */

@@ -1,6 +1,6 @@
 /**
  * The papers' evaluation metrics: Acc, IncR, CBIR, RC-Acc (GRR §4.1,
- * reward-spec §2), CACR and OSCR (ACRE, reward-spec §5).
+ * docs/reward-spec.md §2), CACR and OSCR (ACRE, docs/reward-spec.md §5).
  */
 import type { TaskPrompt } from "../tasks/types";
 import {
@@ -27,7 +27,7 @@ export interface PaperMetrics {
   cbir: number;
   /** Acc − CBIR, the primary metric (GRR §4.1). */
   rcAcc: number;
-  /** consistent / all, N/A counts as not consistent (ACRE, reward-spec §5). */
+  /** consistent / all, N/A counts as not consistent (ACRE, docs/reward-spec.md §5). */
   cacr: number;
 }
 
@@ -96,7 +96,7 @@ export function metricRecords({
 /**
  * `oscr({pairs})`: fraction of responses whose second-pass answer (shuffled
  * options, same trace) equals the first by option content (ACRE,
- * reward-spec §5). Each pair gives the answers and the option maps they refer
+ * docs/reward-spec.md §5). Each pair gives the answers and the option maps they refer
  * to; a null answer never matches. Empty → 0.
  */
 export function oscr({

@@ -1,5 +1,5 @@
 /**
- * Reading the option letter of a multiple-choice answer (cases README,
+ * Reading the option letter of a multiple-choice answer (test/fixtures/README.md,
  * contract `extractOptionLetter`). All patterns are anchored on fixed tokens
  * so the scan stays linear.
  */
@@ -45,7 +45,7 @@ function lastMatch(re: RegExp, s: string, letters: string): string | null {
 
 /**
  * `extractOptionLetter({text, letters = "ABCDE"})`: the chosen option letter
- * (upper case, one of `letters`) or null. Source: cases README, contract
+ * (upper case, one of `letters`) or null. Source: test/fixtures/README.md, contract
  * extractOptionLetter 1–5. Never throws; a non-string text gives null.
  */
 export function extractOptionLetter({

@@ -1,5 +1,5 @@
 /**
- * Self-Consistency Sampling (reward-spec §4): the consistency reward over m
+ * Self-Consistency Sampling (docs/reward-spec.md §4): the consistency reward over m
  * continuations of a truncated, image-perturbed rollout, and the expected
  * number of distinct answers of an unreliable trace (SCS App. B.2).
  */
@@ -11,13 +11,13 @@ import { goldOf, verifyParsed } from "./verifier";
 
 export type ScsForm = "paper" | "released";
 
-/** Released code's constants: r_con = 0.3·(5 − |𝒜|) (reward-spec §4). */
+/** Released code's constants: r_con = 0.3·(5 − |𝒜|) (docs/reward-spec.md §4). */
 export const SCS_RELEASED = { scale: 0.3, base: 5, formatWeight: 0.5 } as const;
 
-/** Noise σ range of the released code, on pixels in [0, 1] (reward-spec §4). */
+/** Noise σ range of the released code, on pixels in [0, 1] (docs/reward-spec.md §4). */
 export const SCS_NOISE_RANGE = { min: 0.01, max: 0.4 } as const;
 
-/** Distinct elements of `answers` by `≡`; every unparseable answer together counts as one (lab choice, reward-spec §4). */
+/** Distinct elements of `answers` by `≡`; every unparseable answer together counts as one (lab choice, docs/reward-spec.md §4). */
 export function distinctAnswerCount(
   answers: ReadonlyArray<string | null | undefined>,
   options?: Record<string, string> | null,
@@ -116,7 +116,7 @@ export function expectedDistinctAnswers({
 
 /**
  * Variant scorer: r = r_fmt + r_acc + r_con (paper) or 0.5·r_fmt + r_acc +
- * r_con (released), reward-spec §4. `continuations[i]` are the m texts
+ * r_con (released), docs/reward-spec.md §4. `continuations[i]` are the m texts
  * continued from rollout i's truncated prefix under perturbed images.
  */
 export function scoreSCS(

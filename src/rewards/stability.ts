@@ -1,5 +1,5 @@
 /**
- * Stability study of GRR §4.3.4 (reward-spec §2): fixed groups of rollouts,
+ * Stability study of GRR §4.3.4 (docs/reward-spec.md §2): fixed groups of rollouts,
  * reward assignment repeated R times with a noisy judge; the per-rollout
  * variance of the assigned reward, averaged, for pointwise GR vs groupwise
  * ranking. Paper: 500 prompts × 8 rollouts, 4 repeats; 0.026 vs 0.016.
@@ -100,7 +100,7 @@ export function stabilityStudy(args: StabilityArgs): StabilityResult {
   };
 }
 
-/** The judge noise of one sweep setting (rubric auditor, reward-spec §2; score units). */
+/** The judge noise of one sweep setting (rubric auditor, docs/reward-spec.md §2; score units). */
 export interface JudgeNoise {
   /** Per-candidate perception noise σ_j. */
   sigmaJ: number;
@@ -119,7 +119,7 @@ export interface SweepSetting extends JudgeNoise {
  * Default settings of `stabilitySweep` (lab choice): the lab default
  * (DEFAULT_AUDITOR: σ_j 0.05, σ_b 0.1, δ 0.15), then one knob moved at a
  * time: σ_b = 0 (no calibration noise: the stability advantage should
- * vanish, reward-spec §2), σ_b 0.05 and 0.2, σ_j 0 and 0.1.
+ * vanish, docs/reward-spec.md §2), σ_b 0.05 and 0.2, σ_j 0 and 0.1.
  */
 export const DEFAULT_SWEEP_SETTINGS: readonly SweepSetting[] = [
   {

@@ -1,12 +1,12 @@
 /**
  * Monotonic one-to-one matching of generated local results to reference
- * steps (StructReward §3 / reward-spec §3): step i takes the EARLIEST
+ * steps (StructReward §3 / docs/reward-spec.md §3): step i takes the EARLIEST
  * available reference j with a_i ≡ a⁺_j (lab choice: greedy earliest), and
  * only references after j stay available. A step written again right after
  * itself cannot match twice (the references it could match are used up), so
  * repetition never raises R_rule when the reference values are distinct.
  * Greedy-earliest is not the maximum matching: an extra step inserted EARLIER
- * can change later matches (accepted lab choice, reward-spec §3).
+ * can change later matches (accepted lab choice, docs/reward-spec.md §3).
  */
 import type { ReferenceStep } from "../tasks/types";
 import { answersEquivalent } from "./equivalence";

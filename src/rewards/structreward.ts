@@ -1,5 +1,5 @@
 /**
- * StructReward (reward-spec §3): strict format R_fmt, step matching R_rule,
+ * StructReward (docs/reward-spec.md §3): strict format R_fmt, step matching R_rule,
  * consistency R_cons, correctness R_right, and the gated total
  * R = λ_fmt R_fmt + λ_right R_right + λ_rule R_right R_rule (1 + λ_cons R_cons)
  * (StructReward eq. 7–10). Plus the rollout-recycling and hard-negative
@@ -56,7 +56,7 @@ function weightsOf(w: Partial<StructWeights> | undefined): StructWeights {
 }
 
 /**
- * Strict format (reward-spec §3): exactly one closed think block without
+ * Strict format (docs/reward-spec.md §3): exactly one closed think block without
  * stray tags, steps numbered 1, 2, … consecutively, a box in every step, and
  * a separate, complete final answer after `</think>`.
  */

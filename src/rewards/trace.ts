@@ -1,5 +1,5 @@
 /**
- * Parsing a rollout in the lab's response format (reward-spec §0; cases
+ * Parsing a rollout in the lab's response format (docs/reward-spec.md §0; cases
  * README, contract `parseTrace`). Linear time: tags and step markers are
  * found with simple global regex scans, never with backtracking patterns.
  */
@@ -29,7 +29,7 @@ export interface ParsedTrace {
   /**
    * Lab extension: the answer was cut off (open think block, unclosed
    * `<answer>`, or the last box of the answer region unclosed). Such an
-   * answer is N/A for the verifier and the metrics (reward-spec §0).
+   * answer is N/A for the verifier and the metrics (docs/reward-spec.md §0).
    */
   answerTruncated: boolean;
 }
@@ -43,7 +43,7 @@ const LAST_NUMBER = /-?\d(?:[\d,.]*\d)?/g;
 
 /**
  * `parseTrace({text, fallbackLastNumber = false})`: think blocks, steps, final
- * answer and basic format validity of a rollout. Source: cases README,
+ * answer and basic format validity of a rollout. Source: test/fixtures/README.md,
  * contract parseTrace 1–10. Never throws (non-string text reads as "").
  */
 export function parseTrace({

@@ -1,7 +1,7 @@
 /**
- * The outcome verifier `r_ver(y) = 1[Verify(a, a*)]` (reward-spec §0; GRR
+ * The outcome verifier `r_ver(y) = 1[Verify(a, a*)]` (docs/reward-spec.md §0; GRR
  * eq. 1). A letter answer is mapped to its option content; the correct
- * content without a letter also passes (lab choice, reward-spec §0). A
+ * content without a letter also passes (lab choice, docs/reward-spec.md §0). A
  * cut-off answer is N/A and never passes.
  */
 import type { TaskPrompt } from "../tasks/types";

@@ -1,5 +1,5 @@
 /**
- * Advantage estimation on the GPU (reward-spec §1): one kernel, one dispatch,
+ * Advantage estimation on the GPU (docs/reward-spec.md §1): one kernel, one dispatch,
  * one workgroup, for a whole batch of groups and every estimator
  * (grpo, grpo-stable, rloo, reinforce++, reinforce++-baseline).
  *
@@ -18,7 +18,7 @@ import code from "../../shaders/advantages.wgsl?raw";
 
 export type { AdvantageMethod, StdKind };
 
-/** Estimators of reward-spec §1, in the kernel's method-code order (shaders/advantages.wgsl). */
+/** Estimators of docs/reward-spec.md §1, in the kernel's method-code order (shaders/advantages.wgsl). */
 export const KERNEL_METHODS: readonly AdvantageMethod[] = [
   "grpo",
   "grpo-stable",
@@ -34,7 +34,7 @@ export const ADV_WG = 64;
 export const GROUP_FLAG_ZERO_STD = 1;
 export const GROUP_FLAG_SKIPPED = 2;
 
-/** Estimator options; defaults as verl (reward-spec §1, lab choice): sample std, ε_A = 1e-6. */
+/** Estimator options; defaults as verl (docs/reward-spec.md §1, lab choice): sample std, ε_A = 1e-6. */
 export interface AdvantageOptions {
   method: AdvantageMethod;
   /** ε_A added to the std (finite, ≥ 0). Ignored by rloo; grpo-stable always uses 1e-8 (StructReward eq. 11), as the CPU reference. */

@@ -1,5 +1,5 @@
 /**
- * Advantage estimators, CPU reference (reward-spec §1; cases README,
+ * Advantage estimators, CPU reference (docs/reward-spec.md §1; test/fixtures/README.md,
  * contract `groupAdvantages`). float64, two-pass variance. The GPU advantage
  * kernel is checked against this file, so it has no dependencies.
  */
@@ -16,13 +16,13 @@ export type AdvantageMethod = (typeof ADVANTAGE_METHODS)[number];
 export type StdKind = "sample" | "population";
 export const STD_KINDS: readonly StdKind[] = ["sample", "population"];
 
-/** Library default std kind: unbiased (n−1). Lab choice, as verl (reward-spec §1). */
+/** Library default std kind: unbiased (n−1). Lab choice, as verl (docs/reward-spec.md §1). */
 export const DEFAULT_STD: StdKind = "sample";
-/** Library default ε_A. Lab choice, as verl (reward-spec §1). */
+/** Library default ε_A. Lab choice, as verl (docs/reward-spec.md §1). */
 export const DEFAULT_EPS = 1e-6;
 
 /**
- * Std kind / ε presets named after the libraries (reward-spec §1): TRL
+ * Std kind / ε presets named after the libraries (docs/reward-spec.md §1): TRL
  * unbiased 1e-4, verl unbiased 1e-6, OpenRLHF unbiased 1e-9.
  */
 export const ADVANTAGE_PRESETS: Readonly<
@@ -212,7 +212,7 @@ export function groupAdvantages(args: GroupAdvantagesArgs): number[] {
 
 /**
  * Folds a k1 KL penalty into rollout rewards before REINFORCE++ whitening:
- * `r_i − β·Σ_t (logπ_old − logπ_ref)` (reward-spec §1; TRL RLOO, OpenRLHF).
+ * `r_i − β·Σ_t (logπ_old − logπ_ref)` (docs/reward-spec.md §1; TRL RLOO, OpenRLHF).
  * `klSums[i]` is the per-rollout token sum; β ≥ 0. Non-finite stays non-finite.
  */
 export function foldKlIntoRewards({

@@ -35,7 +35,7 @@ export interface SamplingOptions {
   seed: number;
 }
 
-/** Hyperparameters of one policy-gradient update (reward-spec §1). */
+/** Hyperparameters of one policy-gradient update (docs/reward-spec.md §1). */
 export interface UpdateOptions {
   clipEps: number;
   beta: number;
@@ -254,7 +254,7 @@ export class LabEngine {
   /**
    * One policy-gradient update of `policy` on a batch of rollouts: old and
    * reference logprobs by the same forward pass, the clipped surrogate with
-   * k3 KL (reward-spec §1), backward, then AdamW with global-norm clipping.
+   * k3 KL (docs/reward-spec.md §1), backward, then AdamW with global-norm clipping.
    * A NaN/Inf loss throws before AdamW runs, so the parameters are untouched.
    * @param advantages GPU buffer [B] (the advantage kernel's output).
    */

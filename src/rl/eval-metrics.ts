@@ -2,8 +2,8 @@
  * Held-out evaluation metrics from greedy responses (CPU; runs in the trainer
  * worker or the CLI, never on the page's thread).
  *
- *   acc, incR, cbir, rcAcc, cacr  GRR §4.1 / ACRE (reward-spec §2, §5) via paperMetrics
- *   formatRate                     fraction with StructReward's strict R_fmt = 1 (reward-spec §3)
+ *   acc, incR, cbir, rcAcc, cacr  GRR §4.1 / ACRE (docs/reward-spec.md §2, §5) via paperMetrics
+ *   formatRate                     fraction with StructReward's strict R_fmt = 1 (docs/reward-spec.md §3)
  *   stepAcc                        fraction of the reference *reading* steps (every
  *                                  step but the final compute step: for digits, reading
  *                                  each digit) whose same-numbered generated step has

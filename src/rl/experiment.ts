@@ -5,11 +5,11 @@
  */
 import { z } from "zod";
 
-/** Reward variants the lab can train side by side (reward-spec §2, §3). */
+/** Reward variants the lab can train side by side (docs/reward-spec.md §2, §3). */
 export const VARIANT_NAMES = ["rlvr", "pointwise-gr", "grr", "structreward"] as const;
 export type VariantName = (typeof VARIANT_NAMES)[number];
 
-/** Advantage estimators of reward-spec §1. */
+/** Advantage estimators of docs/reward-spec.md §1. */
 export const ESTIMATORS = [
   "grpo",
   "grpo-stable",
@@ -19,14 +19,14 @@ export const ESTIMATORS = [
 ] as const;
 export type Estimator = (typeof ESTIMATORS)[number];
 
-/** Loss aggregations of reward-spec §1: papers' default, DAPO, Dr. GRPO. */
+/** Loss aggregations of docs/reward-spec.md §1: papers' default, DAPO, Dr. GRPO. */
 export const AGGREGATIONS = [
   "seq-mean-token-mean",
   "token-mean",
   "seq-mean-token-sum-norm",
 ] as const;
 
-/** Judge noise of the rubric auditor (reward-spec §2, lab choice; defaults = DEFAULT_AUDITOR of src/rewards/auditor-judge.ts). */
+/** Judge noise of the rubric auditor (docs/reward-spec.md §2, lab choice; defaults = DEFAULT_AUDITOR of src/rewards/auditor-judge.ts). */
 export const JudgeSchema = z.object({
   /** Per-candidate perception noise σ_j (score units, [0, 1] scale). */
   sigmaJ: z.number().min(0).max(1).default(0.05),
@@ -39,9 +39,9 @@ export const JudgeSchema = z.object({
 export const WeightsSchema = z.object({
   /** λ of R = r_ver + λ·r_aux (GRR §3, λ = 1). */
   lambda: z.number().min(0).max(10).default(1),
-  /** GRR tier → score mapping (reward-spec §2). */
+  /** GRR tier → score mapping (docs/reward-spec.md §2). */
   mapping: z.enum(["pcs", "edn", "trs", "irn"]).default("pcs"),
-  /** StructReward λ_fmt, λ_right, λ_rule, λ_cons (reward-spec §3). */
+  /** StructReward λ_fmt, λ_right, λ_rule, λ_cons (docs/reward-spec.md §3). */
   fmt: z.number().min(0).max(10).default(0.1),
   right: z.number().min(0).max(10).default(0.25),
   rule: z.number().min(0).max(10).default(0.75),
@@ -60,7 +60,7 @@ export const VariantSchema = z
     beta: z.number().min(0).max(1).optional(),
   })
   .transform((v) =>
-    // StructReward is optimized with GRPO-stable and β = 1e-3 (StructReward eq. 11, reward-spec §3) unless overridden.
+    // StructReward is optimized with GRPO-stable and β = 1e-3 (StructReward eq. 11, docs/reward-spec.md §3) unless overridden.
     v.name === "structreward"
       ? { ...v, estimator: v.estimator ?? ("grpo-stable" as const), beta: v.beta ?? 1e-3 }
       : v,
@@ -69,7 +69,7 @@ export type VariantConfig = z.infer<typeof VariantSchema>;
 
 export const AlgorithmSchema = z.object({
   estimator: z.enum(ESTIMATORS).default("grpo"),
-  /** Std kind and ε_A: lab default as verl (reward-spec §1). */
+  /** Std kind and ε_A: lab default as verl (docs/reward-spec.md §1). */
   std: z.enum(["sample", "population"]).default("sample"),
   eps: z.number().min(0).max(1).default(1e-6),
   clipEps: z.number().gt(0).max(1).default(0.2),
@@ -87,7 +87,7 @@ export const AlgorithmSchema = z.object({
   lr: z.number().gt(0).max(1).default(3e-4),
   weightDecay: z.number().min(0).max(1).default(0),
   gradClip: z.number().gt(0).default(1),
-  /** Rollouts per prompt G (reward-spec §0, G = 8). */
+  /** Rollouts per prompt G (docs/reward-spec.md §0, G = 8). */
   groupSize: z.number().int().min(1).max(64).default(8),
   /** Prompts per RL step (lab choice, see lr; a CPU adapter's step time grows with it). */
   batchPrompts: z.number().int().min(1).max(64).default(4),

@@ -23,7 +23,7 @@ export function textShapeFor(evalPrompts: readonly TaskPrompt[]): TextShape {
 
 /**
  * Model config for a task's images and a text shape.
- * size "default": d = 128, 4 layers, 4 heads (design.md); "small": d = 64,
+ * size "default": d = 128, 4 layers, 4 heads (docs/design.md); "small": d = 64,
  * 2 layers (lab choice for CPU adapters and CI).
  */
 export function labModelConfig(

@@ -40,7 +40,7 @@ export function scoringPrompt(p: TaskPrompt): ScoringPrompt {
 }
 
 /**
- * Scores every group of a request with its variant's reward (reward-spec
+ * Scores every group of a request with its variant's reward (docs/reward-spec.md
  * §2–§3). Pure CPU; deterministic for a seed.
  * @throws Error when texts and prompts differ in number, or the variant config is invalid.
  */

@@ -89,7 +89,7 @@ export async function rlStep(args: RlStepArgs): Promise<RlStepResult> {
   const rawRewards = groups.flatMap((g) => g.rollouts.map((r) => (r.unscorable ? NaN : r.total)));
   const rewards = rawRewards.slice();
 
-  // REINFORCE++ folds a k1 KL penalty into the reward instead of the loss (reward-spec §1).
+  // REINFORCE++ folds a k1 KL penalty into the reward instead of the loss (docs/reward-spec.md §1).
   let lossBeta = beta;
   if ((estimator === "reinforce++" || estimator === "reinforce++-baseline") && beta > 0) {
     const lp = await engine.logprobs(policy, images, batch, alg.temperature);

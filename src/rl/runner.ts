@@ -271,7 +271,7 @@ export class LabRun {
 
   /**
    * Held-out accuracy with the images shuffled between prompts: a model that
-   * reads the image falls to about chance (design.md "Tasks").
+   * reads the image falls to about chance (docs/design.md "Tasks").
    */
   async shuffledImageEval(
     policy: Pick<Policy, "params"> = { params: this.engine.ref },

@@ -1,5 +1,5 @@
 /**
- * Cold-start SFT on the normalized format (reward-spec §0): cross-entropy on
+ * Cold-start SFT on the normalized format (docs/reward-spec.md §0): cross-entropy on
  * the response tokens of the task's SFT targets, AdamW with warm-up and a
  * cosine decay (nanoGPT's get_lr).
  */

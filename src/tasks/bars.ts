@@ -1,5 +1,5 @@
 /**
- * Bar chart (design.md "Tasks"): objectCount bars of integer heights
+ * Bar chart (docs/design.md "Tasks"): objectCount bars of integer heights
  * 1..maxBarHeight, RGB image imageSize×imageSize×3 in [0, 1], black
  * background, bars standing on the bottom row. "What is the tallest bar minus
  * the shortest bar?" and the like; bars are numbered 1.. from the left.

@@ -1,6 +1,6 @@
 /**
  * The task knobs: one config object for every family, with defaults and a
- * validator that names the offending field (design.md "Tasks": number of
+ * validator that names the offending field (docs/design.md "Tasks": number of
  * steps, image size, object count, option-position skew, distractor
  * closeness, open-ended vs multiple choice).
  */
@@ -11,27 +11,27 @@ export type DigitOp = "sum" | "difference" | "largest" | "product";
 
 /** Every knob of the task generators. */
 export interface TaskConfig {
-  /** Task family. Default `digits` (design.md: the default task). */
+  /** Task family. Default `digits` (docs/design.md: the default task). */
   family: TaskFamily;
-  /** Digits: how many MNIST digits side by side, 2 or 3 (image 28×56 or 28×84). Default 2 (design.md). */
+  /** Digits: how many MNIST digits side by side, 2 or 3 (image 28×56 or 28×84). Default 2 (docs/design.md). */
   numDigits: 2 | 3;
   /**
    * Digits: question kinds to draw from. Default sum, difference, largest
-   * (design.md). `product` is allowed with 2 digits only (lab choice: keeps
+   * (docs/design.md). `product` is allowed with 2 digits only (lab choice: keeps
    * answers ≤ 81). `difference` is first − second (2 digits) or
    * first + second − third (3 digits).
    */
   digitOps: DigitOp[];
   /**
-   * Shapes and bars: number of reference steps, 1–4 (design.md). 1: read one
+   * Shapes and bars: number of reference steps, 1–4 (docs/design.md). 1: read one
    * quantity; 2: read one quantity, then apply a constant from the question;
    * 3: read two quantities, then combine; 4: read three, then combine.
    * Digits always have numDigits + 1 steps. Default 3 (lab choice).
    */
   numSteps: 1 | 2 | 3 | 4;
-  /** Multiple choice (true) or open-ended (false). Default true (design.md). */
+  /** Multiple choice (true) or open-ended (false). Default true (docs/design.md). */
   multipleChoice: boolean;
-  /** Options per multiple-choice prompt, 2–5 (letters A–E). Default 4 (design.md: A–D). */
+  /** Options per multiple-choice prompt, 2–5 (letters A–E). Default 4 (docs/design.md: A–D). */
   numOptions: number;
   /**
    * Option-position skew in [0, 1]: the probability that the correct option is

@@ -1,5 +1,5 @@
 /**
- * Digit arithmetic (design.md "Tasks", the default family): 2 or 3 real MNIST
+ * Digit arithmetic (docs/design.md "Tasks", the default family): 2 or 3 real MNIST
  * digits side by side, image 28×(28·n)×1 in [0, 1]. Reference steps read each
  * digit (`first digit = \boxed{3}`), then compute (`3 + 4 = \boxed{7}`).
  */

@@ -1,6 +1,6 @@
 /**
  * Shared pieces of every task family: the normalized response format of
- * reward-spec §0, options with near-miss distractors and position skew, the
+ * docs/reward-spec.md §0, options with near-miss distractors and position skew, the
  * prompt text the model reads, and the lab's extended prompt type.
  */
 import type { ReferenceStep, TaskFamily, TaskPrompt } from "./types";
@@ -56,7 +56,7 @@ export function step(expr: string, value: number): ReferenceStep {
 }
 
 /**
- * The normalized response of reward-spec §0:
+ * The normalized response of docs/reward-spec.md §0:
  * `<think> Step 1: … Step 2: … </think> \boxed{final}`.
  */
 export function formatResponse(steps: readonly ReferenceStep[], final: string): string {

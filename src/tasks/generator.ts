@@ -1,7 +1,7 @@
 /**
  * Task generator entry points: a train sampler, the fixed held-out eval set,
  * and the two audit helpers (image shuffling for the "model must use the
- * image" check; option re-shuffling for ACRE's second pass, reward-spec §5).
+ * image" check; option re-shuffling for ACRE's second pass, docs/reward-spec.md §5).
  */
 import {
   resolveTaskConfig,
@@ -186,7 +186,7 @@ export interface Reask<P extends TaskPrompt> {
 }
 
 /**
- * ACRE's second pass (reward-spec §5): the same prompt with its options
+ * ACRE's second pass (docs/reward-spec.md §5): the same prompt with its options
  * shuffled by `rng`. The permutation is never the identity (it is redrawn
  * until at least one option moves). Compare answers by option content via
  * `toOriginal`. Throws for an open-ended prompt (no options).

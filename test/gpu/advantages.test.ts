@@ -5,7 +5,7 @@
  * f32 note: the kernel sees rewards rounded to f32 (1e9 + 1 becomes 1e9), so
  * it is compared with the reference applied to the f32-rounded rewards,
  * |gpu − ref| ≤ 1e-5 + 1e-4·|ref|. For every groupAdvantages vector of
- * ../shared/cases/vectors.json, the GPU result is also compared with the
+ * test/fixtures/vectors.json, the GPU result is also compared with the
  * vector's own expected values wherever f32 rounding leaves the rewards
  * unchanged (the vectors are exact in f64; 1e9+1 is the one input that is not).
  */
@@ -26,9 +26,9 @@ import { groupAdvantageStats, groupAdvantages } from "../../src/rl/advantages";
 
 type Reward = number | null | undefined;
 
-// The shared cases live beside the repository (CI clones it elsewhere with shared/ next to it).
+// The case vectors (test/fixtures/README.md) are kept in the repository.
 const REPO_ROOT = path.resolve(fileURLToPath(new URL(".", import.meta.url)), "../..");
-const VECTORS = path.resolve(REPO_ROOT, "../shared/cases/vectors.json");
+const VECTORS = path.resolve(REPO_ROOT, "test/fixtures/vectors.json");
 
 interface Vector {
   id: string;
@@ -126,7 +126,7 @@ describe("advantage kernel", () => {
   });
   afterAll(() => ctx?.destroy());
 
-  describe("every groupAdvantages vector of shared/cases", () => {
+  describe("every groupAdvantages vector of test/fixtures", () => {
     const all = JSON.parse(readFileSync(VECTORS, "utf8")) as Vector[];
     const vectors = all.filter((v) => v.fn === "groupAdvantages");
     it("finds the vectors", () => {

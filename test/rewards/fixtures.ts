@@ -1,4 +1,4 @@
-/** Hand-built prompts and traces in the lab's normalized format (reward-spec §0). */
+/** Hand-built prompts and traces in the lab's normalized format (docs/reward-spec.md §0). */
 import type { TaskPrompt } from "../../src/tasks/types";
 
 export interface DigitTask {

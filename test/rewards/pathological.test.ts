@@ -1,4 +1,4 @@
-/** Large and hostile inputs finish quickly (contracts: linear time; cases README rule 10, 12). */
+/** Large and hostile inputs finish quickly (contracts: linear time; test/fixtures/README.md rule 10, 12). */
 import { describe, expect, it } from "vitest";
 import {
   answersEquivalent,

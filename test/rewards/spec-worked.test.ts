@@ -1,4 +1,4 @@
-/** Every worked value of reward-spec.md, plus the config errors of the public API. */
+/** Every worked value of docs/reward-spec.md, plus the config errors of the public API. */
 import { describe, expect, it } from "vitest";
 import {
   acreConsistency,
@@ -19,7 +19,7 @@ const close = (a: number[], b: number[], tol = 1e-12) => {
   a.forEach((x, i) => expect(Math.abs(x - b[i])).toBeLessThanOrEqual(tol));
 };
 
-describe("GRR rank rewards (reward-spec §2)", () => {
+describe("GRR rank rewards (docs/reward-spec.md §2)", () => {
   it("worked value: K = 4, tiers {A}, {B, C}, {D} → +0.5, 0, 0, −0.5", () => {
     close(rankRewards({ ranks: [1, 2, 2, 3] }), [0.5, 0, 0, -0.5]);
     close(rankRewards({ ranks: [1, 2, 2, 4], mapping: "pcs" }), [0.5, 0, 0, -0.5]);
@@ -58,7 +58,7 @@ describe("GRR rank rewards (reward-spec §2)", () => {
   });
 });
 
-describe("StructReward (reward-spec §3)", () => {
+describe("StructReward (docs/reward-spec.md §3)", () => {
   const ref = ["3", "4", "7"];
   it("worked value 0.925: valid, correct, 2 of 3 steps matched, consistent", () => {
     const text = trace(
@@ -117,7 +117,7 @@ describe("StructReward (reward-spec §3)", () => {
   });
 });
 
-describe("SCS (reward-spec §4)", () => {
+describe("SCS (docs/reward-spec.md §4)", () => {
   it("E[S] worked values: p = 1 → 1; N = 4, p = 0.25, M = 4 → 2.734375", () => {
     expect(expectedDistinctAnswers({ numOptions: 4, p: 1, trials: 4 })).toBe(1);
     expect(expectedDistinctAnswers({ numOptions: 4, p: 0.25, trials: 4 })).toBeCloseTo(
@@ -164,7 +164,7 @@ describe("SCS (reward-spec §4)", () => {
   });
 });
 
-describe("ACRE (reward-spec §5)", () => {
+describe("ACRE (docs/reward-spec.md §5)", () => {
   it("r_c cases with default α = [1, 0.9, 0.3]", () => {
     expect(acreConsistency({ first: "7", second: "7", gold: "7" })).toBe(1);
     expect(acreConsistency({ first: "7", second: "8", gold: "7" })).toBe(0.9);
@@ -196,7 +196,7 @@ describe("ACRE (reward-spec §5)", () => {
   });
 });
 
-describe("advantages (reward-spec §1)", () => {
+describe("advantages (docs/reward-spec.md §1)", () => {
   it("grpo-stable: clip ±3, σ + 1e-8, group skipped when σ < 1e-4", () => {
     const a = groupAdvantages({
       rewards: [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
@@ -238,7 +238,7 @@ describe("advantages (reward-spec §1)", () => {
   });
 });
 
-describe("paper metrics (reward-spec §2)", () => {
+describe("paper metrics (docs/reward-spec.md §2)", () => {
   it("Acc, IncR, CBIR, RC-Acc, CACR from records", () => {
     const m = paperMetrics({
       records: [

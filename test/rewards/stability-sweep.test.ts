@@ -5,7 +5,7 @@
  *   every σ_b (common random numbers), pointwise grows with σ_b, by ≈ σ_b²
  *   for traces whose score is away from the clamp at 0 and 1;
  * - σ_j = 0 makes the groupwise ranking deterministic (variance exactly 0);
- * - σ_b = 0: no stability advantage left (the reward-spec's "should vanish");
+ * - σ_b = 0: no stability advantage left (the docs/reward-spec.md's "should vanish");
  * - a tie margin wider than any score gap ties everyone: r_rank = 0.
  */
 import { describe, expect, it } from "vitest";

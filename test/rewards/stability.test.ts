@@ -1,5 +1,5 @@
 /**
- * GRR §4.3.4 stability study with the rubric auditor (reward-spec §2): the
+ * GRR §4.3.4 stability study with the rubric auditor (docs/reward-spec.md §2): the
  * groupwise advantage comes from the per-call calibration offset σ_b, so it
  * vanishes when σ_b = 0.
  */

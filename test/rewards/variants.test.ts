@@ -32,7 +32,7 @@ import { digitSumPrompt, digitTrace } from "./fixtures";
 const prompt = digitSumPrompt({ digits: [3, 4] }); // answer 7 = B; options A 6, B 7, C 8, D 9
 const open = digitSumPrompt({ digits: [3, 4], multipleChoice: false });
 
-describe("verifier r_ver (reward-spec §0)", () => {
+describe("verifier r_ver (docs/reward-spec.md §0)", () => {
   it("maps letters to contents and accepts the content without a letter", () => {
     expect(verifyRollout({ text: digitTrace([3, 4], 7, "B"), prompt }).rVer).toBe(1);
     expect(verifyRollout({ text: digitTrace([3, 4], 7, "7"), prompt }).rVer).toBe(1);

@@ -1,7 +1,7 @@
 /**
- * Harness for ../shared/cases/vectors.json (cases README, "Harness
- * conventions" 1–7). The path is resolved from this file, so a CI clone with
- * shared/ beside the repository finds it.
+ * Harness for test/fixtures/vectors.json (test/fixtures/README.md, "Harness
+ * conventions" 1–7; test/fixtures/reports.md names the public report behind
+ * each vector).
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -26,10 +26,10 @@ interface Vector {
 }
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const vectorsPath = path.resolve(repoRoot, "../shared/cases/vectors.json");
+const vectorsPath = path.resolve(repoRoot, "test/fixtures/vectors.json");
 const vectors: Vector[] = JSON.parse(readFileSync(vectorsPath, "utf8"));
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: each case's input is the function's own argument shape
 const FUNCTIONS: Record<string, (arg: any) => unknown> = {
   extractBoxed,
   parseTrace,

@@ -52,7 +52,7 @@ export const configArb: fc.Arbitrary<Partial<TaskConfig>> = fc
   });
 
 /**
- * Independent check of the normalized format (reward-spec §0 / §3 R_fmt):
+ * Independent check of the normalized format (docs/reward-spec.md §0 / §3 R_fmt):
  * exactly one think block, Step 1.. consecutively, one \boxed{} local result
  * per step, one final \boxed{} after </think>. Returns the step values and the
  * final box, or throws describing the violation.

@@ -1,7 +1,7 @@
 /**
  * Cross-checks the SFT targets against the reward library: its parser must
  * read every target as well-formed with the right final answer, every target
- * must score fmt = right = rule = cons = 1 (reward-spec §3), and the rubric
+ * must score fmt = right = rule = cons = 1 (docs/reward-spec.md §3), and the rubric
  * auditor must find every step's arithmetic valid (incl. three-term steps).
  */
 import { describe, expect, it } from "vitest";

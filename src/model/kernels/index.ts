@@ -13,7 +13,7 @@
  *   attention   scalar  one invocation per query row, any head size
  *               vec4    same, vec4 along head channels (head size % 4 = 0)
  * No version uses workgroup memory: register blocking is what pays on CPU
- * adapters (design.md). A workgroup-tiled matmul for discrete GPUs is not
+ * adapters (docs/design.md). A workgroup-tiled matmul for discrete GPUs is not
  * written yet (no GPU was available to measure it against these).
  */
 import { packParams, type Binding, type GpuContext, type KernelCall } from "../../gpu/context";
@@ -72,7 +72,7 @@ const blocks = (n: number) => Math.ceil(n / 4);
  * kernel to be multiples of 4; ~1.8× faster on SwiftShader) or "scalar"
  * (any sizes). "auto" picks vec4 whenever the sizes allow. Both are
  * register-blocked without workgroup memory, which suits CPU adapters
- * (design.md); both pass the same checker (test/gpu/kernels-matmul.test.ts).
+ * (docs/design.md); both pass the same checker (test/gpu/kernels-matmul.test.ts).
  */
 export type MatmulVariant = "auto" | "vec4" | "scalar" | "vec4x16";
 

@@ -1,6 +1,6 @@
 /**
  * CPU references (f64) of the training losses: SFT cross-entropy and the
- * clipped policy-gradient surrogate with k3 KL (reward-spec.md §1). Tests only.
+ * clipped policy-gradient surrogate with k3 KL (docs/reward-spec.md §1). Tests only.
  *
  * Alignment (shared with the GPU kernels): logits [B, L, V] are the logits at
  * the L text positions; the logit row at text position s predicts token s+1.
@@ -11,7 +11,7 @@
  */
 import type { F64 } from "./layers";
 
-/** How the per-token policy loss is reduced (reward-spec.md §1). */
+/** How the per-token policy loss is reduced (docs/reward-spec.md §1). */
 export type PolicyAggregation = "seq-mean-token-mean" | "token-mean" | "seq-mean-token-sum-norm";
 
 /** Per-token logprobs and entropies for `tokens` under `logits`. */
@@ -112,7 +112,7 @@ export function sftLoss(
   };
 }
 
-/** Inputs of the policy loss (reward-spec.md §1). Per-token arrays are [B, L]. */
+/** Inputs of the policy loss (docs/reward-spec.md §1). Per-token arrays are [B, L]. */
 export interface PolicyLossInputs {
   /** [B] per-rollout advantages. */
   advantages: ArrayLike<number>;
@@ -122,7 +122,7 @@ export interface PolicyLossInputs {
   refLogprobs: ArrayLike<number>;
   /** [B, L] 1 for response tokens that count, else 0. */
   mask: ArrayLike<number>;
-  /** PPO clip ε (reward-spec default 0.2). */
+  /** PPO clip ε (docs/reward-spec.md default 0.2). */
   clipEps: number;
   /** KL coefficient β (≥ 0). */
   beta: number;
@@ -177,7 +177,7 @@ export function aggregationWeights(
 }
 
 /**
- * Clipped policy-gradient loss with k3 KL (reward-spec.md §1; PPO eq. 7,
+ * Clipped policy-gradient loss with k3 KL (docs/reward-spec.md §1; PPO eq. 7,
  * GRPO eq. 3, KL clamps as verl `kl_penalty("low_var_kl")`):
  *   ρ = exp(lp − lp_old),  surr = min(ρA, clip(ρ, 1−ε, 1+ε)A),
  *   x = clamp(lp_ref − lp, ±20),  k3 = clamp(eˣ − x − 1, ±10),

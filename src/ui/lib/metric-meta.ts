@@ -1,6 +1,6 @@
 /**
  * Titles and plain-language explanations of the metrics the trainer sends
- * (reward-spec §1, §2 "Metrics", §5). The trainer may send any key; known ones
+ * (docs/reward-spec.md §1, §2 "Metrics", §5). The trainer may send any key; known ones
  * (matched loosely: case, `_`, `-`, `/` ignored) get a proper title, unknown
  * ones are still plotted under their own name.
  */

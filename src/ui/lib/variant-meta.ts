@@ -1,7 +1,7 @@
 /**
  * What the UI says about each reward variant: colour (fixed per variant so a
  * line keeps its colour on every chart), the paper, the formula as text, and
- * which weights and judge knobs it reads (reward-spec §2, §3).
+ * which weights and judge knobs it reads (docs/reward-spec.md §2, §3).
  */
 import type { VariantName } from "../../rl/experiment";
 import { baseVariant, parseForkKey } from "../../rl/fork-key";
@@ -91,7 +91,7 @@ export function variantLabel(key: string): string {
   return (VARIANT_META as Record<string, VariantMeta | undefined>)[key]?.label ?? key;
 }
 
-/** GRR tier → score mappings (reward-spec §2); PCS is the paper's. */
+/** GRR tier → score mappings (docs/reward-spec.md §2); PCS is the paper's. */
 export const MAPPINGS = [
   { value: "pcs", label: "PCS: pairwise comparison score (paper)", formula: "s̃ = (b + c/2)/(K−1)" },
   {

@@ -1,4 +1,4 @@
-/** Advantage estimator and policy-gradient options (reward-spec §1). */
+/** Advantage estimator and policy-gradient options (docs/reward-spec.md §1). */
 import { useLab, labStore } from "../../../store";
 import { AGGREGATIONS, ESTIMATORS, type AlgorithmConfig } from "../../../rl/experiment";
 import { NumberInput, Section, Select, Slider } from "../Field";

@@ -1,4 +1,4 @@
-/** Noise of the lab's rubric-auditor judge (reward-spec §2, lab choice), live-editable. */
+/** Noise of the lab's rubric-auditor judge (docs/reward-spec.md §2, lab choice), live-editable. */
 import { useLab, labStore } from "../../../store";
 import type { VariantName } from "../../../rl/experiment";
 import { Slider } from "../Field";

@@ -1,4 +1,4 @@
-/** Task family and the knobs a teacher can turn (design.md "Tasks"). */
+/** Task family and the knobs a teacher can turn (docs/design.md "Tasks"). */
 import { useLab, labStore } from "../../../store";
 import type { Experiment } from "../../../rl/experiment";
 import { Section, Select, Slider } from "../Field";
