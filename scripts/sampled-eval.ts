@@ -64,7 +64,7 @@ async function main(): Promise<void> {
     prompts.flatMap((p) => Array.from({ length: K }, () => p)),
     texts,
   );
-  const greedy = evalMetrics(prompts, await run.greedyTexts(ref, prompts));
+  const greedy = evalMetrics(prompts, await run.evalTexts(ref, prompts));
   ctx.destroy();
   process.stdout.write(
     `${JSON.stringify({

@@ -3,7 +3,10 @@
  *   npm run lab -- --preset <name> [--steps N] [--seed S] [--lr X] [--temperature T] [--out DIR]
  *                  [--group-size G] [--batch-prompts P] [--eval-every E] [--eval-size N]
  *                  [--sft-steps N] [--from-scratch] [--checkpoint FILE] [--full-size] [--quiet] [--seeds S1,S2,…]
- *                  [--hint-rate R] [--hint-accuracy Q] [--variants a,b,…]
+ *                  [--hint-rate R] [--hint-accuracy Q] [--trace-slip S] [--eval-temperature T]
+ *                  [--variants a,b,…]
+ * --trace-slip picks the cold start trained with slipped traces (Experiment task.traceSlipRate);
+ * --eval-temperature samples the held-out eval at T instead of greedy (Experiment.evalTemperature).
  * --checkpoint starts RL from that cold start (e.g. a `train:sft --snapshots`
  * file) instead of the shipped one; it must fit the preset's model size and task.
  * On a CPU adapter (SwiftShader) the small model is used unless --full-size.
@@ -70,6 +73,8 @@ async function main(): Promise<void> {
     "batch-prompts": "number",
     "eval-every": "number",
     "eval-size": "number",
+    "eval-temperature": "number",
+    "trace-slip": "number",
     "full-size": "boolean",
     quiet: "boolean",
     seeds: "string",
@@ -99,6 +104,7 @@ async function main(): Promise<void> {
   const task: Record<string, unknown> = {};
   if (flags["hint-rate"] !== undefined) task.hintRate = flags["hint-rate"];
   if (flags["hint-accuracy"] !== undefined) task.hintAccuracy = flags["hint-accuracy"];
+  if (flags["trace-slip"] !== undefined) task.traceSlipRate = flags["trace-slip"];
   // --variants a,b picks the preset's variants (or adds schema-default ones); names checked by the schema.
   const variantList =
     flags.variants !== undefined
@@ -112,9 +118,11 @@ async function main(): Promise<void> {
     task: { ...exp.task, ...task },
     algorithm: { ...exp.algorithm, ...algo },
     evalSize: flags["eval-size"] ?? exp.evalSize,
+    evalTemperature: flags["eval-temperature"] ?? exp.evalTemperature,
   });
   exp.algorithm = checked.algorithm;
   exp.evalSize = checked.evalSize;
+  exp.evalTemperature = checked.evalTemperature;
   exp.task = checked.task;
   exp.variants = checked.variants;
   const sink = consoleSink(flags.out as string | undefined, Boolean(flags.quiet));

@@ -15,6 +15,8 @@
  * with probability --hint-accuracy, default 0.9), and --hint-copy C makes
  * that share of hinted targets box the hint instead of the last step's result
  * (the lab's drift scenario; the checkpoint is then sft-…-hint-<size>.ckpt).
+ * --trace-slip S makes that share of targets conclude a near miss in their
+ * last step while the final box keeps the answer (sft-…-slip-<size>.ckpt).
  */
 import { readFileSync } from "node:fs";
 import { loadCheckpoint, saveCheckpoint } from "../model/checkpoint";
@@ -47,6 +49,7 @@ async function main(): Promise<void> {
     "hint-rate": "number",
     "hint-accuracy": "number",
     "hint-copy": "number",
+    "trace-slip": "number",
   });
   const size = String(flags.size ?? "small");
   if (size !== "small" && size !== "default")
@@ -60,6 +63,7 @@ async function main(): Promise<void> {
       hintRate: flags["hint-rate"] ?? 0,
       hintAccuracy: flags["hint-accuracy"],
       hintCopyRate: flags["hint-copy"],
+      traceSlipRate: flags["trace-slip"],
     },
     sftSteps: flags.steps ?? 600,
     sftLr: flags.lr ?? 2e-3,

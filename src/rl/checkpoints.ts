@@ -8,8 +8,11 @@ import type { Experiment } from "./experiment";
 export function checkpointFileName(exp: Pick<Experiment, "task" | "modelSize">): string {
   const t = exp.task;
   const task = t.family === "digits" ? `digits${t.numDigits}` : t.family;
-  // Hinted tasks (TaskConfig.hintRate > 0) have their own cold start: its prompts carry the hint.
-  return `sft-${task}-${t.multipleChoice ? "mc" : "open"}${t.hintRate > 0 ? "-hint" : ""}-${exp.modelSize}.ckpt`;
+  // Hinted tasks (TaskConfig.hintRate > 0) have their own cold start: its prompts carry the hint;
+  // so do cold starts trained on slipped traces (TaskConfig.traceSlipRate > 0).
+  const hint = t.hintRate > 0 ? "-hint" : "";
+  const slip = (t.traceSlipRate ?? 0) > 0 ? "-slip" : "";
+  return `sft-${task}-${t.multipleChoice ? "mc" : "open"}${hint}${slip}-${exp.modelSize}.ckpt`;
 }
 
 /** Path of that checkpoint relative to the site root (and to public/). */

@@ -1,5 +1,6 @@
 /**
- * Held-out evaluation metrics from greedy responses (CPU; runs in the trainer
+ * Held-out evaluation metrics from the eval responses (greedy, or sampled at
+ * Experiment.evalTemperature; CPU, runs in the trainer
  * worker or the CLI, never on the page's thread).
  *
  *   acc, incR, cbir, rcAcc, cacr  GRR §4.1 / ACRE (docs/reward-spec.md §2, §5) via paperMetrics

@@ -131,6 +131,12 @@ export const TaskConfigSchema = z.object({
    * Lab default 0.5, with which the shipped hinted cold start was made (README).
    */
   hintCopyRate: z.number().min(0).max(1).default(0.5),
+  /**
+   * SFT only: probability a target's last step concludes a near miss while its
+   * final box keeps the answer (TaskConfig.traceSlipRate). Above 0 the run
+   * starts from its own cold start (`…-slip-<size>.ckpt`). Default 0.
+   */
+  traceSlipRate: z.number().min(0).max(1).default(0),
 });
 export type TaskConfigInput = z.infer<typeof TaskConfigSchema>;
 
@@ -173,6 +179,14 @@ export const ExperimentSchema = z.object({
   sftBatch: z.number().int().min(1).default(32),
   /** Held-out prompts per eval (lab choice: 128, so one prompt is 0.8 points). */
   evalSize: z.number().int().min(4).default(128),
+  /**
+   * Held-out eval decoding: 0 = greedy (default), else sampling at this
+   * temperature with one fixed seed per run, so every variant and step draws
+   * from the same random stream (lab choice). Sampled eval measures the
+   * policy's distribution, which is what RL moves first: a trace that
+   * contradicts its answer in 30 % of samples is invisible to greedy decoding.
+   */
+  evalTemperature: z.number().min(0).max(5).default(0),
 });
 export type Experiment = z.infer<typeof ExperimentSchema>;
 

@@ -1,7 +1,7 @@
 /**
  * LabRun: one experiment on one device. Cold-start SFT (or a shipped
  * checkpoint), then the selected reward variants trained side by side from
- * the same start, interleaved step by step, with a greedy held-out eval every
+ * the same start, interleaved step by step, with a held-out eval every
  * E steps. The trainer worker and the headless CLI both drive this class, so
  * the page and the CLI run the same code.
  */
@@ -237,22 +237,27 @@ export class LabRun {
     return this.initial;
   }
 
-  /** Greedy answers of `policy` on `prompts` (one generate call per eval). */
-  async greedyTexts(
+  /**
+   * Held-out answers of `policy` on `prompts` (one generate call per eval):
+   * greedy when `Experiment.evalTemperature` is 0, else sampled at it with the
+   * run's fixed eval seed (the same stream for every variant and step).
+   */
+  async evalTexts(
     policy: Pick<Policy, "params">,
     prompts: readonly TaskPrompt[],
   ): Promise<string[]> {
     const { promptLen, maxNew } = this.engine.shape;
+    const temperature = this.experiment.evalTemperature;
     const gen = await this.engine.generate(
       policy,
       imageTensor(prompts),
       promptTensor(prompts, promptLen),
       {
-        temperature: 1,
+        temperature: temperature > 0 ? temperature : 1,
         topK: 0,
         topP: 1,
-        greedy: true,
-        seed: 0,
+        greedy: temperature === 0,
+        seed: temperature === 0 ? 0 : deriveSeed(this.experiment.seed, "eval"),
       },
     );
     return prompts.map((_, i) => decodeResponse(row(gen.tokens, i, maxNew)));
@@ -264,7 +269,7 @@ export class LabRun {
     variant: string,
     step: number,
   ): Promise<EvalMetrics> {
-    const m = evalMetrics(this.evalPrompts, await this.greedyTexts(policy, this.evalPrompts));
+    const m = evalMetrics(this.evalPrompts, await this.evalTexts(policy, this.evalPrompts));
     this.sink.metrics([{ variant, step, time: this.elapsed(), kind: "eval", values: { ...m } }]);
     return m;
   }
@@ -280,14 +285,14 @@ export class LabRun {
       this.evalPrompts,
       new Rng(deriveSeed(this.experiment.seed, "shuffle")),
     );
-    return evalMetrics(shuffled, await this.greedyTexts(policy, shuffled));
+    return evalMetrics(shuffled, await this.evalTexts(policy, shuffled));
   }
 
   /** Evaluates the reference (cold-start) policy; emits rows for every variant at step 0. */
   async evalStart(): Promise<EvalMetrics> {
     const m = evalMetrics(
       this.evalPrompts,
-      await this.greedyTexts({ params: this.engine.ref }, this.evalPrompts),
+      await this.evalTexts({ params: this.engine.ref }, this.evalPrompts),
     );
     this.sink.metrics(
       this.variants.map((v) =>
@@ -361,7 +366,7 @@ export class LabRun {
   async evalAll(): Promise<Record<string, EvalMetrics>> {
     const out: Record<string, EvalMetrics> = {};
     for (const v of this.variants) {
-      const m = evalMetrics(this.evalPrompts, await this.greedyTexts(v.policy, this.evalPrompts));
+      const m = evalMetrics(this.evalPrompts, await this.evalTexts(v.policy, this.evalPrompts));
       this.sink.metrics([
         this.rowFor(
           {
@@ -589,7 +594,7 @@ export class LabRun {
 
   /** Held-out eval of one fork copy; emits one eval row under the fork key. */
   private async evalFork(f: ForkRun, step: number): Promise<EvalMetrics> {
-    const m = evalMetrics(this.evalPrompts, await this.greedyTexts(f.policy, this.evalPrompts));
+    const m = evalMetrics(this.evalPrompts, await this.evalTexts(f.policy, this.evalPrompts));
     this.sink.metrics([
       this.rowFor(
         { variant: f.key, step, time: this.elapsed(), kind: "eval", values: { ...m } },

@@ -83,6 +83,15 @@ export interface TaskConfig {
    * steps). Reasoning steps are always the true ones. Default 0 (lab choice).
    */
   hintCopyRate: number;
+  /**
+   * SFT targets only: the probability that a target's last step concludes a
+   * near miss (a distractor, drawn as for the options) while its final box
+   * keeps the answer: a trace that does not support its answer, as the
+   * papers' base models write (GRR §1: IncR 6 %, CBIR 2 % at the start of
+   * RLVR). The cold start then answers right against its own last step at
+   * about this rate when sampled. Default 0 (lab choice).
+   */
+  traceSlipRate: number;
 }
 
 /** Default config (the `family` default is digits). */
@@ -103,6 +112,7 @@ export const DEFAULT_TASK_CONFIG: Readonly<TaskConfig> = Object.freeze({
   hintRate: 0,
   hintAccuracy: 0.9,
   hintCopyRate: 0,
+  traceSlipRate: 0,
 }) as Readonly<TaskConfig>;
 
 /** Family default object count (lab choice): shapes 6, bars 4, digits = numDigits. */
@@ -194,7 +204,7 @@ export function resolveTaskConfig(partial: Partial<TaskConfig> = {}): ResolvedTa
       c.maxBarHeight,
     );
   }
-  for (const k of ["hintRate", "hintAccuracy", "hintCopyRate"] as const) {
+  for (const k of ["hintRate", "hintAccuracy", "hintCopyRate", "traceSlipRate"] as const) {
     if (typeof c[k] !== "number" || !(c[k] >= 0 && c[k] <= 1))
       bad(k, "must be a number in [0, 1]", c[k]);
   }

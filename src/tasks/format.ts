@@ -28,6 +28,8 @@ export interface PromptMeta {
   hint?: string;
   /** True when the SFT target boxes the hint instead of the last step's result (TaskConfig.hintCopyRate). */
   hintCopied?: boolean;
+  /** True when the SFT target's last step concludes a near miss (TaskConfig.traceSlipRate). */
+  traceSlip?: boolean;
 }
 
 /** A TaskPrompt with the generator's metadata (still a plain, structured-clone-safe object). */
@@ -170,6 +172,10 @@ export function assemblePrompt(
   const hint =
     cfg.hintRate > 0 && rng.chance(cfg.hintRate) ? drawHint(spec, options, gold, cfg, rng) : null;
   const copies = hint !== null && cfg.hintCopyRate > 0 && rng.chance(cfg.hintCopyRate);
+  // Slip draws come last of all, so targets without slips are unchanged.
+  const slips = cfg.traceSlipRate > 0 && rng.chance(cfg.traceSlipRate);
+  const steps = slips ? slipLastStep(spec, cfg, rng) : spec.steps;
+  const withHint = hint === null ? meta : { ...meta, hint, hintCopied: copies };
   return {
     id,
     family,
@@ -178,9 +184,23 @@ export function assemblePrompt(
     options,
     answer: { letter, content },
     referenceSteps: spec.steps,
-    sftTarget: formatResponse(spec.steps, copies ? hint! : gold),
-    meta: hint === null ? meta : { ...meta, hint, hintCopied: copies },
+    sftTarget: formatResponse(steps, copies ? hint! : gold),
+    meta: slips ? { ...withHint, traceSlip: true } : withHint,
   };
+}
+
+/**
+ * The reference steps with the last one's result replaced by a near miss
+ * (one distractor of the last step's value, as `drawDistractors` draws
+ * them); its expression is kept, so the slip reads as an arithmetic error.
+ * TaskConfig.traceSlipRate; lab choice.
+ */
+function slipLastStep(spec: ProblemSpec, cfg: ResolvedTaskConfig, rng: Rng): ReferenceStep[] {
+  const last = spec.steps[spec.steps.length - 1];
+  const value = Number(last.value);
+  const miss = drawDistractors(value, 1, cfg.distractorCloseness, spec.allowNegative, rng)[0];
+  const expr = last.text.slice(0, last.text.lastIndexOf(" = "));
+  return [...spec.steps.slice(0, -1), step(expr, miss)];
 }
 
 /** `question <answer> h </answer>`: the question with a leaked answer hint (TaskConfig.hintRate). */

@@ -1,0 +1,67 @@
+// The trace-slip knob (TaskConfig.traceSlipRate): SFT targets whose last step
+// concludes a near miss while the final box keeps the answer. Targets without
+// slips are unchanged, slips come at the configured rate, and the eval metrics
+// read a slipped target as correct but inconsistent (CBIR), as the papers define it.
+import { describe, expect, it } from "vitest";
+import { createTaskGenerator } from "../../src/tasks/generator";
+import { loadMnistSubsetNode } from "../../src/tasks/mnist-data-node";
+import { Rng } from "../../src/tasks/rng";
+import { buildModelTokens } from "../../src/tasks/tokenizer";
+import { resolveTaskConfig } from "../../src/tasks/config";
+import { evalMetrics } from "../../src/rl/eval-metrics";
+import { parseTrace } from "../../src/rewards/index";
+
+const mnist = loadMnistSubsetNode();
+const batch = (cfg: object, n = 2000) =>
+  createTaskGenerator({ multipleChoice: false, ...cfg }, { mnist }).sampleBatch(n, new Rng(7));
+
+describe("trace slips", () => {
+  it("leaves every other draw unchanged: questions, images and unslipped targets", () => {
+    const a = batch({ hintRate: 1, hintAccuracy: 1 }, 200);
+    const b = batch({ hintRate: 1, hintAccuracy: 1, traceSlipRate: 0.3 }, 200);
+    expect(b.map((p) => [p.question, p.meta.digitIndices, p.meta.hint])).toEqual(
+      a.map((p) => [p.question, p.meta.digitIndices, p.meta.hint]),
+    );
+    b.forEach((p, i) => {
+      if (!p.meta.traceSlip) expect(p.sftTarget).toBe(a[i].sftTarget);
+    });
+  });
+
+  it("slips the last step only, by a near miss, at the configured rate", () => {
+    const ps = batch({ traceSlipRate: 0.3 });
+    const slipped = ps.filter((p) => p.meta.traceSlip);
+    expect(slipped.length / ps.length).toBeGreaterThan(0.27);
+    expect(slipped.length / ps.length).toBeLessThan(0.33);
+    for (const p of slipped) {
+      const t = parseTrace({ text: p.sftTarget });
+      const n = p.referenceSteps.length;
+      expect(t.steps.length).toBe(n);
+      // Reading steps keep the true values; the last one is off by 1..10; the answer stays.
+      for (let i = 0; i < n - 1; i++) expect(t.steps[i].boxed).toBe(p.referenceSteps[i].value);
+      const miss = Number(t.steps[n - 1].boxed);
+      const truth = Number(p.referenceSteps[n - 1].value);
+      expect(miss).not.toBe(truth);
+      expect(Math.abs(miss - truth)).toBeLessThanOrEqual(10);
+      expect(t.finalAnswer).toBe(p.answer.content);
+      expect(() => buildModelTokens(p)).not.toThrow();
+    }
+  });
+
+  it("a slipped target is correct but inconsistent: IncR and CBIR count it", () => {
+    const ps = batch({ traceSlipRate: 0.5 }, 64);
+    const share = ps.filter((p) => p.meta.traceSlip).length / ps.length;
+    expect(share).toBeGreaterThan(0);
+    const m = evalMetrics(
+      ps,
+      ps.map((p) => p.sftTarget),
+    );
+    expect(m.acc).toBe(1);
+    expect(m.incR).toBeCloseTo(share, 12);
+    expect(m.cbir).toBeCloseTo(share, 12);
+    expect(m.rcAcc).toBeCloseTo(1 - share, 12);
+  });
+
+  it("rejects a rate outside [0, 1], naming the field", () => {
+    expect(() => resolveTaskConfig({ traceSlipRate: 2 })).toThrow(/TaskConfig\.traceSlipRate/);
+  });
+});
