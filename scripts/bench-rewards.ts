@@ -148,22 +148,34 @@ other(
 );
 rule(
   "parseTrace",
-  rate((_p, t) => t.forEach((text) => parseTrace({ text }))),
+  rate((_p, t) =>
+    t.forEach((text) => {
+      parseTrace({ text });
+    }),
+  ),
 );
 rule(
   "extractBoxed",
-  rate((_p, t) => t.forEach((text) => extractBoxed({ text }))),
+  rate((_p, t) =>
+    t.forEach((text) => {
+      extractBoxed({ text });
+    }),
+  ),
 );
 rule(
   "extractOptionLetter",
-  rate((_p, t) => t.forEach((text) => extractOptionLetter({ text }))),
+  rate((_p, t) =>
+    t.forEach((text) => {
+      extractOptionLetter({ text });
+    }),
+  ),
 );
 rule(
   "answersEquivalent (letter vs gold, options)",
   rate((p, t) =>
-    t.forEach((text) =>
-      answersEquivalent({ predicted: text.slice(-2, -1), gold: "B", options: p.options }),
-    ),
+    t.forEach((text) => {
+      answersEquivalent({ predicted: text.slice(-2, -1), gold: "B", options: p.options });
+    }),
   ),
 );
 rule(
@@ -224,7 +236,7 @@ try {
 } catch {
   console.log(`\n(no vectors at ${vectorsPath})`);
 }
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: each case's input is the function's own argument shape
 const FNS: Record<string, (a: any) => unknown> = {
   extractBoxed,
   parseTrace,

@@ -175,9 +175,15 @@ export function aggregateCurves(
       );
     }
     let steps = byVariant.get(r.variant);
-    if (!steps) byVariant.set(r.variant, (steps = new Map()));
+    if (!steps) {
+      steps = new Map();
+      byVariant.set(r.variant, steps);
+    }
     let seeds = steps.get(r.step);
-    if (!seeds) steps.set(r.step, (seeds = new Map()));
+    if (!seeds) {
+      seeds = new Map();
+      steps.set(r.step, seeds);
+    }
     if (seeds.has(seed))
       throw new Error(`aggregateCurves: two ${opts.kind} rows with ${opts.metric} at ${where}`);
     seeds.set(seed, value);

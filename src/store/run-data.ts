@@ -98,7 +98,8 @@ export function appendMetrics(m: MetricsData, rows: readonly MetricRow[]): Metri
   const byVariant = { ...m.byVariant };
   const keys = { train: m.keys.train.slice(), eval: m.keys.eval.slice() };
   for (const row of rows) {
-    const vr = byVariant[row.variant] ?? (byVariant[row.variant] = { train: [], eval: [] });
+    byVariant[row.variant] ??= { train: [], eval: [] };
+    const vr = byVariant[row.variant];
     const kind = row.kind === "eval" ? "eval" : "train";
     vr[kind].push(row);
     for (const k of Object.keys(row.values)) if (!keys[kind].includes(k)) keys[kind].push(k);
@@ -114,7 +115,8 @@ export function appendSamples(
 ): SamplesData {
   const byVariant = { ...s.byVariant };
   for (const g of groups) {
-    const list = (byVariant[g.variant] = (byVariant[g.variant] ?? []).concat(g));
+    const list = (byVariant[g.variant] ?? []).concat(g);
+    byVariant[g.variant] = list;
     if (list.length > cap) byVariant[g.variant] = list.slice(list.length - cap);
   }
   return { byVariant, version: s.version + 1 };

@@ -199,8 +199,7 @@ export function reaskWithShuffledOptions<P extends TaskPrompt>(prompt: P, rng: R
     if (!(OPTION_LETTERS as readonly string[]).includes(l))
       throw new Error(`reaskWithShuffledOptions: bad option letter ${l}`);
   let perm = rng.shuffle(letters);
-  for (let tries = 0; letters.length > 1 && perm.every((l, i) => l === letters[i]); tries++)
-    perm = rng.shuffle(letters);
+  while (letters.length > 1 && perm.every((l, i) => l === letters[i])) perm = rng.shuffle(letters);
   // new letter letters[i] shows the content of original letter perm[i]
   const options: Record<string, string> = {};
   const toNew: Record<string, string> = {};

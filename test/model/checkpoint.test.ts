@@ -43,7 +43,10 @@ function writeRaw(o: {
   const parts: number[] = [];
   const u32 = (v: number) =>
     parts.push(v & 255, (v >>> 8) & 255, (v >>> 16) & 255, (v >>> 24) & 255);
-  const bytes = (b: Uint8Array) => b.forEach((x) => parts.push(x));
+  const bytes = (b: Uint8Array) =>
+    b.forEach((x) => {
+      parts.push(x);
+    });
   const enc = new TextEncoder();
   bytes(enc.encode(o.magic ?? CHECKPOINT_MAGIC));
   u32(o.version ?? CHECKPOINT_VERSION);

@@ -16,7 +16,9 @@ import { trace } from "./fixtures";
 
 const close = (a: number[], b: number[], tol = 1e-12) => {
   expect(a.length).toBe(b.length);
-  a.forEach((x, i) => expect(Math.abs(x - b[i])).toBeLessThanOrEqual(tol));
+  a.forEach((x, i) => {
+    expect(Math.abs(x - b[i])).toBeLessThanOrEqual(tol);
+  });
 };
 
 describe("GRR rank rewards (docs/reward-spec.md §2)", () => {

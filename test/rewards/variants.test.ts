@@ -203,7 +203,7 @@ describe("GRR variants with the rubric auditor", () => {
   });
   it("PRM mean: R = r_ver + λ·mean labels; a failing PRM makes the rollout unscorable", () => {
     const g = scorePRMMean(prompt, texts.slice(0, 3), {
-      prm: ({ parsed }) => parsed.steps.map((s, i) => (i === 0 ? 1 : 0)),
+      prm: ({ parsed }) => parsed.steps.map((_s, i) => (i === 0 ? 1 : 0)),
     });
     expect(g.rollouts[0].components.rPrm).toBeCloseTo(1 / 3, 12);
     const bad = scorePRMMean(prompt, texts.slice(0, 2), { prm: () => [NaN] });

@@ -72,7 +72,9 @@ describe("task generators", () => {
       const b = gen({ family }).sampleBatch(16, new Rng(7));
       const c = gen({ family }).sampleBatch(16, new Rng(8));
       expect(a.map((p) => ({ ...p, image: null }))).toEqual(b.map((p) => ({ ...p, image: null })));
-      a.forEach((p, i) => expect(Buffer.compare(imageBytes(p), imageBytes(b[i]))).toBe(0));
+      a.forEach((p, i) => {
+        expect(Buffer.compare(imageBytes(p), imageBytes(b[i]))).toBe(0);
+      });
       expect(a.map((p) => p.sftTarget + p.question)).not.toEqual(
         c.map((p) => p.sftTarget + p.question),
       );
@@ -95,7 +97,9 @@ describe("task generators", () => {
         Array.from({ length: 64 }, (_, i) => `${family}/eval/${i}`),
       );
       expect(e1.map((p) => p.sftTarget)).toEqual(e2.map((p) => p.sftTarget));
-      e1.forEach((p, i) => expect(Buffer.compare(imageBytes(p), imageBytes(e2[i]))).toBe(0));
+      e1.forEach((p, i) => {
+        expect(Buffer.compare(imageBytes(p), imageBytes(e2[i]))).toBe(0);
+      });
       // eval skew defaults to 0 even when training is fully skewed
       expect(e1.filter((p) => p.answer.letter === "A").length).toBeLessThan(40);
       expect(e1.every((p) => p.meta.split === "eval")).toBe(true);

@@ -3,6 +3,8 @@ import { useId, type ReactNode } from "react";
 
 export function Tip({ text }: { text: string }) {
   return (
+    // A span, not a button: a tip sits inside form labels, where a button would take the label's click.
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: focusable so keyboard users can read the tip
     <span className="tip" title={text} aria-label={text} role="img" tabIndex={0}>
       i
     </span>

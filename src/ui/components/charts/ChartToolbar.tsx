@@ -47,7 +47,7 @@ export function ChartToolbar({
   const st = labStore.getState();
   return (
     <div className="chart-toolbar">
-      <div className="legend" aria-label="Legend" data-testid="legend">
+      <section className="legend" aria-label="Legend" data-testid="legend">
         {keys.map((k) => {
           const style = seriesStyle(k, ctx);
           return (
@@ -63,7 +63,7 @@ export function ChartToolbar({
           {hasForks ? " · ↱ dashed = fork" : ""}
           {overlays.length ? " · dotted = overlaid run" : ""}
         </span>
-      </div>
+      </section>
       <Slider
         label="Smoothing"
         value={smoothing}
@@ -81,8 +81,7 @@ export function ChartToolbar({
             <button
               key={k}
               type="button"
-              role="radio"
-              aria-checked={xAxis === k}
+              aria-pressed={xAxis === k}
               className={xAxis === k ? "chip on" : "chip"}
               onClick={() => st.setXAxis(k)}
             >

@@ -6,8 +6,8 @@ export function MarkerList({ markers }: { markers: Marker[] }) {
   if (markers.length === 0) return null;
   return (
     <ul className="marker-list" aria-label="Mid-run changes" data-testid="markers">
-      {markers.slice(-6).map((m, i) => (
-        <li key={i}>
+      {markers.slice(-6).map((m) => (
+        <li key={`${m.variant}@${m.step}:${m.label}`}>
           <span style={{ color: variantColor(m.variant) }}>⚑</span> step {m.step} ·{" "}
           {variantLabel(m.variant)}: {m.label}
         </li>

@@ -287,12 +287,12 @@ function MetricChartImpl(props: MetricChartProps) {
                 />,
               ];
             })}
-            {markers.map((m, i) => {
+            {markers.map((m) => {
               const x = markerX(m, rowsByVariant[m.variant] ?? [], xAxis);
               const c = variantColor(m.variant);
               return x === null ? null : (
                 <ReferenceLine
-                  key={`m${i}`}
+                  key={`m${m.variant}@${m.step}:${m.label}`}
                   x={x}
                   stroke={c}
                   strokeDasharray="4 3"

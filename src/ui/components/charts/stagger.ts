@@ -80,6 +80,7 @@ export function useStaggered<T>(value: T): T {
     });
   }, [value, shown]);
   // The redraw is committed: the next chart may go.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs once per committed value on purpose
   useLayoutEffect(() => {
     const done = finishTurn.current;
     finishTurn.current = null;
@@ -100,6 +101,7 @@ export function useFirstTurn(): boolean {
       }),
     [],
   );
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs once the first turn is committed
   useLayoutEffect(() => {
     const done = finishTurn.current;
     finishTurn.current = null;

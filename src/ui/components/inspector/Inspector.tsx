@@ -81,9 +81,10 @@ export function Inspector() {
             />
           </div>
           {atStep.length > 1 && (
-            <div className="seg" aria-label="Prompt in this step">
+            <div className="seg" role="toolbar" aria-label="Prompt in this step">
               {atStep.map((g, i) => (
                 <button
+                  // biome-ignore lint/suspicious/noArrayIndexKey: a group's position in its step is its identity
                   key={i}
                   type="button"
                   className={g === group ? "chip on" : "chip"}

@@ -46,6 +46,7 @@ export function RolloutTable({ group }: { group: GroupView }) {
       <tbody>
         {group.rollouts.map((r, i) => (
           <tr
+            // biome-ignore lint/suspicious/noArrayIndexKey: a rollout's index in its group is its identity
             key={i}
             className={[
               r.judgment === "inconsistent" ? "inconsistent" : "",
