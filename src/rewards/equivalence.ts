@@ -11,6 +11,13 @@ export const RELATIVE_TOLERANCE = 1e-6;
 export const ZERO_TOLERANCE = 1e-12;
 /** Number of seeded variable points (rule 15: at least five). Lab choice. */
 export const VARIABLE_POINTS = 6;
+/**
+ * Longest answer (characters, each side) that is read (lab choice: an
+ * extracted answer is a number, a short expression or a few words; math
+ * evaluation already stops at MAX_MATH_LENGTH 2,000). A longer side is
+ * equivalent only to the identical string.
+ */
+export const MAX_ANSWER_CHARS = 10_000;
 
 const UNWRAP_COMMANDS = new Set(["text", "textbf", "mathrm", "mbox"]);
 
@@ -27,7 +34,10 @@ const TRAILING_MULTI_UNIT = new RegExp(
 // One-letter units only after a space: `7 m` is 7, `7m` stays a product.
 const TRAILING_SINGLE_UNIT = /(\d)\s+[mgshL](?:\^\{?[23]\}?)?$/;
 const THOUSANDS = /(?<![\d,.])-?\d{1,3}(?:,\d{3})+(?![\d,])/g;
-const PLAIN_NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)$/;
+// Unambiguous: the fraction part can only start at the dot (`\d+\.?\d*` split a digit run in n ways).
+const PLAIN_NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/;
+/** Characters trimmed from both ends of a lexical form (rule 16). */
+const LEXICAL_TRIM = new Set([..." .,;:!?'\"`\u201c\u201d\u2018\u2019"]);
 
 /** Unwraps `\text{..}`-like commands with one brace walk (linear). */
 function unwrapTextCommands(s: string): string {
@@ -91,10 +101,13 @@ export function normalizeAnswer(raw: string): string {
 /** Lexical form (rule 16). */
 function lexicalForm(s: string): string {
   let t = s.toLowerCase().replace(/\s+/g, " ").trim();
-  t = t.replace(
-    /^[\s.,;:!?'"`\u201c\u201d\u2018\u2019]+|[\s.,;:!?'"`\u201c\u201d\u2018\u2019]+$/g,
-    "",
-  );
+  // Punctuation and spaces off both ends, by index: a `[…]+$` regex retries
+  // from every position of a long punctuation run (quadratic).
+  let start = 0;
+  let end = t.length;
+  while (start < end && LEXICAL_TRIM.has(t[start])) start++;
+  while (end > start && LEXICAL_TRIM.has(t[end - 1])) end--;
+  t = t.slice(start, end);
   const words = t.split(" ");
   const kept = words.filter((w) => w !== "a" && w !== "an" && w !== "the");
   if (kept.length > 0) t = kept.join(" ");
@@ -234,9 +247,22 @@ function singleEqual(a: string, b: string): boolean {
   return la.length > 0 && la === lexicalForm(b);
 }
 
-function plainEqual(a: string, b: string, depth = 0): boolean {
+/**
+ * Item comparisons one answersEquivalent call may make (lab choice): lists
+ * and sets compare item by item, and a set's unmatched items pairwise, which
+ * grows with the square of their count. Past the budget the answers are not
+ * equivalent.
+ */
+export const MAX_ITEM_COMPARISONS = 10_000;
+
+/** What is left of MAX_ITEM_COMPARISONS in one answersEquivalent call. */
+interface Work {
+  left: number;
+}
+
+function plainEqual(a: string, b: string, work: Work, depth = 0): boolean {
   if (a.length > 0 && a === b) return true;
-  if (depth > 20) return false;
+  if (depth > 20 || --work.left < 0) return false;
   const ca = a.includes(",") ? a.replace(THOUSANDS, (m) => m.replace(/,/g, "")) : a;
   const cb = b.includes(",") ? b.replace(THOUSANDS, (m) => m.replace(/,/g, "")) : b;
   const la = ca.length > 0 ? readList(ca) : null;
@@ -244,10 +270,26 @@ function plainEqual(a: string, b: string, depth = 0): boolean {
   if (la === null && lb === null) return singleEqual(ca, cb);
   if (la === null || lb === null) return false;
   if (la.kind !== lb.kind || la.items.length !== lb.items.length) return false;
-  if (la.kind !== "set") return la.items.every((x, i) => plainEqual(x, lb.items[i], depth + 1));
-  const used = new Array<boolean>(lb.items.length).fill(false);
-  return la.items.every((x) => {
-    const j = lb.items.findIndex((y, k) => !used[k] && plainEqual(x, y, depth + 1));
+  if (la.kind !== "set")
+    return la.items.every((x, i) => plainEqual(x, lb.items[i], work, depth + 1));
+  // Identical items pair off first (one pass); only the rest are matched pairwise.
+  const unmatched = new Map<string, number>();
+  for (const y of lb.items) unmatched.set(y, (unmatched.get(y) ?? 0) + 1);
+  const restA: string[] = [];
+  for (const x of la.items) {
+    const n = x.length > 0 ? (unmatched.get(x) ?? 0) : 0;
+    if (n > 0) unmatched.set(x, n - 1);
+    else restA.push(x);
+  }
+  const restB = lb.items.filter((y) => {
+    const n = unmatched.get(y) ?? 0;
+    if (n === 0) return false;
+    unmatched.set(y, n - 1);
+    return true;
+  });
+  const used = new Array<boolean>(restB.length).fill(false);
+  return restA.every((x) => {
+    const j = restB.findIndex((y, k) => !used[k] && plainEqual(x, y, work, depth + 1));
     if (j < 0) return false;
     used[j] = true;
     return true;
@@ -276,7 +318,9 @@ function readLetterAnswer(s: string, options: Record<string, string>): LetterAns
  * answers mean the same (numeric within relative 1e-6, symbolic by seeded
  * evaluation, lexical, option letters ↔ contents). Source: docs/reward-spec.md §0 and
  * test/fixtures/README.md, contract answersEquivalent 1–19. Never throws: unreadable or
- * non-string input is simply not equivalent. Runs in well under 100 ms.
+ * non-string input is simply not equivalent. Runs in well under 100 ms: a side
+ * longer than MAX_ANSWER_CHARS is not read and is equivalent only to the
+ * identical string.
  */
 export function answersEquivalent({
   predicted,
@@ -291,24 +335,28 @@ export function answersEquivalent({
     if (typeof predicted === "number") predicted = String(predicted);
     if (typeof gold === "number") gold = String(gold);
     if (typeof predicted !== "string" || typeof gold !== "string") return false;
+    if (predicted.length > MAX_ANSWER_CHARS || gold.length > MAX_ANSWER_CHARS)
+      return predicted === gold && predicted.trim().length > 0;
     const p = normalizeAnswer(predicted);
     const g = normalizeAnswer(gold);
     if (p.length > 0 && p === g) return true;
     if (options && typeof options === "object" && Object.keys(options).length > 0) {
       const lp = readLetterAnswer(p, options);
       const lg = readLetterAnswer(g, options);
-      if (lp !== null || lg !== null) return letterEqual(lp, lg, p, g, options);
+      if (lp !== null || lg !== null)
+        return letterEqual(lp, lg, p, g, options, { left: MAX_ITEM_COMPARISONS });
     }
-    return plainEqual(p, g);
+    return plainEqual(p, g, { left: MAX_ITEM_COMPARISONS });
   } catch {
     return false;
   }
 }
 
-function contentOf(l: LetterAnswer, options: Record<string, string>): string | null {
+function contentOf(l: LetterAnswer, options: Record<string, string>, work: Work): string | null {
   const optionContent = normalizeAnswer(String(options[l.key] ?? ""));
   // Rule 18: a letter with content must agree with its option (no hedges).
-  if (l.content.length > 0 && !plainEqual(normalizeAnswer(l.content), optionContent)) return null;
+  if (l.content.length > 0 && !plainEqual(normalizeAnswer(l.content), optionContent, work))
+    return null;
   return optionContent;
 }
 
@@ -318,10 +366,11 @@ function letterEqual(
   p: string,
   g: string,
   options: Record<string, string>,
+  work: Work,
 ): boolean {
-  const cp = lp ? contentOf(lp, options) : p;
-  const cg = lg ? contentOf(lg, options) : g;
+  const cp = lp ? contentOf(lp, options, work) : p;
+  const cg = lg ? contentOf(lg, options, work) : g;
   if (cp === null || cg === null) return false;
   if (lp && lg) return lp.key === lg.key; // rule 19: two letters, same letter
-  return plainEqual(cp, cg);
+  return plainEqual(cp, cg, work);
 }

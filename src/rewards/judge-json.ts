@@ -2,7 +2,26 @@
  * Robust reading of LLM-judge replies (docs/reward-spec.md §2 "Robust judge
  * parsing"; test/fixtures/README.md, contract `parseJudgeRanking`). Strict JSON first,
  * then balanced spans, then salvage of closed entries. Never throws on text.
+ *
+ * Linear time on any reply: a reply is read up to MAX_JUDGE_REPLY_CHARS
+ * characters (the result's `cappedAt` says when the cap cut it), and every
+ * regex here is unambiguous (no two quantifiers can share a character).
  */
+
+/**
+ * Characters of a judge reply that are read (lab choice: about 50,000 tokens,
+ * beyond any judge's reply budget; a ranking of 64 candidates with reasons
+ * is under 20,000). Longer replies are read up to this length, as if the
+ * judge had been cut off there, and the result's `cappedAt` names the cap.
+ */
+export const MAX_JUDGE_REPLY_CHARS = 200_000;
+
+/**
+ * Largest `numCandidates` of parseJudgeRanking (lab choice: 16 × the lab's
+ * largest group, MAX_GROUP_SIZE 64 of src/rl/experiment.ts). The result holds
+ * one rank per candidate, so the bound keeps its size in check.
+ */
+export const MAX_JUDGE_CANDIDATES = 1024;
 
 export interface JudgeRanking {
   /** At least one rank was read. */
@@ -19,6 +38,8 @@ export interface JudgeRanking {
   invalid: number[];
   /** Lab extension: "strict" | "span" | "salvage" | "none". */
   source: "strict" | "span" | "salvage" | "none";
+  /** Lab extension: MAX_JUDGE_REPLY_CHARS when the reply was longer and only that many characters were read; else null. */
+  cappedAt: number | null;
 }
 
 interface Span {
@@ -171,6 +192,7 @@ function rankingFrom(
   entries: unknown[] | null,
   n: number,
   source: JudgeRanking["source"],
+  cappedAt: number | null,
 ): JudgeRanking {
   const ranks: (number | null)[] = new Array(n).fill(null);
   const duplicates: number[] = [];
@@ -204,7 +226,16 @@ function rankingFrom(
     duplicates,
     invalid,
     source: ok ? source : "none",
+    cappedAt,
   };
+}
+
+/** The reply as read: a string (non-strings read as ""), cut at MAX_JUDGE_REPLY_CHARS. */
+function boundedReply(text: unknown): { src: string; cappedAt: number | null } {
+  const s = typeof text === "string" ? text : "";
+  return s.length > MAX_JUDGE_REPLY_CHARS
+    ? { src: s.slice(0, MAX_JUDGE_REPLY_CHARS), cappedAt: MAX_JUDGE_REPLY_CHARS }
+    : { src: s, cappedAt: null };
 }
 
 /**
@@ -212,7 +243,9 @@ function rankingFrom(
  * ranks, repaired from code fences, prose, trailing commas, numeric strings,
  * truncation; reports missing, duplicate and invalid indices. Source: cases
  * README, contract parseJudgeRanking 1–10; docs/reward-spec.md §2. Never throws on
- * `text`; throws an Error naming `numCandidates` when it is not an integer ≥ 0.
+ * `text`; reads at most MAX_JUDGE_REPLY_CHARS of it (`cappedAt` says when).
+ * @throws Error naming `numCandidates` when it is not an integer in
+ *   [0, MAX_JUDGE_CANDIDATES].
  */
 export function parseJudgeRanking({
   text,
@@ -221,25 +254,30 @@ export function parseJudgeRanking({
   text: string;
   numCandidates: number;
 }): JudgeRanking {
-  if (!Number.isInteger(numCandidates) || numCandidates < 0) {
+  if (
+    !Number.isInteger(numCandidates) ||
+    numCandidates < 0 ||
+    numCandidates > MAX_JUDGE_CANDIDATES
+  ) {
     throw new Error(
-      `parseJudgeRanking: numCandidates must be an integer >= 0 (got ${String(numCandidates)})`,
+      `parseJudgeRanking: numCandidates must be an integer in [0, ${MAX_JUDGE_CANDIDATES}] (MAX_JUDGE_CANDIDATES), got ${String(numCandidates)}`,
     );
   }
-  const src = typeof text === "string" ? text : "";
+  const { src, cappedAt } = boundedReply(text);
+  const n = numCandidates;
   const strict = tryJson(src);
   if (strict.ok) {
     const sol = lastSolutions([strict.value]);
-    if (sol) return rankingFrom(sol, numCandidates, "strict");
-    if (isEntryArray(strict.value)) return rankingFrom(strict.value, numCandidates, "strict");
+    if (sol) return rankingFrom(sol, n, "strict", cappedAt);
+    if (isEntryArray(strict.value)) return rankingFrom(strict.value, n, "strict", cappedAt);
   }
   const values = parsedSpans(src);
   const sol = lastSolutions(values);
-  if (sol) return rankingFrom(sol, numCandidates, "span");
+  if (sol) return rankingFrom(sol, n, "span", cappedAt);
   for (let i = values.length - 1; i >= 0; i--) {
-    if (isEntryArray(values[i])) return rankingFrom(values[i] as unknown[], numCandidates, "span");
+    if (isEntryArray(values[i])) return rankingFrom(values[i] as unknown[], n, "span", cappedAt);
   }
-  return rankingFrom(salvageEntries(src), numCandidates, "salvage");
+  return rankingFrom(salvageEntries(src), n, "salvage", cappedAt);
 }
 
 export interface JudgeScore {
@@ -247,17 +285,24 @@ export interface JudgeScore {
   /** judge_score clamped to [0, 1], or null. */
   score: number | null;
   feedback: string | null;
+  /** MAX_JUDGE_REPLY_CHARS when the reply was longer and only that many characters were read; else null. */
+  cappedAt: number | null;
 }
+
+// `judge_score: x` anywhere (last resort). Unambiguous: the spaces before and
+// after the optional quote are separate runs, so no two quantifiers compete.
+const SCORE_FIELD = /"?judge_score"?\s*:\s*(?:"\s*)?(-?\d+(?:\.\d+)?|\.\d+)/i;
 
 /**
  * Reads a pointwise judge reply `{"reasoning_feedback": str, "judge_score":
  * float}` (GRR eq. 4, App. B.1) with the same repairs as the ranking parser,
  * then a last-resort `"judge_score": x` scan. Scores are clamped to [0, 1];
  * unreadable → ok false (the caller gives r_gr = 0 and counts a judge
- * failure, docs/reward-spec.md §2). Never throws.
+ * failure, docs/reward-spec.md §2). Reads at most MAX_JUDGE_REPLY_CHARS of
+ * the reply (`cappedAt` says when). Never throws.
  */
 export function parseJudgeScore({ text }: { text: string }): JudgeScore {
-  const src = typeof text === "string" ? text : "";
+  const { src, cappedAt } = boundedReply(text);
   const strict = tryJson(src);
   const values = strict.ok ? [strict.value] : parsedSpans(src);
   for (let i = values.length - 1; i >= 0; i--) {
@@ -266,15 +311,15 @@ export function parseJudgeScore({ text }: { text: string }): JudgeScore {
     const s = readScore(v.judge_score);
     if (s !== null) {
       const fb = typeof v.reasoning_feedback === "string" ? v.reasoning_feedback : null;
-      return { ok: true, score: s, feedback: fb };
+      return { ok: true, score: s, feedback: fb, cappedAt };
     }
   }
-  const m = /"?judge_score"?\s*:\s*"?\s*(-?\d+(?:\.\d+)?|\.\d+)/i.exec(src);
+  const m = SCORE_FIELD.exec(src);
   if (m) {
     const s = readScore(m[1]);
-    if (s !== null) return { ok: true, score: s, feedback: null };
+    if (s !== null) return { ok: true, score: s, feedback: null, cappedAt };
   }
-  return { ok: false, score: null, feedback: null };
+  return { ok: false, score: null, feedback: null, cappedAt };
 }
 
 function readScore(v: unknown): number | null {

@@ -119,14 +119,21 @@ export function oscr({
   return same / pairs.length;
 }
 
-/** A letter answer replaced by its option content (so shuffled letters compare by content). */
+// A lone option letter, trimmed: `B`, `(B)`, `B.`, `B )`. Unambiguous on trimmed
+// text (one run of spaces, between the letter and its mark), so linear.
+const LONE_LETTER = /^\(?([A-Za-z])\)?(?:\s*[.):])?$/;
+
+/**
+ * A letter answer replaced by its option content (so shuffled letters
+ * compare by content); any other answer unchanged. Linear time; never throws.
+ */
 export function contentAnswer(
   answer: string | null,
   options: Record<string, string> | null | undefined,
 ): string | null {
   if (answer === null) return null;
   if (!options) return answer;
-  const m = /^\s*\(?([A-Za-z])\)?\s*[.):]?\s*$/.exec(answer.replace(/\\text\{([^{}]*)\}/g, "$1"));
+  const m = LONE_LETTER.exec(answer.replace(/\\text\{([^{}]*)\}/g, "$1").trim());
   if (m) {
     const key = Object.keys(options).find((k) => k.toUpperCase() === m[1].toUpperCase());
     if (key !== undefined) return options[key];

@@ -234,6 +234,9 @@ export interface HardNegative {
   choose: PairwiseExample;
 }
 
+// `\boxed{…}` without inner braces, matched only where it starts (sticky).
+const BRACE_FREE_BOX = /\\boxed\{([^{}]*)\}/y;
+
 const OPERATION_SWAP: Record<string, string> = { "+": "-", "-": "+", "*": "+", "×": "+", "/": "*" };
 
 function rewriteStep(stepText: string, kind: HardNegative["kind"], rng: Rng): string | null {
@@ -246,13 +249,61 @@ function rewriteStep(stepText: string, kind: HardNegative["kind"], rng: Rng): st
       stepText.slice(m.index + m[0].length)
     );
   }
-  const m = /\\boxed\{([^{}]*)\}(?![\s\S]*\\boxed)/.exec(stepText);
-  if (!m) return null;
+  // The step's last box, if it is brace-free and nothing after it starts
+  // another `\boxed`: found from the last `\boxed{` by index (a lookahead
+  // for a later box rescans the rest of the text from every box).
+  const at = stepText.lastIndexOf("\\boxed{");
+  if (at < 0) return null;
+  BRACE_FREE_BOX.lastIndex = at;
+  const m = BRACE_FREE_BOX.exec(stepText);
+  if (!m || stepText.includes("\\boxed", at + m[0].length)) return null;
   const v = Number(m[1]);
   if (!Number.isFinite(v)) return null;
   const delta = [1, -1, 2, -2][Math.floor(rng() * 4)];
   const wrong = v + delta < 0 ? v + Math.abs(delta) : v + delta;
   return `${stepText.slice(0, m.index)}\\boxed{${wrong}}${stepText.slice(m.index + m[0].length)}`;
+}
+
+/** First index ≥ `from` in an ascending list, or -1 (binary search). */
+function firstAtOrAfter(sorted: readonly number[] | undefined, from: number): number {
+  if (!sorted) return -1;
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid] < from) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < sorted.length ? sorted[lo] : -1;
+}
+
+// `Step <digits>:` as written; occurrences cannot overlap (only the `S` starts one).
+const STEP_LITERAL = /Step (\d+):/g;
+
+/**
+ * Where `Step N:` and `</think>` occur in a text, found in one pass, so
+ * each lookup `step(N, from)` / `thinkClose(from)` equals
+ * `text.indexOf("Step N:", from)` / `text.indexOf("</think>", from)` without
+ * rescanning the text per step.
+ */
+function markerIndex(text: string): {
+  step(n: number, from: number): number;
+  thinkClose(from: number): number;
+} {
+  const steps = new Map<string, number[]>();
+  STEP_LITERAL.lastIndex = 0;
+  for (let m = STEP_LITERAL.exec(text); m !== null; m = STEP_LITERAL.exec(text)) {
+    const list = steps.get(m[1]);
+    if (list) list.push(m.index);
+    else steps.set(m[1], [m.index]);
+  }
+  const closes: number[] = [];
+  for (let i = text.indexOf("</think>"); i >= 0; i = text.indexOf("</think>", i + 1))
+    closes.push(i);
+  return {
+    step: (n, from) => firstAtOrAfter(steps.get(String(n)), from),
+    thinkClose: (from) => firstAtOrAfter(closes, from),
+  };
 }
 
 /**
@@ -279,14 +330,15 @@ export function makeHardNegative({
     parsed.steps.map((_, k) => k),
     rng,
   );
+  const at = markerIndex(text);
   for (const k of stepOrder) {
     for (const kind of kinds) {
       const marker = `Step ${k + 1}:`;
-      const start = text.indexOf(marker, k === 0 ? 0 : text.indexOf(`Step ${k}:`));
+      const start = at.step(k + 1, k === 0 ? 0 : at.step(k, 0));
       if (start < 0) continue;
       const bodyStart = start + marker.length;
-      const nextMarker = text.indexOf(`Step ${k + 2}:`, bodyStart);
-      const thinkEnd = text.indexOf("</think>", bodyStart);
+      const nextMarker = at.step(k + 2, bodyStart);
+      const thinkEnd = at.thinkClose(bodyStart);
       const end = nextMarker >= 0 ? nextMarker : thinkEnd >= 0 ? thinkEnd : text.length;
       const body = text.slice(bodyStart, end);
       const rewritten = rewriteStep(body, kind, rng);

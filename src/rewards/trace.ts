@@ -32,7 +32,20 @@ export interface ParsedTrace {
    * answer is N/A for the verifier and the metrics (docs/reward-spec.md §0).
    */
   answerTruncated: boolean;
+  /**
+   * Lab extension: MAX_TRACE_CHARS when the text was longer and only that
+   * many characters were read (the answer then counts as cut off); else null.
+   */
+  cappedAt: number | null;
 }
+
+/**
+ * Characters of a rollout that parseTrace reads (lab choice: the lab's
+ * responses are at most 64 tokens; the contract's pathological inputs of
+ * 100,000 tags or 20,000 steps are under 1,000,000). A longer text is read up
+ * to the cap as if it had been cut off there: no final answer, format not ok.
+ */
+export const MAX_TRACE_CHARS = 1_000_000;
 
 const THINK_TAG = /<\/?think>/g;
 const STEP_MARKER = /(?<![A-Za-z])Step\s*(\d{1,9})\s*:/g;
@@ -45,6 +58,7 @@ const LAST_NUMBER = /-?\d(?:[\d,.]*\d)?/g;
  * `parseTrace({text, fallbackLastNumber = false})`: think blocks, steps, final
  * answer and basic format validity of a rollout. Source: test/fixtures/README.md,
  * contract parseTrace 1–10. Never throws (non-string text reads as "").
+ * Reads at most MAX_TRACE_CHARS characters (`cappedAt` says when).
  */
 export function parseTrace({
   text,
@@ -53,7 +67,9 @@ export function parseTrace({
   text: string;
   fallbackLastNumber?: boolean;
 }): ParsedTrace {
-  const src = typeof text === "string" ? text : "";
+  const whole = typeof text === "string" ? text : "";
+  const capped = whole.length > MAX_TRACE_CHARS;
+  const src = capped ? whole.slice(0, MAX_TRACE_CHARS) : whole;
   const blocks: string[] = [];
   let open = false;
   let blockStart = 0;
@@ -89,8 +105,8 @@ export function parseTrace({
   let finalAnswer: string | null = null;
   let answerSource: AnswerSource = "none";
   let answerClosed = true;
-  let answerTruncated = open;
-  if (!open) {
+  let answerTruncated = open || capped;
+  if (!open && !capped) {
     const region = lastCloseEnd < 0 ? src : src.slice(lastCloseEnd);
     const read = readAnswer(region, fallbackLastNumber);
     finalAnswer = read.answer;
@@ -111,6 +127,7 @@ export function parseTrace({
     formatOk,
     answerSource,
     answerTruncated,
+    cappedAt: capped ? MAX_TRACE_CHARS : null,
   };
 }
 

@@ -3,11 +3,18 @@ import { describe, expect, it } from "vitest";
 import {
   answersEquivalent,
   extractOptionLetter,
+  makeHardNegative,
+  mulberry32,
   parseJudgeRanking,
   parseJudgeScore,
   parseTrace,
   structReward,
 } from "../../src/rewards/index";
+import { MAX_ANSWER_CHARS } from "../../src/rewards/equivalence";
+import { MAX_JUDGE_CANDIDATES, MAX_JUDGE_REPLY_CHARS } from "../../src/rewards/judge-json";
+import { contentAnswer } from "../../src/rewards/metrics";
+import { MAX_TRACE_CHARS } from "../../src/rewards/trace";
+import { digitSumPrompt, trace } from "./fixtures";
 
 function timed<T>(f: () => T): { value: T; ms: number } {
   const t = performance.now();
@@ -82,5 +89,122 @@ describe("pathological inputs", () => {
     expect(answersEquivalent({ predicted: "7 m", gold: "7" })).toBe(true);
     expect(answersEquivalent({ predicted: "no", gold: "on" })).toBe(false);
     expect(answersEquivalent({ predicted: null, gold: "7" })).toBe(false);
+  });
+
+  // The inputs that took seconds to minutes with backtracking regexes
+  // (56 s, 11 s, 21 s, 18 s, 3.2 s at 100 KB / 32,000 boxes); a generous
+  // budget per call, since a linear pass over 100 KB takes milliseconds.
+  const KB100 = 100_000;
+  const BUDGET_MS = 1000;
+
+  it("parseJudgeScore: a 100 KB run of spaces after judge_score", () => {
+    for (const text of [
+      `"judge_score":${" ".repeat(KB100)}x`,
+      `judge_score: "${" ".repeat(KB100)}`,
+      `${'"judge_score" : '.repeat(KB100 / 16)}x`,
+    ]) {
+      const { value, ms } = timed(() => parseJudgeScore({ text }));
+      expect(value).toMatchObject({ ok: false, score: null });
+      expect(ms).toBeLessThan(BUDGET_MS);
+    }
+    expect(parseJudgeScore({ text: `"judge_score": ${" ".repeat(KB100)}0.7` })).toMatchObject({
+      ok: true,
+      score: 0.7,
+    });
+  });
+
+  it("answersEquivalent: long digit runs and punctuation runs, under and over the cap", () => {
+    const n = MAX_ANSWER_CHARS - 1;
+    const cases: [string, string][] = [
+      [`${"1".repeat(n)}x`, `${"1".repeat(n)}y`], // PLAIN_NUMBER
+      [`a${"!".repeat(n - 2)}x`, "y"], // lexical trim
+      [`a${"?".repeat(n - 2)}`, "a"],
+      [`${"1".repeat(KB100)}x`, `${"1".repeat(KB100)}y`],
+      [`a${"!".repeat(KB100)}x`, "y"],
+    ];
+    for (const [a, b] of cases) {
+      const { value, ms } = timed(() => answersEquivalent({ predicted: a, gold: b }));
+      expect(ms).toBeLessThan(100);
+      expect(value).toBe(a === `a${"?".repeat(n - 2)}`);
+    }
+    // Over the cap a side is equivalent only to the identical string.
+    const long = "7".repeat(MAX_ANSWER_CHARS + 1);
+    expect(answersEquivalent({ predicted: long, gold: long })).toBe(true);
+    expect(answersEquivalent({ predicted: long, gold: `${long} ` })).toBe(false);
+  });
+
+  it("answersEquivalent: large sets in another order stay within the item budget", () => {
+    const items = Array.from({ length: 2000 }, (_, i) => String(i + 10));
+    const a = `\\{${items.join(",")}\\}`;
+    const b = `\\{${[...items].reverse().join(",")}\\}`;
+    const { value, ms } = timed(() => answersEquivalent({ predicted: a, gold: b }));
+    expect(value).toBe(true);
+    expect(ms).toBeLessThan(100);
+  });
+
+  it("contentAnswer: a letter followed by 100 KB of spaces", () => {
+    const options = { A: "1", B: "2" };
+    for (const answer of [`A${" ".repeat(KB100)}x`, `(A)${" ".repeat(KB100)}.x`]) {
+      const { value, ms } = timed(() => contentAnswer(answer, options));
+      expect(value).toBe(answer);
+      expect(ms).toBeLessThan(BUDGET_MS);
+    }
+    expect(contentAnswer(` (b) ${" ".repeat(KB100)}`, options)).toBe("2");
+    expect(contentAnswer("\\text{A} .", options)).toBe("1");
+  });
+
+  it("makeHardNegative: a step of 32,000 boxes, and 20,000 steps without a rewrite", () => {
+    const prompt = digitSumPrompt({ digits: [3, 4] });
+    const boxes = trace([`${"\\boxed{1} ".repeat(32000)}\\boxed{7}`], "B");
+    const a = timed(() => makeHardNegative({ prompt, text: boxes, rng: mulberry32(1) }));
+    expect(a.value).toMatchObject({ kind: "wrong-result", step: 1 });
+    expect(a.ms).toBeLessThan(BUDGET_MS);
+    const steps = trace(
+      [...Array.from({ length: 20000 }, () => "\\boxed{x}"), "3 + 4 = \\boxed{7}"],
+      "B",
+    );
+    const b = timed(() => makeHardNegative({ prompt, text: steps, rng: mulberry32(1) }));
+    expect(b.value).toMatchObject({ kind: "wrong-operation", step: 20001 });
+    expect(b.ms).toBeLessThan(3 * BUDGET_MS);
+  });
+
+  it("parseJudgeRanking refuses a huge numCandidates with a message naming it", () => {
+    for (const n of [1e9, MAX_JUDGE_CANDIDATES + 1, -1, 2.5, Number.NaN]) {
+      const { ms } = timed(() =>
+        expect(() => parseJudgeRanking({ text: "[]", numCandidates: n })).toThrow(
+          /numCandidates must be an integer in \[0, 1024\]/,
+        ),
+      );
+      expect(ms).toBeLessThan(BUDGET_MS);
+    }
+    expect(
+      parseJudgeRanking({ text: "[]", numCandidates: MAX_JUDGE_CANDIDATES }).ranks,
+    ).toHaveLength(MAX_JUDGE_CANDIDATES);
+  });
+
+  it("judge replies and traces over their caps are read up to the cap, which the result names", () => {
+    const entry = '{"index": 1, "rank": 1},';
+    const reply = `{"solutions": [${entry.repeat(MAX_JUDGE_REPLY_CHARS / entry.length + 10)}{"index": 2, "rank": 2}]}`;
+    const r = timed(() => parseJudgeRanking({ text: reply, numCandidates: 2 }));
+    expect(r.value).toMatchObject({ ranks: [1, null], cappedAt: MAX_JUDGE_REPLY_CHARS });
+    expect(r.ms).toBeLessThan(3 * BUDGET_MS);
+    expect(
+      parseJudgeRanking({ text: '[{"index": 1, "rank": 1}]', numCandidates: 1 }).cappedAt,
+    ).toBe(null);
+    const score = `${" ".repeat(MAX_JUDGE_REPLY_CHARS)}{"judge_score": 0.5}`;
+    expect(parseJudgeScore({ text: score })).toMatchObject({
+      ok: false,
+      cappedAt: MAX_JUDGE_REPLY_CHARS,
+    });
+    const long = `<think> Step 1: \\boxed{7} </think> \\boxed{7}${" ".repeat(MAX_TRACE_CHARS)}`;
+    const t = timed(() => parseTrace({ text: long }));
+    expect(t.value).toMatchObject({
+      finalAnswer: null,
+      formatOk: false,
+      answerTruncated: true,
+      cappedAt: MAX_TRACE_CHARS,
+    });
+    expect(t.ms).toBeLessThan(BUDGET_MS);
+    expect(parseTrace({ text: "<think> Step 1: 7 </think> \\boxed{7}" }).cappedAt).toBeNull();
   });
 });
