@@ -33,21 +33,14 @@ export interface RunSink {
   log(message: string): void;
 }
 
-/** The task generator of an experiment (MNIST subset needed for digits). */
+/**
+ * The task generator of an experiment (MNIST subset needed for digits). Every
+ * field of the experiment's task is passed on, so a new task knob cannot be
+ * left out (resolveTaskConfig rejects a field it does not know).
+ */
 export function taskGeneratorFor(exp: Experiment, mnist?: MnistSubset): TaskGenerator {
-  return createTaskGenerator(
-    {
-      family: exp.task.family,
-      multipleChoice: exp.task.multipleChoice,
-      optionSkew: exp.task.optionSkew,
-      distractorCloseness: exp.task.distractorCloseness,
-      numDigits: exp.task.numDigits as 2 | 3,
-      hintRate: exp.task.hintRate,
-      hintAccuracy: exp.task.hintAccuracy,
-      hintCopyRate: exp.task.hintCopyRate,
-    },
-    { mnist },
-  );
+  const { numDigits, ...rest } = exp.task;
+  return createTaskGenerator({ ...rest, numDigits: numDigits as 2 | 3 }, { mnist });
 }
 
 /** A variant being trained under one seed. */

@@ -10,6 +10,8 @@ import { buildModelTokens } from "../../src/tasks/tokenizer";
 import { resolveTaskConfig } from "../../src/tasks/config";
 import { evalMetrics } from "../../src/rl/eval-metrics";
 import { parseTrace } from "../../src/rewards/index";
+import { parseExperiment } from "../../src/rl/experiment";
+import { taskGeneratorFor } from "../../src/rl/runner";
 
 const mnist = loadMnistSubsetNode();
 const batch = (cfg: object, n = 2000) =>
@@ -59,6 +61,14 @@ describe("trace slips", () => {
     expect(m.incR).toBeCloseTo(share, 12);
     expect(m.cbir).toBeCloseTo(share, 12);
     expect(m.rcAcc).toBeCloseTo(1 - share, 12);
+  });
+
+  it("reaches the generator from the experiment (the lab's SFT uses it)", () => {
+    const exp = parseExperiment({ task: { traceSlipRate: 0.5 }, variants: [{ name: "rlvr" }] });
+    const ps = taskGeneratorFor(exp, mnist).sampleBatch(200, new Rng(3));
+    const share = ps.filter((p) => p.meta.traceSlip).length / ps.length;
+    expect(share).toBeGreaterThan(0.4);
+    expect(share).toBeLessThan(0.6);
   });
 
   it("rejects a rate outside [0, 1], naming the field", () => {
