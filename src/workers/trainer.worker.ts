@@ -163,6 +163,7 @@ async function init(cmd: Extract<TrainerCommand, { type: "init" }>): Promise<voi
     cmd.checkpointUrl ?? new URL(checkpointPath(exp), assetBase).href,
   );
   const ckpt = ckptBytes ? loadCheckpoint(ckptBytes) : null;
+  if (ckpt?.warning) post({ type: "log", message: `cold start: ${ckpt.warning}` });
   run = new LabRun(
     ctx,
     exp,
