@@ -97,7 +97,3 @@ export {
   shuffleOptions,
   ACRE_DEFAULT_ALPHAS,
 } from "./acre";
-
-// One dispatcher for the trainer / reward worker.
-export { scoreGroup, REWARD_VARIANTS } from "./variants";
-export type { RewardVariant, ScoreGroupArgs } from "./variants";

@@ -18,18 +18,14 @@
 import { answersEquivalent, metricRecords, paperMetrics, parseTrace } from "../rewards/index";
 import { strictFormatOk } from "../rewards/structreward";
 import type { TaskPrompt } from "../tasks/types";
+import type { EvalMetricKey } from "./metric-table";
 
-/** Eval metrics, all in [0, 1] except incR's denominator excludes N/A. */
-export interface EvalMetrics {
-  acc: number;
-  rcAcc: number;
-  incR: number;
-  cbir: number;
-  cacr: number;
-  formatRate: number;
-  stepAcc: number;
-  hintFollow: number;
-}
+/**
+ * Eval metrics, all in [0, 1] (incR's denominator excludes N/A): one number
+ * per eval key of the metric table (./metric-table.ts), which holds each
+ * one's formula and source.
+ */
+export type EvalMetrics = Record<EvalMetricKey, number>;
 
 /**
  * Metrics of `texts[i]` answering `prompts[i]`.

@@ -4,20 +4,21 @@
  * config gives an error that names the field, and nothing starts.
  */
 import { z } from "zod";
+import { ESTIMATOR_NAMES, type EstimatorName } from "./estimator-table";
+import {
+  JudgeSchema,
+  VARIANT_NAMES,
+  variantEntry,
+  type JudgeConfig,
+  type VariantName,
+  type WeightValue,
+} from "./variant-table";
 
-/** Reward variants the lab can train side by side (docs/reward-spec.md §2, §3). */
-export const VARIANT_NAMES = ["rlvr", "pointwise-gr", "grr", "structreward"] as const;
-export type VariantName = (typeof VARIANT_NAMES)[number];
+/** Variant names, from the variant table (./variant-table.ts). */
+export { VARIANT_NAMES, JudgeSchema, type JudgeConfig, type VariantName } from "./variant-table";
 
-/** Advantage estimators of docs/reward-spec.md §1. */
-export const ESTIMATORS = [
-  "grpo",
-  "grpo-stable",
-  "rloo",
-  "reinforce++",
-  "reinforce++-baseline",
-] as const;
-export type Estimator = (typeof ESTIMATORS)[number];
+/** An advantage estimator's name, from the estimator table (./estimator-table.ts). */
+export type Estimator = EstimatorName;
 
 /** Loss aggregations of docs/reward-spec.md §1: papers' default, DAPO, Dr. GRPO. */
 export const AGGREGATIONS = [
@@ -26,49 +27,59 @@ export const AGGREGATIONS = [
   "seq-mean-token-sum-norm",
 ] as const;
 
-/** Judge noise of the rubric auditor (docs/reward-spec.md §2, lab choice; defaults = DEFAULT_AUDITOR of src/rewards/auditor-judge.ts). */
-export const JudgeSchema = z.object({
-  /** Per-candidate perception noise σ_j (score units, [0, 1] scale). */
-  sigmaJ: z.number().min(0).max(1).default(0.05),
-  /** Per-call calibration offset σ_b, pointwise calls only. */
-  sigmaB: z.number().min(0).max(1).default(0.1),
-  /** Groupwise tie margin δ. */
-  delta: z.number().min(0).max(1).default(0.15),
-});
+/** A variant's weights: keys and values as its table entry's schema gives them. */
+export type VariantWeights = Record<string, WeightValue>;
 
-export const WeightsSchema = z.object({
-  /** λ of R = r_ver + λ·r_aux (GRR §3, λ = 1). */
-  lambda: z.number().min(0).max(10).default(1),
-  /** GRR tier → score mapping (docs/reward-spec.md §2). */
-  mapping: z.enum(["pcs", "edn", "trs", "irn"]).default("pcs"),
-  /** StructReward λ_fmt, λ_right, λ_rule, λ_cons (docs/reward-spec.md §3). */
-  fmt: z.number().min(0).max(10).default(0.1),
-  right: z.number().min(0).max(10).default(0.25),
-  rule: z.number().min(0).max(10).default(0.75),
-  cons: z.number().min(0).max(10).default(0.15),
-});
-export type VariantWeights = z.infer<typeof WeightsSchema>;
-
+/**
+ * One variant of an experiment. `weights` is checked by the variant's own
+ * schema in the variant table (an unknown key or a bad value is an error
+ * naming `weights.<key>`; defaults filled in); `estimator` and `beta` fall
+ * back to the table entry's defaults (StructReward: GRPO-stable, β = 1e-3),
+ * else stay absent (the algorithm's apply).
+ */
 export const VariantSchema = z
   .object({
     name: z.enum(VARIANT_NAMES),
-    weights: WeightsSchema.default(WeightsSchema.parse({})),
+    weights: z.record(z.string(), z.unknown()).default({}),
     judge: JudgeSchema.default(JudgeSchema.parse({})),
-    /** Per-variant estimator override (StructReward trains with grpo-stable). */
-    estimator: z.enum(ESTIMATORS).optional(),
+    /** Per-variant estimator override. */
+    estimator: z.enum(ESTIMATOR_NAMES).optional(),
     /** Per-variant KL coefficient override. */
     beta: z.number().min(0).max(1).optional(),
   })
-  .transform((v) =>
-    // StructReward is optimized with GRPO-stable and β = 1e-3 (StructReward eq. 11, docs/reward-spec.md §3) unless overridden.
-    v.name === "structreward"
-      ? { ...v, estimator: v.estimator ?? ("grpo-stable" as const), beta: v.beta ?? 1e-3 }
-      : v,
-  );
+  .transform((v, ctx) => {
+    const entry = variantEntry(v.name);
+    const w = entry.weights.safeParse(v.weights);
+    if (!w.success) {
+      for (const issue of w.error.issues)
+        ctx.addIssue({ code: "custom", message: issue.message, path: ["weights", ...issue.path] });
+      return z.NEVER;
+    }
+    const out: {
+      name: VariantName;
+      weights: VariantWeights;
+      judge: JudgeConfig;
+      estimator?: Estimator;
+      beta?: number;
+    } = { name: v.name, weights: w.data, judge: v.judge };
+    const estimator = v.estimator ?? entry.estimator;
+    const beta = v.beta ?? entry.beta;
+    if (estimator !== undefined) out.estimator = estimator;
+    if (beta !== undefined) out.beta = beta;
+    return out;
+  });
 export type VariantConfig = z.infer<typeof VariantSchema>;
 
+/**
+ * The defaults of variant `name` (what a checkbox adds, what the URL compares against).
+ * @throws Error naming an unknown variant and the known ones.
+ */
+export function variantDefaults(name: string): VariantConfig {
+  return VariantSchema.parse({ name: variantEntry(name).name });
+}
+
 export const AlgorithmSchema = z.object({
-  estimator: z.enum(ESTIMATORS).default("grpo"),
+  estimator: z.enum(ESTIMATOR_NAMES).default("grpo"),
   /** Std kind and ε_A: lab default as verl (docs/reward-spec.md §1). */
   std: z.enum(["sample", "population"]).default("sample"),
   eps: z.number().min(0).max(1).default(1e-6),

@@ -5,9 +5,10 @@
  * never on the page's thread nor in the GPU loop's way); in Node it runs in
  * process. Both call `scoreBatch`, so they cannot disagree.
  */
-import { mulberry32, scoreGroup, type GroupScore } from "../rewards/index";
+import { mulberry32, type GroupScore } from "../rewards/index";
 import type { TaskPrompt } from "../tasks/types";
 import type { VariantConfig } from "./experiment";
+import { variantEntry } from "./variant-table";
 
 /** A prompt as the reward side sees it: everything but the image. */
 export type ScoringPrompt = Omit<TaskPrompt, "image">;
@@ -40,9 +41,11 @@ export function scoringPrompt(p: TaskPrompt): ScoringPrompt {
 }
 
 /**
- * Scores every group of a request with its variant's reward (docs/reward-spec.md
- * §2–§3). Pure CPU; deterministic for a seed.
- * @throws Error when texts and prompts differ in number, or the variant config is invalid.
+ * Scores every group of a request with its variant's scorer from the variant
+ * table (docs/reward-spec.md §2–§3). Pure CPU; deterministic for a seed: one judge-noise
+ * stream per batch, consumed group after group.
+ * @throws Error when texts and prompts differ in number or the variant is unknown;
+ *   ZodError when its weights do not fit the variant's schema.
  */
 export function scoreBatch(req: ScoreRequest): ScoreResponse {
   if (req.texts.length !== req.prompts.length) {
@@ -52,22 +55,15 @@ export function scoreBatch(req: ScoreRequest): ScoreResponse {
   }
   const rng = mulberry32(req.seed >>> 0);
   const v = req.variant;
+  const entry = variantEntry(v.name);
   const groups = req.prompts.map((prompt, g) =>
-    scoreGroup({
-      variant: v.name,
-      // scoreGroup reads only metadata; the image is not part of any reward.
+    entry.score({
+      // The scorers read only metadata; the image is not part of any reward.
       prompt: prompt as TaskPrompt,
       texts: req.texts[g],
+      weights: v.weights,
+      judge: v.judge,
       rng,
-      lambda: v.weights.lambda,
-      mapping: v.weights.mapping,
-      judge: { sigmaJ: v.judge.sigmaJ, sigmaB: v.judge.sigmaB, delta: v.judge.delta },
-      weights: {
-        fmt: v.weights.fmt,
-        right: v.weights.right,
-        rule: v.weights.rule,
-        cons: v.weights.cons,
-      },
     }),
   );
   return { groups };

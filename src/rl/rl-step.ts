@@ -15,7 +15,10 @@ import type { GroupView, MetricValues } from "../workers/protocol";
 import type { LabEngine, Policy } from "./engine";
 import type { AlgorithmConfig, VariantConfig } from "./experiment";
 import { scoringPrompt, type RewardScorer } from "./reward-client";
+import { estimatorEntry } from "./estimator-table";
 import { evalMetrics } from "./eval-metrics";
+import { COMPONENT_PREFIX, type TrainMetricKey } from "./metric-table";
+import { variantEntry } from "./variant-table";
 import { imageTensor, joinPromptResponse, promptTensor, row } from "./sequences";
 
 /** Inputs of one step. */
@@ -55,6 +58,11 @@ export async function rlStep(args: RlStepArgs): Promise<RlStepResult> {
   const { promptLen, maxNew } = engine.shape;
   const estimator = variant.estimator ?? alg.estimator;
   const beta = variant.beta ?? alg.beta;
+  const passes = variantEntry(variant.name).passes;
+  if (passes.length > 0)
+    throw new Error(
+      `rlStep: variant '${variant.name}' needs generation passes the RL step does not run yet (${passes.join(", ")})`,
+    );
 
   // ---- 1 rollouts: G samples of every prompt, in group order ----
   const images = imageTensor(prompts, G);
@@ -91,7 +99,7 @@ export async function rlStep(args: RlStepArgs): Promise<RlStepResult> {
 
   // REINFORCE++ folds a k1 KL penalty into the reward instead of the loss (docs/reward-spec.md §1).
   let lossBeta = beta;
-  if ((estimator === "reinforce++" || estimator === "reinforce++-baseline") && beta > 0) {
+  if (estimatorEntry(estimator).klInReward && beta > 0) {
     const lp = await engine.logprobs(policy, images, batch, alg.temperature);
     const L = engine.textLen;
     for (let i = 0; i < N; i++) {
@@ -119,7 +127,13 @@ export async function rlStep(args: RlStepArgs): Promise<RlStepResult> {
   // ---- 5 metrics ----
   // Metrics show the reward itself (without a folded KL penalty), comparable across variants.
   const finite = rawRewards.filter((r) => Number.isFinite(r));
-  const values: MetricValues = {
+  const stepMs = performance.now() - t0;
+  // The paper metrics on the step's own sampled rollouts: drift shows here every step, between the held-out evals.
+  const onRollouts = evalMetrics(
+    prompts.flatMap((p) => Array.from({ length: G }, () => p)),
+    texts.flat(),
+  );
+  const stepValues: Record<TrainMetricKey, number> = {
     reward_mean: mean(finite),
     reward_std: std(finite),
     frac_reward_zero_std: adv.groups.zeroStd.filter(Boolean).length / prompts.length,
@@ -133,23 +147,19 @@ export async function rlStep(args: RlStepArgs): Promise<RlStepResult> {
     response_length: mean(Array.from(batch.lengths)),
     judge_calls: groups.reduce((a, g) => a + g.judgeCalls, 0),
     judge_failures: groups.reduce((a, g) => a + g.judgeFailures, 0),
-    step_time_ms: performance.now() - t0,
+    step_time_ms: stepMs,
+    train_incr: onRollouts.incR,
+    train_cbir: onRollouts.cbir,
+    train_rcacc: onRollouts.rcAcc,
+    train_hint_follow: onRollouts.hintFollow,
+    train_step_acc: onRollouts.stepAcc,
   };
-  // The paper metrics on the step's own sampled rollouts: drift shows here every step, between the held-out evals.
-  const onRollouts = evalMetrics(
-    prompts.flatMap((p) => Array.from({ length: G }, () => p)),
-    texts.flat(),
-  );
-  values.train_incr = onRollouts.incR;
-  values.train_cbir = onRollouts.cbir;
-  values.train_rcacc = onRollouts.rcAcc;
-  values.train_hint_follow = onRollouts.hintFollow;
-  values.train_step_acc = onRollouts.stepAcc;
+  const values: MetricValues = { ...stepValues };
   const componentNames = new Set(
     groups.flatMap((g) => g.rollouts.flatMap((r) => Object.keys(r.components))),
   );
   for (const c of componentNames)
-    values[`components/${c}`] = mean(
+    values[`${COMPONENT_PREFIX}${c}`] = mean(
       groups.flatMap((g) => g.rollouts.map((r) => r.components[c] ?? 0)),
     );
 
@@ -176,7 +186,9 @@ export function groupView(
   advantages: ArrayLike<number>,
 ): GroupView {
   const rankOf = new Map<number, number>();
-  group.tiers?.forEach((tier, m) => tier.forEach((i) => rankOf.set(i, m + 1)));
+  group.tiers?.forEach((tier, m) => {
+    for (const i of tier) rankOf.set(i, m + 1);
+  });
   return {
     variant,
     step,

@@ -384,7 +384,7 @@ export class LabRun {
    */
   setWeights(
     name: string,
-    weights: Partial<VariantConfig["weights"]>,
+    weights: VariantConfig["weights"],
     judge?: Partial<VariantConfig["judge"]>,
   ): void {
     const copies = this.variants.filter((x) => x.config.name === name);
@@ -460,7 +460,7 @@ export class LabRun {
    */
   async fork(
     name: string,
-    weights: Partial<VariantConfig["weights"]>,
+    weights: VariantConfig["weights"],
     judge?: Partial<VariantConfig["judge"]>,
     opts: { parentEval?: (seed: number) => MetricRow | undefined } = {},
   ): Promise<string> {

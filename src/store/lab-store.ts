@@ -75,7 +75,7 @@ export interface LabState extends RunData {
   /** Live edit of a variant's weights / judge noise. */
   setVariantWeights(
     variant: string,
-    weights: Partial<VariantWeights>,
+    weights: VariantWeights,
     judge?: Partial<VariantConfig["judge"]>,
   ): void;
   /** Flushes pending debounced setWeights now (used on Train/Step and in tests). */
@@ -100,11 +100,7 @@ export interface LabState extends RunData {
    * into a branch with these weights / judge noise (trainer command `fork`;
    * the branch's rows arrive as `<variant>@fork<step>`).
    */
-  fork(
-    variant: string,
-    weights: Partial<VariantWeights>,
-    judge?: Partial<VariantConfig["judge"]>,
-  ): void;
+  fork(variant: string, weights: VariantWeights, judge?: Partial<VariantConfig["judge"]>): void;
   /** Adds a run (e.g. loaded from IndexedDB) to the runs table; returns its id. */
   addRun(run: Omit<RunRecord, "id">): number;
   /** The live run as a record (null before anything was trained). */

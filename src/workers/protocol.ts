@@ -88,7 +88,7 @@ export type TrainerCommand =
   | {
       type: "setWeights";
       variant: string;
-      weights: Partial<VariantWeights>;
+      weights: VariantWeights;
       judge?: Partial<VariantConfig["judge"]>;
     }
   /**
@@ -99,7 +99,7 @@ export type TrainerCommand =
   | {
       type: "fork";
       variant: string;
-      weights: Partial<VariantWeights>;
+      weights: VariantWeights;
       judge?: Partial<VariantConfig["judge"]>;
     }
   /**

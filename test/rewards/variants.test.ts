@@ -308,35 +308,6 @@ describe("rollout recycling and hard negatives (StructReward §3)", () => {
   });
 });
 
-describe("scoreGroup dispatcher", () => {
-  it("scores every variant by name and names missing inputs", async () => {
-    const { scoreGroup, REWARD_VARIANTS } = await import("../../src/rewards/index");
-    const rng = mulberry32(4);
-    const cont = texts.map(() => ["<think> a </think> <answer>B</answer>"]);
-    const second = { texts: texts.slice(), options: texts.map(() => prompt.options) };
-    for (const variant of REWARD_VARIANTS) {
-      const g = scoreGroup({
-        variant,
-        prompt,
-        texts,
-        rng,
-        prm: () => [1],
-        continuations: cont,
-        second,
-      });
-      expect(g.rollouts.length).toBe(texts.length);
-      for (const r of g.rollouts) expect(Number.isFinite(r.total)).toBe(true);
-    }
-    expect(
-      scoreGroup({ variant: "grr", prompt, texts, rng, judge: { sigmaJ: 0, sigmaB: 0 } })
-        .judgeCalls,
-    ).toBe(1);
-    expect(() => scoreGroup({ variant: "grr", prompt, texts })).toThrow(/rng/);
-    expect(() => scoreGroup({ variant: "scs", prompt, texts })).toThrow(/continuations/);
-    expect(() => scoreGroup({ variant: "nope" as never, prompt, texts })).toThrow(/variant/);
-  });
-});
-
 describe("rubric auditor arithmetic", () => {
   const prompt = {
     referenceSteps: [

@@ -10,6 +10,7 @@ import {
   type VariantConfig,
   type VariantName,
 } from "../../rl/experiment";
+import { JUDGE_FIELDS, VARIANT_TABLE } from "../../rl/variant-table";
 
 /** Short names of settings (flattened paths); others show their last path segment. Lab choice. */
 const SHORT: Record<string, string> = {
@@ -38,15 +39,13 @@ const SHORT: Record<string, string> = {
   "algorithm.evalEvery": "eval every",
   "algorithm.weightDecay": "wd",
   "algorithm.gradClip": "grad clip",
-  "weights.lambda": "λ",
-  "weights.mapping": "mapping",
-  "weights.fmt": "λ_fmt",
-  "weights.right": "λ_right",
-  "weights.rule": "λ_rule",
-  "weights.cons": "λ_cons",
-  "judge.sigmaJ": "σ_j",
-  "judge.sigmaB": "σ_b",
-  "judge.delta": "δ",
+  // Weights and judge settings: their short names in the variant table.
+  ...Object.fromEntries(
+    VARIANT_TABLE.flatMap((v) =>
+      Object.entries(v.weightInfo).map(([k, w]) => [`weights.${k}`, w.short]),
+    ),
+  ),
+  ...Object.fromEntries(Object.entries(JUDGE_FIELDS).map(([k, f]) => [`judge.${k}`, f.short])),
   estimator: "est",
   beta: "β",
 };

@@ -14,6 +14,7 @@ import {
   DEFAULT_EXPERIMENT,
   VariantSchema,
   parseExperiment,
+  variantDefaults,
   type Experiment,
   type VariantConfig,
   type VariantName,
@@ -165,7 +166,8 @@ export function decodeExperiment(hash: string): DecodeResult {
         throw new Error(
           `'${key}' names variant '${vname}', which is not in variants=${names.join(",")}`,
         );
-      const known = flatten(VariantSchema.parse({ name: "rlvr" }), "", {});
+      // The variant's own settings: its weights (variant table), judge noise, overrides.
+      const known = flatten(variantDefaults(vname), "", {});
       const sub = rest.join(".");
       const like = sub in known ? known[sub] : OPTIONAL_VARIANT_FIELDS[sub];
       if (like === undefined || sub === "name") throw new Error(`unknown setting '${key}'`);

@@ -1,33 +1,11 @@
 /** Advantage estimator and policy-gradient options (docs/reward-spec.md §1). */
 import { useLab, labStore } from "../../../store";
-import { AGGREGATIONS, ESTIMATORS, type AlgorithmConfig } from "../../../rl/experiment";
+import { AGGREGATIONS, type AlgorithmConfig } from "../../../rl/experiment";
+import { ESTIMATOR_NAMES, ESTIMATOR_TABLE } from "../../../rl/estimator-table";
 import { NumberInput, Section, Select, Slider } from "../Field";
 
 const set = (patch: Partial<AlgorithmConfig>) =>
   labStore.getState().updateExperiment((e) => ({ ...e, algorithm: { ...e.algorithm, ...patch } }));
-
-export const ESTIMATOR_INFO: Record<
-  (typeof ESTIMATORS)[number],
-  { label: string; formula: string; source: string }
-> = {
-  grpo: { label: "GRPO", formula: "A_i = (R_i − μ) / (σ + ε_A)", source: "GRR App. A, ACRE eq. 5" },
-  "grpo-stable": {
-    label: "GRPO-stable",
-    formula: "A_i = clip((R_i − μ)/(σ + 1e-8), −3, 3); group skipped if σ < 1e-4",
-    source: "StructReward eq. 11",
-  },
-  rloo: { label: "RLOO", formula: "A_i = R_i − mean_{j≠i} R_j", source: "SCS §3.1" },
-  "reinforce++": {
-    label: "REINFORCE++",
-    formula: "A_i = (R_i − m)/(s + ε_A), m, s over the whole batch; k1 KL folded into R",
-    source: "SCS §3.1",
-  },
-  "reinforce++-baseline": {
-    label: "REINFORCE++-baseline",
-    formula: "A_i = R_i − μ, then whitened over the batch",
-    source: "SCS §3.1, verl",
-  },
-};
 
 const PRESETS = [
   { name: "verl", std: "sample", eps: 1e-6 },
@@ -37,7 +15,7 @@ const PRESETS = [
 
 export function AlgorithmSection() {
   const a = useLab((s) => s.experiment.algorithm);
-  const info = ESTIMATOR_INFO[a.estimator];
+  const info = ESTIMATOR_TABLE[a.estimator];
   return (
     <Section
       title="Algorithm"
@@ -46,7 +24,7 @@ export function AlgorithmSection() {
       <Select
         label="Advantage estimator"
         value={a.estimator}
-        options={ESTIMATORS.map((e) => ({ value: e, label: ESTIMATOR_INFO[e].label }))}
+        options={ESTIMATOR_NAMES.map((e) => ({ value: e, label: ESTIMATOR_TABLE[e].label }))}
         onChange={(estimator) => set({ estimator })}
       />
       <pre className="formula">

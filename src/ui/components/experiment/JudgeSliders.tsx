@@ -1,8 +1,15 @@
-/** Noise of the lab's rubric-auditor judge (docs/reward-spec.md §2, lab choice), live-editable. */
+/** Noise of the lab's rubric-auditor judge (docs/reward-spec.md §2, lab choice), live-editable; fields from the variant table's JUDGE_FIELDS. */
 import { useLab, labStore } from "../../../store";
-import type { VariantName } from "../../../rl/experiment";
+import type { JudgeConfig } from "../../../rl/experiment";
+import { JUDGE_FIELDS, type VariantName } from "../../../rl/variant-table";
 import { Slider } from "../Field";
 
+const UNUSED: Record<"pointwise" | "groupwise", string> = {
+  pointwise: "unused: no ranking",
+  groupwise: "unused: one call per group",
+};
+
+/** One slider per judge setting; a setting this variant's judge calls do not read says so. */
 export function JudgeSliders({
   name,
   kind,
@@ -12,7 +19,7 @@ export function JudgeSliders({
 }) {
   const judge = useLab((s) => s.experiment.variants.find((x) => x.name === name)?.judge);
   if (!judge) return null;
-  const set = (patch: Partial<typeof judge>) =>
+  const set = (patch: Partial<JudgeConfig>) =>
     labStore.getState().setVariantWeights(name, {}, patch);
   return (
     <fieldset className="judge">
@@ -25,39 +32,23 @@ export function JudgeSliders({
           lab choice
         </span>
       </legend>
-      <Slider
-        label="σ_j (perception noise)"
-        name={`${name} σ_j`}
-        value={judge.sigmaJ}
-        min={0}
-        max={0.5}
-        step={0.01}
-        format={(x) => x.toFixed(2)}
-        tip="Per-candidate noise on the judge's score: how well the judge 'sees' each rollout."
-        onChange={(sigmaJ) => set({ sigmaJ })}
-      />
-      <Slider
-        label={`σ_b (per-call offset)${kind === "groupwise" ? " · unused: one call per group" : ""}`}
-        name={`${name} σ_b`}
-        value={judge.sigmaB}
-        min={0}
-        max={0.5}
-        step={0.01}
-        format={(x) => x.toFixed(2)}
-        tip="Pointwise calls only: each call applies its own calibration offset. This is why pointwise judging is less stable; set it to 0 and the groupwise advantage should vanish."
-        onChange={(sigmaB) => set({ sigmaB })}
-      />
-      <Slider
-        label={`δ (tie margin)${kind === "pointwise" ? " · unused: no ranking" : ""}`}
-        name={`${name} δ`}
-        value={judge.delta}
-        min={0}
-        max={0.5}
-        step={0.01}
-        format={(x) => x.toFixed(2)}
-        tip="Groupwise calls only: candidates whose noisy scores differ by less than δ share a tier (a tie)."
-        onChange={(delta) => set({ delta })}
-      />
+      {(Object.keys(JUDGE_FIELDS) as (keyof JudgeConfig)[]).map((k) => {
+        const f = JUDGE_FIELDS[k];
+        return (
+          <Slider
+            key={k}
+            label={`${f.label}${f.usedBy.includes(kind) ? "" : ` · ${UNUSED[kind]}`}`}
+            name={`${name} ${f.short}`}
+            value={judge[k]}
+            min={0}
+            max={f.sliderMax}
+            step={0.01}
+            format={(x) => x.toFixed(2)}
+            tip={f.tip}
+            onChange={(x) => set({ [k]: x })}
+          />
+        );
+      })}
     </fieldset>
   );
 }

@@ -1,7 +1,7 @@
 /** Which reward variants train side by side (each from the same SFT checkpoint). */
 import { useLab, labStore } from "../../../store";
-import { VARIANT_NAMES, VariantSchema, type VariantName } from "../../../rl/experiment";
-import { VARIANT_META } from "../../lib/variant-meta";
+import { variantDefaults } from "../../../rl/experiment";
+import { VARIANT_NAMES, VARIANT_TABLE, type VariantName } from "../../../rl/variant-table";
 import { Section } from "../Field";
 import { VariantCard } from "./VariantCard";
 
@@ -9,7 +9,7 @@ function toggle(name: VariantName, on: boolean) {
   labStore.getState().updateExperiment((e) => {
     const has = e.variants.some((v) => v.name === name);
     if (on && !has) {
-      const added = e.variants.concat(VariantSchema.parse({ name }));
+      const added = e.variants.concat(variantDefaults(name));
       // Keep the canonical order so colours and the URL stay stable.
       added.sort((a, b) => VARIANT_NAMES.indexOf(a.name) - VARIANT_NAMES.indexOf(b.name));
       return { ...e, variants: added };
@@ -20,6 +20,7 @@ function toggle(name: VariantName, on: boolean) {
   });
 }
 
+/** The variant checkboxes (one per variant-table entry, in table order) and the chosen variants' cards. */
 export function VariantsSection() {
   const variants = useLab((s) => s.experiment.variants);
   const chosen = new Set(variants.map((v) => v.name));
@@ -28,21 +29,22 @@ export function VariantsSection() {
       title="Reward variants to compare"
       tip="Each checked variant trains its own copy of the model from the same cold-start checkpoint, on the same prompts, so the curves are comparable step for step."
     >
-      <div className="variant-checks" role="group" aria-label="Variants to compare">
-        {VARIANT_NAMES.map((n) => (
-          <label key={n} className="variant-check" style={{ borderColor: VARIANT_META[n].color }}>
+      <fieldset className="variant-checks" aria-label="Variants to compare">
+        {VARIANT_TABLE.map(({ name: n, label, color }) => (
+          <label key={n} className="variant-check" style={{ borderColor: color }}>
             <input
               type="checkbox"
-              aria-label={`Compare ${VARIANT_META[n].label} (${n})`}
+              aria-label={`Compare ${label} (${n})`}
+              data-variant={n}
               checked={chosen.has(n)}
               disabled={chosen.has(n) && chosen.size === 1}
               onChange={(e) => toggle(n, e.target.checked)}
             />
-            <span className="swatch" style={{ background: VARIANT_META[n].color }} />
-            {VARIANT_META[n].label}
+            <span className="swatch" style={{ background: color }} />
+            {label}
           </label>
         ))}
-      </div>
+      </fieldset>
       {variants.map((v) => (
         <VariantCard key={v.name} name={v.name} />
       ))}
