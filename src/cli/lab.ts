@@ -4,7 +4,15 @@
  *                  [--group-size G] [--batch-prompts P] [--eval-every E] [--eval-size N]
  *                  [--sft-steps N] [--from-scratch] [--checkpoint FILE] [--full-size] [--quiet] [--seeds S1,S2,…]
  *                  [--hint-rate R] [--hint-accuracy Q] [--trace-slip S] [--eval-temperature T]
- *                  [--variants a,b,…]
+ *                  [--variants a,b,…] [--estimator NAME] [--set VARIANT.KEY=VALUE]… [--dry-run]
+ * --variants and the names in --set are the variant table's (src/rl/variant-table.ts);
+ * --estimator sets the algorithm's advantage estimator (src/rl/estimator-table.ts: grpo,
+ * grpo-stable, rloo, reinforce++, reinforce++-baseline); a variant with its own estimator
+ * (StructReward: grpo-stable) keeps it unless --set VARIANT.estimator=NAME.
+ * --set (repeatable) sets one weight (grr.lambda=0.5), judge setting (grr.delta=0.1),
+ * estimator or beta of a variant in the run, checked by the variant's schema.
+ * --dry-run prints the experiment the flags give ({"preset", "experiment"}, one JSON
+ * line, before the CPU-adapter model-size rule) and exits without training.
  * --trace-slip picks the cold start trained with slipped traces (Experiment task.traceSlipRate);
  * --eval-temperature samples the held-out eval at T instead of greedy (Experiment.evalTemperature).
  * --checkpoint starts RL from that cold start (e.g. a `train:sft --snapshots`
@@ -23,6 +31,9 @@
 import { LabRun } from "../rl/runner";
 import { presetExperiment, PRESET_NAMES } from "../rl/presets";
 import { parseExperiment } from "../rl/experiment";
+import { estimatorEntry } from "../rl/estimator-table";
+import { variantEntry } from "../rl/variant-table";
+import { applyVariantSetting } from "../rl/variant-settings";
 import { inProcessScorer } from "../rl/reward-client";
 import type { EvalMetrics } from "../rl/eval-metrics";
 import { readFileSync } from "node:fs";
@@ -81,6 +92,9 @@ async function main(): Promise<void> {
     "hint-rate": "number",
     "hint-accuracy": "number",
     variants: "string",
+    estimator: "string",
+    set: "list",
+    "dry-run": "boolean",
   });
   const preset = String(flags.preset ?? "smoke");
   if (!PRESET_NAMES.includes(preset))
@@ -101,6 +115,15 @@ async function main(): Promise<void> {
   if (flags["group-size"] !== undefined) algo.groupSize = flags["group-size"];
   if (flags["batch-prompts"] !== undefined) algo.batchPrompts = flags["batch-prompts"];
   if (flags["eval-every"] !== undefined) algo.evalEvery = flags["eval-every"];
+  if (flags.estimator !== undefined) {
+    const name = String(flags.estimator);
+    try {
+      estimatorEntry(name);
+    } catch (e) {
+      throw new Error(`--estimator: ${(e as Error).message}`);
+    }
+    algo.estimator = name;
+  }
   const task: Record<string, unknown> = {};
   if (flags["hint-rate"] !== undefined) task.hintRate = flags["hint-rate"];
   if (flags["hint-accuracy"] !== undefined) task.hintAccuracy = flags["hint-accuracy"];
@@ -110,7 +133,12 @@ async function main(): Promise<void> {
     flags.variants !== undefined
       ? String(flags.variants)
           .split(",")
-          .map((n) => exp.variants.find((v) => v.name === n.trim()) ?? { name: n.trim() })
+          .map(
+            (n) =>
+              exp.variants.find((v) => v.name === n.trim()) ?? {
+                name: variantEntry(n.trim()).name,
+              },
+          )
       : exp.variants;
   const checked = parseExperiment({
     ...exp,
@@ -125,7 +153,23 @@ async function main(): Promise<void> {
   exp.evalTemperature = checked.evalTemperature;
   exp.task = checked.task;
   exp.variants = checked.variants;
+  for (const setting of (flags.set as string[] | undefined) ?? []) {
+    try {
+      exp.variants = applyVariantSetting(exp.variants, setting);
+    } catch (e) {
+      throw new Error(`--set ${(e as Error).message}`);
+    }
+  }
+  if (flags["dry-run"]) {
+    process.stdout.write(`${JSON.stringify({ preset, experiment: exp })}\n`);
+    return;
+  }
   const sink = consoleSink(flags.out as string | undefined, Boolean(flags.quiet));
+  for (const v of exp.variants)
+    if (v.estimator !== undefined && v.estimator !== exp.algorithm.estimator)
+      sink.log(
+        `note: ${v.name} trains with its own estimator ${v.estimator} (--set ${v.name}.estimator=${exp.algorithm.estimator} to change)`,
+      );
   const ctx = await nodeContext();
   sink.log(`adapter: ${ctx.adapter.description}${ctx.adapter.isFallback ? " (CPU fallback)" : ""}`);
   if (ctx.adapter.isFallback && exp.modelSize === "default" && !flags["full-size"]) {

@@ -124,12 +124,16 @@ export function parseSeedList(flag: string, text: string): number[] {
   return seeds;
 }
 
-/** Parses `--key value` / `--flag` arguments into a map. */
+/**
+ * Parses `--key value` / `--flag` arguments into a map. A "list" option may
+ * be given several times; its values are collected in order (string[]).
+ * @throws Error naming an unknown option, a missing value or a non-number.
+ */
 export function parseFlags(
   argv: string[],
-  known: Record<string, "string" | "number" | "boolean">,
-): Record<string, string | number | boolean> {
-  const out: Record<string, string | number | boolean> = {};
+  known: Record<string, "string" | "number" | "boolean" | "list">,
+): Record<string, string | number | boolean | string[]> {
+  const out: Record<string, string | number | boolean | string[]> = {};
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (!a.startsWith("--")) throw new Error(`unexpected argument '${a}'`);
@@ -147,7 +151,9 @@ export function parseFlags(
     }
     const v = argv[++i];
     if (v === undefined) throw new Error(`--${key} needs a value`);
-    if (kind === "number") {
+    if (kind === "list") {
+      out[key] = [...((out[key] as string[] | undefined) ?? []), v];
+    } else if (kind === "number") {
       const n = Number(v);
       if (!Number.isFinite(n)) throw new Error(`--${key} must be a number, got '${v}'`);
       out[key] = n;
