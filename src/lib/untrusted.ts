@@ -13,9 +13,13 @@ export function isForbiddenKey(key: string): boolean {
   return FORBIDDEN_KEYS.includes(key);
 }
 
+/** Why a key of FORBIDDEN_KEYS is refused (for messages). */
+export const FORBIDDEN_REASON =
+  "it could reach Object.prototype or a constructor and so change every object of the page";
+
 /** The message for a refused key, naming where it was found. */
 export function forbiddenKeyMessage(key: string, where: string): string {
-  return `${where} uses the key '${key}', which is refused (${FORBIDDEN_KEYS.join(", ")} could change every object of the page)`;
+  return `${where} uses the key '${key}', which is refused: ${FORBIDDEN_REASON}`;
 }
 
 /**

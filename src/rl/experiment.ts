@@ -78,6 +78,38 @@ export function variantDefaults(name: string): VariantConfig {
   return VariantSchema.parse({ name: variantEntry(name).name });
 }
 
+/**
+ * Named bounds of the numeric settings (lab choices), checked by the schema
+ * so a setting out of range is an error naming the field and the bound,
+ * never an out-of-memory or GPU buffer error later. Sizes follow WebGPU's
+ * default 128 MiB storage-buffer binding with the default model (d = 128,
+ * 4 layers, 128 positions): 256 KiB of KV cache or MLP activations per
+ * sequence, so one batch holds at most 512 sequences.
+ */
+/** Rollouts per prompt G at most. */
+export const MAX_GROUP_SIZE = 64;
+/** Prompts per RL step at most. */
+export const MAX_BATCH_PROMPTS = 64;
+/** Rollouts per RL step (groupSize × batchPrompts) at most: one training batch. */
+export const MAX_ROLLOUTS_PER_STEP = 512;
+/** The held-out set's size: an eval reads its first evalSize prompts (one generate batch). */
+export const MAX_EVAL_SIZE = 512;
+/** SFT sequences per step at most (one training batch). */
+export const MAX_SFT_BATCH = 512;
+/** RL or SFT steps of one run at most. */
+export const MAX_STEPS = 100_000;
+/** top-k at most: at or above the vocabulary size (196) it keeps every token, as 0 does. */
+export const MAX_TOP_K = 256;
+/** Gradient-norm clip at most: far above any gradient norm of the lab's models. */
+export const MAX_GRAD_CLIP = 1000;
+
+/** "at most N (NAME: what it is)", the message of a bound. */
+const atMostText = (n: number, name: string, what: string) => `at most ${n} (${name}: ${what})`;
+/** The zod error of a bound: its text and the value given. */
+const atMost = (n: number, name: string, what: string) => ({
+  error: (issue: { input?: unknown }) => `${atMostText(n, name, what)}, got ${String(issue.input)}`,
+});
+
 export const AlgorithmSchema = z.object({
   estimator: z.enum(ESTIMATOR_NAMES).default("grpo"),
   /** Std kind and ε_A: lab default as verl (docs/reward-spec.md §1). */
@@ -97,19 +129,60 @@ export const AlgorithmSchema = z.object({
    */
   lr: z.number().gt(0).max(1).default(3e-4),
   weightDecay: z.number().min(0).max(1).default(0),
-  gradClip: z.number().gt(0).default(1),
+  gradClip: z
+    .number()
+    .gt(0)
+    .max(MAX_GRAD_CLIP, atMost(MAX_GRAD_CLIP, "MAX_GRAD_CLIP", "the gradient-norm clip"))
+    .default(1),
   /** Rollouts per prompt G (docs/reward-spec.md §0, G = 8). */
-  groupSize: z.number().int().min(1).max(64).default(8),
+  groupSize: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_GROUP_SIZE, atMost(MAX_GROUP_SIZE, "MAX_GROUP_SIZE", "rollouts per prompt"))
+    .default(8),
   /** Prompts per RL step (lab choice, see lr; a CPU adapter's step time grows with it). */
-  batchPrompts: z.number().int().min(1).max(64).default(4),
+  batchPrompts: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_BATCH_PROMPTS, atMost(MAX_BATCH_PROMPTS, "MAX_BATCH_PROMPTS", "prompts per step"))
+    .default(4),
   temperature: z.number().gt(0).max(5).default(1),
-  topK: z.number().int().min(0).default(0),
+  topK: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_TOP_K, atMost(MAX_TOP_K, "MAX_TOP_K", "0 or the vocabulary size keep every token"))
+    .default(0),
   topP: z.number().gt(0).max(1).default(1),
-  steps: z.number().int().min(1).max(100000).default(200),
+  steps: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_STEPS, atMost(MAX_STEPS, "MAX_STEPS", "steps of one run"))
+    .default(200),
   /** RL steps between held-out evals (lab choice: the drift shows within 15 steps). */
-  evalEvery: z.number().int().min(1).default(5),
+  evalEvery: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_STEPS, atMost(MAX_STEPS, "MAX_STEPS", "steps of one run"))
+    .default(5),
 });
 export type AlgorithmConfig = z.infer<typeof AlgorithmSchema>;
+
+/** groupSize × batchPrompts within MAX_ROLLOUTS_PER_STEP (an issue on each of the two fields). */
+function checkRolloutsPerStep(a: AlgorithmConfig, ctx: z.RefinementCtx): void {
+  const n = a.groupSize * a.batchPrompts;
+  if (n > MAX_ROLLOUTS_PER_STEP)
+    for (const path of ["groupSize", "batchPrompts"])
+      ctx.addIssue({
+        code: "custom",
+        path: [path],
+        message: `groupSize × batchPrompts = ${a.groupSize} × ${a.batchPrompts} = ${n} rollouts per step, ${atMostText(MAX_ROLLOUTS_PER_STEP, "MAX_ROLLOUTS_PER_STEP", "one training batch")}`,
+      });
+}
 
 export const TaskConfigSchema = z.object({
   family: z.enum(["digits", "shapes", "bars"]).default("digits"),
@@ -183,13 +256,28 @@ export const ExperimentSchema = z.object({
     .min(1)
     .max(4)
     .default([VariantSchema.parse({ name: "rlvr" }), VariantSchema.parse({ name: "grr" })]),
-  algorithm: AlgorithmSchema.default(AlgorithmSchema.parse({})),
+  algorithm: AlgorithmSchema.superRefine(checkRolloutsPerStep).default(AlgorithmSchema.parse({})),
   /** SFT steps when cold-start SFT runs from scratch. */
-  sftSteps: z.number().int().min(0).default(600),
+  sftSteps: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_STEPS, atMost(MAX_STEPS, "MAX_STEPS", "steps of one run"))
+    .default(600),
   sftLr: z.number().gt(0).max(1).default(2e-3),
-  sftBatch: z.number().int().min(1).default(32),
+  sftBatch: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_SFT_BATCH, atMost(MAX_SFT_BATCH, "MAX_SFT_BATCH", "one training batch"))
+    .default(32),
   /** Held-out prompts per eval (lab choice: 128, so one prompt is 0.8 points). */
-  evalSize: z.number().int().min(4).default(128),
+  evalSize: z
+    .number()
+    .int()
+    .min(4)
+    .max(MAX_EVAL_SIZE, atMost(MAX_EVAL_SIZE, "MAX_EVAL_SIZE", "the held-out set's size"))
+    .default(128),
   /**
    * Held-out eval decoding: 0 = greedy (default), else sampling at this
    * temperature with one fixed seed per run, so every variant and step draws

@@ -4,8 +4,9 @@
  * Sample groups (images) are not saved: they are large and per-session.
  */
 import { openDB, type DBSchema, type IDBPDatabase } from "idb";
-import type { Experiment } from "../rl/experiment";
+import { DEFAULT_EXPERIMENT, type Experiment } from "../rl/experiment";
 import type { MetricsData } from "./run-data";
+import { checkSavedRun, checkSavedRunSummary } from "./saved-run-check";
 
 export interface SavedRun {
   key: string;
@@ -46,13 +47,40 @@ export async function saveRun(run: Omit<SavedRun, "key" | "savedAt">): Promise<S
   return rec;
 }
 
+/**
+ * Summaries of the saved runs, newest first, each checked (saved-run-check.ts).
+ * A record that fails the check is listed as "unreadable saved run (reason)"
+ * with the default experiment, so it can still be deleted; loadRun refuses it.
+ */
 export async function listRuns(): Promise<SavedRunSummary[]> {
-  const all = await (await db()).getAllFromIndex("runs", "savedAt");
-  return all.map(({ metrics: _m, ...rest }) => rest).reverse();
+  const all = (await (await db()).getAllFromIndex("runs", "savedAt")) as unknown[];
+  return all
+    .map((raw): SavedRunSummary => {
+      const { metrics: _m, ...rest } = (raw ?? {}) as Partial<SavedRun>;
+      try {
+        return checkSavedRunSummary(rest);
+      } catch (e) {
+        const key = typeof rest.key === "string" ? rest.key : "";
+        return {
+          key,
+          name: `unreadable saved run (${(e as Error).message})`,
+          savedAt: 0,
+          experiment: DEFAULT_EXPERIMENT,
+          lastStep: 0,
+          lastEval: {},
+        };
+      }
+    })
+    .reverse();
 }
 
+/**
+ * One saved run, checked before the page uses it.
+ * @throws Error naming the run and what in the record is wrong.
+ */
 export async function loadRun(key: string): Promise<SavedRun | undefined> {
-  return (await db()).get("runs", key);
+  const raw: unknown = await (await db()).get("runs", key);
+  return raw === undefined ? undefined : checkSavedRun(raw);
 }
 
 export async function deleteRun(key: string): Promise<void> {

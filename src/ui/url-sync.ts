@@ -1,7 +1,8 @@
 /**
  * Keeps the URL hash equal to the edited experiment (non-default settings +
- * v + seed), and applies a hash the user edits or pastes (bad ones give a
- * message and the defaults, as on load).
+ * v + seed), and applies a hash the user edits or pastes, as on load: a bad
+ * setting is ignored and named in the message, the rest applied
+ * (decodeExperiment).
  */
 import type { StoreApi } from "zustand/vanilla";
 import type { LabState } from "../store/lab-store";

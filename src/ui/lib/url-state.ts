@@ -7,11 +7,19 @@
  *
  * Several seeds (Experiment.seeds) are one comma list: `seeds=1,2,3`.
  *
- * Decoding validates with `parseExperiment`; anything wrong gives a message
- * (naming the key) and the defaults, never a half-applied state.
+ * A link is untrusted input. Decoding reads it into objects without a
+ * prototype and refuses the keys `__proto__`, `constructor` and `prototype`
+ * (src/lib/untrusted.ts), looks keys up as own properties only, and validates
+ * with the experiment schema (bounds named in its errors). A setting that is
+ * unknown, malformed or out of range is ignored, named in the message with
+ * the reason, and the rest of the link is applied; a link of another schema
+ * version (or none) gives the defaults.
  */
+import { FORBIDDEN_REASON, isForbiddenKey } from "../../lib/untrusted";
 import {
   DEFAULT_EXPERIMENT,
+  ExperimentSchema,
+  VARIANT_NAMES,
   VariantSchema,
   parseExperiment,
   variantDefaults,
@@ -69,11 +77,30 @@ export function encodeExperiment(exp: Experiment): string {
   return p.toString().replace(/%2C/g, ",");
 }
 
+/** A setting of a link that was not applied. */
+export interface IgnoredSetting {
+  /** The key as written in the link (`algorithm.lr`, `grr.weights.lambda`, `variants`). */
+  key: string;
+  /** Why it was ignored. */
+  reason: string;
+}
+
 export interface DecodeResult {
   experiment: Experiment;
-  /** Set when the hash was not valid; `experiment` is then the defaults. */
+  /**
+   * Null when every setting was applied. Otherwise the message to show: the
+   * link could not be read at all (`experiment` is then the defaults), or
+   * some settings were ignored (listed, the rest applied).
+   */
   error: string | null;
+  /** The settings that were ignored, when some were. */
+  ignored?: IgnoredSetting[];
 }
+
+/** Longest hash read (characters; lab choice: every setting of the schema fits in 2,000). */
+export const MAX_HASH_CHARS = 8192;
+/** Most keys read from one link (lab choice: the schema has under 100 settings). */
+export const MAX_HASH_KEYS = 200;
 
 function convert(key: string, raw: string, like: unknown): string | number | boolean {
   if (typeof like === "number") {
@@ -88,15 +115,6 @@ function convert(key: string, raw: string, like: unknown): string | number | boo
     return raw === "true";
   }
   return raw;
-}
-
-function setPath(obj: Record<string, unknown>, path: string[], value: unknown): void {
-  let o = obj;
-  for (const k of path.slice(0, -1)) {
-    if (!o[k] || typeof o[k] !== "object") o[k] = {};
-    o = o[k] as Record<string, unknown>;
-  }
-  o[path[path.length - 1]] = value;
 }
 
 /**
@@ -120,66 +138,176 @@ export function parseSeedsText(text: string): number[] | undefined {
 }
 
 /** Types of per-variant optional fields that have no default to copy the type from. */
-const OPTIONAL_VARIANT_FIELDS: Record<string, unknown> = { estimator: "", beta: 0 };
+const OPTIONAL_VARIANT_FIELDS: Record<string, unknown> = Object.assign(Object.create(null), {
+  estimator: "",
+  beta: 0,
+});
+
+/** One setting read from a link: where it goes in the experiment input, and its value. */
+interface LinkEntry {
+  key: string;
+  path: (string | number)[];
+  value: unknown;
+}
+
+/** Sets `value` at `path`, creating objects without a prototype on the way. */
+function setPath(obj: Record<string | number, unknown>, path: (string | number)[], value: unknown) {
+  let o = obj;
+  for (const k of path.slice(0, -1)) {
+    if (!Object.hasOwn(o, k) || typeof o[k] !== "object" || o[k] === null)
+      o[k] = Object.create(null);
+    o = o[k] as Record<string | number, unknown>;
+  }
+  o[path[path.length - 1]] = value;
+}
+
+/** True when `prefix` is the start of (or all of) `path`. */
+function startsWith(path: readonly PropertyKey[], prefix: readonly PropertyKey[]): boolean {
+  return prefix.length <= path.length && prefix.every((p, i) => path[i] === p);
+}
+
+function shortValue(raw: string): string {
+  return raw.length > 40 ? `${raw.slice(0, 40)}…` : raw;
+}
 
 /**
  * Reads an experiment from a URL hash (with or without `#`). An empty hash
- * gives the defaults without error.
+ * gives the defaults without error. Never throws; never changes a prototype.
+ * @returns the experiment, and a message plus the ignored settings when the
+ *   link was not used as written (see DecodeResult).
  */
 export function decodeExperiment(hash: string): DecodeResult {
-  const text = hash.replace(/^#/, "");
+  const text = String(hash ?? "").replace(/^#/, "");
   if (text.trim() === "") return { experiment: DEFAULT_EXPERIMENT, error: null };
+  const refuse = (msg: string): DecodeResult => ({
+    experiment: DEFAULT_EXPERIMENT,
+    error: `The settings in this link could not be used (${msg}). Showing the defaults instead.`,
+  });
   try {
+    if (text.length > MAX_HASH_CHARS)
+      return refuse(`the link has ${text.length} characters; at most ${MAX_HASH_CHARS} are read`);
     const p = new URLSearchParams(text);
     const v = p.get("v");
     if (v !== String(URL_SCHEMA_VERSION)) {
-      throw new Error(
+      return refuse(
         v === null
           ? "the link has no schema version (v=…)"
-          : `the link was made for schema version ${v}; this lab reads version ${URL_SCHEMA_VERSION}`,
+          : `the link was made for schema version ${shortValue(v)}; this lab reads version ${URL_SCHEMA_VERSION}`,
       );
     }
-    const input: Record<string, unknown> = { schemaVersion: URL_SCHEMA_VERSION };
-    const def = baseFlat(DEFAULT_EXPERIMENT);
-    const names = (p.get("variants") ?? DEFAULT_EXPERIMENT.variants.map((x) => x.name).join(","))
-      .split(",")
-      .filter(Boolean);
-    const variants: Record<string, Record<string, unknown>> = {};
-    for (const n of names) variants[n] = { name: n };
-    for (const [key, raw] of p.entries()) {
-      if (key === "v" || key === "variants") continue;
-      if (key === "seed") {
-        input.seed = convert(key, raw, 0);
-        continue;
-      }
-      if (key === "seeds") {
-        input.seeds = parseSeedsText(raw);
-        continue;
-      }
-      if (key in def) {
-        setPath(input, key.split("."), convert(key, raw, def[key]));
-        continue;
-      }
-      const [vname, ...rest] = key.split(".");
-      if (rest.length === 0) throw new Error(`unknown setting '${key}'`);
-      if (!variants[vname])
-        throw new Error(
-          `'${key}' names variant '${vname}', which is not in variants=${names.join(",")}`,
-        );
-      // The variant's own settings: its weights (variant table), judge noise, overrides.
-      const known = flatten(variantDefaults(vname), "", {});
-      const sub = rest.join(".");
-      const like = sub in known ? known[sub] : OPTIONAL_VARIANT_FIELDS[sub];
-      if (like === undefined || sub === "name") throw new Error(`unknown setting '${key}'`);
-      setPath(variants[vname], rest, convert(key, raw, like));
+    const ignored: IgnoredSetting[] = [];
+    const ignore = (key: string, reason: string) => ignored.push({ key: shortValue(key), reason });
+    const all = [...p.entries()];
+    if (all.length > MAX_HASH_KEYS) {
+      for (const [key] of all.slice(MAX_HASH_KEYS))
+        ignore(key, `more than ${MAX_HASH_KEYS} settings in one link`);
+      all.length = MAX_HASH_KEYS;
     }
-    input.variants = names.map((n) => variants[n]);
-    return { experiment: parseExperiment(input), error: null };
+    const seen = new Set<string>();
+    const pairs: [string, string][] = [];
+    for (const [key, raw] of all) {
+      const bad = key.split(".").find(isForbiddenKey);
+      if (bad !== undefined) ignore(key, `the key '${bad}' is refused: ${FORBIDDEN_REASON}`);
+      else if (seen.has(key)) ignore(key, "given twice; the first is used");
+      else {
+        seen.add(key);
+        pairs.push([key, raw]);
+      }
+    }
+
+    // Variants: known names, no repeats, at most the schema's 4.
+    const rawNames = pairs.find(([k]) => k === "variants")?.[1];
+    const names: VariantName[] = [];
+    for (const n of (rawNames ?? DEFAULT_EXPERIMENT.variants.map((x) => x.name).join(","))
+      .split(",")
+      .filter(Boolean)) {
+      if (!(VARIANT_NAMES as readonly string[]).includes(n))
+        ignore(
+          "variants",
+          `unknown variant '${shortValue(n)}' (known: ${VARIANT_NAMES.join(", ")})`,
+        );
+      else if (names.includes(n as VariantName)) ignore("variants", `'${n}' appears twice`);
+      else if (names.length >= 4) ignore("variants", `'${n}': at most 4 variants`);
+      else names.push(n as VariantName);
+    }
+    if (names.length === 0) {
+      if (rawNames !== undefined)
+        ignore("variants", "no known variant left; the default ones are used");
+      names.push(...DEFAULT_EXPERIMENT.variants.map((x) => x.name));
+    }
+
+    const def = baseFlat(DEFAULT_EXPERIMENT);
+    const entries: LinkEntry[] = [];
+    for (const [key, raw] of pairs) {
+      try {
+        if (key === "v" || key === "variants") continue;
+        if (key === "seed") entries.push({ key, path: ["seed"], value: convert(key, raw, 0) });
+        else if (key === "seeds")
+          entries.push({ key, path: ["seeds"], value: parseSeedsText(raw) });
+        else if (Object.hasOwn(def, key))
+          entries.push({ key, path: key.split("."), value: convert(key, raw, def[key]) });
+        else {
+          const [vname, ...rest] = key.split(".");
+          const index = names.indexOf(vname as VariantName);
+          if (rest.length === 0 || !(VARIANT_NAMES as readonly string[]).includes(vname))
+            throw new Error("unknown setting");
+          if (index < 0)
+            throw new Error(
+              `names variant '${vname}', which is not in variants=${names.join(",")}`,
+            );
+          // The variant's own settings: its weights (variant table), judge noise, overrides.
+          const known = flatten(variantDefaults(vname), "", {});
+          const sub = rest.join(".");
+          const like = Object.hasOwn(known, sub)
+            ? known[sub]
+            : Object.hasOwn(OPTIONAL_VARIANT_FIELDS, sub)
+              ? OPTIONAL_VARIANT_FIELDS[sub]
+              : undefined;
+          if (like === undefined || sub === "name") throw new Error("unknown setting");
+          entries.push({ key, path: ["variants", index, ...rest], value: convert(key, raw, like) });
+        }
+      } catch (e) {
+        ignore(key, (e as Error).message.replace(`'${key}' `, ""));
+      }
+    }
+
+    // Validate; drop the entry of the schema's first issue (naming the reason), then try
+    // again: each try drops one entry, so a constraint between two settings keeps one of them.
+    const tries = entries.length + 1;
+    for (let t = 0; t < tries; t++) {
+      const input = Object.create(null) as Record<string | number, unknown>;
+      input.schemaVersion = URL_SCHEMA_VERSION;
+      input.variants = names.map((name) => Object.assign(Object.create(null), { name }));
+      for (const e of entries) setPath(input, e.path, e.value);
+      const r = ExperimentSchema.safeParse(input);
+      if (r.success) {
+        const experiment = parseExperiment(r.data);
+        if (ignored.length === 0) return { experiment, error: null };
+        const list = ignored.map((i) => `'${i.key}' (${i.reason})`).join("; ");
+        return {
+          experiment,
+          ignored,
+          error: `Some settings in this link were ignored: ${list}. The rest of the link was applied.`,
+        };
+      }
+      let dropped = false;
+      for (const issue of r.error.issues) {
+        const at = entries.findIndex(
+          (e) => startsWith(issue.path, e.path) || startsWith(e.path, issue.path),
+        );
+        if (at < 0 || issue.path.length === 0) continue;
+        const [e] = entries.splice(at, 1);
+        ignore(e.key, `${issue.path.join(".")}: ${issue.message}`);
+        dropped = true;
+        break;
+      }
+      if (!dropped)
+        return refuse(
+          r.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; "),
+        );
+    }
+    return refuse("its settings do not fit together");
   } catch (e) {
-    const msg = e instanceof Error ? e.message : String(e);
-    return {
-      experiment: DEFAULT_EXPERIMENT,
-      error: `The settings in this link could not be used (${msg}). Showing the defaults instead.`,
-    };
+    return refuse(e instanceof Error ? e.message : String(e));
   }
 }

@@ -1,0 +1,104 @@
+/**
+ * Checks a saved run read back from IndexedDB before the page uses it: the
+ * record is untrusted (another version of the lab, a browser extension or a
+ * hand edit may have written it), so it goes through a schema, keys that
+ * reach a prototype are refused (src/lib/untrusted.ts), and the experiment is
+ * validated by the experiment schema. What comes out is built by the schema,
+ * never the stored objects themselves.
+ */
+import { z } from "zod";
+import { assertNoForbiddenKeys } from "../lib/untrusted";
+import { parseExperiment } from "../rl/experiment";
+import type { SavedRun, SavedRunSummary } from "./run-db";
+
+/** Any number, NaN and ±Infinity included (a diverged run's metrics are still worth showing). */
+const anyNumber = z.custom<number>((v) => typeof v === "number", "expected a number");
+/** Names (variants, metric keys, labels) are short (lab choice: 200 characters). */
+const name = z.string().max(200);
+
+const MetricRowSchema = z.object({
+  variant: name,
+  step: anyNumber,
+  time: anyNumber,
+  kind: z.enum(["train", "eval"]),
+  values: z.record(name, anyNumber),
+  seed: anyNumber.optional(),
+});
+
+const MarkerSchema = z.object({
+  variant: name,
+  step: anyNumber,
+  label: z.string().max(2000),
+  fork: z
+    .object({ parent: name, changes: z.record(name, z.union([anyNumber, z.string().max(200)])) })
+    .optional(),
+});
+
+const MetricsSchema = z.object({
+  byVariant: z.record(
+    name,
+    z.object({ train: z.array(MetricRowSchema), eval: z.array(MetricRowSchema) }),
+  ),
+  keys: z.object({ train: z.array(name), eval: z.array(name) }),
+  markers: z.array(MarkerSchema),
+  version: anyNumber,
+});
+
+const SummarySchema = z.object({
+  key: z.string().max(200),
+  name: z.string().max(2000),
+  savedAt: anyNumber,
+  experiment: z.unknown(),
+  lastStep: anyNumber,
+  lastEval: z.record(name, z.record(name, anyNumber)),
+});
+
+function problem(where: string, error: z.ZodError): Error {
+  const msg = error.issues
+    .slice(0, 5)
+    .map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`)
+    .join("; ");
+  return new Error(`${where} could not be read: ${msg}`);
+}
+
+function summaryOf(raw: unknown, where: string): SavedRunSummary {
+  assertNoForbiddenKeys(raw, where);
+  const r = SummarySchema.safeParse(raw);
+  if (!r.success) throw problem(where, r.error);
+  let experiment: SavedRun["experiment"];
+  try {
+    experiment = parseExperiment(r.data.experiment);
+  } catch (e) {
+    throw new Error(`${where} could not be read: ${(e as Error).message}`);
+  }
+  return { ...r.data, experiment };
+}
+
+/**
+ * A saved run's summary (everything but the metric rows), checked.
+ * @throws Error naming the record and the first problems (path: message).
+ */
+export function checkSavedRunSummary(raw: unknown): SavedRunSummary {
+  return summaryOf(raw, savedRunLabel(raw));
+}
+
+/**
+ * A whole saved run, checked (summary, then every metric row and marker).
+ * @throws Error naming the record and the first problems (path: message).
+ */
+export function checkSavedRun(raw: unknown): SavedRun {
+  const where = savedRunLabel(raw);
+  const summary = summaryOf(raw, where);
+  const m = MetricsSchema.safeParse((raw as { metrics?: unknown }).metrics);
+  if (!m.success) throw problem(`${where} (metrics)`, m.error);
+  return { ...summary, metrics: m.data };
+}
+
+/** "saved run 'name'" for messages, from whatever the record holds. */
+function savedRunLabel(raw: unknown): string {
+  const n =
+    raw !== null && typeof raw === "object" && Object.hasOwn(raw, "name")
+      ? (raw as { name?: unknown }).name
+      : undefined;
+  return typeof n === "string" ? `saved run '${n.slice(0, 60)}'` : "a saved run";
+}
