@@ -16,7 +16,7 @@
  * that share of hinted targets box the hint instead of the last step's result
  * (the lab's drift scenario; the checkpoint is then sft-…-hint-<size>.ckpt).
  * --trace-slip S makes that share of targets conclude a near miss in their
- * last step while the final box keeps the answer (sft-…-slip-<size>.ckpt).
+ * last step while the final box keeps the answer (sft-…-slip<percent>-<size>.ckpt).
  */
 import { readFileSync } from "node:fs";
 import { loadCheckpoint, saveCheckpoint } from "../model/checkpoint";

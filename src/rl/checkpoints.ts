@@ -9,9 +9,11 @@ export function checkpointFileName(exp: Pick<Experiment, "task" | "modelSize">):
   const t = exp.task;
   const task = t.family === "digits" ? `digits${t.numDigits}` : t.family;
   // Hinted tasks (TaskConfig.hintRate > 0) have their own cold start: its prompts carry the hint;
-  // so do cold starts trained on slipped traces (TaskConfig.traceSlipRate > 0).
+  // so do cold starts trained on slipped traces (TaskConfig.traceSlipRate > 0), named by
+  // their rate in percent, so a rate that was never shipped trains its own cold start.
   const hint = t.hintRate > 0 ? "-hint" : "";
-  const slip = (t.traceSlipRate ?? 0) > 0 ? "-slip" : "";
+  const slipRate = t.traceSlipRate ?? 0;
+  const slip = slipRate > 0 ? `-slip${Math.round(slipRate * 100)}` : "";
   return `sft-${task}-${t.multipleChoice ? "mc" : "open"}${hint}${slip}-${exp.modelSize}.ckpt`;
 }
 

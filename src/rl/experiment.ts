@@ -218,7 +218,7 @@ export const TaskConfigSchema = z.object({
   /**
    * SFT only: probability a target's last step concludes a near miss while its
    * final box keeps the answer (TaskConfig.traceSlipRate). Above 0 the run
-   * starts from its own cold start (`…-slip-<size>.ckpt`). Default 0.
+   * starts from its own cold start (`…-slip<percent>-<size>.ckpt`). Default 0.
    */
   traceSlipRate: z.number().min(0).max(1).default(0),
 });

@@ -55,6 +55,16 @@ export function TaskSection() {
         onChange={(hintAccuracy) => setTask({ hintAccuracy })}
       />
       <Slider
+        label="Cold-start trace slips"
+        value={task.traceSlipRate}
+        min={0}
+        max={1}
+        step={0.05}
+        format={(v) => v.toFixed(2)}
+        tip="Share of the SFT traces whose last step concludes a near miss while the final answer stays right, so the cold start, like the papers' base models, sometimes answers against its own steps. Picks the cold start: 0.30 is shipped for the small model; any other value trains its own cold start first."
+        onChange={(traceSlipRate) => setTask({ traceSlipRate })}
+      />
+      <Slider
         label="Option-position skew"
         value={task.optionSkew}
         min={0}
