@@ -1,4 +1,4 @@
-/** Start-up: store from the URL, URL sync, trainer worker, first init, render. */
+/** Start-up: store, experiment from the URL and URL sync, trainer worker, first init, render. */
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { labStore } from "./store";

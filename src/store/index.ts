@@ -1,14 +1,12 @@
-/** The page's store instance and its React hook. */
+/**
+ * The page's store instance and its React hook. It starts from the default
+ * experiment; the page's start-up applies the URL's (src/ui/url-sync.ts)
+ * before the first init.
+ */
 import { useStore } from "zustand";
 import { createLabStore, type LabState } from "./lab-store";
-import { decodeExperiment } from "../ui/lib/url-state";
 
-const fromUrl =
-  typeof location !== "undefined"
-    ? decodeExperiment(location.hash)
-    : { experiment: undefined, error: null };
-
-export const labStore = createLabStore({ experiment: fromUrl.experiment, urlError: fromUrl.error });
+export const labStore = createLabStore();
 
 export function useLab<T>(selector: (s: LabState) => T): T {
   return useStore(labStore, selector);
