@@ -8,7 +8,7 @@
  * multi-seed lab run (every variant trained from the same cold start under
  * each seed) or from the judge-stability sweep on that seed's rollouts.
  */
-import type { MetricRow } from "../workers/protocol";
+import type { MetricRow } from "./run-types";
 import type { VariantName } from "./experiment";
 
 /** Ids of the claims (fixed: the report, the README and the tests use them). */

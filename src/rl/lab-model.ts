@@ -4,6 +4,7 @@
  */
 import { DEFAULT_CONFIG, SMALL_CONFIG, numPatches, type ModelConfig } from "../model/config";
 import { MAX_PROMPT_TOKENS, vocabSize } from "../tasks/tokenizer";
+import type { TaskGenerator } from "../tasks/generator";
 import type { TaskPrompt } from "../tasks/types";
 import type { TextShape } from "./sequences";
 import { encode } from "../tasks/tokenizer";
@@ -42,4 +43,35 @@ export function labModelConfig(
   };
   c.maxSeqLen = numPatches(c) + shape.promptLen + shape.maxNew;
   return c;
+}
+
+/** The held-out prompts, text shape and model config of a run. */
+export interface RunModel {
+  /** The experiment's held-out eval set (`evalSize` prompts). */
+  evalPrompts: TaskPrompt[];
+  shape: TextShape;
+  config: ModelConfig;
+}
+
+/**
+ * The model a run of `size` trains on `tasks`: the text shape covers the
+ * generator's whole default eval set, the image size is the task's. LabRun
+ * builds its model with this, and cold-start resolution checks a checkpoint
+ * against it (src/rl/cold-start.ts).
+ * @param evalSize held-out prompts to draw (Experiment.evalSize).
+ */
+export function runModel(size: ModelSize, tasks: TaskGenerator, evalSize: number): RunModel {
+  const evalPrompts = tasks.evalSet({ size: evalSize });
+  const shape = textShapeFor(tasks.evalSet());
+  return { evalPrompts, shape, config: labModelConfig(size, evalPrompts[0], shape) };
+}
+
+/**
+ * Why a checkpoint's model config cannot start a run of `config`, or null
+ * when the two are equal (every field, as JSON).
+ */
+export function configMismatch(checkpointConfig: ModelConfig, config: ModelConfig): string | null {
+  const want = JSON.stringify(config);
+  const got = JSON.stringify(checkpointConfig);
+  return got === want ? null : `checkpoint config ${got} does not match this task's model ${want}`;
 }

@@ -11,7 +11,7 @@
 import { judgeConsistency, type GroupScore } from "../rewards/index";
 import { decodeResponse } from "../tasks/tokenizer";
 import type { TaskPrompt } from "../tasks/types";
-import type { GroupView, MetricValues } from "../workers/protocol";
+import type { GroupView, MetricValues } from "./run-types";
 import type { LabEngine, Policy } from "./engine";
 import type { AlgorithmConfig, VariantConfig } from "./experiment";
 import { scoringPrompt, type RewardScorer } from "./reward-client";

@@ -14,12 +14,12 @@ import { deriveSeed, Rng } from "../tasks/rng";
 import { decodeResponse } from "../tasks/tokenizer";
 import type { TaskPrompt } from "../tasks/types";
 import { shuffleImages } from "../tasks/generator";
-import type { GroupView, Marker, MetricRow } from "../workers/protocol";
+import type { GroupView, Marker, MetricRow } from "./run-types";
 import { LabEngine, type Policy } from "./engine";
 import { evalMetrics, type EvalMetrics } from "./eval-metrics";
 import { parseExperiment, VariantSchema, type Experiment, type VariantConfig } from "./experiment";
 import { forkKey } from "./fork-key";
-import { labModelConfig, textShapeFor } from "./lab-model";
+import { configMismatch, runModel } from "./lab-model";
 import type { RewardScorer } from "./reward-client";
 import { rlStep } from "./rl-step";
 import { imageTensor, promptTensor, row } from "./sequences";
@@ -99,16 +99,13 @@ export class LabRun {
   ) {
     this.experiment = parseExperiment(experiment);
     this.tasks = taskGeneratorFor(this.experiment, mnist);
-    this.evalPrompts = this.tasks.evalSet({ size: this.experiment.evalSize });
-    const shape = textShapeFor(this.tasks.evalSet());
-    this.config = labModelConfig(this.experiment.modelSize, this.evalPrompts[0], shape);
+    const model = runModel(this.experiment.modelSize, this.tasks, this.experiment.evalSize);
+    this.evalPrompts = model.evalPrompts;
+    this.config = model.config;
+    const shape = model.shape;
     if (start) {
-      const want = JSON.stringify(this.config);
-      if (JSON.stringify(start.config) !== want) {
-        throw new Error(
-          `checkpoint config ${JSON.stringify(start.config)} does not match this task's model ${want}`,
-        );
-      }
+      const mismatch = configMismatch(start.config, this.config);
+      if (mismatch) throw new Error(mismatch);
       this.initial = start.params;
     } else {
       this.initial = initParams(this.config, this.experiment.seed);

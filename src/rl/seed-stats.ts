@@ -19,7 +19,7 @@
  * choice), not a guarantee.
  */
 import jStat from "jstat";
-import type { MetricRow } from "../workers/protocol";
+import type { MetricRow } from "./run-types";
 
 /** Mean, sample sd and 95 % Student-t interval of one number per seed. */
 export interface SeedSummary {

@@ -14,7 +14,8 @@
  */
 import { createStore, type StoreApi } from "zustand/vanilla";
 import type { Experiment, VariantWeights, VariantConfig } from "../rl/experiment";
-import type { TrainerCommand, TrainerEvent, MetricRow } from "../workers/protocol";
+import type { TrainerCommand, TrainerEvent } from "../workers/protocol";
+import type { MetricRow } from "../rl/run-types";
 import {
   clearRun,
   initialRunData,

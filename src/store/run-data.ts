@@ -6,7 +6,8 @@
  * per step would be quadratic) and `metrics.version` is bumped instead, which
  * is what the throttled chart subscription watches.
  */
-import type { GroupView, Marker, MetricRow, TrainerEvent, TrainerPhase } from "../workers/protocol";
+import type { GroupView, Marker, MetricRow } from "../rl/run-types";
+import type { TrainerEvent, TrainerPhase } from "../workers/protocol";
 import type { StabilityReport } from "../rl/stability-run";
 
 /** Sample groups kept per variant (history for the inspector's step slider). */

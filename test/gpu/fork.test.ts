@@ -19,11 +19,11 @@ import { parseExperiment } from "../../src/rl/experiment";
 import { inProcessScorer } from "../../src/rl/reward-client";
 import { LabRun, type RunSink } from "../../src/rl/runner";
 import { parseForkKey } from "../../src/rl/fork-key";
-import type { GroupView, Marker, MetricRow } from "../../src/workers/protocol";
+import type { GroupView, Marker, MetricRow } from "../../src/rl/run-types";
 
 const exp = parseExperiment({
   modelSize: "small",
-  task: { hintRate: 0 }, // the shipped open-ended cold start
+  task: { hintRate: 0, traceSlipRate: 0 }, // the shipped open-ended cold start
   variants: [{ name: "pointwise-gr" }],
   algorithm: {
     groupSize: 2,
@@ -31,7 +31,7 @@ const exp = parseExperiment({
     evalEvery: 1,
     steps: 10,
     estimator: "rloo",
-    gradClip: 1e9,
+    gradClip: 1000, // MAX_GRAD_CLIP: far above any gradient norm here
     lr: 1e-3,
   },
   evalSize: 4,

@@ -10,7 +10,7 @@ import {
   verdict,
   type SeedSummary,
 } from "../../src/rl/seed-stats";
-import type { MetricRow } from "../../src/workers/protocol";
+import type { MetricRow } from "../../src/rl/run-types";
 
 const p = 0.975;
 // ν = 1: t = tan(π (p − 1/2)) = 12.7062047361747

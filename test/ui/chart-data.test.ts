@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { MetricRow } from "../../src/workers/protocol";
+import type { MetricRow } from "../../src/rl/run-types";
 import {
   buildChart,
   buildSeries,

@@ -5,7 +5,7 @@
  * names of forks and overlays, fork keys, and the store actions.
  */
 import { describe, expect, it } from "vitest";
-import type { MetricRow } from "../../src/workers/protocol";
+import type { MetricRow } from "../../src/rl/run-types";
 import { DEFAULT_EXPERIMENT, parseExperiment } from "../../src/rl/experiment";
 import {
   bandOverflows,

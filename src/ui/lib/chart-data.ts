@@ -4,7 +4,7 @@
  * downsampled to at most `maxPoints` per line. Pure: the CSV export and the
  * chart use the very same points.
  */
-import type { MetricRow, Marker } from "../../workers/protocol";
+import type { MetricRow, Marker } from "../../rl/run-types";
 import { debiasedEma } from "./ema";
 import { lttbIndices } from "./downsample";
 import { toCsv } from "./csv";

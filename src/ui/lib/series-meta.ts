@@ -11,7 +11,7 @@
  */
 import type { Experiment } from "../../rl/experiment";
 import { baseVariant, parseForkKey } from "../../rl/fork-key";
-import type { Marker } from "../../workers/protocol";
+import type { Marker } from "../../rl/run-types";
 import { configDiff, describeChanges, joinDiff } from "./config-diff";
 import { variantColor, variantLabel } from "./variant-meta";
 

@@ -1,5 +1,5 @@
 /** The mid-run changes, as a short list under the toolbar (the ⚑ lines on the charts). */
-import type { Marker } from "../../../workers/protocol";
+import type { Marker } from "../../../rl/run-types";
 import { variantColor, variantLabel } from "../../lib/variant-meta";
 
 export function MarkerList({ markers }: { markers: Marker[] }) {

@@ -19,7 +19,7 @@ import {
   YAxis,
   type TooltipProps,
 } from "recharts";
-import type { Marker, MetricRow } from "../../../workers/protocol";
+import type { Marker, MetricRow } from "../../../rl/run-types";
 import {
   bandOverflows,
   chartToCsv,

@@ -1,0 +1,568 @@
+/**
+ * Trainer: the controller of a lab run. It owns the device, the reward
+ * scorer, the LabRun of the current experiment and the state machine around
+ * them (init, cold-start SFT, the RL loop, pause, single steps, reset,
+ * re-seed, live weights, forks, the judge-stability study), behind typed
+ * commands (TrainerCommand) answered by typed events (TrainerEvent).
+ *
+ * The trainer worker (src/workers/trainer.worker.ts) is a message adapter
+ * over it; tests drive it in Node on the CPU adapter. What differs between
+ * the two is the host (TrainerHost): how the device, the scorer and the
+ * site's files are got, and what happens after each unit of GPU work (the
+ * worker lets the page draw).
+ *
+ * Commands run one at a time, in the order `send` gets them. `pause` also
+ * stops a running loop (or SFT) at once, at the next step boundary, so it
+ * never waits behind a long step. `start` is done once the loop runs; the
+ * loop goes on in the background until paused or the step budget is spent
+ * (`whenIdle` waits for it). A failed command is answered with an error
+ * event and training pauses; the run is kept, so Train tries again.
+ *
+ * The output of one unit of GPU work (an RL step, an SFT step, an eval, a
+ * fork) is held back and emitted at its end in one batch: the events in
+ * order, then one `metrics` and one `samples` event with every row and group.
+ */
+import type { GpuContext } from "../gpu/context";
+import { loadCheckpoint } from "../model/checkpoint";
+import { parseMnistSubset } from "../tasks/mnist-data";
+import { checkpointPath } from "./checkpoints";
+import { resolveColdStart } from "./cold-start";
+import {
+  parseExperiment,
+  type Experiment,
+  type VariantConfig,
+  type VariantWeights,
+} from "./experiment";
+import type { RewardScorer } from "./reward-client";
+import type { GroupView, Marker, MetricRow } from "./run-types";
+import { LabRun, type RunSink } from "./runner";
+import { stabilityReport, type StabilityPolicy, type StabilityReport } from "./stability-run";
+
+/** Where the trainer is: what the page's controls and status line show. */
+export type TrainerPhase = "loading" | "idle" | "sft" | "rl" | "paused" | "done" | "error";
+
+/** Commands of the trainer. */
+export type TrainerCommand =
+  /**
+   * Builds the run of `experiment`: device (first time), data, cold start
+   * (src/rl/cold-start.ts), variants; then evaluates the cold start. Answered
+   * by `ready` and the step-0 eval rows, or an error.
+   */
+  | {
+      type: "init";
+      experiment: Experiment;
+      /** Where the cold start is read (TrainerHost.readAsset) instead of the shipped file. */
+      checkpoint?: string;
+    }
+  /** Trains until paused or `algorithm.steps` is reached (SFT first when there is no cold start). */
+  | { type: "start" }
+  /** Stops training (and SFT) at the next step boundary. */
+  | { type: "pause" }
+  /** One RL step of every variant and fork (SFT first when there is no cold start), then paused. */
+  | { type: "step" }
+  /** Every variant back to the cold-start weights at step 0; forks dropped. */
+  | { type: "reset" }
+  /** A new seed for prompts, sampling and judge noise, then Reset. */
+  | { type: "reseed"; seed: number }
+  /** SFT from a fresh random init; its result becomes the cold start. */
+  | { type: "runSft" }
+  /** A variant's reward weights / judge noise from the next step on; answered by a marker. */
+  | {
+      type: "setWeights";
+      variant: string;
+      weights: VariantWeights;
+      judge?: Partial<VariantConfig["judge"]>;
+    }
+  /**
+   * Fork `variant` (a variant name or a fork key) at the current step into a
+   * new branch with these weights / judge settings (LabRun.fork); answered by
+   * a fork marker and the branch's first eval row, or an error event.
+   */
+  | {
+      type: "fork";
+      variant: string;
+      weights: VariantWeights;
+      judge?: Partial<VariantConfig["judge"]>;
+    }
+  /**
+   * Judge stability (GRR §4.3.4) on the current run: `groupSize` rollouts of
+   * `prompts` training prompts from `policy` (default "reference", the cold
+   * start), then the judge-noise sweep (src/rl/stability-run.ts). Pauses
+   * training at the step boundary while it runs, then resumes. Answered by a
+   * `stability` event (result or error).
+   */
+  | {
+      type: "stability";
+      policy?: StabilityPolicy;
+      prompts?: number;
+      groupSize?: number;
+      repeats?: number;
+      seed?: number;
+    };
+
+/** Events of the trainer. */
+export type TrainerEvent =
+  | {
+      type: "ready";
+      adapter: string;
+      isFallback: boolean;
+      modelSize: string;
+      params: number;
+      note?: string;
+    }
+  | { type: "status"; phase: TrainerPhase; step: number; message?: string }
+  | { type: "metrics"; rows: MetricRow[] }
+  | { type: "samples"; groups: GroupView[] }
+  | { type: "marker"; marker: Marker }
+  | { type: "log"; message: string }
+  | { type: "error"; message: string; fatal: boolean }
+  /** Answer to a `stability` command: the report, or null and the reason it could not run. */
+  | { type: "stability"; result: StabilityReport | null; error?: string };
+
+/** What the trainer gets from where it runs (the worker, or Node). */
+export interface TrainerHost {
+  /** The GPU context; called once, at the first init. */
+  createContext(): Promise<GpuContext>;
+  /** The reward side; called once, at the first init. */
+  createScorer(): RewardScorer;
+  /**
+   * A file of the site (public/: `data/mnist-subset.bin`, `checkpoints/…`),
+   * by path relative to the site root or by URL; null when it is missing.
+   */
+  readAsset(path: string): Promise<Uint8Array | null>;
+  /** Awaited after each unit of GPU work, once its output is emitted (the worker lets the page draw). */
+  afterWork?(): Promise<void>;
+}
+
+/** Path of the MNIST subset on the site (digits tasks). */
+const MNIST_ASSET = "data/mnist-subset.bin";
+
+const evalKey = (variant: string, seed: number | undefined) => `${variant}|${seed ?? ""}`;
+
+/** The lab's run controller (see the file comment). */
+export class Trainer {
+  private ctx: GpuContext | null = null;
+  private scorer: RewardScorer | null = null;
+  private labRun: LabRun | null = null;
+  private currentPhase: TrainerPhase = "loading";
+  /** True while the RL loop should go on; cleared by pause and by every command that reshapes the run. */
+  private running = false;
+  private loop: Promise<void> | null = null;
+  /** True while SFT runs; cleared by pause and by every command that reshapes the run. */
+  private sftRunning = false;
+  /** The run has no cold start yet: the next Train or Step runs SFT from scratch first. */
+  private needsSft = false;
+  private queue: Promise<void> = Promise.resolve();
+  private holding = false;
+  private readonly held: TrainerEvent[] = [];
+  /** The latest eval row per variant (and seed): a fork's first row copies its parent's. */
+  private readonly lastEval = new Map<string, MetricRow>();
+  private readonly sink: RunSink = {
+    metrics: (rows) => {
+      for (const r of rows) if (r.kind === "eval") this.lastEval.set(evalKey(r.variant, r.seed), r);
+      this.emit({ type: "metrics", rows });
+    },
+    samples: (groups) => this.emit({ type: "samples", groups }),
+    marker: (marker) => this.emit({ type: "marker", marker }),
+    log: (message) => this.emit({ type: "log", message }),
+  };
+
+  /**
+   * @param host device, scorer, files and the after-work hook.
+   * @param listener gets every event, in order.
+   */
+  constructor(
+    private readonly host: TrainerHost,
+    private readonly listener: (ev: TrainerEvent) => void,
+  ) {}
+
+  /** The current phase. */
+  get phase(): TrainerPhase {
+    return this.currentPhase;
+  }
+
+  /** RL steps done by the current run (0 before init). */
+  get step(): number {
+    return this.labRun?.step ?? 0;
+  }
+
+  /** The current run (null before init, or after a failed one). */
+  get run(): LabRun | null {
+    return this.labRun;
+  }
+
+  /** The GPU context (null before the first init). */
+  get context(): GpuContext | null {
+    return this.ctx;
+  }
+
+  /**
+   * Queues a command behind the ones before it; `pause` also stops a running
+   * loop or SFT at once. Never rejects: a failure is an error event.
+   * @returns a promise that settles when the command is done (for `start`:
+   *   when the loop is running).
+   */
+  send(cmd: TrainerCommand): Promise<void> {
+    if (cmd.type === "pause") {
+      this.running = false;
+      this.sftRunning = false;
+    }
+    this.queue = this.queue.then(() => this.handle(cmd)).catch((e) => this.report(e));
+    return this.queue;
+  }
+
+  /** Waits until every queued command is done and no training loop runs. */
+  async whenIdle(): Promise<void> {
+    for (;;) {
+      const queued = this.queue;
+      await queued;
+      if (this.loop) await this.loop;
+      else if (queued === this.queue) return;
+    }
+  }
+
+  /** Stops training and frees the device (the trainer must not be used afterwards). */
+  async dispose(): Promise<void> {
+    await this.send({ type: "pause" });
+    this.ctx?.destroy();
+    this.ctx = null;
+    this.scorer?.dispose?.();
+    this.scorer = null;
+  }
+
+  private post(ev: TrainerEvent): void {
+    this.listener(ev);
+  }
+
+  private emit(ev: TrainerEvent): void {
+    if (this.holding) this.held.push(ev);
+    else this.post(ev);
+  }
+
+  private release(): void {
+    this.holding = false;
+    const held = this.held.splice(0);
+    const rows = held.flatMap((e) => (e.type === "metrics" ? e.rows : []));
+    const groups = held.flatMap((e) => (e.type === "samples" ? e.groups : []));
+    for (const e of held) if (e.type !== "metrics" && e.type !== "samples") this.post(e);
+    if (rows.length) this.post({ type: "metrics", rows });
+    if (groups.length) this.post({ type: "samples", groups });
+  }
+
+  /** Runs one unit of GPU work with its output held back, then calls the host's after-work hook. */
+  private async unit<T>(work: () => Promise<T>): Promise<T> {
+    this.holding = true;
+    try {
+      return await work();
+    } finally {
+      this.release();
+      await this.host.afterWork?.();
+    }
+  }
+
+  private status(next: TrainerPhase, message?: string): void {
+    this.currentPhase = next;
+    this.post({ type: "status", phase: next, step: this.step, message });
+  }
+
+  private requireRun(): LabRun {
+    if (!this.labRun) throw new Error("the trainer has no experiment yet (send init first)");
+    return this.labRun;
+  }
+
+  /** A failed command or step: reported, training paused, the run kept (Train tries again). */
+  private report(e: unknown): void {
+    this.running = false;
+    const message = e instanceof Error ? e.message : String(e);
+    this.post({ type: "error", message, fatal: false });
+    this.status(this.labRun ? "paused" : "error", message);
+  }
+
+  private async handle(cmd: TrainerCommand): Promise<void> {
+    switch (cmd.type) {
+      case "init":
+        return this.init(cmd);
+      case "start":
+        this.requireRun();
+        if (this.loop && this.running) return; // already training
+        // A loop that a Pause is ending finishes its step first; then training resumes.
+        if (this.loop) await this.loop;
+        return this.startLoop();
+      case "pause":
+        return this.stopLoop();
+      case "step":
+        return this.singleStep();
+      case "reset": {
+        await this.stopLoop();
+        const r = this.requireRun();
+        r.clearForks();
+        r.reset();
+        return this.status("idle", "reset to the cold-start weights");
+      }
+      case "reseed": {
+        await this.stopLoop();
+        const r = this.requireRun();
+        r.clearForks();
+        r.reseed(cmd.seed);
+        return this.status(
+          "idle",
+          `re-seeded with ${cmd.seed}: new prompts and sampling, same cold-start weights`,
+        );
+      }
+      case "runSft":
+        await this.stopLoop();
+        this.requireRun().clearForks();
+        await this.sftFromScratch(true);
+        return this.status(
+          "idle",
+          this.needsSft ? "SFT stopped before the end" : "SFT from scratch done",
+        );
+      case "stability":
+        return this.stability(cmd);
+      case "fork":
+        return this.fork(cmd);
+      case "setWeights":
+        try {
+          this.requireRun().setWeights(cmd.variant, cmd.weights, cmd.judge);
+        } catch (e) {
+          // A rejected value is reported; training goes on.
+          this.post({ type: "error", message: (e as Error).message, fatal: false });
+        }
+        return;
+      default: {
+        const unknown: never = cmd;
+        throw new Error(
+          `Unknown trainer command type: ${JSON.stringify((unknown as { type?: unknown }).type)}`,
+        );
+      }
+    }
+  }
+
+  /** Builds the run for an experiment: device, data, cold start, variants; then the start eval. */
+  private async init(cmd: Extract<TrainerCommand, { type: "init" }>): Promise<void> {
+    await this.stopLoop();
+    // A failed init must not leave the previous experiment to be trained by a queued Start.
+    this.labRun = null;
+    this.needsSft = false;
+    this.lastEval.clear();
+    this.status("loading", "starting WebGPU");
+    const experiment = parseExperiment(cmd.experiment);
+    if (!this.ctx) {
+      const ctx = await this.host.createContext();
+      this.ctx = ctx;
+      ctx.device.lost.then((info) => {
+        if (info.reason === "destroyed") return; // dispose()
+        this.running = false;
+        this.post({
+          type: "error",
+          message: `GPU device lost (${info.reason}): ${info.message}. Reload the page to start again.`,
+          fatal: true,
+        });
+        this.status("error");
+      });
+    }
+    const ctx = this.ctx;
+    this.scorer ??= this.host.createScorer();
+    let mnist: ReturnType<typeof parseMnistSubset> | undefined;
+    if (experiment.task.family === "digits") {
+      const bytes = await this.host.readAsset(MNIST_ASSET);
+      if (!bytes) throw new Error(`the MNIST subset (${MNIST_ASSET}) is missing from the site`);
+      mnist = parseMnistSubset(bytes);
+    }
+    const cold = await resolveColdStart({
+      experiment,
+      adapter: ctx.adapter,
+      mnist,
+      readCheckpoint: async (exp) => {
+        const source = cmd.checkpoint ?? checkpointPath(exp);
+        const bytes = await this.host.readAsset(source);
+        return bytes ? { checkpoint: loadCheckpoint(bytes), source } : null;
+      },
+    });
+    const ckpt = cold.checkpoint;
+    if (ckpt?.checkpoint.warning)
+      this.post({ type: "log", message: `cold start: ${ckpt.checkpoint.warning}` });
+    for (const note of cold.notes) this.post({ type: "log", message: note });
+    const run = new LabRun(
+      ctx,
+      cold.experiment,
+      this.sink,
+      this.scorer,
+      mnist,
+      ckpt ? { config: ckpt.checkpoint.config, params: ckpt.checkpoint.params } : null,
+    );
+    this.labRun = run;
+    this.post({
+      type: "ready",
+      adapter: ctx.adapter.description,
+      isFallback: ctx.adapter.isFallback,
+      modelSize: cold.experiment.modelSize,
+      params: run.paramCount,
+      note:
+        [
+          cold.sizeNote,
+          ckpt
+            ? undefined
+            : "No shipped cold-start checkpoint for this task and size: Train runs SFT from scratch first.",
+        ]
+          .filter(Boolean)
+          .join(" ") || undefined,
+    });
+    if (ckpt) {
+      // Say which cold start this is: the task's answer form and the model size pick the file.
+      const meta = ckpt.checkpoint.meta;
+      this.sink.log(
+        `cold start: ${ckpt.source} (SFT step ${String(meta?.step ?? "?")}, seed ${String(meta?.seed ?? "?")})`,
+      );
+      this.status("idle", "evaluating the cold-start checkpoint");
+      await this.unit(() => run.evalStart());
+    } else this.needsSft = true;
+    this.status("idle");
+  }
+
+  /**
+   * SFT (phase "sft"), then the start eval. Pause, Reset and the like stop it
+   * without committing: the previous cold start stays and SFT runs again later.
+   */
+  private async sftFromScratch(fromScratch = false): Promise<void> {
+    const r = this.requireRun();
+    this.sftRunning = true;
+    this.status("sft", `cold-start SFT, ${r.experiment.sftSteps} steps`);
+    try {
+      this.holding = true;
+      const done = await r.sft(
+        r.experiment.sftSteps,
+        Math.max(10, Math.round(r.experiment.sftSteps / 10)),
+        () => !this.sftRunning,
+        {
+          fromScratch,
+          afterStep: async () => {
+            this.release();
+            await this.host.afterWork?.();
+            this.holding = true;
+          },
+        },
+      );
+      this.release();
+      if (!done) return;
+      this.needsSft = false;
+      await this.unit(() => r.evalStart());
+    } finally {
+      this.sftRunning = false;
+      this.release();
+    }
+  }
+
+  /** One step of every variant and fork, then paused (or done). */
+  private async singleStep(): Promise<void> {
+    await this.stopLoop();
+    const r = this.requireRun();
+    if (this.needsSft) {
+      await this.sftFromScratch();
+      if (this.needsSft) return this.status("paused", "SFT stopped before the end");
+    }
+    this.status("rl");
+    await this.unit(() => r.stepAll());
+    return this.status(r.step >= r.experiment.algorithm.steps ? "done" : "paused");
+  }
+
+  /** Trains until paused or the step budget is spent; yields between steps so commands get through. */
+  private async trainLoop(): Promise<void> {
+    const r = this.requireRun();
+    if (this.needsSft) await this.sftFromScratch();
+    if (this.needsSft) {
+      // SFT was stopped before it finished.
+      this.running = false;
+      return this.status("paused", "SFT stopped before the end; Train runs it again");
+    }
+    if (this.running) this.status("rl");
+    while (this.running && r.step < r.experiment.algorithm.steps) {
+      await this.unit(async () => {
+        await r.stepAll();
+        this.emit({ type: "status", phase: "rl", step: r.step });
+      });
+      await new Promise((res) => setTimeout(res, 0));
+    }
+    const done = r.step >= r.experiment.algorithm.steps;
+    this.running = false;
+    this.status(done ? "done" : "paused");
+  }
+
+  private startLoop(): void {
+    this.running = true;
+    this.loop = this.trainLoop()
+      .catch((e) => this.report(e))
+      .finally(() => {
+        this.loop = null;
+      });
+  }
+
+  /** Stops training (and SFT) at the next step boundary and waits for it. */
+  private async stopLoop(): Promise<void> {
+    this.running = false;
+    this.sftRunning = false;
+    if (this.loop) await this.loop;
+  }
+
+  /**
+   * Judge stability on the current run, for the page's panel. Training pauses
+   * at the step boundary while it runs and resumes after. Always answers with
+   * a `stability` event.
+   */
+  private async stability(cmd: Extract<TrainerCommand, { type: "stability" }>): Promise<void> {
+    const answer = (error: string) => this.post({ type: "stability", result: null, error });
+    if (!this.labRun) return answer("No run is loaded yet: wait until the trainer is ready.");
+    if (this.needsSft)
+      return answer("This run has no cold start yet: press Train (SFT runs first), then measure.");
+    const r = this.labRun;
+    const wasRunning = this.running;
+    await this.stopLoop();
+    const phase = this.currentPhase;
+    this.status(phase, "measuring judge stability");
+    try {
+      const result = await stabilityReport(r, {
+        prompts: cmd.prompts ?? 16,
+        groupSize: cmd.groupSize ?? 8,
+        repeats: cmd.repeats ?? 4,
+        seed: cmd.seed ?? r.experiment.seed,
+        policy: cmd.policy,
+      });
+      this.post({ type: "stability", result });
+    } catch (e) {
+      answer(e instanceof Error ? e.message : String(e));
+    } finally {
+      if (wasRunning && this.labRun === r) this.startLoop();
+      else this.status(phase);
+    }
+  }
+
+  /**
+   * Forks a variant (LabRun.fork) at a step boundary: a running loop finishes
+   * its step, the fork is made (its marker and first eval row go out in one
+   * batch), and training resumes. A rejected fork is reported; the run goes on.
+   */
+  private async fork(cmd: Extract<TrainerCommand, { type: "fork" }>): Promise<void> {
+    const wasRunning = this.running && this.loop !== null;
+    await this.stopLoop();
+    try {
+      const r = this.requireRun();
+      if (this.needsSft)
+        throw new Error(
+          "fork: there is no cold start yet; press Train (it runs SFT first), then fork",
+        );
+      const multiSeed = r.experiment.seeds !== undefined;
+      const key = await this.unit(() =>
+        r.fork(cmd.variant, cmd.weights, cmd.judge, {
+          parentEval: (seed) =>
+            this.lastEval.get(evalKey(cmd.variant, multiSeed ? seed : undefined)),
+        }),
+      );
+      this.sink.log(
+        `step ${r.step}: forked ${cmd.variant} as ${key}; it trains from step ${r.step + 1}`,
+      );
+    } catch (e) {
+      this.post({ type: "error", message: (e as Error).message, fatal: false });
+    }
+    if (wasRunning) this.startLoop();
+  }
+}
