@@ -211,11 +211,12 @@ export class LabEngine {
   }
 
   /**
-   * Computes advantages on the GPU for rewards [numGroups·groupSize] (NaN =
-   * unscorable) and returns the per-group statistics (one read-back).
+   * Computes advantages on the GPU for rewards [numGroups·groupSize] (NaN,
+   * ±Infinity, null or undefined = unscorable) and returns the per-group
+   * statistics (one read-back).
    */
   async advantages(
-    rewards: ArrayLike<number>,
+    rewards: ArrayLike<number | null | undefined>,
     groupSize: number,
     estimator: Estimator,
     std: "sample" | "population",

@@ -15,11 +15,12 @@ import type { GroupView, MetricValues } from "./run-types";
 import type { LabEngine, Policy } from "./engine";
 import type { AlgorithmConfig, VariantConfig } from "./experiment";
 import { scoringPrompt, type RewardScorer } from "./reward-client";
+import { foldKlIntoRewards } from "./advantages";
 import { estimatorEntry } from "./estimator-table";
 import { evalMetrics } from "./eval-metrics";
 import { COMPONENT_PREFIX, type TrainMetricKey } from "./metric-table";
 import { variantEntry } from "./variant-table";
-import { imageTensor, joinPromptResponse, promptTensor, row } from "./sequences";
+import { imageTensor, joinPromptResponse, promptTensor, row, type TextBatch } from "./sequences";
 
 /** Inputs of one step. */
 export interface RlStepArgs {
@@ -37,6 +38,16 @@ export interface RlStepArgs {
 /** What one step reports. */
 export interface RlStepResult {
   values: MetricValues;
+  /**
+   * The rewards the estimator got [prompts·G], in group order: the variant's
+   * totals, with the k1 KL penalty folded in for a REINFORCE++ estimator
+   * with β > 0 (foldKlIntoRewards); NaN or null = unscorable.
+   */
+  rewards: (number | null)[];
+  /** Per-rollout Σ_t (logπ_old − logπ_ref) over response tokens [prompts·G] when folded into the rewards, else null. */
+  klSums: number[] | null;
+  /** The advantages the update used [prompts·G], read back from the GPU kernel. */
+  advantages: Float32Array;
   sample: GroupView;
 }
 
@@ -48,6 +59,28 @@ function std(xs: readonly number[]): number {
   if (xs.length < 2) return 0;
   const m = mean(xs);
   return Math.sqrt(xs.reduce((a, b) => a + (b - m) * (b - m), 0) / (xs.length - 1));
+}
+
+/**
+ * Per-rollout k1 KL sums Σ_t (logπ_old − logπ_ref) over the response tokens
+ * (batch.mask) of `batch` [N], logprobs at the sampling temperature.
+ */
+async function rolloutKlSums(
+  engine: LabEngine,
+  policy: Policy,
+  images: Float32Array,
+  batch: TextBatch,
+  temperature: number,
+): Promise<number[]> {
+  const lp = await engine.logprobs(policy, images, batch, temperature);
+  const textLen = engine.textLen;
+  const rollouts = batch.tokens.length / textLen;
+  return Array.from({ length: rollouts }, (_, i) => {
+    let sum = 0;
+    for (let t = i * textLen; t < (i + 1) * textLen; t++)
+      if (batch.mask[t]) sum += lp.old[t] - lp.ref[t];
+    return sum;
+  });
 }
 
 /** Runs one RL step. @throws Error on a diverged loss (parameters untouched) or a reward-side failure. */
@@ -95,18 +128,15 @@ export async function rlStep(args: RlStepArgs): Promise<RlStepResult> {
   });
   const groups: GroupScore[] = scored.groups;
   const rawRewards = groups.flatMap((g) => g.rollouts.map((r) => (r.unscorable ? NaN : r.total)));
-  const rewards = rawRewards.slice();
 
   // REINFORCE++ folds a k1 KL penalty into the reward instead of the loss (docs/reward-spec.md §1).
+  let rewards: (number | null)[] = rawRewards;
+  let klSums: number[] | null = null;
   let lossBeta = beta;
-  if (estimatorEntry(estimator).klInReward && beta > 0) {
-    const lp = await engine.logprobs(policy, images, batch, alg.temperature);
-    const L = engine.textLen;
-    for (let i = 0; i < N; i++) {
-      let k1 = 0;
-      for (let s = 0; s < L; s++)
-        if (batch.mask[i * L + s]) k1 += lp.old[i * L + s] - lp.ref[i * L + s];
-      if (Number.isFinite(rewards[i])) rewards[i] -= beta * k1;
+  if (estimatorEntry(estimator).klInReward) {
+    if (beta > 0) {
+      klSums = await rolloutKlSums(engine, policy, images, batch, alg.temperature);
+      rewards = foldKlIntoRewards({ rewards: rawRewards, klSums, beta });
     }
     lossBeta = 0;
   }
@@ -165,6 +195,9 @@ export async function rlStep(args: RlStepArgs): Promise<RlStepResult> {
 
   return {
     values,
+    rewards,
+    klSums,
+    advantages,
     sample: groupView(
       variant.name,
       args.step,

@@ -1,0 +1,149 @@
+/**
+ * One whole RL step (src/rl/rl-step.ts) per advantage estimator of the
+ * estimator table, on Node's WebGPU (SwiftShader) with the small model and
+ * the shipped open-ended cold start as the reference, tiny sizes (G 4, one
+ * prompt). A scorer of the test's own gives the rewards, so each step's
+ * rewards are known:
+ *   - distinct rewards (one rollout unscorable), β 0.05, a policy off the
+ *     reference: the advantages the update used equal the CPU reference
+ *     `groupAdvantages` on the rewards the step passed to the estimator;
+ *     for the REINFORCE++ estimators those rewards are the totals minus
+ *     β · Σ_t (logπ_old − logπ_ref) (the KL fold, foldKlIntoRewards), else
+ *     the totals themselves; the unscorable rollout gets advantage 0; the
+ *     parameters move.
+ *   - equal rewards, β 0, fresh optimizer state: every advantage is 0 and
+ *     the parameters do not move at all (no stale advantages reach the loss).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { GpuContext } from "../../src/gpu/context";
+import { loadShippedCheckpoint, mnistFor, nodeContext } from "../../src/cli/node-run";
+import { groupAdvantages } from "../../src/rl/advantages";
+import { LabEngine } from "../../src/rl/engine";
+import { ESTIMATOR_NAMES, estimatorEntry } from "../../src/rl/estimator-table";
+import { parseExperiment } from "../../src/rl/experiment";
+import { runModel } from "../../src/rl/lab-model";
+import type { RewardScorer } from "../../src/rl/reward-client";
+import { rlStep } from "../../src/rl/rl-step";
+import { taskGeneratorFor } from "../../src/rl/runner";
+import type { TaskPrompt } from "../../src/tasks/types";
+import { Rng } from "../../src/tasks/rng";
+
+const G = 4;
+const exp = parseExperiment({
+  modelSize: "small",
+  task: { hintRate: 0, traceSlipRate: 0 },
+  variants: [{ name: "rlvr" }],
+  algorithm: { groupSize: G, batchPrompts: 1, lr: 1e-3, weightDecay: 0 },
+  evalSize: 4,
+});
+
+/** A scorer that gives rollout i of every group totals[i] (null: unscorable). */
+function fixedScorer(totals: readonly (number | null)[]): RewardScorer {
+  return {
+    score: async (req) => ({
+      groups: req.texts.map((texts) => ({
+        rollouts: texts.map((_, i) => ({
+          total: totals[i] ?? 0,
+          components: {},
+          verifierPassed: false,
+          unscorable: totals[i] === null,
+          answer: null,
+        })),
+        judgeCalls: 0,
+        judgeFailures: 0,
+      })),
+    }),
+  };
+}
+
+function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  if (a.length !== b.length) return Infinity;
+  let d = 0;
+  for (let i = 0; i < a.length; i++) d = Math.max(d, Math.abs(a[i] - b[i]));
+  return d;
+}
+
+describe("rlStep per estimator (small model, CPU WebGPU adapter)", () => {
+  let ctx: GpuContext;
+  let engine: LabEngine;
+  let prompts: TaskPrompt[];
+  /** The policy's start: the cold start moved a little, so logπ_old ≠ logπ_ref. */
+  let offReference: Float32Array;
+
+  beforeAll(async () => {
+    ctx = await nodeContext();
+    const ckpt = loadShippedCheckpoint(exp);
+    if (!ckpt) throw new Error("the shipped small open-ended checkpoint is missing");
+    const tasks = taskGeneratorFor(exp, mnistFor(exp));
+    const model = runModel(exp.modelSize, tasks, exp.evalSize);
+    engine = new LabEngine(ctx, model.config, model.shape, ckpt.params);
+    prompts = tasks.sampleBatch(1, new Rng(7));
+    offReference = ckpt.params.map((x, i) => x + 0.01 * Math.sin(i));
+  });
+  afterAll(() => ctx?.destroy());
+
+  it.each(ESTIMATOR_NAMES)(
+    "%s: the step's advantages are the reference's on its rewards, and the parameters move only with them",
+    async (estimator) => {
+      const alg = { ...exp.algorithm, estimator, beta: 0.05 };
+      const variant = exp.variants[0];
+      const policy = engine.createPolicy(
+        `test.${estimator}`,
+        { lr: alg.lr, weightDecay: 0, maxGradNorm: alg.gradClip },
+        offReference,
+      );
+      const totals = [1, 0, null, 0.5];
+      const distinct = await rlStep({
+        engine,
+        policy,
+        variant,
+        algorithm: alg,
+        prompts,
+        scorer: fixedScorer(totals),
+        step: 1,
+        seed: 11,
+      });
+      const reference = groupAdvantages({
+        rewards: distinct.rewards,
+        groupSize: G,
+        method: estimator,
+        std: alg.std,
+        eps: alg.eps,
+      });
+      expect(maxAbsDiff(distinct.advantages, reference)).toBeLessThan(1e-5);
+      expect(distinct.advantages[2]).toBe(0);
+      expect(maxAbsDiff(distinct.advantages, [0, 0, 0, 0])).toBeGreaterThan(0.1);
+      if (estimatorEntry(estimator).klInReward) {
+        const kl = distinct.klSums!;
+        expect(kl).toHaveLength(G);
+        expect(Math.max(...kl.map(Math.abs)), "logπ_old = logπ_ref everywhere").toBeGreaterThan(0);
+        totals.forEach((r, i) => {
+          if (r === null) expect(distinct.rewards[i]).toBeNull();
+          else expect(distinct.rewards[i]).toBeCloseTo(r - alg.beta * kl[i], 12);
+        });
+      } else {
+        expect(distinct.klSums).toBeNull();
+        expect(distinct.rewards.map((r) => (Number.isNaN(r) ? null : r))).toEqual(totals);
+      }
+      const moved = await engine.readParams(policy.params);
+      expect(maxAbsDiff(moved, offReference)).toBeGreaterThan(0);
+
+      // Equal rewards, no KL: zero advantages, so not a single parameter moves.
+      engine.resetPolicy(policy, offReference);
+      const equal = await rlStep({
+        engine,
+        policy,
+        variant,
+        algorithm: { ...alg, beta: 0 },
+        prompts,
+        scorer: fixedScorer([1, 1, 1, 1]),
+        step: 2,
+        seed: 12,
+      });
+      expect(Array.from(equal.advantages)).toEqual([0, 0, 0, 0]);
+      expect(equal.values.frac_reward_zero_std).toBe(1);
+      expect(maxAbsDiff(await engine.readParams(policy.params), offReference)).toBe(0);
+      engine.destroyPolicy(policy);
+    },
+  );
+});
