@@ -22,14 +22,15 @@ export const DEFAULT_STD: StdKind = "sample";
 export const DEFAULT_EPS = 1e-6;
 
 /**
- * Std kind / ε presets named after the libraries (docs/reward-spec.md §1): TRL
- * unbiased 1e-4, verl unbiased 1e-6, OpenRLHF unbiased 1e-9.
+ * Std kind / ε presets named after the libraries (docs/reward-spec.md §1): verl
+ * unbiased 1e-6 (the lab default), TRL unbiased 1e-4, OpenRLHF unbiased 1e-9.
+ * In the order the page's algorithm panel shows them.
  */
 export const ADVANTAGE_PRESETS: Readonly<
-  Record<"trl" | "verl" | "openrlhf", { std: StdKind; eps: number }>
+  Record<"verl" | "trl" | "openrlhf", { std: StdKind; eps: number }>
 > = {
-  trl: { std: "sample", eps: 1e-4 },
   verl: { std: "sample", eps: 1e-6 },
+  trl: { std: "sample", eps: 1e-4 },
   openrlhf: { std: "sample", eps: 1e-9 },
 };
 

@@ -1,17 +1,23 @@
 /** Advantage estimator and policy-gradient options (docs/reward-spec.md §1). */
 import { useLab, labStore } from "../../../store";
 import { AGGREGATIONS, type AlgorithmConfig } from "../../../rl/experiment";
+import { ADVANTAGE_PRESETS } from "../../../rl/advantages";
 import { ESTIMATOR_NAMES, ESTIMATOR_TABLE } from "../../../rl/estimator-table";
 import { NumberInput, Section, Select, Slider } from "../Field";
 
 const set = (patch: Partial<AlgorithmConfig>) =>
   labStore.getState().updateExperiment((e) => ({ ...e, algorithm: { ...e.algorithm, ...patch } }));
 
-const PRESETS = [
-  { name: "verl", std: "sample", eps: 1e-6 },
-  { name: "TRL", std: "sample", eps: 1e-4 },
-  { name: "OpenRLHF", std: "sample", eps: 1e-9 },
-] as const;
+/** The libraries' names as they write them, on the preset buttons. */
+const PRESET_LABELS: Record<keyof typeof ADVANTAGE_PRESETS, string> = {
+  verl: "verl",
+  trl: "TRL",
+  openrlhf: "OpenRLHF",
+};
+const PRESETS = Object.entries(ADVANTAGE_PRESETS).map(([key, p]) => ({
+  name: PRESET_LABELS[key as keyof typeof ADVANTAGE_PRESETS],
+  ...p,
+}));
 
 export function AlgorithmSection() {
   const a = useLab((s) => s.experiment.algorithm);
@@ -62,7 +68,7 @@ export function AlgorithmSection() {
         min={0}
         max={1}
         labChoice
-        tip="Added to σ so a near-zero-std group does not blow up. verl 1e-6, TRL 1e-4, OpenRLHF 1e-9."
+        tip={`Added to σ so a near-zero-std group does not blow up. ${PRESETS.map((p) => `${p.name} ${p.eps.toExponential()}`).join(", ")}.`}
         onChange={(eps) => set({ eps })}
       />
       <Slider
