@@ -16,16 +16,11 @@
  *    "lab": {"mean", "ci95", "per_seed"} | null, "verdict", "command", "metric", "reason"?}]}
  * --out DIR (a new or empty folder; an existing non-empty one is refused so
  * no earlier report is overwritten) gets claims.json, claims.md, metrics.jsonl
- * and per claim <id>.svg and <id>.png (mean curves with 95 % bands).
+ * and per claim <id>.svg and <id>.png (mean curves with 95 % bands). DIR and
+ * --checkpoint are checked before any work; every file is written under a
+ * temporary name and renamed. On failure the last stdout line is {"error"}.
  */
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadCheckpoint } from "../model/checkpoint";
 import {
@@ -58,6 +53,7 @@ import {
   parseFlags,
   parseSeedList,
 } from "./node-run";
+import { checkInputFile, checkWritableFolder, finishCli, writeFileAtomic } from "./out-files";
 
 /** Run sizes (lab choice). `ci` fits a 2-core CPU adapter in under 25 minutes; `full` is what the README reports. */
 export const CLAIM_SIZES = {
@@ -93,19 +89,13 @@ function commandFor(size: ClaimSize, seeds: number[], id: string): string {
   return `npm run claims -- --size ${size} --seeds ${seeds.join(",")} --claims ${id}`;
 }
 
-/** Refuses an existing non-empty output folder (no earlier report is overwritten). */
+/** Refuses an existing non-empty output folder (no earlier report is overwritten); checks it can be written. */
 function checkOutDir(dir: string): void {
   if (existsSync(dir) && readdirSync(dir).length > 0)
     throw new Error(
       `--out ${dir} exists and is not empty; give a new folder (an earlier report is never overwritten)`,
     );
-  mkdirSync(dir, { recursive: true });
-}
-
-/** Writes a file under a temporary name, then renames it (no half-written file). */
-function writeAtomic(file: string, data: string | Uint8Array): void {
-  writeFileSync(`${file}.tmp`, data);
-  renameSync(`${file}.tmp`, file);
+  checkWritableFolder("--out", dir);
 }
 
 async function main(): Promise<void> {
@@ -131,6 +121,7 @@ async function main(): Promise<void> {
       : undefined,
   );
   const out = flags.out !== undefined ? String(flags.out) : undefined;
+  if (flags.checkpoint !== undefined) checkInputFile("--checkpoint", String(flags.checkpoint));
   if (out) checkOutDir(out);
   const t0 = performance.now();
 
@@ -283,7 +274,7 @@ function writeReport(
   inputs: ClaimInputs,
   seeds: number[],
 ): void {
-  writeAtomic(
+  writeFileAtomic(
     join(dir, "metrics.jsonl"),
     `${inputs.rows.map((r) => JSON.stringify(r)).join("\n")}\n`,
   );
@@ -291,19 +282,14 @@ function writeReport(
     const plot = plotFor(c, inputs, seeds);
     if (!plot) return;
     const svg = curvesSvg(plot);
-    writeAtomic(join(dir, `${c.id}.svg`), svg);
-    writeAtomic(join(dir, `${c.id}.png`), svgToPng(svg));
+    writeFileAtomic(join(dir, `${c.id}.svg`), svg);
+    writeFileAtomic(join(dir, `${c.id}.png`), svgToPng(svg));
   });
-  writeAtomic(join(dir, "claims.md"), claimsMarkdown(results));
-  writeAtomic(join(dir, "claims.json"), `${JSON.stringify({ seeds, claims: results }, null, 2)}\n`);
+  writeFileAtomic(join(dir, "claims.md"), claimsMarkdown(results));
+  writeFileAtomic(
+    join(dir, "claims.json"),
+    `${JSON.stringify({ seeds, claims: results }, null, 2)}\n`,
+  );
 }
 
-main().then(
-  () => process.exit(0),
-  (e) => {
-    const message = (e as Error).message;
-    console.error(`claims: ${message}`);
-    process.stdout.write(`${JSON.stringify({ error: message })}\n`);
-    process.exit(1);
-  },
-);
+finishCli("claims", main());

@@ -19,26 +19,33 @@
  * file) instead of the shipped one; it must fit the preset's model size and task.
  * On a CPU adapter (SwiftShader) the small model is used unless --full-size.
  * With --out, DIR also gets each variant's final parameters as <variant>.ckpt
- * (a cold start for another run with --checkpoint).
+ * (a cold start for another run with --checkpoint). Paths and input files are
+ * checked before any work. A DIR that already holds files (an earlier run) is
+ * never written into: the run goes to the first free DIR/run-<n> instead,
+ * unless --force. Metrics stream to metrics.jsonl.partial / metrics.csv.partial;
+ * at the end every file is written under a temporary name and renamed into
+ * place, so a failure leaves earlier files as they were (and this run's
+ * progress in the .partial files).
  * --seeds trains every variant once per seed from the same cold start; the
  * JSON then gives each variant's final metrics per seed and as the mean with
  * a 95 % Student-t interval over seeds (src/rl/seed-stats.ts).
  * Prints progress on stderr and ends with one JSON line on stdout:
- *   {"preset", "sft": {metrics}, "variants": {"<name>": {"final": {metrics}}}}
+ *   {"preset", "sft": {metrics}, "variants": {"<name>": {"final": {metrics}}}, "out"?: DIR}
+ *   on failure: {"error": message, "out"?: DIR, "partial"?: [files]} (exit 1).
  *   with --seeds: {"preset", "seeds", "sft", "variants": {"<name>": {"final": {mean metrics},
  *   "ci95": {"<metric>": [lo, hi]}, "per_seed": {"<seed>": {metrics}}}}}
  */
 import { LabRun } from "../rl/runner";
 import { presetExperiment, PRESET_NAMES } from "../rl/presets";
-import { parseExperiment } from "../rl/experiment";
 import { estimatorEntry } from "../rl/estimator-table";
 import { variantEntry } from "../rl/variant-table";
 import { applyVariantSetting } from "../rl/variant-settings";
 import { inProcessScorer } from "../rl/reward-client";
 import type { EvalMetrics } from "../rl/eval-metrics";
 import { readFileSync } from "node:fs";
-import { loadCheckpoint, saveCheckpoint } from "../model/checkpoint";
-import { join } from "node:path";
+import { loadCheckpoint, saveCheckpoint, type Checkpoint } from "../model/checkpoint";
+import { givenFlags, parseExperimentFlags } from "./flag-errors";
+import { checkInputFile, chooseRunFolder, finishCli, RunFiles } from "./out-files";
 import {
   consoleSink,
   loadShippedCheckpoint,
@@ -46,7 +53,6 @@ import {
   nodeContext,
   parseFlags,
   parseSeedList,
-  writeBytes,
 } from "./node-run";
 import { summarizeSeeds } from "../rl/seed-stats";
 import type { MetricRow } from "../workers/protocol";
@@ -69,6 +75,29 @@ function finalMetrics(rows: readonly MetricRow[], name: string, seeds: number[] 
   return { final, ci95, per_seed: perSeed };
 }
 
+/** The experiment field each flag sets (for errors that name the flag). */
+const FLAG_OF_FIELD = {
+  seed: "--seed",
+  seeds: "--seeds",
+  sftSteps: "--sft-steps",
+  evalSize: "--eval-size",
+  evalTemperature: "--eval-temperature",
+  variants: "--variants",
+  "algorithm.steps": "--steps",
+  "algorithm.lr": "--lr",
+  "algorithm.temperature": "--temperature",
+  "algorithm.groupSize": "--group-size",
+  "algorithm.batchPrompts": "--batch-prompts",
+  "algorithm.evalEvery": "--eval-every",
+  "algorithm.estimator": "--estimator",
+  "task.hintRate": "--hint-rate",
+  "task.hintAccuracy": "--hint-accuracy",
+  "task.traceSlipRate": "--trace-slip",
+} as const;
+
+/** The run's files (with --out), for the error line when the run fails. */
+let runFiles: RunFiles | null = null;
+
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2), {
     preset: "string",
@@ -77,6 +106,7 @@ async function main(): Promise<void> {
     lr: "number",
     temperature: "number",
     out: "string",
+    force: "boolean",
     "sft-steps": "number",
     "from-scratch": "boolean",
     checkpoint: "string",
@@ -99,17 +129,15 @@ async function main(): Promise<void> {
   const preset = String(flags.preset ?? "smoke");
   if (!PRESET_NAMES.includes(preset))
     throw new Error(`unknown preset '${preset}'; known: ${PRESET_NAMES.join(", ")}`);
-  const exp = presetExperiment(preset, {
-    steps: flags.steps as number | undefined,
-    seed: flags.seed as number | undefined,
-  });
-  if (flags["sft-steps"] !== undefined) exp.sftSteps = flags["sft-steps"] as number;
+  // Steps, seed and SFT steps go through the schema below with the other overrides.
+  const exp = presetExperiment(preset);
   if (flags.seeds !== undefined) {
     if (flags.seed !== undefined) throw new Error("--seed and --seeds exclude each other");
     exp.seeds = parseSeedList("seeds", String(flags.seeds));
   }
   // Overrides go through the schema, so a bad value gets the same error as a bad preset.
   const algo: Record<string, unknown> = {};
+  if (flags.steps !== undefined) algo.steps = flags.steps;
   if (flags.lr !== undefined) algo.lr = flags.lr;
   if (flags.temperature !== undefined) algo.temperature = flags.temperature;
   if (flags["group-size"] !== undefined) algo.groupSize = flags["group-size"];
@@ -140,14 +168,21 @@ async function main(): Promise<void> {
               },
           )
       : exp.variants;
-  const checked = parseExperiment({
-    ...exp,
-    variants: variantList,
-    task: { ...exp.task, ...task },
-    algorithm: { ...exp.algorithm, ...algo },
-    evalSize: flags["eval-size"] ?? exp.evalSize,
-    evalTemperature: flags["eval-temperature"] ?? exp.evalTemperature,
-  });
+  const checked = parseExperimentFlags(
+    {
+      ...exp,
+      seed: flags.seed ?? exp.seed,
+      sftSteps: flags["sft-steps"] ?? exp.sftSteps,
+      variants: variantList,
+      task: { ...exp.task, ...task },
+      algorithm: { ...exp.algorithm, ...algo },
+      evalSize: flags["eval-size"] ?? exp.evalSize,
+      evalTemperature: flags["eval-temperature"] ?? exp.evalTemperature,
+    },
+    givenFlags(FLAG_OF_FIELD, flags),
+  );
+  exp.seed = checked.seed;
+  exp.sftSteps = checked.sftSteps;
   exp.algorithm = checked.algorithm;
   exp.evalSize = checked.evalSize;
   exp.evalTemperature = checked.evalTemperature;
@@ -164,7 +199,28 @@ async function main(): Promise<void> {
     process.stdout.write(`${JSON.stringify({ preset, experiment: exp })}\n`);
     return;
   }
-  const sink = consoleSink(flags.out as string | undefined, Boolean(flags.quiet));
+  // Inputs and the output folder are checked before any work.
+  if (flags["from-scratch"] && flags.checkpoint)
+    throw new Error("--from-scratch and --checkpoint exclude each other");
+  let given: Checkpoint | null = null;
+  if (flags.checkpoint !== undefined) {
+    checkInputFile("--checkpoint", String(flags.checkpoint));
+    try {
+      given = loadCheckpoint(new Uint8Array(readFileSync(String(flags.checkpoint))));
+    } catch (e) {
+      throw new Error(`--checkpoint ${String(flags.checkpoint)}: ${(e as Error).message}`);
+    }
+  }
+  if (flags.out !== undefined) {
+    const out = chooseRunFolder("--out", String(flags.out), Boolean(flags.force));
+    runFiles = new RunFiles(out.dir);
+  }
+  const sink = consoleSink(runFiles ?? undefined, Boolean(flags.quiet));
+  if (runFiles && runFiles.dir !== String(flags.out))
+    sink.log(
+      `--out ${String(flags.out)} holds an earlier run's files; this run goes to ${runFiles.dir} (--force writes into the folder itself)`,
+    );
+  if (given?.warning) sink.log(`--checkpoint: ${given.warning}`);
   for (const v of exp.variants)
     if (v.estimator !== undefined && v.estimator !== exp.algorithm.estimator)
       sink.log(
@@ -179,13 +235,8 @@ async function main(): Promise<void> {
       "CPU adapter: using the small model (pass --full-size to keep the default d = 128, 4 layers)",
     );
   }
-  if (flags["from-scratch"] && flags.checkpoint)
-    throw new Error("--from-scratch and --checkpoint exclude each other");
-  const ckpt = flags["from-scratch"]
-    ? null
-    : flags.checkpoint
-      ? loadCheckpoint(new Uint8Array(readFileSync(String(flags.checkpoint))))
-      : loadShippedCheckpoint(exp);
+  const ckpt = flags["from-scratch"] ? null : (given ?? loadShippedCheckpoint(exp));
+  if (ckpt && !given && ckpt.warning) sink.log(`shipped cold start: ${ckpt.warning}`);
   const ckptTask = ckpt?.meta?.task as { multipleChoice?: boolean } | undefined;
   if (
     ckptTask?.multipleChoice !== undefined &&
@@ -221,9 +272,11 @@ async function main(): Promise<void> {
   }
   for (let s = 0; s < exp.algorithm.steps; s++) await run.rlStep();
   const variants: Record<string, ReturnType<typeof finalMetrics>> = {};
+  // Every output is serialized before the first one is written (all or none).
+  const outputs: { name: string; data: Uint8Array }[] = [];
   for (const name of run.variantNames) {
     variants[name] = finalMetrics(sink.rows, name, exp.seeds);
-    if (flags.out) {
+    if (runFiles) {
       for (const seed of run.seeds) {
         const meta = {
           variant: name,
@@ -234,25 +287,29 @@ async function main(): Promise<void> {
           task: exp.task,
         };
         const file = exp.seeds ? `${name}.s${seed}.ckpt` : `${name}.ckpt`;
-        writeBytes(
-          join(String(flags.out), file),
-          saveCheckpoint({ config: run.config, params: await run.variantParams(name, seed), meta }),
-        );
+        const params = await run.variantParams(name, seed);
+        try {
+          outputs.push({ name: file, data: saveCheckpoint({ config: run.config, params, meta }) });
+        } catch (e) {
+          throw new Error(`${file}: ${(e as Error).message}`);
+        }
       }
     }
   }
   ctx.destroy();
+  const outDir = runFiles?.dir;
+  if (runFiles) {
+    runFiles.commit(outputs);
+    runFiles = null;
+  }
   process.stdout.write(
-    `${JSON.stringify(
-      exp.seeds ? { preset, seeds: exp.seeds, sft, variants } : { preset, sft, variants },
-    )}\n`,
+    `${JSON.stringify({
+      ...(exp.seeds ? { preset, seeds: exp.seeds, sft, variants } : { preset, sft, variants }),
+      ...(outDir !== undefined ? { out: outDir } : {}),
+    })}\n`,
   );
 }
 
-main().then(
-  () => process.exit(0),
-  (e) => {
-    console.error(`lab: ${(e as Error).message}`);
-    process.exit(1);
-  },
+finishCli("lab", main(), () =>
+  runFiles ? { out: runFiles.dir, partial: runFiles.abandon() } : {},
 );

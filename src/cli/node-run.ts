@@ -1,7 +1,7 @@
 /**
  * Node plumbing shared by the CLIs: device, data, checkpoints, output files.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync, appendFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { GpuContext } from "../gpu/context";
@@ -13,6 +13,7 @@ import type { Experiment } from "../rl/experiment";
 import { checkpointPath } from "../rl/checkpoints";
 import type { RunSink } from "../rl/runner";
 import type { MetricRow } from "../workers/protocol";
+import type { RunFiles } from "./out-files";
 
 /** Repository root (two levels above src/cli). */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -32,43 +33,37 @@ export function checkpointFile(exp: Experiment): string {
   return join(REPO_ROOT, "public", checkpointPath(exp));
 }
 
-/** Loads the shipped checkpoint for `exp`, or null when there is none. */
+/** Loads the shipped checkpoint for `exp` (every check of loadCheckpoint), or null when there is none. */
 export function loadShippedCheckpoint(exp: Experiment) {
   const file = checkpointFile(exp);
   if (!existsSync(file)) return null;
   return loadCheckpoint(new Uint8Array(readFileSync(file)));
 }
 
-/** Writes bytes, creating the folder. */
-export function writeBytes(file: string, bytes: Uint8Array): void {
-  mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, bytes);
-}
-
 const CSV_HEAD = ["variant", "seed", "kind", "step", "time"];
 
 /**
- * A sink that prints progress and, with `outDir`, appends every metric row to
- * metrics.jsonl and metrics.csv (long format: one row per metric value).
+ * A sink that prints progress and, with `files`, appends every metric row to
+ * the run's metrics.jsonl and metrics.csv (long format: one row per metric
+ * value), streamed as `.partial` files until `files.commit` (out-files.ts).
  */
-export function consoleSink(outDir?: string, quiet = false): RunSink & { rows: MetricRow[] } {
+export function consoleSink(files?: RunFiles, quiet = false): RunSink & { rows: MetricRow[] } {
   const rows: MetricRow[] = [];
-  if (outDir) {
-    mkdirSync(outDir, { recursive: true });
-    writeFileSync(join(outDir, "metrics.jsonl"), "");
-    writeFileSync(join(outDir, "metrics.csv"), `${[...CSV_HEAD, "metric", "value"].join(",")}\n`);
+  if (files) {
+    files.openStream("metrics.jsonl");
+    files.openStream("metrics.csv", `${[...CSV_HEAD, "metric", "value"].join(",")}\n`);
   }
   return {
     rows,
     metrics(batch) {
       for (const r of batch) {
         rows.push(r);
-        if (outDir) {
-          appendFileSync(join(outDir, "metrics.jsonl"), `${JSON.stringify(r)}\n`);
+        if (files) {
+          files.append("metrics.jsonl", `${JSON.stringify(r)}\n`);
           const lines = Object.entries(r.values).map(([k, v]) =>
             [r.variant, r.seed ?? "", r.kind, r.step, r.time.toFixed(3), k, v].join(","),
           );
-          appendFileSync(join(outDir, "metrics.csv"), `${lines.join("\n")}\n`);
+          files.append("metrics.csv", `${lines.join("\n")}\n`);
         }
         if (quiet) continue;
         const v = r.values;

@@ -45,24 +45,25 @@ function existingAncestor(path: string): string {
  * it and writing and removing a probe file: the only check that sees
  * permissions, read-only mounts and a file standing where a folder must be.
  * @param flag names the option in the error (e.g. "--out").
+ * @param shown the path as the user gave it, for the error (default `dir`).
  * @throws Error naming the flag, the path and why it cannot be written.
  */
-export function checkWritableFolder(flag: string, dir: string): void {
+export function checkWritableFolder(flag: string, dir: string, shown = dir): void {
   const abs = resolve(dir);
   const ancestor = existingAncestor(abs);
   if (!statSync(ancestor).isDirectory())
     throw new Error(
-      `${flag} ${dir}: ${ancestor} is a file, not a folder, so nothing can be written under it`,
+      `${flag} ${shown}: ${ancestor} is a file, not a folder, so nothing can be written under it`,
     );
   if (existsSync(abs) && !statSync(abs).isDirectory())
-    throw new Error(`${flag} ${dir}: ${abs} is a file, not a folder`);
+    throw new Error(`${flag} ${shown}: ${abs} is a file, not a folder`);
   try {
     mkdirSync(abs, { recursive: true });
     const probe = tempNameFor(join(abs, "probe"));
     closeSync(openSync(probe, "wx"));
     rmSync(probe);
   } catch (e) {
-    throw new Error(`${flag} ${dir}: cannot write there (${(e as Error).message})`);
+    throw new Error(`${flag} ${shown}: cannot write there (${(e as Error).message})`);
   }
 }
 
@@ -75,7 +76,7 @@ export function checkOutputFile(flag: string, file: string): void {
   const abs = resolve(file);
   if (existsSync(abs) && statSync(abs).isDirectory())
     throw new Error(`${flag} ${file}: ${abs} is a folder; give a file name`);
-  checkWritableFolder(flag, dirname(abs));
+  checkWritableFolder(flag, dirname(abs), file);
 }
 
 /**

@@ -14,6 +14,8 @@
  * task, or, when none ships, of the open-ended task without answer hints.
  * A checkpoint whose meta.task predates the hint knob was trained without
  * hints (hintRate 0).
+ * --checkpoint is checked before any work. On failure the last stdout line is
+ * {"error": message} (exit 1).
  * Prints progress on stderr and one JSON line on stdout:
  *   {"prompts", "groupSize", "repeats", "seed", "checkpoint", "temperature", "passRate",
  *    "settings": [{"label", "judge": {"sigmaJ", "sigmaB", "delta"}, "pointwise", "groupwise", "reduction", "rollouts", "repeats"}]}
@@ -31,6 +33,7 @@ import {
   stabilityReport,
 } from "../rl/stability-run";
 import { checkpointFile, consoleSink, mnistFor, nodeContext, parseFlags } from "./node-run";
+import { checkInputFile, finishCli } from "./out-files";
 
 function intFlag(
   flags: Record<string, unknown>,
@@ -63,8 +66,7 @@ async function main(): Promise<void> {
   const temperature = flags.temperature as number | undefined;
   if (temperature !== undefined && !(temperature > 0 && temperature <= 5))
     throw new Error(`--temperature must be in (0, 5], got ${temperature}`);
-  if (flags.checkpoint !== undefined && !existsSync(String(flags.checkpoint)))
-    throw new Error(`--checkpoint: no such file '${String(flags.checkpoint)}'`);
+  if (flags.checkpoint !== undefined) checkInputFile("--checkpoint", String(flags.checkpoint));
   const sink = consoleSink(undefined, Boolean(flags.quiet));
 
   const ctx = await nodeContext();
@@ -135,10 +137,4 @@ async function main(): Promise<void> {
   );
 }
 
-main().then(
-  () => process.exit(0),
-  (e) => {
-    console.error(`stability: ${(e as Error).message}`);
-    process.exit(1);
-  },
-);
+finishCli("stability", main());

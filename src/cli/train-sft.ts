@@ -17,21 +17,31 @@
  * (the lab's drift scenario; the checkpoint is then sft-…-hint-<size>.ckpt).
  * --trace-slip S makes that share of targets conclude a near miss in their
  * last step while the final box keeps the answer (sft-…-slip<percent>-<size>.ckpt).
+ * --out and --resume are checked before any work (a folder that cannot hold
+ * FILE, or a missing --resume file, fails at once); checkpoints are written
+ * under a temporary name and renamed, so a failure leaves an earlier FILE as
+ * it was. On failure the last stdout line is {"error": message} (exit 1).
  */
 import { readFileSync } from "node:fs";
-import { loadCheckpoint, saveCheckpoint } from "../model/checkpoint";
-import { parseExperiment } from "../rl/experiment";
+import { loadCheckpoint, saveCheckpoint, type Checkpoint } from "../model/checkpoint";
+import { givenFlags, parseExperimentFlags } from "./flag-errors";
+import { checkInputFile, checkOutputFile, finishCli, writeFileAtomic } from "./out-files";
 import { LabRun } from "../rl/runner";
 import { inProcessScorer } from "../rl/reward-client";
 import { VOCAB } from "../tasks/tokenizer";
-import {
-  checkpointFile,
-  consoleSink,
-  mnistFor,
-  nodeContext,
-  parseFlags,
-  writeBytes,
-} from "./node-run";
+import { checkpointFile, consoleSink, mnistFor, nodeContext, parseFlags } from "./node-run";
+
+/** The experiment field each flag sets (for errors that name the flag). */
+const FLAG_OF_FIELD = {
+  seed: "--seed",
+  sftSteps: "--steps",
+  sftLr: "--lr",
+  sftBatch: "--batch",
+  "task.hintRate": "--hint-rate",
+  "task.hintAccuracy": "--hint-accuracy",
+  "task.hintCopyRate": "--hint-copy",
+  "task.traceSlipRate": "--trace-slip",
+} as const;
 
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2), {
@@ -54,28 +64,41 @@ async function main(): Promise<void> {
   const size = String(flags.size ?? "small");
   if (size !== "small" && size !== "default")
     throw new Error(`--size must be small or default, got '${size}'`);
-  const exp = parseExperiment({
-    modelSize: size,
-    seed: flags.seed ?? 1,
-    // No hint unless asked (--hint-rate R): the hinted cold start is its own checkpoint.
-    task: {
-      multipleChoice: !flags["open-ended"],
-      hintRate: flags["hint-rate"] ?? 0,
-      hintAccuracy: flags["hint-accuracy"],
-      hintCopyRate: flags["hint-copy"],
-      traceSlipRate: flags["trace-slip"],
+  const exp = parseExperimentFlags(
+    {
+      modelSize: size,
+      seed: flags.seed ?? 1,
+      // No hint unless asked (--hint-rate R): the hinted cold start is its own checkpoint.
+      task: {
+        multipleChoice: !flags["open-ended"],
+        hintRate: flags["hint-rate"] ?? 0,
+        hintAccuracy: flags["hint-accuracy"],
+        hintCopyRate: flags["hint-copy"],
+        traceSlipRate: flags["trace-slip"],
+      },
+      sftSteps: flags.steps ?? 600,
+      sftLr: flags.lr ?? 2e-3,
+      sftBatch: flags.batch ?? 32,
+      variants: [{ name: "rlvr" }],
     },
-    sftSteps: flags.steps ?? 600,
-    sftLr: flags.lr ?? 2e-3,
-    sftBatch: flags.batch ?? 32,
-    variants: [{ name: "rlvr" }],
-  });
+    givenFlags(FLAG_OF_FIELD, flags),
+  );
+  // Where the checkpoint goes, and what it resumes from, are checked before any work.
+  const file = String(flags.out ?? checkpointFile(exp));
+  checkOutputFile("--out", file);
+  let resume: Checkpoint | null = null;
+  if (flags.resume !== undefined) {
+    checkInputFile("--resume", String(flags.resume));
+    try {
+      resume = loadCheckpoint(new Uint8Array(readFileSync(String(flags.resume))));
+    } catch (e) {
+      throw new Error(`--resume ${String(flags.resume)}: ${(e as Error).message}`);
+    }
+  }
   const sink = consoleSink(undefined, Boolean(flags.quiet));
+  if (resume?.warning) sink.log(`--resume: ${resume.warning}`);
   const ctx = await nodeContext();
   sink.log(`adapter: ${ctx.adapter.description}`);
-  const resume = flags.resume
-    ? loadCheckpoint(new Uint8Array(readFileSync(String(flags.resume))))
-    : null;
   const run = new LabRun(
     ctx,
     exp,
@@ -88,7 +111,6 @@ async function main(): Promise<void> {
   sink.log(
     `model: ${run.paramCount} parameters; SFT ${exp.sftSteps} steps, batch ${exp.sftBatch}, lr ${exp.sftLr}, seed ${exp.seed}`,
   );
-  const file = String(flags.out ?? checkpointFile(exp));
   const vocabHash = `${String(VOCAB.join(" ").length)}:${VOCAB.length}`;
   const meta = (step: number) => ({
     step: before + step,
@@ -103,7 +125,7 @@ async function main(): Promise<void> {
   const afterEval = flags.snapshots
     ? async (step: number, params: Float32Array) => {
         const snap = file.replace(/(\.ckpt)?$/, `.step${before + step}.ckpt`);
-        writeBytes(snap, saveCheckpoint({ config: run.config, params, meta: meta(step) }));
+        writeFileAtomic(snap, saveCheckpoint({ config: run.config, params, meta: meta(step) }));
         sink.log(`snapshot: ${snap}`);
       }
     : undefined;
@@ -113,7 +135,7 @@ async function main(): Promise<void> {
   });
   const seconds = (performance.now() - t0) / 1000;
   const shuffled = await run.shuffledImageEval();
-  writeBytes(
+  writeFileAtomic(
     file,
     saveCheckpoint({ config: run.config, params: run.initialParams, meta: meta(exp.sftSteps) }),
   );
@@ -131,10 +153,4 @@ async function main(): Promise<void> {
   );
 }
 
-main().then(
-  () => process.exit(0),
-  (e) => {
-    console.error(`train:sft: ${(e as Error).message}`);
-    process.exit(1);
-  },
-);
+finishCli("train:sft", main());

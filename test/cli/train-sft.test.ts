@@ -3,7 +3,7 @@
 // (--snapshots), and end with one JSON line of figures.
 import { describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { loadCheckpoint } from "../../src/model/checkpoint";
@@ -64,6 +64,12 @@ describe("npm run train:sft -- --snapshots", () => {
       expect(diff).toBeGreaterThan(1e-5);
 
       // The lab starts RL from the snapshot (--checkpoint) with the overrides applied.
+      // --out names a folder that holds an earlier run's files: they stay byte-identical
+      // and this run goes to run/run-2.
+      const earlier = join(out, "run");
+      mkdirSync(earlier);
+      writeFileSync(join(earlier, "metrics.jsonl"), '{"earlier": true}\n');
+      writeFileSync(join(earlier, "rlvr.ckpt"), Buffer.from([1, 2, 3]));
       const lab = runCli("lab.ts", [
         "--preset",
         "smoke",
@@ -84,7 +90,13 @@ describe("npm run train:sft -- --snapshots", () => {
       ]);
       expect(lab.status, `stderr:\n${lab.stderr}`).toBe(0);
       expect(lab.stderr).toContain(`cold start from ${snapFile} (SFT step 2)`);
-      const rows = readFileSync(join(out, "run", "metrics.jsonl"), "utf8")
+      const runDir = join(earlier, "run-2");
+      const labLines = lab.stdout.trim().split("\n");
+      expect(JSON.parse(labLines[labLines.length - 1]).out).toBe(runDir);
+      expect(readFileSync(join(earlier, "metrics.jsonl"), "utf8")).toBe('{"earlier": true}\n');
+      expect([...readFileSync(join(earlier, "rlvr.ckpt"))]).toEqual([1, 2, 3]);
+      expect(existsSync(join(runDir, "metrics.jsonl.partial"))).toBe(false);
+      const rows = readFileSync(join(runDir, "metrics.jsonl"), "utf8")
         .trim()
         .split("\n")
         .map((l) => JSON.parse(l));
@@ -93,7 +105,7 @@ describe("npm run train:sft -- --snapshots", () => {
       // 4 held-out prompts: every metric is a multiple of 1/4.
       for (const r of evalRows) expect((r.values.acc * 4) % 1).toBe(0);
       // --out also gets the variant's final parameters, a cold start for another run.
-      const rl = loadCheckpoint(new Uint8Array(readFileSync(join(out, "run", "rlvr.ckpt"))));
+      const rl = loadCheckpoint(new Uint8Array(readFileSync(join(runDir, "rlvr.ckpt"))));
       expect(rl.meta).toMatchObject({ variant: "rlvr", rlSteps: 1, coldStartStep: 2 });
       expect(rl.config).toEqual(snap.config);
       const bad = runCli("lab.ts", ["--preset", "smoke", "--group-size", "0"], 120_000);
