@@ -18,7 +18,7 @@ export const FORBIDDEN_REASON =
   "it could reach Object.prototype or a constructor and so change every object of the page";
 
 /** The message for a refused key, naming where it was found. */
-export function forbiddenKeyMessage(key: string, where: string): string {
+function forbiddenKeyMessage(key: string, where: string): string {
   return `${where} uses the key '${key}', which is refused: ${FORBIDDEN_REASON}`;
 }
 
