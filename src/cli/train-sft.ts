@@ -74,7 +74,7 @@ async function main(): Promise<void> {
         hintRate: flags["hint-rate"] ?? 0,
         hintAccuracy: flags["hint-accuracy"],
         hintCopyRate: flags["hint-copy"],
-        traceSlipRate: flags["trace-slip"],
+        traceSlipRate: flags["trace-slip"] ?? 0,
       },
       sftSteps: flags.steps ?? 600,
       sftLr: flags.lr ?? 2e-3,

@@ -218,9 +218,12 @@ export const TaskConfigSchema = z.object({
   /**
    * SFT only: probability a target's last step concludes a near miss while its
    * final box keeps the answer (TaskConfig.traceSlipRate). Above 0 the run
-   * starts from its own cold start (`…-slip<percent>-<size>.ckpt`). Default 0.
+   * starts from its own cold start (`…-slip<percent>-<size>.ckpt`). Lab
+   * default 0.3: the shipped scenario's cold start, which answers right
+   * against its own last step in about a third of its samples (README, "Why
+   * the curves part").
    */
-  traceSlipRate: z.number().min(0).max(1).default(0),
+  traceSlipRate: z.number().min(0).max(1).default(0.3),
 });
 export type TaskConfigInput = z.infer<typeof TaskConfigSchema>;
 
@@ -279,13 +282,15 @@ export const ExperimentSchema = z.object({
     .max(MAX_EVAL_SIZE, atMost(MAX_EVAL_SIZE, "MAX_EVAL_SIZE", "the held-out set's size"))
     .default(128),
   /**
-   * Held-out eval decoding: 0 = greedy (default), else sampling at this
-   * temperature with one fixed seed per run, so every variant and step draws
-   * from the same random stream (lab choice). Sampled eval measures the
-   * policy's distribution, which is what RL moves first: a trace that
-   * contradicts its answer in 30 % of samples is invisible to greedy decoding.
+   * Held-out eval decoding: 0 = greedy, else sampling at this temperature
+   * with one fixed seed per run, so every variant and step draws from the
+   * same random stream (lab choice). Lab default 1, the rollouts' own
+   * temperature: sampled eval measures the policy's distribution, which is
+   * what RL moves first; a trace that contradicts its answer in 30 % of
+   * samples is nearly invisible to greedy decoding (the shipped slip cold
+   * start: greedy IncR 0.016, sampled 0.40).
    */
-  evalTemperature: z.number().min(0).max(5).default(0),
+  evalTemperature: z.number().min(0).max(5).default(1),
 });
 export type Experiment = z.infer<typeof ExperimentSchema>;
 

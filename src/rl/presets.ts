@@ -28,7 +28,8 @@ const PRESETS: Record<string, unknown> = {
    */
   "rlvr-learn": {
     modelSize: "small",
-    task: { multipleChoice: false, hintRate: 0 },
+    task: { multipleChoice: false, hintRate: 0, traceSlipRate: 0 },
+    evalTemperature: 0,
     variants: [{ name: "rlvr" }],
     algorithm: {
       groupSize: 8,
@@ -62,7 +63,8 @@ const PRESETS: Record<string, unknown> = {
    * measured with (lr 3e-5, 8 prompts, eval every 10 on 64 prompts).
    */
   "grr-paper": {
-    task: { hintRate: 0 },
+    task: { hintRate: 0, traceSlipRate: 0 },
+    evalTemperature: 0,
     evalSize: 64,
     variants: [
       { name: "rlvr" },
