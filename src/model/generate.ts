@@ -33,7 +33,7 @@
  * GRPO group): the prefill then runs once per prompt ((N/G)·T0 rows) and
  * copies the prompt's keys/values into each of its G sequences' caches.
  *
- * Memory: the KV cache is 2 · L · N · H · (T0 + maxNew) · hd floats; activation
+ * Memory: the KV cache is 2 · nLayers · N · H · (T0 + maxNew) · hd floats; activation
  * buffers hold max((N/G)·T0, N) rows; all allocated in the constructor.
  */
 import type { GpuContext, KernelCall } from "../gpu/context";
@@ -47,10 +47,12 @@ import {
   grid,
   kvAppendKernel,
   layernormKernel,
-  matmulKernel,
   sampleKernel,
-  type MatmulEpilogue,
 } from "./generate/kernels";
+import { decodeMatmul, type MatmulEpilogue } from "../kernels/matmul/launch";
+
+/** Bytes of one buffer element: f32, i32 and u32 alike. */
+const ELEMENT_BYTES = 4;
 
 /** Inputs of one batch. Shapes use the Generator's N and promptLen. */
 export interface GenerateOptions {
@@ -69,7 +71,7 @@ export interface GenerateOptions {
   forcedPrefix?: ReadonlyArray<Int32Array | number[] | null> | null;
   /** New tokens per sequence, ≤ the constructed maxNew (default: the constructed maxNew). */
   maxNew?: number;
-  /** Softmax temperature T > 0 (default 1). */
+  /** Softmax temperature τ > 0 (default 1). */
   temperature?: number;
   /** Keep only the k most likely tokens (0 = off, default). */
   topK?: number;
@@ -89,8 +91,8 @@ export interface GenerateResult {
   tokens: Int32Array;
   /**
    * [N, M] log-probability of each token under the distribution it was drawn
-   * from: softmax(logits/T) after top-k/top-p renormalisation for sampled
-   * tokens; log softmax(logits/T) unfiltered for forced and greedy tokens;
+   * from: softmax(logits/τ) after top-k/top-p renormalisation for sampled
+   * tokens; log softmax(logits/τ) unfiltered for forced and greedy tokens;
    * 0 after EOS.
    */
   logprobs: Float32Array;
@@ -205,7 +207,7 @@ export class Generator {
     const hd = d / H;
     const hid = config.mlpRatio * d;
     const V = config.vocabSize;
-    const L = config.nLayers;
+    const nLayers = config.nLayers;
     const S = T0 + maxNew; // cache positions per sequence
     const textCap = promptLen + maxNew;
     const prompts = n / G;
@@ -215,25 +217,24 @@ export class Generator {
     this.layoutFloats = layout.totalFloats;
 
     // ---- buffers (all allocated here, once) ----
-    const f = 4;
-    this.params = ctx.createBuffer("gen.params", layout.totalFloats * f);
+    this.params = ctx.createBuffer("gen.params", layout.totalFloats * ELEMENT_BYTES);
     this.images = ctx.createBuffer(
       "gen.images",
-      n * config.imageHeight * config.imageWidth * config.imageChannels * f,
+      n * config.imageHeight * config.imageWidth * config.imageChannels * ELEMENT_BYTES,
     );
-    this.text = ctx.createBuffer("gen.text", n * textCap * f); // [N, textCap] i32
-    this.forced = ctx.createBuffer("gen.forced", (n * maxNew + n) * f); // [N, maxNew] | lens [N]
-    this.state = ctx.createBuffer("gen.state", 4 * f); // [step, pad, 0, 0] u32
-    this.out = ctx.createBuffer("gen.out", (2 * n * maxNew + 2 * n) * f);
-    this.logits = ctx.createBuffer("gen.logits", n * V * f);
-    const ework = ctx.createBuffer("gen.ework", n * V * f);
-    const x = ctx.createBuffer("gen.x", rows * d * f); // residual stream [R, d]
-    const xn = ctx.createBuffer("gen.xn", rows * d * f); // LayerNorm output [R, d]
-    const qkv = ctx.createBuffer("gen.qkv", rows * 3 * d * f); // [R, 3d]
-    const att = ctx.createBuffer("gen.att", rows * d * f); // attention output [R, d]
-    const h = ctx.createBuffer("gen.h", rows * hid * f); // MLP hidden [R, 4d]
-    const kc = ctx.createBuffer("gen.kcache", L * n * H * S * hd * f); // [L, N, H, S, hd]
-    const vc = ctx.createBuffer("gen.vcache", L * n * H * S * hd * f);
+    this.text = ctx.createBuffer("gen.text", n * textCap * ELEMENT_BYTES); // [N, textCap] i32
+    this.forced = ctx.createBuffer("gen.forced", (n * maxNew + n) * ELEMENT_BYTES); // [N, maxNew] | lens [N]
+    this.state = ctx.createBuffer("gen.state", 4 * ELEMENT_BYTES); // [step, pad, 0, 0] u32
+    this.out = ctx.createBuffer("gen.out", (2 * n * maxNew + 2 * n) * ELEMENT_BYTES);
+    this.logits = ctx.createBuffer("gen.logits", n * V * ELEMENT_BYTES);
+    const ework = ctx.createBuffer("gen.ework", n * V * ELEMENT_BYTES);
+    const x = ctx.createBuffer("gen.x", rows * d * ELEMENT_BYTES); // residual stream [R, d]
+    const xn = ctx.createBuffer("gen.xn", rows * d * ELEMENT_BYTES); // LayerNorm output [R, d]
+    const qkv = ctx.createBuffer("gen.qkv", rows * 3 * d * ELEMENT_BYTES); // [R, 3d]
+    const att = ctx.createBuffer("gen.att", rows * d * ELEMENT_BYTES); // attention output [R, d]
+    const h = ctx.createBuffer("gen.h", rows * hid * ELEMENT_BYTES); // MLP hidden [R, 4d]
+    const kc = ctx.createBuffer("gen.kcache", nLayers * n * H * S * hd * ELEMENT_BYTES); // [layers, N, H, S, hd]
+    const vc = ctx.createBuffer("gen.vcache", nLayers * n * H * S * hd * ELEMENT_BYTES);
     this.textHost = new Int32Array(n * textCap);
     this.forcedHost = new Int32Array(n * maxNew + n);
 
@@ -247,15 +248,13 @@ export class Generator {
       w: string,
       b: string | null,
       epi: MatmulEpilogue,
-    ) => {
-      const colTiles = Math.ceil(O / 4);
-      return ctx.call(
-        matmulKernel(ctx, O, epi),
-        [inp, this.params, outBuf],
-        packParams([R, I, O, off(w), b ? off(b) : 0, b ? 1 : 0, colTiles, 0]),
-        grid(Math.ceil(R / 4) * colTiles),
+    ) =>
+      decodeMatmul(
+        ctx,
+        { x: inp, w: this.params, y: outBuf },
+        { R, I, O, wOff: off(w), bOff: b ? off(b) : null },
+        epi,
       );
-    };
     const layernorm = (inp: GPUBuffer, outBuf: GPUBuffer, R: number, g: string, b: string) =>
       ctx.call(
         layernormKernel(ctx),
@@ -368,30 +367,30 @@ export class Generator {
         grid(n * (width / 4)),
       );
 
-    // Prefill: all (N/G)·T0 prompt rows through layers 0..L-2, K/V copied to
+    // Prefill: all (N/G)·T0 prompt rows through layers 0..nLayers-2, K/V copied to
     // the G sequences of each prompt; in the last layer only the K/V of all
     // rows are needed, so each prompt's last row is gathered (replicated to its
     // G sequences: xLast, qkvLast [N, ·]) before attention output, MLP, lnf and head.
     const pr = prompts * T0;
-    const xLast = ctx.createBuffer("gen.xLast", n * d * f);
-    const qkvLast = ctx.createBuffer("gen.qkvLast", n * 3 * d * f);
+    const xLast = ctx.createBuffer("gen.xLast", n * d * ELEMENT_BYTES);
+    const qkvLast = ctx.createBuffer("gen.qkvLast", n * 3 * d * ELEMENT_BYTES);
     this.prefill = [embed(pr, T0, 0, 0, G)];
-    for (let l = 0; l < L - 1; l++) {
+    for (let l = 0; l < nLayers - 1; l++) {
       this.prefill.push(
         ...attnIn(l, pr, T0, 0, 0, G, x, qkv),
         ...attnOutMlp(l, pr, T0, 0, 0, G, x, qkv),
       );
     }
     this.prefill.push(
-      ...attnIn(L - 1, pr, T0, 0, 0, G, x, qkv),
+      ...attnIn(nLayers - 1, pr, T0, 0, 0, G, x, qkv),
       gather(qkv, qkvLast, 3 * d),
       gather(x, xLast, d),
-      ...attnOutMlp(L - 1, n, 1, T0 - 1, 0, 1, xLast, qkvLast),
+      ...attnOutMlp(nLayers - 1, n, 1, T0 - 1, 0, 1, xLast, qkvLast),
       ...final(xLast),
     );
     // Decode step: N rows at position T0 + state[0].
     this.decode = [embed(n, 1, T0, 1, 1)];
-    for (let l = 0; l < L; l++)
+    for (let l = 0; l < nLayers; l++)
       this.decode.push(
         ...attnIn(l, n, 1, T0, 1, 1, x, qkv),
         ...attnOutMlp(l, n, 1, T0, 1, 1, x, qkv),
@@ -419,7 +418,7 @@ export class Generator {
     const { ctx, config, n, promptLen } = this;
     const V = config.vocabSize;
     const M = opts.maxNew ?? this.maxNew;
-    const T = opts.temperature ?? 1;
+    const temperature = opts.temperature ?? 1;
     const topK = opts.topK ?? 0;
     const topP = opts.topP ?? 1;
     const greedy = opts.greedy ?? false;
@@ -443,14 +442,14 @@ export class Generator {
       throw new Error(
         `generate: eosId ${opts.eosId} and padId ${opts.padId} must be ids in [0, ${V})`,
       );
-    if (!greedy && !(T > 0 && Number.isFinite(T)))
-      throw new Error(`generate: temperature must be > 0, got ${T}`);
+    if (!greedy && !(temperature > 0 && Number.isFinite(temperature)))
+      throw new Error(`generate: temperature must be > 0, got ${temperature}`);
     if (!Number.isInteger(topK) || topK < 0 || topK > V)
       throw new Error(`generate: topK must be an integer in [0, ${V}], got ${topK}`);
     if (!(topP > 0 && topP <= 1)) throw new Error(`generate: topP must be in (0, 1], got ${topP}`);
-    if (opts.paramsBuf.size < this.layoutFloats * 4) {
+    if (opts.paramsBuf.size < this.layoutFloats * ELEMENT_BYTES) {
       throw new Error(
-        `generate: paramsBuf has ${opts.paramsBuf.size} bytes, the layout needs ${this.layoutFloats * 4}`,
+        `generate: paramsBuf has ${opts.paramsBuf.size} bytes, the layout needs ${this.layoutFloats * ELEMENT_BYTES}`,
       );
     }
     const forced = opts.forcedPrefix ?? null;
@@ -540,11 +539,11 @@ export class Generator {
           opts.padId,
           greedy ? 1 : 0,
           topK,
-          { f32: 1 / (T > 0 && Number.isFinite(T) ? T : 1) },
+          { f32: 1 / (temperature > 0 && Number.isFinite(temperature) ? temperature : 1) },
           { f32: topP },
         ]),
       );
-      ctx.copy(opts.paramsBuf, 0, this.params, 0, this.layoutFloats * 4);
+      ctx.copy(opts.paramsBuf, 0, this.params, 0, this.layoutFloats * ELEMENT_BYTES);
       ctx.clear(this.out);
       for (const c of this.prefill) ctx.run(c);
       ctx.flush(); // start the prefill while the steps are recorded

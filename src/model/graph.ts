@@ -138,6 +138,7 @@ export class TrainGraph {
   readonly config: ModelConfig;
   readonly layout: ParamLayout;
   readonly B: number;
+  /** Text tokens per sequence: L in the shape comments and kernel dims. */
   readonly textLen: number;
   readonly padId: number;
   /** P patch tokens; T = P + textLen positions. */
@@ -247,54 +248,55 @@ export class TrainGraph {
     const NH = config.nHeads;
     const V = config.vocabSize;
     const BT = B * T;
-    const f = (label: string, floats: number) => ctx.createBuffer(`graph.${label}`, floats * 4);
+    const buffer = (label: string, floats: number) =>
+      ctx.createBuffer(`graph.${label}`, floats * 4);
     const pixels = config.imageHeight * config.imageWidth * config.imageChannels;
 
-    this.images = f("images", B * pixels);
-    this.tokens = f("tokens", B * L);
-    this.mask = f("mask", B * L);
-    this.advantages = f("advantages", B);
-    this.oldLogprobs = f("oldLogprobs", B * L);
-    this.refLogprobs = f("refLogprobs", B * L);
-    this.patches = f("patches", B * P * patchDim(config));
-    this.patchEmb = f("patchEmb", B * P * C);
-    this.encoded = f("encoded", BT * C);
+    this.images = buffer("images", B * pixels);
+    this.tokens = buffer("tokens", B * L);
+    this.mask = buffer("mask", B * L);
+    this.advantages = buffer("advantages", B);
+    this.oldLogprobs = buffer("oldLogprobs", B * L);
+    this.refLogprobs = buffer("refLogprobs", B * L);
+    this.patches = buffer("patches", B * P * patchDim(config));
+    this.patchEmb = buffer("patchEmb", B * P * C);
+    this.encoded = buffer("encoded", BT * C);
     this.layers = [];
     for (let l = 0; l < config.nLayers; l++) {
       this.layers.push({
-        ln1: f(`h${l}.ln1`, BT * C),
-        ln1Mean: f(`h${l}.ln1Mean`, BT),
-        ln1Rstd: f(`h${l}.ln1Rstd`, BT),
-        qkv: f(`h${l}.qkv`, BT * 3 * C),
-        att: f(`h${l}.att`, B * NH * T * T),
-        atty: f(`h${l}.atty`, BT * C),
-        res2: f(`h${l}.res2`, BT * C),
-        ln2: f(`h${l}.ln2`, BT * C),
-        ln2Mean: f(`h${l}.ln2Mean`, BT),
-        ln2Rstd: f(`h${l}.ln2Rstd`, BT),
-        fch: f(`h${l}.fch`, BT * H4),
-        fchGelu: f(`h${l}.fchGelu`, BT * H4),
-        res3: f(`h${l}.res3`, BT * C),
+        ln1: buffer(`h${l}.ln1`, BT * C),
+        ln1Mean: buffer(`h${l}.ln1Mean`, BT),
+        ln1Rstd: buffer(`h${l}.ln1Rstd`, BT),
+        qkv: buffer(`h${l}.qkv`, BT * 3 * C),
+        att: buffer(`h${l}.att`, B * NH * T * T),
+        atty: buffer(`h${l}.atty`, BT * C),
+        res2: buffer(`h${l}.res2`, BT * C),
+        ln2: buffer(`h${l}.ln2`, BT * C),
+        ln2Mean: buffer(`h${l}.ln2Mean`, BT),
+        ln2Rstd: buffer(`h${l}.ln2Rstd`, BT),
+        fch: buffer(`h${l}.fch`, BT * H4),
+        fchGelu: buffer(`h${l}.fchGelu`, BT * H4),
+        res3: buffer(`h${l}.res3`, BT * C),
       });
     }
-    this.lnf = f("lnf", BT * C);
-    this.lnfMean = f("lnfMean", BT);
-    this.lnfRstd = f("lnfRstd", BT);
-    this.logits = f("logits", BT * V);
-    this.logprobs = f("logprobs", B * L);
-    this.tok = f("tok", B * L * 8);
-    this.tokenGrad = f("tokenGrad", B * L);
-    this.stats = f("stats", 8);
-    this.dlogits = f("dlogits", BT * V);
-    this.dln = f("dln", BT * C);
-    this.dres = f("dres", BT * C);
-    this.dfchGelu = f("dfchGelu", BT * H4);
-    this.dfch = f("dfch", BT * H4);
-    this.datty = f("datty", BT * C);
-    this.dqkv = f("dqkv", BT * 3 * C);
-    this.dpre = f("dpre", B * NH * T * T);
-    this.dpatchEmb = f("dpatchEmb", B * P * C);
-    this.dummy = f("dummy", 4);
+    this.lnf = buffer("lnf", BT * C);
+    this.lnfMean = buffer("lnfMean", BT);
+    this.lnfRstd = buffer("lnfRstd", BT);
+    this.logits = buffer("logits", BT * V);
+    this.logprobs = buffer("logprobs", B * L);
+    this.tok = buffer("tok", B * L * 8);
+    this.tokenGrad = buffer("tokenGrad", B * L);
+    this.stats = buffer("stats", 8);
+    this.dlogits = buffer("dlogits", BT * V);
+    this.dln = buffer("dln", BT * C);
+    this.dres = buffer("dres", BT * C);
+    this.dfchGelu = buffer("dfchGelu", BT * H4);
+    this.dfch = buffer("dfch", BT * H4);
+    this.datty = buffer("datty", BT * C);
+    this.dqkv = buffer("dqkv", BT * 3 * C);
+    this.dpre = buffer("dpre", B * NH * T * T);
+    this.dpatchEmb = buffer("dpatchEmb", B * P * C);
+    this.dummy = buffer("dummy", 4);
 
     // loss dispatches (independent of the parameter buffer)
     const ld = { B, T, L, P, V };
