@@ -229,12 +229,15 @@ export class LabRun {
 
   /**
    * Held-out answers of `policy` on `prompts` (one generate call per eval):
-   * greedy when `Experiment.evalTemperature` is 0, else sampled at it with the
-   * run's fixed eval seed (the same stream for every variant and step).
+   * greedy when `Experiment.evalTemperature` is 0, else sampled at it from the
+   * eval stream of `seed` (the training seed of the copy being evaluated), the
+   * same stream for every variant and step of that seed, so variants compare
+   * on common random numbers while seeds differ in their eval draws too.
    */
   async evalTexts(
     policy: Pick<Policy, "params">,
     prompts: readonly TaskPrompt[],
+    seed: number = this.experiment.seed,
   ): Promise<string[]> {
     const { promptLen, maxNew } = this.engine.shape;
     const temperature = this.experiment.evalTemperature;
@@ -247,7 +250,7 @@ export class LabRun {
         topK: 0,
         topP: 1,
         greedy: temperature === 0,
-        seed: temperature === 0 ? 0 : deriveSeed(this.experiment.seed, "eval"),
+        seed: temperature === 0 ? 0 : deriveSeed(seed, "eval"),
       },
     );
     return prompts.map((_, i) => decodeResponse(row(gen.tokens, i, maxNew)));
@@ -280,10 +283,14 @@ export class LabRun {
 
   /** Evaluates the reference (cold-start) policy; emits rows for every variant at step 0. */
   async evalStart(): Promise<EvalMetrics> {
-    const m = evalMetrics(
-      this.evalPrompts,
-      await this.evalTexts({ params: this.engine.ref }, this.evalPrompts),
-    );
+    // Greedy decoding is the same for every seed; sampled eval draws each seed's own stream.
+    const perSeed = this.experiment.evalTemperature > 0 ? this.seeds : this.seeds.slice(0, 1);
+    const bySeed = new Map<number, EvalMetrics>();
+    for (const seed of perSeed) {
+      const texts = await this.evalTexts({ params: this.engine.ref }, this.evalPrompts, seed);
+      bySeed.set(seed, evalMetrics(this.evalPrompts, texts));
+    }
+    const first = bySeed.get(perSeed[0]) as EvalMetrics;
     this.sink.metrics(
       this.variants.map((v) =>
         this.rowFor(
@@ -292,13 +299,13 @@ export class LabRun {
             step: 0,
             time: this.elapsed(),
             kind: "eval" as const,
-            values: { ...m },
+            values: { ...(bySeed.get(v.seed) ?? first) },
           },
           v.seed,
         ),
       ),
     );
-    return m;
+    return first;
   }
 
   /**
@@ -356,7 +363,10 @@ export class LabRun {
   async evalAll(): Promise<Record<string, EvalMetrics>> {
     const out: Record<string, EvalMetrics> = {};
     for (const v of this.variants) {
-      const m = evalMetrics(this.evalPrompts, await this.evalTexts(v.policy, this.evalPrompts));
+      const m = evalMetrics(
+        this.evalPrompts,
+        await this.evalTexts(v.policy, this.evalPrompts, v.seed),
+      );
       this.sink.metrics([
         this.rowFor(
           {
@@ -584,7 +594,10 @@ export class LabRun {
 
   /** Held-out eval of one fork copy; emits one eval row under the fork key. */
   private async evalFork(f: ForkRun, step: number): Promise<EvalMetrics> {
-    const m = evalMetrics(this.evalPrompts, await this.evalTexts(f.policy, this.evalPrompts));
+    const m = evalMetrics(
+      this.evalPrompts,
+      await this.evalTexts(f.policy, this.evalPrompts, f.seed),
+    );
     this.sink.metrics([
       this.rowFor(
         { variant: f.key, step, time: this.elapsed(), kind: "eval", values: { ...m } },
