@@ -110,11 +110,21 @@ function adversarial(length: number): fc.Arbitrary<string> {
     .map(([cue, u, end]) => cue + u.repeat(Math.ceil(length / u.length)) + end);
 }
 
-/** Runs `f`, fails when it takes longer than `budgetMs`, and returns its value. */
+/**
+ * Runs `f`, fails when it takes longer than `budgetMs`, and returns its value.
+ * A run over budget is repeated (up to 3 runs) and the fastest counts, so a
+ * busy machine's pause is not read as a slow parser (a quadratic pattern is
+ * slow every time).
+ */
 function within<T>(label: string, budgetMs: number, f: () => T): T {
-  const t = performance.now();
+  let t = performance.now();
   const value = f();
-  const ms = performance.now() - t;
+  let ms = performance.now() - t;
+  for (let k = 1; k < 3 && ms >= budgetMs; k++) {
+    t = performance.now();
+    f();
+    ms = Math.min(ms, performance.now() - t);
+  }
   expect(ms, `${label} took ${ms.toFixed(0)} ms`).toBeLessThan(budgetMs);
   return value;
 }
