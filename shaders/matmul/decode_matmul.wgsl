@@ -6,30 +6,17 @@
 // and W as vec4 along O. W and b are read from the flat parameter buffer at
 // float offsets wOff / bOff (64-float aligned, config.ts paramLayout).
 //
-// Variants (selected in TypeScript by keeping one //>>NAME ... //<<NAME block
-// of each pair, see src/model/generate/kernels.ts):
+// Variants (selected by keeping one //>>NAME ... //<<NAME block of each pair,
+// the spec's `blocks` in src/kernels/matmul/spec.ts):
 //   VEC   O % 4 == 0: W rows and y rows are vec4-aligned; the hot loop walks
 //         precomputed indices (SwiftShader's Subzero JIT hoists little: keeping
 //         uniform reads, divisions and calls out of the loop made it ~5× faster).
 //   SCAL  any O: four scalar loads with a bounds check (the head when V % 4 != 0).
 //   EPI_STORE  y = acc          EPI_GELU  y = gelu_tanh(acc)          EPI_ADD  y += acc
 // Requires I % 4 == 0 (I is dModel or mlpRatio·dModel; dModel % 4 == 0 is validated).
-// Dispatch: ceil(R/4)·ceil(O/4) invocations, 64 per workgroup, 2-D grid when
-// more than 65535 workgroups are needed (linear id = x + y·64·num_workgroups.x).
+// Dispatch: ceil(R/4)·ceil(O/4) invocations, spilling into y (linear_id).
 
-struct Params {
-  R: u32,         // rows
-  I: u32,         // input width (multiple of 4)
-  O: u32,         // output width
-  wOff: u32,      // float offset of W [I, O] in the parameter buffer
-  bOff: u32,      // float offset of b [O]
-  hasBias: u32,   // 0: no bias (the head)
-  nColTiles: u32, // ceil(O / 4)
-  _pad: u32,
-}
-
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> x: array<vec4<f32>>;   // [R, I/4]
+// Uniform `p` and bindings: generated from its spec (src/kernels/matmul/spec.ts).
 
 // GELU, tanh approximation (Hendrycks & Gimpel 2016, eq. in §2); the argument
 // of tanh is clamped because some backends return NaN for tanh of large |u|.
@@ -47,9 +34,6 @@ fn epilogue(acc: vec4<f32>) -> vec4<f32> {
 }
 
 //>>VEC
-@group(0) @binding(2) var<storage, read> w: array<vec4<f32>>;        // flat parameters
-@group(0) @binding(3) var<storage, read_write> y: array<vec4<f32>>;  // [R, O/4]
-
 fn storeRow(row: u32, c4: u32, acc: vec4<f32>) {
   if (row >= p.R) { return; }
   let i = row * (p.O / 4u) + c4;
@@ -61,9 +45,9 @@ fn storeRow(row: u32, c4: u32, acc: vec4<f32>) {
 //<<EPI_STORE
 }
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {
-  let t = gid.x + gid.y * nw.x * 64u;
+  let t = linear_id(gid, nw);
   let O4 = p.O / 4u;
   let c4 = t % O4;
   let r0 = (t / O4) * 4u;
@@ -110,9 +94,6 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 }
 //<<VEC
 //>>SCAL
-@group(0) @binding(2) var<storage, read> w: array<f32>;         // flat parameters
-@group(0) @binding(3) var<storage, read_write> y: array<f32>;   // [R, O]
-
 fn loadW(base: u32, c: u32) -> vec4<f32> {
   var v = vec4<f32>(0.0);
   if (c < p.O) { v.x = w[base + c]; }
@@ -139,9 +120,9 @@ fn storeRow(row: u32, c4: u32, acc: vec4<f32>) {
   }
 }
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {
-  let t = gid.x + gid.y * nw.x * 64u;
+  let t = linear_id(gid, nw);
   let c4 = t % p.nColTiles;
   let r0 = (t / p.nColTiles) * 4u;
   if (r0 >= p.R) { return; }

@@ -8,12 +8,7 @@
 // kb = ceil(K/4) (dispatched only when flags bit 0 is set) computes the bias
 // column sums. Accumulates (+=): the caller zeroes the gradient buffer.
 // Dispatch: ceil((ceil(K/4) + hasBias)·ceil(N/4) / 64) workgroups.
-struct Params { M: u32, K: u32, N: u32, flags: u32 }
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> x: array<f32>;            // [M, K]
-@group(0) @binding(2) var<storage, read> dy: array<f32>;           // [M, N]
-@group(0) @binding(3) var<storage, read_write> dw: array<f32>;     // [K, N]
-@group(0) @binding(4) var<storage, read_write> dbias: array<f32>;  // [N]
+// Uniform `p` and bindings: generated from its spec (src/kernels/matmul/spec.ts).
 
 fn loadDy(row: u32, n: u32) -> vec4f {
   let i = row * p.N + n;
@@ -30,12 +25,12 @@ fn store(k: u32, n0: u32, acc: vec4f) {
   }
 }
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
   let colBlocks = (p.N + 3u) / 4u;
   let kBlocks = (p.K + 3u) / 4u;
   let rowBlocks = kBlocks + select(0u, 1u, (p.flags & 1u) != 0u);
-  let idx = gid.x + gid.y * nwg.x * 64u;
+  let idx = linear_id(gid, nwg);
   if (idx >= colBlocks * rowBlocks) { return; }
   let n0 = (idx % colBlocks) * 4u;
   let kb = idx / colBlocks;

@@ -7,20 +7,15 @@
 // is clamped for loads and not stored. Deterministic: each block sums over m
 // in order; block row ceil(K/8) (only with a bias) sums the columns.
 // Dispatch: ceil((ceil(K/8) + hasBias)·(N/4) / 64) workgroups.
-struct Params { M: u32, K: u32, N: u32, flags: u32 }
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> x: array<vec4f>;            // [M, K/4]
-@group(0) @binding(2) var<storage, read> dy: array<vec4f>;           // [M, N/4]
-@group(0) @binding(3) var<storage, read_write> dw: array<vec4f>;     // [K, N/4]
-@group(0) @binding(4) var<storage, read_write> dbias: array<vec4f>;  // [N/4]
+// Uniform `p` and bindings: generated from its spec (src/kernels/matmul/spec.ts).
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
   let N4 = p.N / 4u;
   let K4 = p.K / 4u;
   let kBlocks = (K4 + 1u) / 2u;
   let rowBlocks = kBlocks + select(0u, 1u, (p.flags & 1u) != 0u);
-  let idx = gid.x + gid.y * nwg.x * 64u;
+  let idx = linear_id(gid, nwg);
   if (idx >= N4 * rowBlocks) { return; }
   let c = idx % N4;
   let kb = idx / N4;

@@ -7,11 +7,7 @@
 // (N % 4 ≠ 0) takes masked loads; rows and columns are clamped for loads and
 // guarded for stores. No workgroup memory.
 // Dispatch: ceil(ceil(M/4)·ceil(K/4) / 64) workgroups.
-struct Params { M: u32, K: u32, N: u32, flags: u32 }
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> dy: array<f32>;        // [M, N]
-@group(0) @binding(2) var<storage, read> w: array<f32>;         // [K, N]
-@group(0) @binding(3) var<storage, read_write> dx: array<f32>;  // [M, K]
+// Uniform `p` and bindings: generated from its spec (src/kernels/matmul/spec.ts).
 
 fn loadDy(row: u32, n: u32) -> vec4f {
   let i = row * p.N + n;
@@ -40,10 +36,10 @@ fn store(m: u32, k0: u32, acc: vec4f) {
   }
 }
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
   let colBlocks = (p.K + 3u) / 4u;
-  let idx = gid.x + gid.y * nwg.x * 64u;
+  let idx = linear_id(gid, nwg);
   if (idx >= colBlocks * ((p.M + 3u) / 4u)) { return; }
   let k0 = (idx % colBlocks) * 4u;
   let m0 = (idx / colBlocks) * 4u;

@@ -5,11 +5,7 @@
 // and one vec4 of each of its 8 dy rows, and accumulates 32 dot products.
 // Rows and columns past M, K are clamped for loads and not stored.
 // Dispatch: ceil(ceil(M/8)·ceil(K/4) / 64) workgroups.
-struct Params { M: u32, K: u32, N: u32, flags: u32 }
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> dy: array<vec4f>;      // [M, N/4]
-@group(0) @binding(2) var<storage, read> w: array<vec4f>;       // [K, N/4]
-@group(0) @binding(3) var<storage, read_write> dx: array<f32>;  // [M, K]
+// Uniform `p` and bindings: generated from its spec (src/kernels/matmul/spec.ts).
 
 fn store(m: u32, k0: u32, acc: vec4f) {
   if (m >= p.M) { return; }
@@ -22,11 +18,11 @@ fn store(m: u32, k0: u32, acc: vec4f) {
   }
 }
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
   let N4 = p.N / 4u;
   let colBlocks = (p.K + 3u) / 4u;
-  let idx = gid.x + gid.y * nwg.x * 64u;
+  let idx = linear_id(gid, nwg);
   if (idx >= colBlocks * ((p.M + 7u) / 8u)) { return; }
   let k0 = (idx % colBlocks) * 4u;
   let m0 = (idx / colBlocks) * 8u;

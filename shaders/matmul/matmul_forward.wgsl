@@ -11,13 +11,7 @@
 //
 // flags: bit 0 = add bias, bit 1 = add res. Unused bindings may be any buffer.
 // Dispatch: ceil(ceil(M/4)·ceil(N/4) / 64) workgroups (x, spilling into y).
-struct Params { M: u32, K: u32, N: u32, flags: u32 }
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> x: array<f32>;        // [M, K]
-@group(0) @binding(2) var<storage, read> w: array<f32>;        // [K, N]
-@group(0) @binding(3) var<storage, read> bias: array<f32>;     // [N]
-@group(0) @binding(4) var<storage, read> res: array<f32>;      // [M, N]
-@group(0) @binding(5) var<storage, read_write> y: array<f32>;  // [M, N]
+// Uniform `p` and bindings: generated from its spec (src/kernels/matmul/spec.ts).
 
 fn loadW(k: u32, n0: u32) -> vec4f {
   let i = k * p.N + n0;
@@ -41,10 +35,10 @@ fn store(m: u32, n0: u32, acc: vec4f) {
   }
 }
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
   let colBlocks = (p.N + 3u) / 4u;
-  let idx = gid.x + gid.y * nwg.x * 64u;
+  let idx = linear_id(gid, nwg);
   if (idx >= colBlocks * ((p.M + 3u) / 4u)) { return; }
   let n0 = (idx % colBlocks) * 4u;
   let m0 = (idx / colBlocks) * 4u;

@@ -9,13 +9,7 @@
 // with a 4×4 block, and the 8×4 block another ~1.2×.
 // flags: bit 0 = add bias, bit 1 = add res.
 // Dispatch: ceil(ceil(M/8)·(N/4) / 64) workgroups (x, spilling into y).
-struct Params { M: u32, K: u32, N: u32, flags: u32 }
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> x: array<vec4f>;        // [M, K/4]
-@group(0) @binding(2) var<storage, read> w: array<vec4f>;        // [K, N/4]
-@group(0) @binding(3) var<storage, read> bias: array<vec4f>;     // [N/4]
-@group(0) @binding(4) var<storage, read> res: array<vec4f>;      // [M, N/4]
-@group(0) @binding(5) var<storage, read_write> y: array<vec4f>;  // [M, N/4]
+// Uniform `p` and bindings: generated from its spec (src/kernels/matmul/spec.ts).
 
 fn store(m: u32, c: u32, acc: vec4f) {
   if (m >= p.M) { return; }
@@ -26,11 +20,11 @@ fn store(m: u32, c: u32, acc: vec4f) {
   y[m * N4 + c] = o;
 }
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
   let N4 = p.N / 4u;
   let K4 = p.K / 4u;
-  let idx = gid.x + gid.y * nwg.x * 64u;
+  let idx = linear_id(gid, nwg);
   if (idx >= N4 * ((p.M + 7u) / 8u)) { return; }
   let c = idx % N4;
   let m0 = (idx / N4) * 8u;

@@ -3,7 +3,8 @@
  * up front (llm.c style) and reused every step, so the number of allocations
  * stays flat after warm-up; `stats.buffersCreated` counts them for tests.
  *
- * Conventions for every kernel in shaders/:
+ * Conventions for every kernel in shaders/ (the header that declares them is
+ * generated from the kernel's spec, src/gpu/kernel-spec.ts):
  *   @group(0) @binding(0) var<uniform> p : Params;   // per-call parameters
  *   @group(0) @binding(1..n) storage buffers, in the order the call lists them.
  */
@@ -122,16 +123,33 @@ export class GpuContext {
 
   /**
    * Compiles (once) the entry point `entry` of `code`. `key` identifies the
-   * variant (name plus any template substitutions).
-   * @throws Error with the WGSL compiler messages when the shader does not compile.
+   * variant (name plus any template substitutions). With `layout` (the
+   * buffer binding type of bindings 0..n of group 0) the pipeline gets that
+   * explicit layout, else "auto" (bindings the entry point does not use are
+   * then left out of it). Spec'd kernels come through KernelSpec.kernel.
+   * Compile errors surface as WebGPU errors at the next flush (checkHealthy).
    */
-  kernel(key: string, code: string, entry = "main"): Kernel {
+  kernel(key: string, code: string, entry = "main", layout?: GPUBufferBindingType[]): Kernel {
     const cached = this.kernels.get(key);
     if (cached) return cached;
     const module = this.device.createShaderModule({ label: key, code });
     const pipeline = this.device.createComputePipeline({
       label: key,
-      layout: "auto",
+      layout: layout
+        ? this.device.createPipelineLayout({
+            label: key,
+            bindGroupLayouts: [
+              this.device.createBindGroupLayout({
+                label: key,
+                entries: layout.map((type, binding) => ({
+                  binding,
+                  visibility: GPUShaderStage.COMPUTE,
+                  buffer: { type },
+                })),
+              }),
+            ],
+          })
+        : "auto",
       compute: { module, entryPoint: entry },
     });
     this.stats.pipelinesCreated++;

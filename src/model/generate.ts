@@ -47,10 +47,9 @@ import {
   grid,
   kvAppendKernel,
   layernormKernel,
-  matmulKernel,
   sampleKernel,
-  type MatmulEpilogue,
 } from "./generate/kernels";
+import { decodeMatmul, type MatmulEpilogue } from "../kernels/matmul/launch";
 
 /** Bytes of one buffer element: f32, i32 and u32 alike. */
 const ELEMENT_BYTES = 4;
@@ -249,15 +248,13 @@ export class Generator {
       w: string,
       b: string | null,
       epi: MatmulEpilogue,
-    ) => {
-      const colTiles = Math.ceil(O / 4);
-      return ctx.call(
-        matmulKernel(ctx, O, epi),
-        [inp, this.params, outBuf],
-        packParams([R, I, O, off(w), b ? off(b) : 0, b ? 1 : 0, colTiles, 0]),
-        grid(Math.ceil(R / 4) * colTiles),
+    ) =>
+      decodeMatmul(
+        ctx,
+        { x: inp, w: this.params, y: outBuf },
+        { R, I, O, wOff: off(w), bOff: b ? off(b) : null },
+        epi,
       );
-    };
     const layernorm = (inp: GPUBuffer, outBuf: GPUBuffer, R: number, g: string, b: string) =>
       ctx.call(
         layernormKernel(ctx),

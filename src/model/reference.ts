@@ -24,8 +24,6 @@ import {
   geluForward,
   layernormBackward,
   layernormForward,
-  matmulBackward,
-  matmulForward,
   patchify,
   residualForward,
   type F64,
@@ -36,7 +34,9 @@ import {
   type PolicyLossInputs,
   type PolicyLossResult,
 } from "./reference/losses";
+import { matmulBackward, matmulForward } from "../kernels/matmul/reference";
 
+export * from "../kernels/matmul/reference";
 export * from "./reference/layers";
 export * from "./reference/losses";
 

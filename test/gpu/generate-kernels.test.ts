@@ -2,7 +2,6 @@
  * Checker tests of the decode kernels, each against the f64 CPU reference
  * layer of src/model/reference/layers.ts on random inputs whose sizes are not
  * multiples of the 4×4 tile or the 64-wide workgroup:
- *   decode_matmul (vec4 and scalar-W variants; store, GELU, residual-add; with and without bias),
  *   decode_layernorm (plain and gathering the last row of each sequence),
  *   decode_embed (prefill rows and a decode row at the step counter's position),
  *   decode_gather (each sequence's last row),
@@ -19,15 +18,11 @@ import {
   grid,
   kvAppendKernel,
   layernormKernel,
-  matmulKernel,
-  type MatmulEpilogue,
 } from "../../src/model/generate/kernels";
 import {
   attentionForward,
   embedForward,
-  geluForward,
   layernormForward,
-  matmulForward,
   patchify,
 } from "../../src/model/reference";
 import { seededNormal } from "../../src/model/init";
@@ -70,42 +65,6 @@ describe("decode kernels", () => {
   ): Promise<Float32Array> {
     ctx.run(ctx.call(kernel, bindings, params, grid(threads)));
     return ctx.readF32(out, 0, n);
-  }
-
-  for (const O of [10, 12]) {
-    for (const epi of ["store", "gelu", "add"] as MatmulEpilogue[]) {
-      for (const bias of [true, false]) {
-        it(`decode_matmul O=${O} (${O % 4 ? "scalar W" : "vec4 W"}) epilogue=${epi} bias=${bias}`, async () => {
-          const R = 7,
-            I = 12;
-          const x = randn(R * I, 1);
-          const W = randn(I * O, 2, 0.5);
-          const b = randn(O, 3, 0.5);
-          const y0 = randn(R * O, 4);
-          // Parameter-buffer layout: W at float 64, b at 256 (64-float aligned like paramLayout).
-          const flat = new Float32Array(512);
-          flat.set(W, 64);
-          flat.set(b, 256);
-          const xb = ctx.createBufferFrom("x", x);
-          const wb = ctx.createBufferFrom("w", flat);
-          const yb = ctx.createBufferFrom("y", y0);
-          const colTiles = Math.ceil(O / 4);
-          const got = await run(
-            matmulKernel(ctx, O, epi),
-            [xb, wb, yb],
-            packParams([R, I, O, 64, 256, bias ? 1 : 0, colTiles, 0]),
-            Math.ceil(R / 4) * colTiles,
-            yb,
-            R * O,
-          );
-          const ref = new Float64Array(R * O);
-          matmulForward(ref, x, W, bias ? b : null, R, I, O);
-          if (epi === "gelu") geluForward(ref, Float64Array.from(ref), R * O);
-          if (epi === "add") for (let i = 0; i < R * O; i++) ref[i] += y0[i];
-          expectClose(got, ref);
-        });
-      }
-    }
   }
 
   it("decode_layernorm: plain rows and the gathered last row of each sequence", async () => {

@@ -2,7 +2,6 @@
  * Shader sources and small launch helpers for the decode kernels
  * (shaders/decode_*.wgsl, kv_append.wgsl, sample.wgsl, prng.wgsl).
  */
-import matmulCode from "../../../shaders/decode_matmul.wgsl?raw";
 import layernormCode from "../../../shaders/decode_layernorm.wgsl?raw";
 import embedCode from "../../../shaders/decode_embed.wgsl?raw";
 import kvAppendCode from "../../../shaders/kv_append.wgsl?raw";
@@ -40,20 +39,6 @@ export function selectBlocks(code: string, keep: string[]): string {
     cur = cur.replace(block, (_m, name: string, body: string) => (keep.includes(name) ? body : ""));
   }
   return cur;
-}
-
-/** Epilogue of the decode matmul: store, GELU then store, or add into y (residual). */
-export type MatmulEpilogue = "store" | "gelu" | "add";
-
-/** The decode matmul variant for output width O and an epilogue. */
-export function matmulKernel(ctx: GpuContext, O: number, epi: MatmulEpilogue): Kernel {
-  const vec = O % 4 === 0 ? "VEC" : "SCAL";
-  const keep = [
-    vec,
-    epi === "add" ? "EPI_ADD" : "EPI_STORE",
-    ...(epi === "gelu" ? ["EPI_GELU"] : []),
-  ];
-  return ctx.kernel(`decode_matmul.${vec}.${epi}`, selectBlocks(matmulCode, keep));
 }
 
 export function layernormKernel(ctx: GpuContext): Kernel {
@@ -94,7 +79,6 @@ export function sampleKernel(ctx: GpuContext): Kernel {
 
 /** Raw sources, for compile-message checks in tests. */
 export const SOURCES = {
-  matmulCode,
   layernormCode,
   embedCode,
   kvAppendCode,

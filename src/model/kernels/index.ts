@@ -6,10 +6,7 @@
  * shader headers and the CPU references in src/model/reference/.
  *
  * Versions (llm.c dev/cuda style; each passes the same checker):
- *   matmul      scalar  4×4 register block, scalar loads, any sizes
- *               vec4    vec4 loads, 8×4 register blocks (~2–3× scalar on
- *                       SwiftShader); forward needs K, N % 4 = 0, dX N % 4 = 0,
- *                       dW K, N % 4 = 0. "auto" picks vec4 when allowed.
+ *   matmul      src/kernels/matmul/launch.ts
  *   attention   scalar  one invocation per query row, any head size
  *               vec4    same, vec4 along head channels (head size % 4 = 0)
  * No version uses workgroup memory: register blocking is what pays on CPU
@@ -17,13 +14,8 @@
  * written yet (no GPU was available to measure it against these).
  */
 import { packParams, type Binding, type GpuContext, type KernelCall } from "../../gpu/context";
-import matmulForwardCode from "../../../shaders/matmul_forward.wgsl?raw";
-import matmulDxCode from "../../../shaders/matmul_backward_dx.wgsl?raw";
-import matmulDwCode from "../../../shaders/matmul_backward_dw.wgsl?raw";
-import matmulForwardVec4Code from "../../../shaders/matmul_forward_vec4.wgsl?raw";
-import matmulForward16x8Code from "../../../shaders/matmul_forward_vec4_16x8.wgsl?raw";
-import matmulDxVec4Code from "../../../shaders/matmul_backward_dx_vec4.wgsl?raw";
-import matmulDwVec4Code from "../../../shaders/matmul_backward_dw_vec4.wgsl?raw";
+
+export * from "../../kernels/matmul/launch";
 import lnForwardCode from "../../../shaders/layernorm_forward.wgsl?raw";
 import lnDxCode from "../../../shaders/layernorm_backward_dx.wgsl?raw";
 import lnParamsCode from "../../../shaders/layernorm_backward_params.wgsl?raw";
@@ -63,129 +55,6 @@ function grid1(ctx: GpuContext, name: string, threads: number): [number] {
   if (n > ctx.adapter.limits.maxComputeWorkgroupsPerDimension)
     throw new Error(`${name}: ${threads} invocations exceed one dispatch dimension`);
   return [n];
-}
-
-const blocks = (n: number) => Math.ceil(n / 4);
-
-/**
- * Matmul variants: "vec4" (vec4-typed loads, needs the widths noted per
- * kernel to be multiples of 4; ~1.8× faster on SwiftShader) or "scalar"
- * (any sizes). "auto" picks vec4 whenever the sizes allow. Both are
- * register-blocked without workgroup memory, which suits CPU adapters
- * (docs/design.md); both pass the same checker (test/gpu/kernels-matmul.test.ts).
- */
-export type MatmulVariant = "auto" | "vec4" | "scalar" | "vec4x16";
-
-function pick(variant: MatmulVariant, vec4Ok: boolean, name: string): boolean {
-  if (variant === "vec4x16") variant = "vec4"; // the 16×8 tile exists for the forward only
-  if (variant === "vec4" && !vec4Ok)
-    throw new Error(
-      `${name}: the vec4 variant needs the sizes noted in its shader to be multiples of 4`,
-    );
-  return variant === "vec4" || (variant === "auto" && vec4Ok);
-}
-
-/**
- * y [M, N] = x [M, K] · w [K, N] (+ bias [N]) (+ res [M, N]); vec4 needs K, N % 4 = 0.
- * Pass `null` for an absent bias/res; `dummy` stands in for its binding.
- */
-export function matmulForward(
-  ctx: GpuContext,
-  b: {
-    x: Binding;
-    w: Binding;
-    bias: Binding | null;
-    res: Binding | null;
-    y: Binding;
-    dummy: Binding;
-  },
-  M: number,
-  K: number,
-  N: number,
-  variant: MatmulVariant = "auto",
-): KernelCall {
-  const flags = (b.bias ? 1 : 0) | (b.res ? 2 : 0);
-  const bindings = [b.x, b.w, b.bias ?? b.dummy, b.res ?? b.dummy, b.y];
-  // 16×8 tiles where they fit (K % 4, N % 8, M ≥ 16): ~1.3× the 8×4 kernel on SwiftShader.
-  const tileOk = K % 4 === 0 && N % 8 === 0;
-  if (variant === "vec4x16" && !tileOk)
-    throw new Error("matmul_forward: the vec4x16 variant needs K % 4 = 0 and N % 8 = 0");
-  if (variant === "vec4x16" || (variant === "auto" && tileOk && M >= 16)) {
-    return ctx.call(
-      ctx.kernel("matmul_forward_vec4_16x8", matmulForward16x8Code),
-      bindings,
-      packParams([M, K, N, flags]),
-      grid(ctx, Math.ceil(M / 16) * (N / 8)),
-    );
-  }
-  if (pick(variant, K % 4 === 0 && N % 4 === 0, "matmul_forward")) {
-    return ctx.call(
-      ctx.kernel("matmul_forward_vec4", matmulForwardVec4Code),
-      bindings,
-      packParams([M, K, N, flags]),
-      grid(ctx, Math.ceil(M / 8) * (N / 4)),
-    );
-  }
-  return ctx.call(
-    ctx.kernel("matmul_forward", matmulForwardCode),
-    bindings,
-    packParams([M, K, N, flags]),
-    grid(ctx, blocks(M) * blocks(N)),
-  );
-}
-
-/** dx [M, K] = dy [M, N] · wᵀ (accumulate: dx +=); vec4 needs N % 4 = 0. */
-export function matmulBackwardDx(
-  ctx: GpuContext,
-  b: { dy: Binding; w: Binding; dx: Binding },
-  M: number,
-  K: number,
-  N: number,
-  accumulate = false,
-  variant: MatmulVariant = "auto",
-): KernelCall {
-  const params = packParams([M, K, N, accumulate ? 1 : 0]);
-  if (pick(variant, N % 4 === 0, "matmul_backward_dx")) {
-    return ctx.call(
-      ctx.kernel("matmul_backward_dx_vec4", matmulDxVec4Code),
-      [b.dy, b.w, b.dx],
-      params,
-      grid(ctx, Math.ceil(M / 8) * blocks(K)),
-    );
-  }
-  return ctx.call(
-    ctx.kernel("matmul_backward_dx", matmulDxCode),
-    [b.dy, b.w, b.dx],
-    params,
-    grid(ctx, blocks(M) * blocks(K)),
-  );
-}
-
-/** dw [K, N] += xᵀ · dy; dbias [N] += column sums of dy when dbias is given; vec4 needs K, N % 4 = 0. */
-export function matmulBackwardDw(
-  ctx: GpuContext,
-  b: { x: Binding; dy: Binding; dw: Binding; dbias: Binding | null; dummy: Binding },
-  M: number,
-  K: number,
-  N: number,
-  variant: MatmulVariant = "auto",
-): KernelCall {
-  const hasBias = b.dbias ? 1 : 0;
-  const bindings = [b.x, b.dy, b.dw, b.dbias ?? b.dummy];
-  if (pick(variant, K % 4 === 0 && N % 4 === 0, "matmul_backward_dw")) {
-    return ctx.call(
-      ctx.kernel("matmul_backward_dw_vec4", matmulDwVec4Code),
-      bindings,
-      packParams([M, K, N, hasBias]),
-      grid(ctx, (Math.ceil(K / 8) + hasBias) * (N / 4)),
-    );
-  }
-  return ctx.call(
-    ctx.kernel("matmul_backward_dw", matmulDwCode),
-    bindings,
-    packParams([M, K, N, hasBias]),
-    grid(ctx, (blocks(K) + hasBias) * blocks(N)),
-  );
 }
 
 /** @throws Error when C is not a multiple of 4 (the row kernels read vec4). */

@@ -9,62 +9,12 @@
  * ACCUMULATE (+=) into their gradient outputs, like llm.c, so callers zero them.
  */
 
+import { matmulBackward, matmulForward } from "../../kernels/matmul/reference";
+
 export type F64 = Float64Array;
 
 /** LayerNorm epsilon (nanoGPT / PyTorch default), biased variance. */
 export const LN_EPS = 1e-5;
-
-// ---------------------------------------------------------------------------
-// matmul: y = x · W + b, W row-major [C, OC] (the lab's [in, out] layout)
-
-/**
- * out [N, OC] = inp [N, C] · w [C, OC] (+ bias [OC] when given).
- */
-export function matmulForward(
-  out: F64,
-  inp: ArrayLike<number>,
-  w: ArrayLike<number>,
-  bias: ArrayLike<number> | null,
-  N: number,
-  C: number,
-  OC: number,
-): void {
-  for (let n = 0; n < N; n++) {
-    for (let o = 0; o < OC; o++) {
-      let s = bias ? bias[o] : 0;
-      for (let c = 0; c < C; c++) s += inp[n * C + c] * w[c * OC + o];
-      out[n * OC + o] = s;
-    }
-  }
-}
-
-/**
- * Backward of matmulForward. Accumulates
- *   dinp [N, C]  += dout · wᵀ,   dw [C, OC] += inpᵀ · dout,   dbias [OC] += Σ_n dout[n].
- * Any gradient output may be null (skipped).
- */
-export function matmulBackward(
-  dinp: F64 | null,
-  dw: F64 | null,
-  dbias: F64 | null,
-  dout: ArrayLike<number>,
-  inp: ArrayLike<number>,
-  w: ArrayLike<number>,
-  N: number,
-  C: number,
-  OC: number,
-): void {
-  for (let n = 0; n < N; n++) {
-    for (let o = 0; o < OC; o++) {
-      const d = dout[n * OC + o];
-      if (dbias) dbias[o] += d;
-      for (let c = 0; c < C; c++) {
-        if (dinp) dinp[n * C + c] += d * w[c * OC + o];
-        if (dw) dw[c * OC + o] += d * inp[n * C + c];
-      }
-    }
-  }
-}
 
 // ---------------------------------------------------------------------------
 // LayerNorm over the last axis (eps 1e-5, biased variance)

@@ -1,16 +1,35 @@
-// matmul kernels (forward with fused bias/residual, dX, dW + bias sums) vs the
-// f64 CPU reference, on sizes that are not multiples of the 4×4 register block.
+/**
+ * Checker of the matmul family (shaders/matmul/) against its f64 CPU
+ * reference (src/kernels/matmul/reference.ts), on sizes that are not
+ * multiples of the register blocks: the training matmuls (forward with fused
+ * bias/residual, dX, dW + bias sums; scalar, vec4 and 16×8 versions) and the
+ * decode matmul (vec4 and scalar-W variants; store, GELU, residual-add; with
+ * and without bias).
+ */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GpuContext } from "../../src/gpu/context";
-import { requestNodeDevice } from "../../src/gpu/node-gpu";
+import { GpuContext } from "../../../src/gpu/context";
+import { requestNodeDevice } from "../../../src/gpu/node-gpu";
 import {
+  decodeMatmul,
   matmulBackwardDw,
   matmulBackwardDx,
   matmulForward,
+  type MatmulEpilogue,
   type MatmulVariant,
-} from "../../src/model/kernels";
-import { matmulBackward, matmulForward as matmulForwardRef } from "../../src/model/reference";
-import { expectClose, randArray } from "../model/tiny";
+} from "../../../src/kernels/matmul/launch";
+import {
+  matmulBackward,
+  matmulForward as matmulForwardRef,
+} from "../../../src/kernels/matmul/reference";
+import { geluForward } from "../../../src/model/reference";
+import { seededNormal } from "../../../src/model/init";
+import { expectClose } from "../../support/expect-close";
+import { randArray } from "../../model/tiny";
+
+function randn(n: number, seed: number, scale = 1): Float32Array {
+  const r = seededNormal(seed);
+  return Float32Array.from({ length: n }, () => r() * scale);
+}
 
 const SIZES: Array<[number, number, number]> = [
   [1, 1, 1],
@@ -116,6 +135,36 @@ describe("matmul kernels", () => {
       1e-4,
     );
   });
+
+  for (const O of [10, 12]) {
+    for (const epi of ["store", "gelu", "add"] as MatmulEpilogue[]) {
+      for (const bias of [true, false]) {
+        it(`decode_matmul O=${O} (${O % 4 ? "scalar W" : "vec4 W"}) epilogue=${epi} bias=${bias}`, async () => {
+          const R = 7,
+            I = 12;
+          const x = randn(R * I, 1);
+          const W = randn(I * O, 2, 0.5);
+          const b = randn(O, 3, 0.5);
+          const y0 = randn(R * O, 4);
+          // Parameter-buffer layout: W at float 64, b at 256 (64-float aligned like paramLayout).
+          const flat = new Float32Array(512);
+          flat.set(W, 64);
+          flat.set(b, 256);
+          const xb = ctx.createBufferFrom("x", x);
+          const wb = ctx.createBufferFrom("w", flat);
+          const yb = ctx.createBufferFrom("y", y0);
+          const dims = { R, I, O, wOff: 64, bOff: bias ? 256 : null };
+          ctx.run(decodeMatmul(ctx, { x: xb, w: wb, y: yb }, dims, epi));
+          const got = await ctx.readF32(yb, 0, R * O);
+          const ref = new Float64Array(R * O);
+          matmulForwardRef(ref, x, W, bias ? b : null, R, I, O);
+          if (epi === "gelu") geluForward(ref, Float64Array.from(ref), R * O);
+          if (epi === "add") for (let i = 0; i < R * O; i++) ref[i] += y0[i];
+          expectClose("decode_matmul y", got, ref);
+        });
+      }
+    }
+  }
 
   it("reports its speed on a 256×128×512 product (information only)", async () => {
     const [M, K, N] = [256, 128, 512];

@@ -1,0 +1,149 @@
+/**
+ * Launchers of the matmul kernels (specs in ./spec.ts, WGSL in
+ * shaders/matmul/): each prepares ONE SpecCall at setup; run it every step
+ * with ctx.run(call). Shapes are row-major, w is [K, N].
+ *
+ * Versions (llm.c dev/cuda style; each passes the same checker,
+ * test/gpu/matmul/matmul.test.ts):
+ *   scalar    4×4 register block, scalar loads, any sizes
+ *   vec4      vec4 loads, 8×4 register blocks (~2–3× scalar on SwiftShader);
+ *             forward needs K, N % 4 = 0, dX N % 4 = 0, dW K, N % 4 = 0
+ *   vec4x16   forward only: 16×8 tiles (K % 4 = 0, N % 8 = 0; ~1.3× vec4)
+ *   decode    the generator's matmul: W and b read from the flat parameter
+ *             buffer at offsets, with a store / GELU / residual-add epilogue
+ * No version uses workgroup memory: register blocking is what pays on CPU
+ * adapters (docs/design.md). A workgroup-tiled matmul for discrete GPUs is not
+ * written yet (no GPU was available to measure it against these).
+ */
+import type { Binding, GpuContext } from "../../gpu/context";
+import type { SpecCall } from "../../gpu/kernel-spec";
+import {
+  decodeMatmulSpec,
+  matmulBackwardDwScalar,
+  matmulBackwardDwVec4,
+  matmulBackwardDxScalar,
+  matmulBackwardDxVec4,
+  matmulForward16x8,
+  matmulForwardScalar,
+  matmulForwardVec4,
+  type MatmulEpilogue,
+} from "./spec";
+
+export type { MatmulEpilogue } from "./spec";
+
+/** Uniform of the training matmuls. */
+type MknCall = SpecCall<typeof matmulForwardScalar.uniforms>;
+
+/**
+ * Matmul variants: "vec4" (vec4-typed loads, needs the widths noted per
+ * kernel to be multiples of 4) or "scalar" (any sizes); "vec4x16" is the
+ * forward's 16×8 tile (the backward kernels take it as "vec4"). "auto" picks
+ * the fastest version the sizes allow.
+ */
+export type MatmulVariant = "auto" | "vec4" | "scalar" | "vec4x16";
+
+/** @throws Error when "vec4" is asked for and the sizes do not allow it. */
+function pick(variant: MatmulVariant, vec4Ok: boolean, name: string): boolean {
+  if (variant === "vec4x16") variant = "vec4"; // the 16×8 tile exists for the forward only
+  if (variant === "vec4" && !vec4Ok)
+    throw new Error(
+      `${name}: the vec4 variant needs the sizes noted in its shader to be multiples of 4`,
+    );
+  return variant === "vec4" || (variant === "auto" && vec4Ok);
+}
+
+/**
+ * y [M, N] = x [M, K] · w [K, N] (+ bias [N]) (+ res [M, N]); vec4 needs K, N % 4 = 0.
+ * Pass `null` for an absent bias/res; `dummy` stands in for its binding.
+ * @throws Error when the variant asked for does not fit the sizes.
+ */
+export function matmulForward(
+  ctx: GpuContext,
+  b: {
+    x: Binding;
+    w: Binding;
+    bias: Binding | null;
+    res: Binding | null;
+    y: Binding;
+    dummy: Binding;
+  },
+  M: number,
+  K: number,
+  N: number,
+  variant: MatmulVariant = "auto",
+): MknCall {
+  const flags = (b.bias ? 1 : 0) | (b.res ? 2 : 0);
+  const bindings = { x: b.x, w: b.w, bias: b.bias ?? b.dummy, res: b.res ?? b.dummy, y: b.y };
+  const u = { M, K, N, flags };
+  // 16×8 tiles where they fit (K % 4, N % 8, M ≥ 16): ~1.3× the 8×4 kernel on SwiftShader.
+  const tileOk = K % 4 === 0 && N % 8 === 0;
+  if (variant === "vec4x16" && !tileOk)
+    throw new Error("matmul_forward: the vec4x16 variant needs K % 4 = 0 and N % 8 = 0");
+  if (variant === "vec4x16" || (variant === "auto" && tileOk && M >= 16))
+    return matmulForward16x8.call(ctx, bindings, u);
+  if (pick(variant, K % 4 === 0 && N % 4 === 0, "matmul_forward"))
+    return matmulForwardVec4.call(ctx, bindings, u);
+  return matmulForwardScalar.call(ctx, bindings, u);
+}
+
+/**
+ * dx [M, K] = dy [M, N] · wᵀ (accumulate: dx +=); vec4 needs N % 4 = 0.
+ * @throws Error when the variant asked for does not fit the sizes.
+ */
+export function matmulBackwardDx(
+  ctx: GpuContext,
+  b: { dy: Binding; w: Binding; dx: Binding },
+  M: number,
+  K: number,
+  N: number,
+  accumulate = false,
+  variant: MatmulVariant = "auto",
+): MknCall {
+  const u = { M, K, N, flags: accumulate ? 1 : 0 };
+  const spec = pick(variant, N % 4 === 0, "matmul_backward_dx")
+    ? matmulBackwardDxVec4
+    : matmulBackwardDxScalar;
+  return spec.call(ctx, b, u);
+}
+
+/**
+ * dw [K, N] += xᵀ · dy; dbias [N] += column sums of dy when dbias is given; vec4 needs K, N % 4 = 0.
+ * @throws Error when the variant asked for does not fit the sizes.
+ */
+export function matmulBackwardDw(
+  ctx: GpuContext,
+  b: { x: Binding; dy: Binding; dw: Binding; dbias: Binding | null; dummy: Binding },
+  M: number,
+  K: number,
+  N: number,
+  variant: MatmulVariant = "auto",
+): MknCall {
+  const bindings = { x: b.x, dy: b.dy, dw: b.dw, dbias: b.dbias ?? b.dummy };
+  const u = { M, K, N, flags: b.dbias ? 1 : 0 };
+  const spec = pick(variant, K % 4 === 0 && N % 4 === 0, "matmul_backward_dw")
+    ? matmulBackwardDwVec4
+    : matmulBackwardDwScalar;
+  return spec.call(ctx, bindings, u);
+}
+
+/**
+ * Decode matmul y [R, O] = epilogue(x [R, I] · W + b) for the generator, W
+ * [I, O] and b [O] read from the flat parameter buffer `w` at float offsets
+ * `wOff` and `bOff` (64-float aligned; bOff = null: no bias). I % 4 = 0.
+ */
+export function decodeMatmul(
+  ctx: GpuContext,
+  b: { x: Binding; w: Binding; y: Binding },
+  d: { R: number; I: number; O: number; wOff: number; bOff: number | null },
+  epi: MatmulEpilogue,
+): SpecCall<ReturnType<typeof decodeMatmulSpec>["uniforms"]> {
+  return decodeMatmulSpec(d.O, epi).call(ctx, b, {
+    R: d.R,
+    I: d.I,
+    O: d.O,
+    wOff: d.wOff,
+    bOff: d.bOff ?? 0,
+    hasBias: d.bOff === null ? 0 : 1,
+    nColTiles: Math.ceil(d.O / 4),
+  });
+}

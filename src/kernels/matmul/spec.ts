@@ -1,0 +1,188 @@
+/**
+ * Specs of the matmul kernels (shaders/matmul/): the training matmuls
+ * (forward with fused bias and residual, dX, dW + bias sums, each in a scalar
+ * and a vec4 version, the forward also with a 16×8 tile) and the decode
+ * matmul with its epilogues. Shapes are row-major; w is [K, N] (the lab's
+ * [in, out] layout). Launchers: ./launch.ts; CPU reference: ./reference.ts.
+ */
+import { defineKernel, type KernelSpec } from "../../gpu/kernel-spec";
+import forwardCode from "../../../shaders/matmul/matmul_forward.wgsl?raw";
+import forwardVec4Code from "../../../shaders/matmul/matmul_forward_vec4.wgsl?raw";
+import forward16x8Code from "../../../shaders/matmul/matmul_forward_vec4_16x8.wgsl?raw";
+import dxCode from "../../../shaders/matmul/matmul_backward_dx.wgsl?raw";
+import dxVec4Code from "../../../shaders/matmul/matmul_backward_dx_vec4.wgsl?raw";
+import dwCode from "../../../shaders/matmul/matmul_backward_dw.wgsl?raw";
+import dwVec4Code from "../../../shaders/matmul/matmul_backward_dw_vec4.wgsl?raw";
+import decodeCode from "../../../shaders/matmul/decode_matmul.wgsl?raw";
+
+/** Sizes of every training matmul; flags: forward bit 0 bias, bit 1 residual; dX bit 0 accumulate; dW bit 0 bias. */
+const MKN = { M: "u32", K: "u32", N: "u32", flags: "u32" } as const;
+const cdiv = (a: number, b: number) => Math.ceil(a / b);
+
+/** y [M, N] = x [M, K] · w [K, N] (+ bias [N]) (+ res [M, N]); any sizes, 4×4 blocks. */
+export const matmulForwardScalar = defineKernel({
+  name: "matmul_forward",
+  source: forwardCode,
+  uniforms: MKN,
+  bindings: {
+    x: ["read", "f32"], // [M, K]
+    w: ["read", "f32"], // [K, N]
+    bias: ["read", "f32"], // [N]
+    res: ["read", "f32"], // [M, N]
+    y: ["read_write", "f32"], // [M, N]
+  },
+  workgroupSize: 64,
+  grid: { kind: "spill", threads: (u) => cdiv(u.M, 4) * cdiv(u.N, 4) },
+});
+
+/** As matmulForwardScalar for K, N % 4 = 0: vec4 loads, 8×4 blocks. */
+export const matmulForwardVec4 = defineKernel({
+  name: "matmul_forward_vec4",
+  source: forwardVec4Code,
+  uniforms: MKN,
+  bindings: {
+    x: ["read", "vec4f"], // [M, K/4]
+    w: ["read", "vec4f"], // [K, N/4]
+    bias: ["read", "vec4f"], // [N/4]
+    res: ["read", "vec4f"], // [M, N/4]
+    y: ["read_write", "vec4f"], // [M, N/4]
+  },
+  workgroupSize: 64,
+  grid: { kind: "spill", threads: (u) => cdiv(u.M, 8) * (u.N / 4) },
+});
+
+/** As matmulForwardVec4 for K % 4 = 0, N % 8 = 0: 16×8 tiles. */
+export const matmulForward16x8 = defineKernel({
+  name: "matmul_forward_vec4_16x8",
+  source: forward16x8Code,
+  uniforms: MKN,
+  bindings: matmulForwardVec4.bindings,
+  workgroupSize: 64,
+  grid: { kind: "spill", threads: (u) => cdiv(u.M, 16) * (u.N / 8) },
+});
+
+/** dx [M, K] (=, or += with flags bit 0) dy [M, N] · wᵀ; any sizes. */
+export const matmulBackwardDxScalar = defineKernel({
+  name: "matmul_backward_dx",
+  source: dxCode,
+  uniforms: MKN,
+  bindings: {
+    dy: ["read", "f32"], // [M, N]
+    w: ["read", "f32"], // [K, N]
+    dx: ["read_write", "f32"], // [M, K]
+  },
+  workgroupSize: 64,
+  grid: { kind: "spill", threads: (u) => cdiv(u.M, 4) * cdiv(u.K, 4) },
+});
+
+/** As matmulBackwardDxScalar for N % 4 = 0: vec4 loads of dy and w, 8×4 blocks. */
+export const matmulBackwardDxVec4 = defineKernel({
+  name: "matmul_backward_dx_vec4",
+  source: dxVec4Code,
+  uniforms: MKN,
+  bindings: {
+    dy: ["read", "vec4f"], // [M, N/4]
+    w: ["read", "vec4f"], // [K, N/4]
+    dx: ["read_write", "f32"], // [M, K]
+  },
+  workgroupSize: 64,
+  grid: { kind: "spill", threads: (u) => cdiv(u.M, 8) * cdiv(u.K, 4) },
+});
+
+/** dw [K, N] += xᵀ · dy, and dbias [N] += Σ_m dy with flags bit 0; any sizes. */
+export const matmulBackwardDwScalar = defineKernel({
+  name: "matmul_backward_dw",
+  source: dwCode,
+  uniforms: MKN,
+  bindings: {
+    x: ["read", "f32"], // [M, K]
+    dy: ["read", "f32"], // [M, N]
+    dw: ["read_write", "f32"], // [K, N]
+    dbias: ["read_write", "f32"], // [N]
+  },
+  workgroupSize: 64,
+  grid: { kind: "spill", threads: (u) => (cdiv(u.K, 4) + (u.flags & 1)) * cdiv(u.N, 4) },
+});
+
+/** As matmulBackwardDwScalar for K, N % 4 = 0: vec4 throughout, 8×4 blocks. */
+export const matmulBackwardDwVec4 = defineKernel({
+  name: "matmul_backward_dw_vec4",
+  source: dwVec4Code,
+  uniforms: MKN,
+  bindings: {
+    x: ["read", "vec4f"], // [M, K/4]
+    dy: ["read", "vec4f"], // [M, N/4]
+    dw: ["read_write", "vec4f"], // [K, N/4]
+    dbias: ["read_write", "vec4f"], // [N/4]
+  },
+  workgroupSize: 64,
+  grid: { kind: "spill", threads: (u) => (cdiv(u.K, 8) + (u.flags & 1)) * (u.N / 4) },
+});
+
+/** Epilogue of the decode matmul: store, GELU then store, or add into y (residual). */
+export type MatmulEpilogue = "store" | "gelu" | "add";
+
+/** Spec of one decode matmul variant (see decodeMatmulSpec). */
+function makeDecodeMatmul(vec: boolean, epi: MatmulEpilogue) {
+  const elem = vec ? "vec4f" : "f32";
+  return defineKernel({
+    name: `decode_matmul.${vec ? "VEC" : "SCAL"}.${epi}`,
+    source: decodeCode,
+    blocks: [
+      vec ? "VEC" : "SCAL",
+      epi === "add" ? "EPI_ADD" : "EPI_STORE",
+      ...(epi === "gelu" ? ["EPI_GELU"] : []),
+    ],
+    uniforms: {
+      R: "u32", // rows
+      I: "u32", // input width (multiple of 4)
+      O: "u32", // output width
+      wOff: "u32", // float offset of W [I, O] in w
+      bOff: "u32", // float offset of b [O] in w
+      hasBias: "u32", // 0: no bias (the head)
+      nColTiles: "u32", // ceil(O / 4)
+    },
+    bindings: {
+      x: ["read", "vec4f"], // [R, I/4]
+      w: ["read", elem], // flat parameters
+      y: ["read_write", elem], // [R, O] (VEC: [R, O/4])
+    },
+    workgroupSize: 64,
+    grid: { kind: "spill", threads: (u) => cdiv(u.R, 4) * u.nColTiles },
+  });
+}
+
+type DecodeMatmulSpec = ReturnType<typeof makeDecodeMatmul>;
+const decodeSpecs = new Map<string, DecodeMatmulSpec>();
+
+/**
+ * Spec of the decode matmul y [R, O] = epilogue(x [R, I] · W + b) with W [I, O]
+ * and b [O] read from the flat parameter buffer `w` at float offsets wOff,
+ * bOff (64-float aligned): the VEC variant when O % 4 = 0 (vec4 W and y),
+ * else SCAL; I % 4 = 0 in both.
+ */
+export function decodeMatmulSpec(O: number, epi: MatmulEpilogue): DecodeMatmulSpec {
+  const vec = O % 4 === 0;
+  const key = `${vec}.${epi}`;
+  let spec = decodeSpecs.get(key);
+  if (!spec) {
+    spec = makeDecodeMatmul(vec, epi);
+    decodeSpecs.set(key, spec);
+  }
+  return spec;
+}
+
+/** Every matmul kernel variant (spec tests). */
+export const MATMUL_SPECS: KernelSpec[] = [
+  matmulForwardScalar,
+  matmulForwardVec4,
+  matmulForward16x8,
+  matmulBackwardDxScalar,
+  matmulBackwardDxVec4,
+  matmulBackwardDwScalar,
+  matmulBackwardDwVec4,
+  ...(["store", "gelu", "add"] as const).flatMap((e) => [
+    decodeMatmulSpec(12, e),
+    decodeMatmulSpec(10, e),
+  ]),
+];
