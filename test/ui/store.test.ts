@@ -113,12 +113,10 @@ describe("store actions → trainer commands", () => {
   it("Train after a structural edit re-inits when only the cold-start eval has arrived", () => {
     const { store, types } = setup();
     store.getState().init();
-    store
-      .getState()
-      .dispatch({
-        type: "metrics",
-        rows: [{ variant: "rlvr", step: 0, time: 1, kind: "eval", values: { acc: 0.8 } }],
-      });
+    store.getState().dispatch({
+      type: "metrics",
+      rows: [{ variant: "rlvr", step: 0, time: 1, kind: "eval", values: { acc: 0.8 } }],
+    });
     store.getState().updateExperiment((e) => ({ ...e, task: { ...e.task, multipleChoice: true } }));
     store.getState().train();
     expect(types()).toEqual(["init", "init", "start"]);
@@ -127,12 +125,10 @@ describe("store actions → trainer commands", () => {
   it("Train after a structural edit mid-run keeps the run (the edit waits for Apply or Reset)", () => {
     const { store, types } = setup();
     store.getState().init();
-    store
-      .getState()
-      .dispatch({
-        type: "metrics",
-        rows: [{ variant: "rlvr", step: 1, time: 1, kind: "train", values: { reward_mean: 0.5 } }],
-      });
+    store.getState().dispatch({
+      type: "metrics",
+      rows: [{ variant: "rlvr", step: 1, time: 1, kind: "train", values: { reward_mean: 0.5 } }],
+    });
     store.getState().updateExperiment((e) => ({ ...e, task: { ...e.task, multipleChoice: true } }));
     store.getState().train();
     expect(types()).toEqual(["init", "start"]);
@@ -161,12 +157,10 @@ describe("store actions → trainer commands", () => {
   it("Reset keeps the seed, archives the run into the runs table and clears the curves", () => {
     const { store, types } = setup();
     store.getState().init();
-    store
-      .getState()
-      .dispatch({
-        type: "metrics",
-        rows: [{ variant: "grr", step: 1, time: 1, kind: "eval", values: { rcAcc: 0.4 } }],
-      });
+    store.getState().dispatch({
+      type: "metrics",
+      rows: [{ variant: "grr", step: 1, time: 1, kind: "eval", values: { rcAcc: 0.4 } }],
+    });
     store.getState().dispatch({ type: "status", phase: "paused", step: 1 });
     store.getState().reset();
     const s = store.getState();
@@ -215,12 +209,10 @@ describe("runs table", () => {
     const { store } = setup();
     expect(store.getState().snapshot()).toBeNull();
     store.getState().init();
-    store
-      .getState()
-      .dispatch({
-        type: "metrics",
-        rows: [{ variant: "rlvr", step: 2, time: 1, kind: "eval", values: { acc: 0.3 } }],
-      });
+    store.getState().dispatch({
+      type: "metrics",
+      rows: [{ variant: "rlvr", step: 2, time: 1, kind: "eval", values: { acc: 0.3 } }],
+    });
     const snap = store.getState().snapshot()!;
     expect(snap.lastEval.rlvr.acc).toBe(0.3);
     const id = store.getState().addRun({ ...snap, label: "saved" });

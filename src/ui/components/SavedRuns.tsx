@@ -39,15 +39,13 @@ export function SavedRuns() {
     try {
       const r = await loadRun(key);
       if (!r) return;
-      const id = labStore
-        .getState()
-        .addRun({
-          label: `saved: ${r.name}`,
-          experiment: r.experiment,
-          lastStep: r.lastStep,
-          lastEval: r.lastEval,
-          metrics: r.metrics,
-        });
+      const id = labStore.getState().addRun({
+        label: `saved: ${r.name}`,
+        experiment: r.experiment,
+        lastStep: r.lastStep,
+        lastEval: r.lastEval,
+        metrics: r.metrics,
+      });
       labStore.getState().viewRun(id);
     } catch (e) {
       fail(e);
