@@ -41,12 +41,14 @@ import { estimatorEntry } from "../rl/estimator-table";
 import { variantEntry } from "../rl/variant-table";
 import { applyVariantSetting } from "../rl/variant-settings";
 import { inProcessScorer } from "../rl/reward-client";
+import { resolveColdStart } from "../rl/cold-start";
 import type { EvalMetrics } from "../rl/eval-metrics";
 import { readFileSync } from "node:fs";
 import { loadCheckpoint, saveCheckpoint, type Checkpoint } from "../model/checkpoint";
 import { givenFlags, parseExperimentFlags } from "./flag-errors";
 import { checkInputFile, chooseRunFolder, finishCli, RunFiles } from "./out-files";
 import {
+  checkpointFile,
   consoleSink,
   loadShippedCheckpoint,
   mnistFor,
@@ -55,7 +57,7 @@ import {
   parseSeedList,
 } from "./node-run";
 import { summarizeSeeds } from "../rl/seed-stats";
-import type { MetricRow } from "../workers/protocol";
+import type { MetricRow } from "../rl/run-types";
 
 /** Final eval metrics of one variant: per seed, and (several seeds) mean with a 95 % t-interval. */
 function finalMetrics(rows: readonly MetricRow[], name: string, seeds: number[] | undefined) {
@@ -228,37 +230,33 @@ async function main(): Promise<void> {
       );
   const ctx = await nodeContext();
   sink.log(`adapter: ${ctx.adapter.description}${ctx.adapter.isFallback ? " (CPU fallback)" : ""}`);
-  if (ctx.adapter.isFallback && exp.modelSize === "default" && !flags["full-size"]) {
-    // Same rule as the page: a CPU adapter gets the small model (d = 64, 2 layers).
-    exp.modelSize = "small";
-    sink.log(
-      "CPU adapter: using the small model (pass --full-size to keep the default d = 128, 4 layers)",
-    );
-  }
-  const ckpt = flags["from-scratch"] ? null : (given ?? loadShippedCheckpoint(exp));
-  if (ckpt && !given && ckpt.warning) sink.log(`shipped cold start: ${ckpt.warning}`);
-  const ckptTask = ckpt?.meta?.task as { multipleChoice?: boolean } | undefined;
-  if (
-    ckptTask?.multipleChoice !== undefined &&
-    ckptTask.multipleChoice !== exp.task.multipleChoice
-  ) {
-    throw new Error(
-      `the checkpoint was trained on the ${ckptTask.multipleChoice ? "multiple-choice" : "open-ended"} task; preset '${preset}' runs the ${exp.task.multipleChoice ? "multiple-choice" : "open-ended"} one`,
-    );
-  }
-  const ckptHint = Number((ckpt?.meta?.task as { hintRate?: number } | undefined)?.hintRate ?? 0);
-  if (ckpt && ckptHint > 0 !== exp.task.hintRate > 0) {
-    // Not an error: a teacher may want to see what a cold start does with (or without) the shortcut.
-    sink.log(
-      `note: the cold start was trained ${ckptHint > 0 ? "with" : "without"} answer hints; this run's questions ${exp.task.hintRate > 0 ? "carry" : "carry no"} hints (--hint-rate ${exp.task.hintRate})`,
-    );
-  }
+  // Cold-start resolution, the page's rules (src/rl/cold-start.ts): a CPU adapter gets the
+  // small model; the checkpoint must fit the task form and the model.
+  const mnist = mnistFor(exp);
+  const cold = await resolveColdStart({
+    experiment: exp,
+    adapter: ctx.adapter,
+    keepModelSize: Boolean(flags["full-size"]),
+    mnist,
+    readCheckpoint: (resolved) => {
+      if (flags["from-scratch"]) return null;
+      if (given) return { checkpoint: given, source: String(flags.checkpoint) };
+      const shipped = loadShippedCheckpoint(resolved);
+      if (shipped?.warning) sink.log(`shipped cold start: ${shipped.warning}`);
+      return shipped ? { checkpoint: shipped, source: checkpointFile(resolved) } : null;
+    },
+  });
+  if (cold.sizeNote)
+    sink.log(`${cold.sizeNote} Pass --full-size to keep the default d = 128, 4 layers.`);
+  for (const note of cold.notes) sink.log(note);
+  exp.modelSize = cold.experiment.modelSize;
+  const ckpt = cold.checkpoint?.checkpoint ?? null;
   const run = new LabRun(
     ctx,
     exp,
     sink,
     inProcessScorer,
-    mnistFor(exp),
+    mnist,
     ckpt ? { config: ckpt.config, params: ckpt.params } : null,
   );
   sink.log(
