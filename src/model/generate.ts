@@ -41,14 +41,13 @@ import { packParams } from "../gpu/context";
 import { numPatches, paramLayout, validateConfig, type ModelConfig } from "./config";
 import {
   advanceKernel,
-  attentionKernel,
   embedKernel,
   gatherKernel,
   grid,
-  kvAppendKernel,
   layernormKernel,
   sampleKernel,
 } from "./generate/kernels";
+import { decodeAttention, kvAppendCall } from "../kernels/attention/launch";
 import { decodeMatmul, type MatmulEpilogue } from "../kernels/matmul/launch";
 
 /** Bytes of one buffer element: f32, i32 and u32 alike. */
@@ -308,11 +307,12 @@ export class Generator {
       return [
         layernorm(xr, xn, R, `${pre}ln1.g`, `${pre}ln1.b`),
         matmul(xn, qkvr, R, d, 3 * d, `${pre}attn.wqkv`, `${pre}attn.bqkv`, "store"),
-        ctx.call(
-          kvAppendKernel(ctx),
-          [qkvr, this.state, kc, vc],
-          packParams([R, d, H, hd, S, rowsPerSeq, posBase, useState, l * n * H * S * hd, seqMul]),
-          grid(R * d),
+        kvAppendCall(
+          ctx,
+          { qkv: qkvr, state: this.state, kc, vc },
+          { R, rowsPerSeq, posBase, useState },
+          { D: d, H, S, layerOff: l * n * H * S * hd },
+          seqMul,
         ),
       ];
     };
@@ -329,24 +329,12 @@ export class Generator {
     ) => {
       const pre = `h.${l}.`;
       return [
-        ctx.call(
-          attentionKernel(ctx, hd),
-          [qkvr, kc, vc, this.text, this.state, att],
-          packParams([
-            R,
-            d,
-            H,
-            S,
-            rowsPerSeq,
-            posBase,
-            useState,
-            l * n * H * S * hd,
-            P,
-            textCap,
-            { f32: 1 / Math.sqrt(hd) },
-            seqMul,
-          ]),
-          grid(R * H),
+        decodeAttention(
+          ctx,
+          { qkv: qkvr, kc, vc, text: this.text, state: this.state, out: att },
+          { R, rowsPerSeq, posBase, useState },
+          { D: d, H, S, layerOff: l * n * H * S * hd },
+          { P, textCap, seqMul },
         ),
         matmul(att, xr, R, d, d, `${pre}attn.wo`, `${pre}attn.bo`, "add"),
         layernorm(xr, xn, R, `${pre}ln2.g`, `${pre}ln2.b`),

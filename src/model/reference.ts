@@ -16,8 +16,6 @@
  */
 import { numPatches, paramLayout, patchDim, type ModelConfig } from "./config";
 import {
-  attentionBackward,
-  attentionForward,
   embedBackward,
   embedForward,
   geluBackward,
@@ -35,8 +33,10 @@ import {
   type PolicyLossResult,
 } from "./reference/losses";
 import { matmulBackward, matmulForward } from "../kernels/matmul/reference";
+import { attentionBackward, attentionForward } from "../kernels/attention/reference";
 
 export * from "../kernels/matmul/reference";
+export * from "../kernels/attention/reference";
 export * from "./reference/layers";
 export * from "./reference/losses";
 

@@ -103,7 +103,7 @@ export function matmulBackwardDx(
   const spec = pick(variant, N % 4 === 0, "matmul_backward_dx")
     ? matmulBackwardDxVec4
     : matmulBackwardDxScalar;
-  return spec.call(ctx, b, u);
+  return spec.call(ctx, { dy: b.dy, w: b.w, dx: b.dx }, u);
 }
 
 /**
@@ -137,13 +137,17 @@ export function decodeMatmul(
   d: { R: number; I: number; O: number; wOff: number; bOff: number | null },
   epi: MatmulEpilogue,
 ): SpecCall<ReturnType<typeof decodeMatmulSpec>["uniforms"]> {
-  return decodeMatmulSpec(d.O, epi).call(ctx, b, {
-    R: d.R,
-    I: d.I,
-    O: d.O,
-    wOff: d.wOff,
-    bOff: d.bOff ?? 0,
-    hasBias: d.bOff === null ? 0 : 1,
-    nColTiles: Math.ceil(d.O / 4),
-  });
+  return decodeMatmulSpec(d.O, epi).call(
+    ctx,
+    { x: b.x, w: b.w, y: b.y },
+    {
+      R: d.R,
+      I: d.I,
+      O: d.O,
+      wOff: d.wOff,
+      bOff: d.bOff ?? 0,
+      hasBias: d.bOff === null ? 0 : 1,
+      nColTiles: Math.ceil(d.O / 4),
+    },
+  );
 }

@@ -4,8 +4,6 @@
  */
 import layernormCode from "../../../shaders/decode_layernorm.wgsl?raw";
 import embedCode from "../../../shaders/decode_embed.wgsl?raw";
-import kvAppendCode from "../../../shaders/kv_append.wgsl?raw";
-import attentionCode from "../../../shaders/decode_attention.wgsl?raw";
 import advanceCode from "../../../shaders/decode_advance.wgsl?raw";
 import gatherCode from "../../../shaders/decode_gather.wgsl?raw";
 import sampleCode from "../../../shaders/sample.wgsl?raw";
@@ -49,22 +47,6 @@ export function embedKernel(ctx: GpuContext): Kernel {
   return ctx.kernel("decode_embed", embedCode);
 }
 
-export function kvAppendKernel(ctx: GpuContext): Kernel {
-  return ctx.kernel("kv_append", kvAppendCode);
-}
-
-/**
- * Attention kernel for head size `hd` (a compile-time array size); the vec4
- * variant when hd % 4 == 0, unless `forceScalar` (tests cover both).
- */
-export function attentionKernel(ctx: GpuContext, hd: number, forceScalar = false): Kernel {
-  const variant = hd % 4 === 0 && !forceScalar ? "VEC" : "SCAL";
-  return ctx.kernel(
-    `decode_attention.${variant}.hd${hd}`,
-    selectBlocks(attentionCode.replace("$HD", String(hd)), [variant]),
-  );
-}
-
 export function gatherKernel(ctx: GpuContext): Kernel {
   return ctx.kernel("decode_gather", gatherCode);
 }
@@ -81,8 +63,6 @@ export function sampleKernel(ctx: GpuContext): Kernel {
 export const SOURCES = {
   layernormCode,
   embedCode,
-  kvAppendCode,
-  attentionCode,
   advanceCode,
   gatherCode,
   sampleCode,

@@ -7,8 +7,7 @@
  *
  * Versions (llm.c dev/cuda style; each passes the same checker):
  *   matmul      src/kernels/matmul/launch.ts
- *   attention   scalar  one invocation per query row, any head size
- *               vec4    same, vec4 along head channels (head size % 4 = 0)
+ *   attention   src/kernels/attention/launch.ts
  * No version uses workgroup memory: register blocking is what pays on CPU
  * adapters (docs/design.md). A workgroup-tiled matmul for discrete GPUs is not
  * written yet (no GPU was available to measure it against these).
@@ -16,15 +15,10 @@
 import { packParams, type Binding, type GpuContext, type KernelCall } from "../../gpu/context";
 
 export * from "../../kernels/matmul/launch";
+export * from "../../kernels/attention/launch";
 import lnForwardCode from "../../../shaders/layernorm_forward.wgsl?raw";
 import lnDxCode from "../../../shaders/layernorm_backward_dx.wgsl?raw";
 import lnParamsCode from "../../../shaders/layernorm_backward_params.wgsl?raw";
-import attnForwardCode from "../../../shaders/attention_forward.wgsl?raw";
-import attnBackQCode from "../../../shaders/attention_backward_q.wgsl?raw";
-import attnBackKVCode from "../../../shaders/attention_backward_kv.wgsl?raw";
-import attnForwardVec4Code from "../../../shaders/attention_forward_vec4.wgsl?raw";
-import attnBackQVec4Code from "../../../shaders/attention_backward_q_vec4.wgsl?raw";
-import attnBackKVVec4Code from "../../../shaders/attention_backward_kv_vec4.wgsl?raw";
 import geluForwardCode from "../../../shaders/gelu_forward.wgsl?raw";
 import geluBackwardCode from "../../../shaders/gelu_backward.wgsl?raw";
 import patchifyCode from "../../../shaders/patchify.wgsl?raw";
@@ -109,75 +103,6 @@ export function layernormBackwardParams(
     packParams([N, C, 0, 0]),
     grid1(ctx, "layernorm_backward_params", C / 4),
   );
-}
-
-/** Sizes shared by the attention kernels. */
-export interface AttnDims {
-  B: number;
-  T: number;
-  C: number;
-  NH: number;
-  P: number;
-  L: number;
-  padId: number;
-}
-
-function attnParams(d: AttnDims): ArrayBuffer {
-  return packParams([d.B, d.T, d.C, d.NH, d.P, d.L, d.padId, { f32: 1 / Math.sqrt(d.C / d.NH) }]);
-}
-
-/**
- * Attention variants: "vec4" (vec4 loads along the head channels; needs the
- * head size C/NH to be a multiple of 4) or "scalar"; "auto" picks vec4 when allowed.
- */
-export type AttnVariant = "auto" | "vec4" | "scalar";
-
-function attnVec4(d: AttnDims, variant: AttnVariant): boolean {
-  const ok = (d.C / d.NH) % 4 === 0;
-  if (variant === "vec4" && !ok)
-    throw new Error(
-      `attention: the vec4 variant needs the head size C/NH = ${d.C / d.NH} to be a multiple of 4`,
-    );
-  return variant === "vec4" || (variant === "auto" && ok);
-}
-
-/** Causal attention with the PAD key mask: out [B, T, C], att [B, NH, T, T] from qkv [B, T, 3C]. */
-export function attentionForward(
-  ctx: GpuContext,
-  b: { qkv: Binding; tokens: Binding; att: Binding; out: Binding },
-  d: AttnDims,
-  variant: AttnVariant = "auto",
-): KernelCall {
-  const kernel = attnVec4(d, variant)
-    ? ctx.kernel("attention_forward_vec4", attnForwardVec4Code)
-    : ctx.kernel("attention_forward", attnForwardCode);
-  return ctx.call(
-    kernel,
-    [b.qkv, b.tokens, b.att, b.out],
-    attnParams(d),
-    grid1(ctx, "attention_forward", d.B * d.NH * d.T),
-  );
-}
-
-/** Attention backward, both passes: [q-pass, kv-pass] writing dqkv [B, T, 3C] (dpre is scratch [B, NH, T, T]). */
-export function attentionBackward(
-  ctx: GpuContext,
-  b: { dout: Binding; qkv: Binding; att: Binding; dpre: Binding; dqkv: Binding },
-  d: AttnDims,
-  variant: AttnVariant = "auto",
-): [KernelCall, KernelCall] {
-  const wg = grid1(ctx, "attention_backward", d.B * d.NH * d.T);
-  const v4 = attnVec4(d, variant);
-  const kq = v4
-    ? ctx.kernel("attention_backward_q_vec4", attnBackQVec4Code)
-    : ctx.kernel("attention_backward_q", attnBackQCode);
-  const kkv = v4
-    ? ctx.kernel("attention_backward_kv_vec4", attnBackKVVec4Code)
-    : ctx.kernel("attention_backward_kv", attnBackKVCode);
-  return [
-    ctx.call(kq, [b.dout, b.qkv, b.att, b.dpre, b.dqkv], attnParams(d), wg),
-    ctx.call(kkv, [b.dout, b.qkv, b.att, b.dpre, b.dqkv], attnParams(d), wg),
-  ];
 }
 
 /** GELU (tanh approximation), elementwise over N. */

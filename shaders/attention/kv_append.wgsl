@@ -6,34 +6,16 @@
 // copies, one into each sequence's slab; a decode step writes one (copies = 1).
 // One invocation per (row, channel).
 
-struct Params {
-  R: u32,
-  D: u32,
-  H: u32,
-  hd: u32,        // D / H
-  S: u32,         // cache positions per sequence
-  rowsPerSeq: u32,
-  posBase: u32,
-  useState: u32,
-  layerOff: u32,  // float offset of this layer's slab in kc / vc
-  copies: u32,    // sequences per row (G in a shared-prompt prefill, else 1)
-}
+// Uniform `p` and bindings: generated from its spec (src/kernels/attention/spec.ts).
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> qkv: array<f32>;          // [R, 3D]
-@group(0) @binding(2) var<storage, read> state: array<u32>;        // [step, pad, ...]
-@group(0) @binding(3) var<storage, read_write> kc: array<f32>;     // [L, N, H, S, hd]
-@group(0) @binding(4) var<storage, read_write> vc: array<f32>;     // [L, N, H, S, hd]
-
-@compute @workgroup_size(64)
+@compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {
-  let t = gid.x + gid.y * nw.x * 64u;
+  let t = linear_id(gid, nw);
   let i = t % p.D;
   let r = t / p.D;
   if (r >= p.R) { return; }
   let n = r / p.rowsPerSeq;
-  var pos = p.posBase + r % p.rowsPerSeq;
-  if (p.useState != 0u) { pos += state[0]; }
+  let pos = decode_pos(r, p.rowsPerSeq, p.posBase, p.useState, state[0]);
   let h = i / p.hd;
   let e = i % p.hd;
   let k = qkv[r * 3u * p.D + p.D + i];

@@ -5,21 +5,14 @@
 //   dq_i = scale·Σ_j dpre_ij·k_j   (written into the q part of dqkv).
 // dpre [B, NH, T, T] is stored for pass 2 (attention_backward_kv).
 // Dispatch: ceil(B·NH·T / 64) workgroups.
-struct Params { B: u32, T: u32, C: u32, NH: u32, P: u32, L: u32, padId: i32, scale: f32 }
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> dout: array<f32>;          // [B, T, C]
-@group(0) @binding(2) var<storage, read> qkv: array<f32>;           // [B, T, 3C]
-@group(0) @binding(3) var<storage, read> att: array<f32>;           // [B, NH, T, T]
-@group(0) @binding(4) var<storage, read_write> dpre: array<f32>;    // [B, NH, T, T]
-@group(0) @binding(5) var<storage, read_write> dqkv: array<f32>;    // [B, T, 3C]
+// Uniform `p` and bindings: generated from its spec (src/kernels/attention/spec.ts).
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3u) {
   let row = gid.x;
   if (row >= p.B * p.NH * p.T) { return; }
-  let i = row % p.T;
-  let h = (row / p.T) % p.NH;
-  let b = row / (p.T * p.NH);
+  let at = split_bht(row, p.NH, p.T);
+  let b = at.b; let h = at.h; let i = at.t;
   let hs = p.C / p.NH;
   let C3 = 3u * p.C;
   let a = row * p.T;

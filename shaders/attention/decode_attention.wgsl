@@ -1,5 +1,5 @@
 // Attention of one query per row over its sequence's KV cache, with the PAD
-// key mask (model semantics, src/model/reference/layers.ts attentionForward):
+// key mask (model semantics, src/kernels/attention/reference.ts attentionForward):
 //   key j is allowed iff j <= pos and (j < P or text[n, j - P] != pad)
 //   out[r, h·hd:(h+1)·hd] = Σ_j softmax_j(q·k_j / sqrt(hd)) · v_j
 // Single pass with an online softmax (running max m, normaliser l; Milakov &
@@ -9,47 +9,24 @@
 // [L, N, H, S, hd] (filled by kv_append.wgsl up to and including pos).
 // Row r reads sequence (r / rowsPerSeq) · seqMul (seqMul = G in a
 // shared-prompt prefill, whose rows count prompts; 1 otherwise).
-// Template: HD (head size) is substituted by TypeScript (private array size);
-// variant VEC (HD % 4 == 0) holds q and the accumulator in vec4 registers and
-// reads the cache as vec4 (about 2× the scalar variant SCAL on SwiftShader).
+// Template: HD (head size, a private array size) is a constant of the spec
+// (src/kernels/attention/spec.ts); variant VEC (HD % 4 == 0) holds q and the
+// accumulator in vec4 registers and reads the cache as vec4 (about 2× the
+// scalar variant SCAL on SwiftShader).
 
-const HD: u32 = $HDu;
 const HD4: u32 = HD / 4u;
 
-struct Params {
-  R: u32,
-  D: u32,
-  H: u32,
-  S: u32,
-  rowsPerSeq: u32,
-  posBase: u32,
-  useState: u32,
-  layerOff: u32,
-  P: u32,
-  textCap: u32,
-  scale: f32,     // 1 / sqrt(hd)
-  seqMul: u32,
-}
-
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(4) var<storage, read> text: array<i32>;        // [N, textCap]
-@group(0) @binding(5) var<storage, read> state: array<u32>;       // [step, pad, ...]
-@group(0) @binding(6) var<storage, read_write> out: array<f32>;   // [R, D]
+// Uniform `p` and bindings: generated from its spec (src/kernels/attention/spec.ts).
 
 //>>VEC
-@group(0) @binding(1) var<storage, read> qkv: array<vec4<f32>>;   // [R, 3D/4]
-@group(0) @binding(2) var<storage, read> kc: array<vec4<f32>>;    // [L, N, H, S, HD/4]
-@group(0) @binding(3) var<storage, read> vc: array<vec4<f32>>;    // [L, N, H, S, HD/4]
-
-@compute @workgroup_size(64)
+@compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {
-  let t = gid.x + gid.y * nw.x * 64u;
+  let t = linear_id(gid, nw);
   let h = t % p.H;
   let r = t / p.H;
   if (r >= p.R) { return; }
   let n = (r / p.rowsPerSeq) * p.seqMul;
-  var pos = p.posBase + r % p.rowsPerSeq;
-  if (p.useState != 0u) { pos += state[0]; }
+  let pos = decode_pos(r, p.rowsPerSeq, p.posBase, p.useState, state[0]);
   let pad = i32(state[1]);
 
   var q: array<vec4<f32>, HD4>;
@@ -89,19 +66,14 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 }
 //<<VEC
 //>>SCAL
-@group(0) @binding(1) var<storage, read> qkv: array<f32>;         // [R, 3D]
-@group(0) @binding(2) var<storage, read> kc: array<f32>;          // [L, N, H, S, HD]
-@group(0) @binding(3) var<storage, read> vc: array<f32>;          // [L, N, H, S, HD]
-
-@compute @workgroup_size(64)
+@compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {
-  let t = gid.x + gid.y * nw.x * 64u;
+  let t = linear_id(gid, nw);
   let h = t % p.H;
   let r = t / p.H;
   if (r >= p.R) { return; }
   let n = (r / p.rowsPerSeq) * p.seqMul;
-  var pos = p.posBase + r % p.rowsPerSeq;
-  if (p.useState != 0u) { pos += state[0]; }
+  let pos = decode_pos(r, p.rowsPerSeq, p.posBase, p.useState, state[0]);
   let pad = i32(state[1]);
 
   var q: array<f32, HD>;

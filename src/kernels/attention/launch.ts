@@ -1,0 +1,174 @@
+/**
+ * Launchers of the attention kernels (specs in ./spec.ts, WGSL in
+ * shaders/attention/). Each prepares its SpecCall(s) once at setup.
+ *
+ * Versions (llm.c dev/cuda style; each passes the same checker,
+ * test/gpu/attention/attention.test.ts):
+ *   scalar   one invocation per (b, h, t) row, any head size
+ *   vec4     same, vec4 along the head channels (head size % 4 = 0)
+ *   decode   one query per row over the KV cache, online softmax; its head
+ *            size is a compile-time constant (VEC when % 4 = 0, else SCAL)
+ */
+import type { Binding, GpuContext } from "../../gpu/context";
+import type { SpecCall } from "../../gpu/kernel-spec";
+import {
+  attentionBackwardKVScalar,
+  attentionBackwardKVVec4,
+  attentionBackwardQScalar,
+  attentionBackwardQVec4,
+  attentionForwardScalar,
+  attentionForwardVec4,
+  decodeAttentionSpec,
+  kvAppend,
+} from "./spec";
+
+/** Sizes shared by the training attention kernels: T = P + L positions, NH heads of C/NH channels. */
+export interface AttnDims {
+  B: number;
+  T: number;
+  C: number;
+  NH: number;
+  P: number;
+  L: number;
+  padId: number;
+}
+
+/**
+ * Attention variants: "vec4" (vec4 loads along the head channels; needs the
+ * head size C/NH to be a multiple of 4) or "scalar"; "auto" picks vec4 when allowed.
+ */
+export type AttnVariant = "auto" | "vec4" | "scalar";
+
+/** @throws Error when "vec4" is asked for and the head size is not a multiple of 4. */
+function attnVec4(d: AttnDims, variant: AttnVariant): boolean {
+  const ok = (d.C / d.NH) % 4 === 0;
+  if (variant === "vec4" && !ok)
+    throw new Error(
+      `attention: the vec4 variant needs the head size C/NH = ${d.C / d.NH} to be a multiple of 4`,
+    );
+  return variant === "vec4" || (variant === "auto" && ok);
+}
+
+/**
+ * Causal attention with the PAD key mask: out [B, T, C], att [B, NH, T, T]
+ * from qkv [B, T, 3C] and tokens [B, L].
+ * @throws Error when the variant does not fit or B·NH·T rows exceed one dispatch dimension.
+ */
+export function attentionForward(
+  ctx: GpuContext,
+  b: { qkv: Binding; tokens: Binding; att: Binding; out: Binding },
+  d: AttnDims,
+  variant: AttnVariant = "auto",
+): SpecCall<typeof attentionForwardScalar.uniforms> {
+  const spec = attnVec4(d, variant) ? attentionForwardVec4 : attentionForwardScalar;
+  const { B, T, C, NH, P, L, padId } = d;
+  const bindings = { qkv: b.qkv, tokens: b.tokens, att: b.att, out: b.out };
+  return spec.call(ctx, bindings, { B, T, C, NH, P, L, padId, scale: 1 / Math.sqrt(C / NH) });
+}
+
+/**
+ * Attention backward, both passes: [q-pass, kv-pass] writing dqkv [B, T, 3C]
+ * (dpre is scratch [B, NH, T, T]).
+ * @throws Error as attentionForward.
+ */
+export function attentionBackward(
+  ctx: GpuContext,
+  b: { dout: Binding; qkv: Binding; att: Binding; dpre: Binding; dqkv: Binding },
+  d: AttnDims,
+  variant: AttnVariant = "auto",
+): [
+  SpecCall<typeof attentionBackwardQScalar.uniforms>,
+  SpecCall<typeof attentionBackwardQScalar.uniforms>,
+] {
+  const v4 = attnVec4(d, variant);
+  const u = { B: d.B, T: d.T, C: d.C, NH: d.NH, scale: 1 / Math.sqrt(d.C / d.NH) };
+  const bindings = { dout: b.dout, qkv: b.qkv, att: b.att, dpre: b.dpre, dqkv: b.dqkv };
+  return [
+    (v4 ? attentionBackwardQVec4 : attentionBackwardQScalar).call(ctx, bindings, u),
+    (v4 ? attentionBackwardKVVec4 : attentionBackwardKVScalar).call(ctx, bindings, u),
+  ];
+}
+
+/** Where the rows of a decode dispatch sit: rowsPerSeq rows per sequence from posBase (+ state[0] when useState). */
+export interface DecodeRows {
+  /** Rows (R). */
+  R: number;
+  rowsPerSeq: number;
+  posBase: number;
+  /** 1: add the step counter state[0] (a decode step); 0: a prefill. */
+  useState: number;
+}
+
+/** KV-cache geometry: cache [layers, N, H, S, hd]; layerOff is the float offset of one layer's slab. */
+export interface CacheDims {
+  D: number;
+  H: number;
+  S: number;
+  layerOff: number;
+}
+
+/**
+ * Appends the keys and values of qkv [R, 3D] to one layer's slab of kc, vc,
+ * `copies` times (the G sequences of a shared prompt; 1 otherwise).
+ */
+export function kvAppendCall(
+  ctx: GpuContext,
+  b: { qkv: Binding; state: Binding; kc: Binding; vc: Binding },
+  rows: DecodeRows,
+  cache: CacheDims,
+  copies: number,
+): SpecCall<typeof kvAppend.uniforms> {
+  const bindings = { qkv: b.qkv, state: b.state, kc: b.kc, vc: b.vc };
+  const { R, rowsPerSeq, posBase, useState } = rows;
+  const { D, H, S, layerOff } = cache;
+  return kvAppend.call(ctx, bindings, {
+    R,
+    rowsPerSeq,
+    posBase,
+    useState,
+    D,
+    H,
+    S,
+    layerOff,
+    hd: D / H,
+    copies,
+  });
+}
+
+/**
+ * Attention of the R query rows in qkv [R, 3D] over the KV cache, PAD text
+ * keys masked (text [N, textCap], P patch positions); row r reads sequence
+ * (r / rowsPerSeq)·seqMul. Writes out [R, D].
+ * @param forceScalar use the SCAL variant even when hd % 4 = 0 (tests).
+ */
+export function decodeAttention(
+  ctx: GpuContext,
+  b: { qkv: Binding; kc: Binding; vc: Binding; text: Binding; state: Binding; out: Binding },
+  rows: DecodeRows,
+  cache: CacheDims,
+  seq: { P: number; textCap: number; seqMul: number },
+  forceScalar = false,
+): SpecCall<ReturnType<typeof decodeAttentionSpec>["uniforms"]> {
+  const { R, rowsPerSeq, posBase, useState } = rows;
+  const { D, H, S, layerOff } = cache;
+  const { qkv, kc, vc, text, state, out } = b;
+  const hd = D / H;
+  return decodeAttentionSpec(hd, forceScalar).call(
+    ctx,
+    { qkv, kc, vc, text, state, out },
+    {
+      R,
+      rowsPerSeq,
+      posBase,
+      useState,
+      D,
+      H,
+      S,
+      layerOff,
+      P: seq.P,
+      textCap: seq.textCap,
+      seqMul: seq.seqMul,
+      scale: 1 / Math.sqrt(hd),
+    },
+  );
+}

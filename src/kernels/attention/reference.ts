@@ -1,0 +1,121 @@
+/**
+ * CPU reference (f64) of the attention kernels (shaders/attention/), llm.c
+ * `train_gpt2.c` style: outputs first, then inputs, then sizes; row-major
+ * flat arrays. The backward ACCUMULATES (+=) into dqkv, like llm.c. Tests
+ * only; the whole-model reference (src/model/reference.ts) composes these.
+ * The decode kernels (kv_append + decode_attention) are checked against
+ * attentionForward too.
+ */
+
+type F64 = Float64Array;
+
+/**
+ * Causal attention with key masking. qkv [B, T, 3C] holds q | k | v along the
+ * last axis; head h uses channels h·hs … (h+1)·hs − 1 of each (hs = C/NH).
+ * Query i may attend key j iff j ≤ i and keyOk[b, j] (false only for PAD text
+ * tokens). Scale 1/sqrt(hs). Writes out [B, T, C] and att [B, NH, T, T] (the
+ * softmax probabilities; 0 for masked keys).
+ * @throws Error if a query row has no allowed key (cannot happen while patch keys exist).
+ */
+export function attentionForward(
+  out: F64,
+  att: F64,
+  qkv: ArrayLike<number>,
+  keyOk: ArrayLike<number>,
+  B: number,
+  T: number,
+  C: number,
+  NH: number,
+): void {
+  const hs = C / NH;
+  const scale = 1 / Math.sqrt(hs);
+  const C3 = 3 * C;
+  for (let b = 0; b < B; b++) {
+    for (let h = 0; h < NH; h++) {
+      for (let i = 0; i < T; i++) {
+        const q = b * T * C3 + i * C3 + h * hs;
+        const arow = ((b * NH + h) * T + i) * T;
+        let maxv = -Infinity;
+        for (let j = 0; j < T; j++) {
+          att[arow + j] = 0;
+          if (j > i || !keyOk[b * T + j]) continue;
+          const k = b * T * C3 + j * C3 + C + h * hs;
+          let s = 0;
+          for (let e = 0; e < hs; e++) s += qkv[q + e] * qkv[k + e];
+          s *= scale;
+          att[arow + j] = s;
+          if (s > maxv) maxv = s;
+        }
+        if (maxv === -Infinity)
+          throw new Error(`attentionForward: query ${i} of batch row ${b} has no allowed key`);
+        let sum = 0;
+        for (let j = 0; j <= i; j++) {
+          if (!keyOk[b * T + j]) continue;
+          const e = Math.exp(att[arow + j] - maxv);
+          att[arow + j] = e;
+          sum += e;
+        }
+        for (let j = 0; j <= i; j++) att[arow + j] /= sum;
+        const o = b * T * C + i * C + h * hs;
+        for (let e = 0; e < hs; e++) {
+          let s = 0;
+          for (let j = 0; j <= i; j++)
+            s += att[arow + j] * qkv[b * T * C3 + j * C3 + 2 * C + h * hs + e];
+          out[o + e] = s;
+        }
+      }
+    }
+  }
+}
+
+/**
+ * Backward of attentionForward (llm.c attention_backward): accumulates dqkv
+ * [B, T, 3C] from dout [B, T, C] using the stored probabilities att.
+ *   datt_ij = dout_i·v_j;  dv_j += att_ij·dout_i;
+ *   dpre_ij = att_ij·(datt_ij − Σ_k att_ik·datt_ik);
+ *   dq_i += scale·Σ_j dpre_ij·k_j;  dk_j += scale·dpre_ij·q_i.
+ */
+export function attentionBackward(
+  dqkv: F64,
+  dout: ArrayLike<number>,
+  qkv: ArrayLike<number>,
+  att: ArrayLike<number>,
+  B: number,
+  T: number,
+  C: number,
+  NH: number,
+): void {
+  const hs = C / NH;
+  const scale = 1 / Math.sqrt(hs);
+  const C3 = 3 * C;
+  const datt = new Float64Array(T);
+  for (let b = 0; b < B; b++) {
+    for (let h = 0; h < NH; h++) {
+      for (let i = 0; i < T; i++) {
+        const arow = ((b * NH + h) * T + i) * T;
+        const o = b * T * C + i * C + h * hs;
+        let dot = 0;
+        for (let j = 0; j <= i; j++) {
+          const v = b * T * C3 + j * C3 + 2 * C + h * hs;
+          let s = 0;
+          for (let e = 0; e < hs; e++) {
+            s += dout[o + e] * qkv[v + e];
+            dqkv[v + e] += att[arow + j] * dout[o + e];
+          }
+          datt[j] = s;
+          dot += att[arow + j] * s;
+        }
+        const q = b * T * C3 + i * C3 + h * hs;
+        for (let j = 0; j <= i; j++) {
+          const dpre = att[arow + j] * (datt[j] - dot) * scale;
+          if (dpre === 0) continue;
+          const k = b * T * C3 + j * C3 + C + h * hs;
+          for (let e = 0; e < hs; e++) {
+            dqkv[q + e] += dpre * qkv[k + e];
+            dqkv[k + e] += dpre * qkv[q + e];
+          }
+        }
+      }
+    }
+  }
+}

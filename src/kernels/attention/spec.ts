@@ -1,0 +1,203 @@
+/**
+ * Specs of the attention kernels (shaders/attention/): the training
+ * attention (causal, PAD key mask, probabilities stored for the backward;
+ * forward and the two backward passes, each scalar and vec4 along the head
+ * channels) and the decode path's KV cache (kv_append) and cached attention
+ * (decode_attention, online softmax). Launchers: ./launch.ts; CPU reference:
+ * ./reference.ts.
+ */
+import { defineKernel, type KernelSpec } from "../../gpu/kernel-spec";
+import forwardCode from "../../../shaders/attention/attention_forward.wgsl?raw";
+import forwardVec4Code from "../../../shaders/attention/attention_forward_vec4.wgsl?raw";
+import backQCode from "../../../shaders/attention/attention_backward_q.wgsl?raw";
+import backQVec4Code from "../../../shaders/attention/attention_backward_q_vec4.wgsl?raw";
+import backKVCode from "../../../shaders/attention/attention_backward_kv.wgsl?raw";
+import backKVVec4Code from "../../../shaders/attention/attention_backward_kv_vec4.wgsl?raw";
+import kvAppendCode from "../../../shaders/attention/kv_append.wgsl?raw";
+import decodeCode from "../../../shaders/attention/decode_attention.wgsl?raw";
+
+/** Sizes of the training attention backward; scale = 1/sqrt(C/NH). */
+const BACKWARD = { B: "u32", T: "u32", C: "u32", NH: "u32", scale: "f32" } as const;
+/** The forward also masks PAD text keys: P patch positions, L text positions, the PAD id. */
+const FORWARD = { ...BACKWARD, P: "u32", L: "u32", padId: "i32" } as const;
+/** One invocation per (b, h, t) row of [B, NH, T], x only. */
+const rows = {
+  kind: "x",
+  threads: (u: { B: number; NH: number; T: number }) => u.B * u.NH * u.T,
+} as const;
+
+/** out [B, T, C], att [B, NH, T, T] from qkv [B, T, 3C] and tokens [B, L] (PAD keys masked). */
+export const attentionForwardScalar = defineKernel({
+  name: "attention_forward",
+  source: forwardCode,
+  uniforms: FORWARD,
+  bindings: {
+    qkv: ["read", "f32"], // [B, T, 3C]
+    tokens: ["read", "i32"], // [B, L]
+    att: ["read_write", "f32"], // [B, NH, T, T]
+    out: ["read_write", "f32"], // [B, T, C]
+  },
+  workgroupSize: 64,
+  grid: rows,
+});
+
+/** As attentionForwardScalar for head sizes C/NH % 4 = 0 (vec4 along the head channels). */
+export const attentionForwardVec4 = defineKernel({
+  name: "attention_forward_vec4",
+  source: forwardVec4Code,
+  uniforms: FORWARD,
+  bindings: {
+    qkv: ["read", "vec4f"], // [B, T, 3C/4]
+    tokens: ["read", "i32"], // [B, L]
+    att: ["read_write", "f32"], // [B, NH, T, T]
+    out: ["read_write", "vec4f"], // [B, T, C/4]
+  },
+  workgroupSize: 64,
+  grid: rows,
+});
+
+/** Bindings of both backward passes, scalar (elem "f32") or vec4 along the head channels. */
+function backwardBindings<E extends string>(elem: E, dpre: "read" | "read_write") {
+  return {
+    dout: ["read", elem], // [B, T, C]
+    qkv: ["read", elem], // [B, T, 3C]
+    att: ["read", "f32"], // [B, NH, T, T]
+    dpre: [dpre, "f32"], // [B, NH, T, T] scratch: written by the q pass, read by the kv pass
+    dqkv: ["read_write", elem], // [B, T, 3C]
+  } as const;
+}
+
+/** Backward pass 1: dpre and the q part of dqkv, one invocation per query row. */
+export const attentionBackwardQScalar = defineKernel({
+  name: "attention_backward_q",
+  source: backQCode,
+  uniforms: BACKWARD,
+  bindings: backwardBindings("f32", "read_write"),
+  workgroupSize: 64,
+  grid: rows,
+});
+
+/** As attentionBackwardQScalar, vec4 along the head channels. */
+export const attentionBackwardQVec4 = defineKernel({
+  name: "attention_backward_q_vec4",
+  source: backQVec4Code,
+  uniforms: BACKWARD,
+  bindings: backwardBindings("vec4f", "read_write"),
+  workgroupSize: 64,
+  grid: rows,
+});
+
+/** Backward pass 2: the k and v parts of dqkv, one invocation per key row. */
+export const attentionBackwardKVScalar = defineKernel({
+  name: "attention_backward_kv",
+  source: backKVCode,
+  uniforms: BACKWARD,
+  bindings: backwardBindings("f32", "read"),
+  workgroupSize: 64,
+  grid: rows,
+});
+
+/** As attentionBackwardKVScalar, vec4 along the head channels. */
+export const attentionBackwardKVVec4 = defineKernel({
+  name: "attention_backward_kv_vec4",
+  source: backKVVec4Code,
+  uniforms: BACKWARD,
+  bindings: backwardBindings("vec4f", "read"),
+  workgroupSize: 64,
+  grid: rows,
+});
+
+/**
+ * Row → (sequence, position) of the decode kernels: rowsPerSeq rows per
+ * sequence from position posBase, plus the step counter state[0] when
+ * useState = 1 (decode_pos in shaders/prelude.wgsl).
+ */
+const DECODE_ROWS = { rowsPerSeq: "u32", posBase: "u32", useState: "u32" } as const;
+
+/** Appends the k, v of R rows of qkv [R, 3D] to one layer's slab of kc, vc [layers, N, H, S, hd]. */
+export const kvAppend = defineKernel({
+  name: "kv_append",
+  source: kvAppendCode,
+  uniforms: {
+    R: "u32",
+    D: "u32",
+    H: "u32",
+    hd: "u32", // D / H
+    S: "u32", // cache positions per sequence
+    ...DECODE_ROWS,
+    layerOff: "u32", // float offset of this layer's slab in kc / vc
+    copies: "u32", // sequences per row (G in a shared-prompt prefill, else 1)
+  },
+  bindings: {
+    qkv: ["read", "f32"], // [R, 3D]
+    state: ["read", "u32"], // [step, pad, ...]
+    kc: ["read_write", "f32"], // [layers, N, H, S, hd]
+    vc: ["read_write", "f32"], // [layers, N, H, S, hd]
+  },
+  workgroupSize: 64,
+  grid: { kind: "spill", threads: (u) => u.R * u.D },
+});
+
+/** Spec of one decode attention variant (see decodeAttentionSpec). */
+function makeDecodeAttention(hd: number, vec: boolean) {
+  const elem = vec ? "vec4f" : "f32";
+  return defineKernel({
+    name: `decode_attention.${vec ? "VEC" : "SCAL"}.hd${hd}`,
+    source: decodeCode,
+    blocks: [vec ? "VEC" : "SCAL"],
+    consts: { HD: hd },
+    uniforms: {
+      R: "u32",
+      D: "u32",
+      H: "u32",
+      S: "u32",
+      ...DECODE_ROWS,
+      layerOff: "u32",
+      P: "u32",
+      textCap: "u32",
+      scale: "f32", // 1 / sqrt(hd)
+      seqMul: "u32",
+    },
+    bindings: {
+      qkv: ["read", elem], // [R, 3D]
+      kc: ["read", elem], // [layers, N, H, S, HD]
+      vc: ["read", elem], // [layers, N, H, S, HD]
+      text: ["read", "i32"], // [N, textCap]
+      state: ["read", "u32"], // [step, pad, ...]
+      out: ["read_write", "f32"], // [R, D]
+    },
+    workgroupSize: 64,
+    grid: { kind: "spill", threads: (u) => u.R * u.H },
+  });
+}
+
+type DecodeAttentionSpec = ReturnType<typeof makeDecodeAttention>;
+const decodeSpecs = new Map<string, DecodeAttentionSpec>();
+
+/**
+ * Spec of the cached decode attention for head size `hd` (a compile-time
+ * array size): the VEC variant when hd % 4 = 0 unless `forceScalar`.
+ */
+export function decodeAttentionSpec(hd: number, forceScalar = false): DecodeAttentionSpec {
+  const vec = hd % 4 === 0 && !forceScalar;
+  const key = `${vec}.${hd}`;
+  let spec = decodeSpecs.get(key);
+  if (!spec) {
+    spec = makeDecodeAttention(hd, vec);
+    decodeSpecs.set(key, spec);
+  }
+  return spec;
+}
+
+/** Every attention kernel variant (spec tests). */
+export const ATTENTION_SPECS: KernelSpec[] = [
+  attentionForwardScalar,
+  attentionForwardVec4,
+  attentionBackwardQScalar,
+  attentionBackwardQVec4,
+  attentionBackwardKVScalar,
+  attentionBackwardKVVec4,
+  kvAppend,
+  decodeAttentionSpec(8),
+  decodeAttentionSpec(6),
+];

@@ -1,0 +1,161 @@
+/**
+ * Checker of the attention family (shaders/attention/) against its f64 CPU
+ * reference (src/kernels/attention/reference.ts): the training attention
+ * (causal, PAD key mask; forward, both backward passes; scalar and vec4), and
+ * kv_append + decode_attention (a causal prefill with PAD keys, then one
+ * decode query over the cache; VEC and SCAL), on sizes that are not
+ * multiples of 4 or of the 64-wide workgroup.
+ */
+import { afterAll, beforeAll, describe, it } from "vitest";
+import { GpuContext } from "../../../src/gpu/context";
+import { requestNodeDevice } from "../../../src/gpu/node-gpu";
+import {
+  attentionBackward,
+  attentionForward,
+  decodeAttention,
+  kvAppendCall,
+} from "../../../src/kernels/attention/launch";
+import {
+  attentionBackward as attentionBackwardRef,
+  attentionForward as attentionForwardRef,
+} from "../../../src/kernels/attention/reference";
+import { seededNormal, seededUniform } from "../../../src/model/init";
+import { expectClose } from "../../support/expect-close";
+import { randArray } from "../../model/tiny";
+
+function randn(n: number, seed: number, scale = 1): Float32Array {
+  const r = seededNormal(seed);
+  return Float32Array.from({ length: n }, () => r() * scale);
+}
+
+describe("attention kernels", () => {
+  let ctx: GpuContext;
+  beforeAll(async () => {
+    ctx = new GpuContext(await requestNodeDevice());
+  });
+  afterAll(() => ctx?.destroy());
+  const f32 = (label: string, a: ArrayLike<number>) =>
+    ctx.createBufferFrom(label, Float32Array.from(a));
+  const i32 = (label: string, a: ArrayLike<number>) =>
+    ctx.createBufferFrom(label, Int32Array.from(a));
+
+  it.each([
+    { B: 2, P: 4, L: 6, C: 16, NH: 2, variant: "scalar" },
+    { B: 2, P: 4, L: 6, C: 16, NH: 2, variant: "vec4" },
+    { B: 3, P: 5, L: 9, C: 12, NH: 3, variant: "scalar" },
+    { B: 3, P: 5, L: 9, C: 12, NH: 3, variant: "vec4" },
+    { B: 2, P: 3, L: 5, C: 12, NH: 2, variant: "scalar" }, // head size 6: scalar only
+    { B: 1, P: 2, L: 3, C: 8, NH: 1, variant: "vec4" },
+  ] as const)(
+    "attention forward and backward with PAD keys %o",
+    async ({ B, P, L, C, NH, variant }) => {
+      const T = P + L;
+      const PAD = 0;
+      const u = seededUniform(B * 100 + C);
+      // left padding: example b has min(b+1, L−1) PADs; one extra PAD inside the prompt of example 0
+      const tokens = Int32Array.from({ length: B * L }, (_, i) =>
+        i % L < Math.min(Math.floor(i / L) + 1, L - 1) ? PAD : 1 + Math.floor(u() * 5),
+      );
+      if (L > 3) tokens[2] = PAD;
+      const keyOk = Uint8Array.from({ length: B * T }, (_, i) =>
+        i % T < P || tokens[Math.floor(i / T) * L + (i % T) - P] !== PAD ? 1 : 0,
+      );
+      const qkv = randArray(B * T * 3 * C, 11, -1.5, 1.5);
+      const dout = randArray(B * T * C, 12);
+      const out = new Float64Array(B * T * C),
+        att = new Float64Array(B * NH * T * T),
+        dqkv = new Float64Array(B * T * 3 * C);
+      attentionForwardRef(out, att, qkv, keyOk, B, T, C, NH);
+      attentionBackwardRef(dqkv, dout, qkv, att, B, T, C, NH);
+      const b = {
+        qkv: f32("qkv", qkv),
+        tokens: i32("tokens", tokens),
+        att: ctx.createBuffer("att", att.length * 4),
+        out: ctx.createBuffer("out", out.length * 4),
+        dout: f32("dout", dout),
+        dpre: ctx.createBuffer("dpre", att.length * 4),
+        dqkv: ctx.createBuffer("dqkv", dqkv.length * 4),
+      };
+      const dims = { B, T, C, NH, P, L, padId: PAD };
+      ctx.run(attentionForward(ctx, b, dims, variant));
+      for (const call of attentionBackward(ctx, b, dims, variant)) ctx.run(call);
+      expectClose("att", await ctx.readF32(b.att, 0, att.length), att, 1e-6, 1e-4);
+      expectClose("attn out", await ctx.readF32(b.out, 0, out.length), out, 1e-5, 1e-4);
+      expectClose("dqkv", await ctx.readF32(b.dqkv, 0, dqkv.length), dqkv, 1e-5, 1e-3);
+    },
+  );
+
+  // Geometry of the decode check: N sequences of P = 6 patch and L = 5 text positions.
+  const P = 6,
+    H = 2,
+    N = 2,
+    L = 5,
+    T = P + L,
+    PAD = 0;
+  const text = Int32Array.from([0, 0, 3, 4, 5, 1, 0, 2, 9, 10]); // [N, L]; PAD inside and in front
+
+  for (const [D, forceScalar] of [
+    [20, false],
+    [24, false],
+    [24, true],
+  ] as const) {
+    it(`kv_append + decode_attention (hd ${D / H}, ${D % 8 || forceScalar ? "scalar" : "vec4"}): causal prefill with PAD keys, then a decode query over the cache`, async () => {
+      const hd = D / H,
+        S = T + 1,
+        layers = 2,
+        layer = 1;
+      const layerOff = layer * N * H * S * hd;
+      // Reference sequence of T+1 positions; the prefill covers the first T, the decode step the last.
+      const T1 = T + 1;
+      const text1 = new Int32Array(N * (L + 1));
+      for (let n = 0; n < N; n++) {
+        text1.set(text.subarray(n * L, (n + 1) * L), n * (L + 1));
+        text1[n * (L + 1) + L] = 7;
+      }
+      const qkv1 = randn(N * T1 * 3 * D, 13, 1.5); // [N, T1, 3D]
+      const keyOk = new Uint8Array(N * T1);
+      for (let n = 0; n < N; n++)
+        for (let t = 0; t < T1; t++)
+          keyOk[n * T1 + t] = t < P || text1[n * (L + 1) + t - P] !== PAD ? 1 : 0;
+      const ref = new Float64Array(N * T1 * D);
+      attentionForwardRef(ref, new Float64Array(N * H * T1 * T1), qkv1, keyOk, N, T1, D, H);
+
+      const prefillQkv = new Float32Array(N * T * 3 * D);
+      const decodeQkv = new Float32Array(N * 3 * D);
+      for (let n = 0; n < N; n++) {
+        prefillQkv.set(qkv1.subarray(n * T1 * 3 * D, (n * T1 + T) * 3 * D), n * T * 3 * D);
+        decodeQkv.set(qkv1.subarray((n * T1 + T) * 3 * D, (n * T1 + T1) * 3 * D), n * 3 * D);
+      }
+      const textB = ctx.createBufferFrom("text", text1);
+      const state = ctx.createBufferFrom("state", new Uint32Array([0, PAD, 0, 0]));
+      const kc = ctx.createBuffer("kc", layers * N * H * S * hd * 4);
+      const vc = ctx.createBuffer("vc", layers * N * H * S * hd * 4);
+      const out = ctx.createBuffer("out", N * T * D * 4);
+
+      const cache = { D, H, S, layerOff };
+      const seq = { P, textCap: L + 1, seqMul: 1 };
+      const qp = ctx.createBufferFrom("qkv.prefill", prefillQkv);
+      const prefillRows = { R: N * T, rowsPerSeq: T, posBase: 0, useState: 0 };
+      ctx.run(kvAppendCall(ctx, { qkv: qp, state, kc, vc }, prefillRows, cache, 1));
+      const b = { qkv: qp, kc, vc, text: textB, state, out };
+      ctx.run(decodeAttention(ctx, b, prefillRows, cache, seq, forceScalar));
+      const pre = await ctx.readF32(out, 0, N * T * D);
+      const refPre = new Float64Array(N * T * D);
+      for (let n = 0; n < N; n++) refPre.set(ref.subarray(n * T1 * D, (n * T1 + T) * D), n * T * D);
+      expectClose("decode_attention prefill", pre, refPre);
+
+      // Decode step: state[0] = 1 with posBase T − 1 → position T.
+      ctx.write(state, new Uint32Array([1, PAD, 0, 0]));
+      const qd = ctx.createBufferFrom("qkv.decode", decodeQkv);
+      const stepRows = { R: N, rowsPerSeq: 1, posBase: T - 1, useState: 1 };
+      ctx.run(kvAppendCall(ctx, { qkv: qd, state, kc, vc }, stepRows, cache, 1));
+      ctx.run(decodeAttention(ctx, { ...b, qkv: qd }, stepRows, cache, seq, forceScalar));
+      const dec = await ctx.readF32(out, 0, N * D);
+      expectClose(
+        "decode_attention step",
+        dec,
+        [0, 1].flatMap((n) => Array.from(ref.subarray((n * T1 + T) * D, (n * T1 + T1) * D))),
+      );
+    });
+  }
+});
