@@ -6,7 +6,7 @@
  */
 
 /** Keys refused in every untrusted record: they reach a prototype or a constructor. */
-export const FORBIDDEN_KEYS: readonly string[] = ["__proto__", "constructor", "prototype"];
+const FORBIDDEN_KEYS: readonly string[] = ["__proto__", "constructor", "prototype"];
 
 /** True when `key` is one of FORBIDDEN_KEYS. */
 export function isForbiddenKey(key: string): boolean {

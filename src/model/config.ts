@@ -58,7 +58,7 @@ export function patchDim(c: ModelConfig): number {
 }
 
 /** Number of text positions available after the patches. */
-export function maxTextLen(c: ModelConfig): number {
+function maxTextLen(c: ModelConfig): number {
   return c.maxSeqLen - numPatches(c);
 }
 
@@ -117,7 +117,7 @@ export function validateConfig(
 }
 
 /** One named tensor inside the flat parameter buffer. */
-export interface TensorSlot {
+interface TensorSlot {
   name: string;
   shape: number[];
   /** Offset in floats (a multiple of 64). */

@@ -14,7 +14,7 @@ import { goldOf, verifyParsed } from "./verifier";
 /** Paper defaults α1 = 1, α2 = 0.9, α3 = 0.3 (ACRE §3, ablation Tab.). */
 export const ACRE_DEFAULT_ALPHAS: readonly [number, number, number] = [1, 0.9, 0.3];
 /** Paper length reward ω = 0.2 for 320–512 tokens (ACRE; scale to the lab's lengths). */
-export const ACRE_LENGTH_DEFAULT = { omega: 0.2, lMin: 320, lMax: 512 } as const;
+const ACRE_LENGTH_DEFAULT = { omega: 0.2, lMin: 320, lMax: 512 } as const;
 
 function sameContent(a: string | null, b: string | null): boolean {
   return a !== null && b !== null && answersEquivalent({ predicted: a, gold: b });
@@ -47,7 +47,9 @@ export function acreConsistency({
 }): number {
   if (!Array.isArray(alphas) || alphas.length !== 3)
     throw new Error("acreConsistency: alphas must be [α1, α2, α3]");
-  alphas.forEach((a, i) => requireNonNegative(a, `alphas[${i}]`));
+  alphas.forEach((a, i) => {
+    requireNonNegative(a, `alphas[${i}]`);
+  });
   const a = contentAnswer(first, options);
   const b = contentAnswer(second, secondOptions ?? options);
   const y = contentAnswer(gold, options);

@@ -5,7 +5,7 @@
  */
 
 /** Outcome of reading the last box of a text. */
-export type BoxStatus = "none" | "ok" | "empty" | "unclosed";
+type BoxStatus = "none" | "ok" | "empty" | "unclosed";
 
 export interface BoxRead {
   /** Trimmed raw content, or null (no box, empty box, unclosed box). */

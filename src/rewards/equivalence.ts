@@ -6,11 +6,11 @@
 import { collectVariables, evaluateMath, parseMath, type MathNode } from "./math-eval";
 
 /** Relative tolerance of numeric equality (docs/reward-spec.md §0, rule 13). */
-export const RELATIVE_TOLERANCE = 1e-6;
+const RELATIVE_TOLERANCE = 1e-6;
 /** Absolute tolerance, used only when one side is exactly 0 (rule 13). */
-export const ZERO_TOLERANCE = 1e-12;
+const ZERO_TOLERANCE = 1e-12;
 /** Number of seeded variable points (rule 15: at least five). Lab choice. */
-export const VARIABLE_POINTS = 6;
+const VARIABLE_POINTS = 6;
 /**
  * Longest answer (characters, each side) that is read (lab choice: an
  * extracted answer is a number, a short expression or a few words; math
@@ -253,7 +253,7 @@ function singleEqual(a: string, b: string): boolean {
  * grows with the square of their count. Past the budget the answers are not
  * equivalent.
  */
-export const MAX_ITEM_COMPARISONS = 10_000;
+const MAX_ITEM_COMPARISONS = 10_000;
 
 /** What is left of MAX_ITEM_COMPARISONS in one answersEquivalent call. */
 interface Work {

@@ -13,7 +13,7 @@ export type MathNode =
   | { k: "root"; a: MathNode; n: MathNode | null };
 
 /** Longest answer the math reader accepts (longer answers compare lexically). Lab choice. */
-export const MAX_MATH_LENGTH = 2000;
+const MAX_MATH_LENGTH = 2000;
 const MAX_DEPTH = 200;
 const MIN_NORMAL = 2.2250738585072014e-308;
 const LOG10_MAX = Math.log10(Number.MAX_VALUE);

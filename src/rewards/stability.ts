@@ -78,8 +78,12 @@ export function stabilityStudy(args: StabilityArgs): StabilityResult {
         { judge, lambda: args.lambda, mapping: args.mapping },
         args.rng,
       );
-      pw.rollouts.forEach((x, i) => point[i].push(x.total));
-      gw.rollouts.forEach((x, i) => group[i].push(x.total));
+      pw.rollouts.forEach((x, i) => {
+        point[i].push(x.total);
+      });
+      gw.rollouts.forEach((x, i) => {
+        group[i].push(x.total);
+      });
       passed = gw.rollouts.map((x) => x.verifierPassed);
     }
     texts.forEach((_, i) => {
@@ -101,7 +105,7 @@ export function stabilityStudy(args: StabilityArgs): StabilityResult {
 }
 
 /** The judge noise of one sweep setting (rubric auditor, docs/reward-spec.md §2; score units). */
-export interface JudgeNoise {
+interface JudgeNoise {
   /** Per-candidate perception noise σ_j. */
   sigmaJ: number;
   /** Per-call calibration offset σ_b (pointwise calls only). */

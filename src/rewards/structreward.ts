@@ -41,7 +41,7 @@ export interface StructRewardResult {
   cons: number;
 }
 
-export interface StructRewardDetail extends StructRewardResult {
+interface StructRewardDetail extends StructRewardResult {
   /** z_i per generated step. */
   matched: boolean[];
   answer: string | null;
@@ -67,7 +67,7 @@ export function strictFormatOk(parsed: ParsedTrace): boolean {
 }
 
 /** Full StructReward of a parsed trace, with the per-step matches. */
-export function structRewardParsed(
+function structRewardParsed(
   parsed: ParsedTrace,
   reference: readonly string[],
   gold: string,

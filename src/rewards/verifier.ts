@@ -24,7 +24,7 @@ export function goldOf(prompt: Pick<TaskPrompt, "answer" | "options">): GoldAnsw
   return { gold, options };
 }
 
-export type VerdictReason = "correct" | "wrong" | "no-answer" | "truncated";
+type VerdictReason = "correct" | "wrong" | "no-answer" | "truncated";
 
 export interface VerifierResult {
   /** r_ver ∈ {0, 1}. */

@@ -27,12 +27,9 @@ export const KERNEL_METHODS: readonly AdvantageMethod[] = [
   "reinforce++-baseline",
 ];
 
-/** Workgroup size of shaders/advantages.wgsl (must match its `WG`). */
-export const ADV_WG = 64;
-
 /** Bits of the per-group flags (groupStats[g·4 + 3]). */
-export const GROUP_FLAG_ZERO_STD = 1;
-export const GROUP_FLAG_SKIPPED = 2;
+const GROUP_FLAG_ZERO_STD = 1;
+const GROUP_FLAG_SKIPPED = 2;
 
 /** Estimator options; defaults as verl (docs/reward-spec.md §1, lab choice): sample std, ε_A = 1e-6. */
 export interface AdvantageOptions {
@@ -58,7 +55,7 @@ export interface GroupStatsResult {
 }
 
 /** Returns true for a reward the lab can score (a finite number). */
-export function isScorable(r: number | null | undefined): r is number {
+function isScorable(r: number | null | undefined): r is number {
   return typeof r === "number" && Number.isFinite(r);
 }
 
@@ -66,7 +63,7 @@ export function isScorable(r: number | null | undefined): r is number {
  * Validates estimator arguments like the CPU reference does.
  * @throws Error naming the bad argument (groupSize, rewards length, method, std, eps).
  */
-export function validateAdvantageArgs(
+function validateAdvantageArgs(
   numRollouts: number,
   groupSize: number,
   opts: AdvantageOptions,

@@ -14,7 +14,7 @@ export const ADVANTAGE_METHODS = [
 ] as const;
 export type AdvantageMethod = (typeof ADVANTAGE_METHODS)[number];
 export type StdKind = "sample" | "population";
-export const STD_KINDS: readonly StdKind[] = ["sample", "population"];
+const STD_KINDS: readonly StdKind[] = ["sample", "population"];
 
 /** Library default std kind: unbiased (n−1). Lab choice, as verl (docs/reward-spec.md §1). */
 export const DEFAULT_STD: StdKind = "sample";

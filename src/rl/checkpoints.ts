@@ -5,7 +5,7 @@
 import type { Experiment } from "./experiment";
 
 /** File name of the cold-start checkpoint for an experiment's task and model size. */
-export function checkpointFileName(exp: Pick<Experiment, "task" | "modelSize">): string {
+function checkpointFileName(exp: Pick<Experiment, "task" | "modelSize">): string {
   const t = exp.task;
   const task = t.family === "digits" ? `digits${t.numDigits}` : t.family;
   // Hinted tasks (TaskConfig.hintRate > 0) have their own cold start: its prompts carry the hint;

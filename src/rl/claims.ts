@@ -12,7 +12,7 @@ import type { MetricRow } from "./run-types";
 import type { VariantName } from "./experiment";
 
 /** Ids of the claims (fixed: the report, the README and the tests use them). */
-export const CLAIM_IDS = [
+const CLAIM_IDS = [
   "rlvr-drift",
   "grr-incr",
   "grr-rcacc",
@@ -21,7 +21,7 @@ export const CLAIM_IDS = [
   "scs-gain",
   "acre-oscr",
 ] as const;
-export type ClaimId = (typeof CLAIM_IDS)[number];
+type ClaimId = (typeof CLAIM_IDS)[number];
 
 /** One judge-stability measurement (GRR §4.3.4) of one seed. */
 export interface StabilityPoint {
@@ -41,7 +41,7 @@ export interface ClaimInputs {
 }
 
 /** A curve plot of a claim: one metric over RL steps, one series per variant. */
-export interface ClaimPlot {
+interface ClaimPlot {
   metric: string;
   variants: VariantName[];
   yLabel: string;
@@ -76,7 +76,7 @@ function evalRows(rows: readonly MetricRow[], variant: string, seed: number): Me
 }
 
 /** The metric at the last eval of a variant under a seed. */
-export function finalValue(
+function finalValue(
   rows: readonly MetricRow[],
   variant: string,
   seed: number,
@@ -90,7 +90,7 @@ export function finalValue(
 }
 
 /** The metric at step 0 (the cold start) of a variant under a seed. */
-export function startValue(
+function startValue(
   rows: readonly MetricRow[],
   variant: string,
   seed: number,

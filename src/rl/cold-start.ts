@@ -24,7 +24,7 @@ import { configMismatch, runModel } from "./lab-model";
 import { taskGeneratorFor } from "./runner";
 
 /** What cold-start resolution needs to know about the adapter (src/gpu/device.ts). */
-export interface AdapterInfo {
+interface AdapterInfo {
   description: string;
   /** True for a fallback (CPU) adapter. */
   isFallback: boolean;

@@ -15,7 +15,7 @@ import {
 } from "./variant-table";
 
 /** Variant names, from the variant table (./variant-table.ts). */
-export { VARIANT_NAMES, JudgeSchema, type JudgeConfig, type VariantName } from "./variant-table";
+export { VARIANT_NAMES, type JudgeConfig, type VariantName } from "./variant-table";
 
 /** An advantage estimator's name, from the estimator table (./estimator-table.ts). */
 export type Estimator = EstimatorName;
@@ -87,21 +87,21 @@ export function variantDefaults(name: string): VariantConfig {
  * sequence, so one batch holds at most 512 sequences.
  */
 /** Rollouts per prompt G at most. */
-export const MAX_GROUP_SIZE = 64;
+const MAX_GROUP_SIZE = 64;
 /** Prompts per RL step at most. */
-export const MAX_BATCH_PROMPTS = 64;
+const MAX_BATCH_PROMPTS = 64;
 /** Rollouts per RL step (groupSize × batchPrompts) at most: one training batch. */
-export const MAX_ROLLOUTS_PER_STEP = 512;
+const MAX_ROLLOUTS_PER_STEP = 512;
 /** The held-out set's size: an eval reads its first evalSize prompts (one generate batch). */
-export const MAX_EVAL_SIZE = 512;
+const MAX_EVAL_SIZE = 512;
 /** SFT sequences per step at most (one training batch). */
-export const MAX_SFT_BATCH = 512;
+const MAX_SFT_BATCH = 512;
 /** RL or SFT steps of one run at most. */
-export const MAX_STEPS = 100_000;
+const MAX_STEPS = 100_000;
 /** top-k at most: at or above the vocabulary size (196) it keeps every token, as 0 does. */
-export const MAX_TOP_K = 256;
+const MAX_TOP_K = 256;
 /** Gradient-norm clip at most: far above any gradient norm of the lab's models. */
-export const MAX_GRAD_CLIP = 1000;
+const MAX_GRAD_CLIP = 1000;
 
 /** "at most N (NAME: what it is)", the message of a bound. */
 const atMostText = (n: number, name: string, what: string) => `at most ${n} (${name}: ${what})`;
@@ -110,7 +110,7 @@ const atMost = (n: number, name: string, what: string) => ({
   error: (issue: { input?: unknown }) => `${atMostText(n, name, what)}, got ${String(issue.input)}`,
 });
 
-export const AlgorithmSchema = z.object({
+const AlgorithmSchema = z.object({
   estimator: z.enum(ESTIMATOR_NAMES).default("grpo"),
   /** Std kind and ε_A: lab default as verl (docs/reward-spec.md §1). */
   std: z.enum(["sample", "population"]).default("sample"),
@@ -184,7 +184,7 @@ function checkRolloutsPerStep(a: AlgorithmConfig, ctx: z.RefinementCtx): void {
       });
 }
 
-export const TaskConfigSchema = z.object({
+const TaskConfigSchema = z.object({
   family: z.enum(["digits", "shapes", "bars"]).default("digits"),
   /**
    * Lab default: open-ended (the final box holds the number). In multiple
@@ -225,7 +225,6 @@ export const TaskConfigSchema = z.object({
    */
   traceSlipRate: z.number().min(0).max(1).default(0.3),
 });
-export type TaskConfigInput = z.infer<typeof TaskConfigSchema>;
 
 export const ExperimentSchema = z.object({
   schemaVersion: z.literal(1).default(1),

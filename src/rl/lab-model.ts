@@ -16,7 +16,7 @@ export type ModelSize = "default" | "small";
  * (MAX_PROMPT_TOKENS); maxNew covers the longest SFT target of the eval set
  * plus EOS and 6 tokens of slack (lab choice), capped at 64.
  */
-export function textShapeFor(evalPrompts: readonly TaskPrompt[]): TextShape {
+function textShapeFor(evalPrompts: readonly TaskPrompt[]): TextShape {
   let longest = 0;
   for (const p of evalPrompts) longest = Math.max(longest, encode(p.sftTarget).length + 1);
   return { promptLen: MAX_PROMPT_TOKENS, maxNew: Math.min(64, longest + 6) };
@@ -27,7 +27,7 @@ export function textShapeFor(evalPrompts: readonly TaskPrompt[]): TextShape {
  * size "default": d = 128, 4 layers, 4 heads (docs/design.md); "small": d = 64,
  * 2 layers (lab choice for CPU adapters and CI).
  */
-export function labModelConfig(
+function labModelConfig(
   size: ModelSize,
   image: Pick<TaskPrompt, "height" | "width" | "channels">,
   shape: TextShape,

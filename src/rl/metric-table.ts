@@ -13,7 +13,7 @@
  */
 
 /** Unit of a metric value. */
-export type MetricUnit =
+type MetricUnit =
   /** A share of prompts, rollouts or steps, in [0, 1]. */
   | "fraction"
   /** Reward units (each variant's own scale). */
@@ -34,7 +34,7 @@ export type MetricGroup = "paper" | "reward" | "component" | "health" | "cost" |
  * Which rows carry a metric: held-out eval rows, RL step rows, SFT step rows,
  * or RL step rows as a reward component (`components/<name>`).
  */
-export type MetricRowKind = "eval" | "train" | "sft" | "component";
+type MetricRowKind = "eval" | "train" | "sft" | "component";
 
 /** One metric. */
 export interface MetricDef {
@@ -473,14 +473,10 @@ type KeysOf<R extends MetricRowKind> = Def extends infer D
     : never
   : never;
 
-/** Every metric key of the table. */
-export type MetricKey = Def["key"];
 /** Keys of a held-out eval row (what `evalMetrics` returns). */
 export type EvalMetricKey = KeysOf<"eval">;
 /** Keys of an RL step row, besides its `components/<name>` entries. */
 export type TrainMetricKey = KeysOf<"train">;
-/** Keys of an SFT step row. */
-export type SftMetricKey = KeysOf<"sft">;
 
 const BY_KEY: ReadonlyMap<string, MetricDef> = new Map(METRIC_TABLE.map((m) => [m.key, m]));
 

@@ -210,7 +210,7 @@ export async function rlStep(args: RlStepArgs): Promise<RlStepResult> {
 }
 
 /** The inspector's view of one group. */
-export function groupView(
+function groupView(
   variant: string,
   step: number,
   prompt: TaskPrompt,

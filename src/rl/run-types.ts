@@ -25,7 +25,7 @@ export interface MetricRow {
 }
 
 /** One rollout as the inspector shows it. */
-export interface RolloutView {
+interface RolloutView {
   text: string;
   total: number;
   components: Record<string, number>;

@@ -66,7 +66,7 @@ interface ForkRun {
 }
 
 /** Most fork branches one run keeps (lab choice: each costs one variant-step of time per step). */
-export const MAX_FORKS = 4;
+const MAX_FORKS = 4;
 
 export class LabRun {
   readonly engine: LabEngine;

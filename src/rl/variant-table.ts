@@ -38,13 +38,13 @@ export type JudgeKind = "none" | "pointwise" | "groupwise";
  * with the options shuffled (ACRE §3). The RL step refuses a variant whose
  * passes it does not run.
  */
-export type GenerationPass = "truncated-continuations" | "option-shuffle-reask";
+type GenerationPass = "truncated-continuations" | "option-shuffle-reask";
 
 /** A weight's value: a number (a slider) or one of a few named choices. */
 export type WeightValue = number | string;
 
 /** One choice of a choice weight, with the formula it stands for. */
-export interface ChoiceOption {
+interface ChoiceOption {
   value: string;
   label: string;
   formula: string;
@@ -119,7 +119,7 @@ export const JUDGE_FIELDS: Readonly<
 };
 
 /** What a scorer gets for one group of one prompt. */
-export interface VariantScoreArgs<W> {
+interface VariantScoreArgs<W> {
   prompt: TaskPrompt;
   /** The G rollout texts of the prompt. */
   texts: readonly string[];
@@ -131,7 +131,7 @@ export interface VariantScoreArgs<W> {
 }
 
 /** Where a variant's formula comes from. */
-export interface VariantSource {
+interface VariantSource {
   /** The paper, by title. */
   paper: string;
   /** Section and equation in the paper (and the lab's reward-spec section). */

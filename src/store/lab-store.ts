@@ -27,7 +27,7 @@ import {
 import { DEFAULT_EXPERIMENT } from "../rl/experiment";
 import type { OverlayInfo } from "../ui/lib/series-meta";
 
-export type XAxisKind = "step" | "time";
+type XAxisKind = "step" | "time";
 
 /** Where commands go (the worker client, or a fake in tests). */
 export interface TrainerPort {

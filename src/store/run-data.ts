@@ -12,9 +12,9 @@ import type { StabilityReport } from "../rl/stability-run";
 
 /** Sample groups kept per variant (history for the inspector's step slider). */
 export const MAX_GROUPS_PER_VARIANT = 200;
-export const MAX_LOG_LINES = 300;
+const MAX_LOG_LINES = 300;
 
-export interface ReadyInfo {
+interface ReadyInfo {
   adapter: string;
   isFallback: boolean;
   modelSize: string;
@@ -30,7 +30,7 @@ export interface LabError {
   source: "trainer" | "worker" | "page";
 }
 
-export interface VariantRows {
+interface VariantRows {
   train: MetricRow[];
   eval: MetricRow[];
 }
@@ -67,7 +67,7 @@ export const emptyMetrics = (): MetricsData => ({
   markers: [],
   version: 0,
 });
-export const emptySamples = (): SamplesData => ({ byVariant: {}, version: 0 });
+const emptySamples = (): SamplesData => ({ byVariant: {}, version: 0 });
 
 export const initialRunData = (): RunData => ({
   phase: "loading",
@@ -109,7 +109,7 @@ export function appendMetrics(m: MetricsData, rows: readonly MetricRow[]): Metri
 }
 
 /** Appends sample groups, keeping the last MAX_GROUPS_PER_VARIANT per variant. */
-export function appendSamples(
+function appendSamples(
   s: SamplesData,
   groups: readonly GroupView[],
   cap = MAX_GROUPS_PER_VARIANT,

@@ -10,7 +10,7 @@ import { fillRect, type RGB } from "./raster";
 import type { Rng } from "./rng";
 
 /** Bar colors, cycled left to right (lab choice). */
-export const BAR_COLORS: readonly RGB[] = [
+const BAR_COLORS: readonly RGB[] = [
   [0.95, 0.3, 0.3],
   [0.3, 0.85, 0.35],
   [0.35, 0.5, 1.0],
@@ -32,11 +32,7 @@ function termValue(h: readonly number[], t: Term): number {
 }
 
 /** Builds the question and steps for bar heights (numSteps 1–4, see TaskConfig.numSteps). */
-export function barProblem(
-  heights: readonly number[],
-  numSteps: 1 | 2 | 3 | 4,
-  rng: Rng,
-): ProblemSpec {
+function barProblem(heights: readonly number[], numSteps: 1 | 2 | 3 | 4, rng: Rng): ProblemSpec {
   const pool: Term[] = [
     { kind: "tallest" },
     { kind: "shortest" },

@@ -7,7 +7,7 @@
 import type { TaskFamily } from "./types";
 
 /** Digit-arithmetic question kinds. */
-export type DigitOp = "sum" | "difference" | "largest" | "product";
+type DigitOp = "sum" | "difference" | "largest" | "product";
 
 /** Every knob of the task generators. */
 export interface TaskConfig {
@@ -95,7 +95,7 @@ export interface TaskConfig {
 }
 
 /** Default config (the `family` default is digits). */
-export const DEFAULT_TASK_CONFIG: Readonly<TaskConfig> = Object.freeze({
+const DEFAULT_TASK_CONFIG: Readonly<TaskConfig> = Object.freeze({
   family: "digits",
   numDigits: 2,
   digitOps: ["sum", "difference", "largest"],
@@ -116,7 +116,7 @@ export const DEFAULT_TASK_CONFIG: Readonly<TaskConfig> = Object.freeze({
 }) as Readonly<TaskConfig>;
 
 /** Family default object count (lab choice): shapes 6, bars 4, digits = numDigits. */
-export function defaultObjectCount(family: TaskFamily, numDigits = 2): number {
+function defaultObjectCount(family: TaskFamily, numDigits = 2): number {
   return family === "shapes" ? 6 : family === "bars" ? 4 : numDigits;
 }
 

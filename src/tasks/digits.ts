@@ -13,7 +13,7 @@ const ORDINALS = ["first", "second", "third"] as const;
 const COUNT_WORDS = { 2: "two", 3: "three" } as const;
 
 /** Builds the question and steps for given digit labels and question kind. */
-export function digitProblem(
+function digitProblem(
   labels: readonly number[],
   op: ResolvedTaskConfig["digitOps"][number],
 ): ProblemSpec {

@@ -48,7 +48,7 @@ export interface ProblemSpec {
 }
 
 /** `\boxed{v}` */
-export function boxed(v: string | number): string {
+function boxed(v: string | number): string {
   return `\\boxed{${v}}`;
 }
 
@@ -89,7 +89,7 @@ export function promptText(prompt: Pick<TaskPrompt, "question" | "options">): st
  * shortcut) except near the range bounds. Values stay in
  * [allowNegative ? NUMBER_MIN : 0, NUMBER_MAX].
  */
-export function drawDistractors(
+function drawDistractors(
   answer: number,
   k: number,
   closeness: number,
@@ -118,7 +118,7 @@ export function drawDistractors(
  * `skewLetter` with probability `optionSkew`, else uniform over the letters;
  * the other letters get the distractors in random order.
  */
-export function buildOptions(
+function buildOptions(
   answer: number,
   allowNegative: boolean,
   cfg: ResolvedTaskConfig,
@@ -204,7 +204,7 @@ function slipLastStep(spec: ProblemSpec, cfg: ResolvedTaskConfig, rng: Rng): Ref
 }
 
 /** `question <answer> h </answer>`: the question with a leaked answer hint (TaskConfig.hintRate). */
-export function hintedQuestion(question: string, hint: string): string {
+function hintedQuestion(question: string, hint: string): string {
   return `${question} <answer> ${hint} </answer>`;
 }
 

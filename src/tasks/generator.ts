@@ -18,12 +18,12 @@ import { Rng, deriveSeed } from "./rng";
 import type { TaskPrompt } from "./types";
 
 /** Seed of the held-out eval sets (lab choice). */
-export const EVAL_SEED = 0x5eed_e7a1;
+const EVAL_SEED = 0x5eed_e7a1;
 /** Size of the held-out eval set per family (lab choice). */
 export const EVAL_SIZE = 64;
 
 /** Options of `evalSet`. */
-export interface EvalSetOptions {
+interface EvalSetOptions {
   /** Number of prompts. Default EVAL_SIZE (64). */
   size?: number;
   /** Seed. Default EVAL_SEED. */

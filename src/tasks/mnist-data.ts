@@ -31,9 +31,9 @@
  */
 
 /** Magic bytes `RLMN`. */
-export const MNIST_MAGIC = "RLMN";
+const MNIST_MAGIC = "RLMN";
 /** Current format version. */
-export const MNIST_VERSION = 1;
+const MNIST_VERSION = 1;
 /** Header size in bytes. */
 export const MNIST_HEADER_BYTES = 32;
 /** Image side (MNIST is 28×28). */
@@ -212,17 +212,4 @@ export function parseMnistSubset(data: ArrayBuffer | Uint8Array): MnistSubset {
     train: split(0, trainCount),
     eval: split(trainCount, evalCount),
   };
-}
-
-/**
- * Browser loader: fetches and parses the packed subset. `url` defaults to
- * `data/mnist-subset.bin` under Vite's base URL. Throws with the URL and HTTP
- * status when the fetch fails, or the parser's error when the bytes are bad.
- */
-export async function loadMnistSubset(url?: string): Promise<MnistSubset> {
-  const base = (import.meta as unknown as { env?: { BASE_URL?: string } }).env?.BASE_URL ?? "./";
-  const target = url ?? `${base}data/mnist-subset.bin`;
-  const res = await fetch(target);
-  if (!res.ok) throw new Error(`mnist-subset.bin: fetch ${target} failed with HTTP ${res.status}`);
-  return parseMnistSubset(await res.arrayBuffer());
 }

@@ -6,7 +6,7 @@
  */
 
 /** Mixes a 32-bit integer (splitmix32-style finalizer). Returns an unsigned 32-bit integer. */
-export function mix32(x: number): number {
+function mix32(x: number): number {
   let z = (x + 0x9e3779b9) >>> 0;
   z = Math.imul(z ^ (z >>> 16), 0x85ebca6b) >>> 0;
   z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;

@@ -10,20 +10,20 @@ import { fillRect, setPixel, type RGB } from "./raster";
 import type { Rng } from "./rng";
 
 /** Shape colors (lab choice: four well-separated RGB colors). */
-export const SHAPE_COLORS: Record<string, RGB> = {
+const SHAPE_COLORS: Record<string, RGB> = {
   red: [0.95, 0.15, 0.15],
   green: [0.15, 0.85, 0.2],
   blue: [0.2, 0.4, 1.0],
   yellow: [1.0, 0.9, 0.1],
 };
 /** Shape kinds with their plural words. */
-export const SHAPE_KINDS: Record<string, string> = {
+const SHAPE_KINDS: Record<string, string> = {
   square: "squares",
   circle: "circles",
   triangle: "triangles",
 };
 
-export interface PlacedShape {
+interface PlacedShape {
   row: number;
   col: number;
   color: string;
@@ -74,7 +74,7 @@ function drawShape(img: Float32Array, size: number, cell: number, s: PlacedShape
 }
 
 /** Builds the question and steps for placed shapes (numSteps 1–4, see TaskConfig.numSteps). */
-export function shapeProblem(
+function shapeProblem(
   shapes: readonly PlacedShape[],
   numSteps: 1 | 2 | 3 | 4,
   rng: Rng,

@@ -20,11 +20,11 @@ import { NUMBER_MAX, NUMBER_MIN, promptText } from "./format";
 import type { TaskPrompt } from "./types";
 
 /** Special tokens. PAD is id 0 (lab choice). */
-export const PAD = "<pad>";
-export const BOS = "<bos>";
-export const EOS = "<eos>";
+const PAD = "<pad>";
+const BOS = "<bos>";
+const EOS = "<eos>";
 /** Separates the prompt from the response in the model's input. */
-export const SEP = "<sep>";
+const SEP = "<sep>";
 
 const SPECIALS = [PAD, BOS, EOS, SEP];
 const STRUCTURE = [
@@ -104,7 +104,7 @@ const ID = new Map<string, number>(VOCAB.map((w, i) => [w, i]));
 if (ID.size !== VOCAB.length) throw new Error("tokenizer: duplicate vocabulary entry");
 
 /** Token id of a vocabulary word; throws naming the word if it is not in the vocabulary. */
-export function tokenId(word: string): number {
+function tokenId(word: string): number {
   const id = ID.get(word);
   if (id === undefined)
     throw new Error(`tokenizer: word ${JSON.stringify(word)} is not in the vocabulary`);

@@ -16,7 +16,7 @@ export interface ReferenceStep {
 }
 
 /** Ground truth of a prompt. */
-export interface GroundTruth {
+interface GroundTruth {
   /** Correct option letter, or null for an open-ended question. */
   letter: string | null;
   /** Correct answer content (the number as text). */

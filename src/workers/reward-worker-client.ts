@@ -5,7 +5,7 @@
 import type { RewardScorer, ScoreRequest, ScoreResponse } from "../rl/reward-client";
 
 /** How long one batch may take before the reward worker counts as stuck (lab choice). */
-export const REWARD_TIMEOUT_MS = 120_000;
+const REWARD_TIMEOUT_MS = 120_000;
 
 /**
  * Starts a reward worker and returns a scorer that talks to it. A crashed
@@ -71,8 +71,14 @@ function startScorer(): RewardScorer & { dead: boolean; dispose(): void } {
           REWARD_TIMEOUT_MS,
         );
         pending.set(id, {
-          resolve: (r) => (clearTimeout(timer), resolve(r)),
-          reject: (e) => (clearTimeout(timer), reject(e)),
+          resolve: (r) => {
+            clearTimeout(timer);
+            resolve(r);
+          },
+          reject: (e) => {
+            clearTimeout(timer);
+            reject(e);
+          },
         });
         worker.postMessage({ type: "score", id, request });
       });

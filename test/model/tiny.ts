@@ -20,7 +20,6 @@ export const TINY: ModelConfig = {
   maxSeqLen: 12,
 };
 export const PAD = 0;
-export const EOS = 1;
 
 /**
  * B examples of L text tokens: prompt of `promptLen` (example b has b+1

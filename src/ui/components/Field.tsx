@@ -166,33 +166,6 @@ export function Select<T extends string>({
   );
 }
 
-export function Checkbox({
-  label,
-  checked,
-  onChange,
-  tip,
-}: {
-  label: ReactNode;
-  checked: boolean;
-  onChange(v: boolean): void;
-  tip?: string;
-}) {
-  const id = useId();
-  return (
-    <div className="field checkbox">
-      <input
-        id={id}
-        type="checkbox"
-        checked={checked}
-        onChange={(e) => onChange(e.target.checked)}
-      />
-      <label htmlFor={id}>
-        {label} {tip && <Tip text={tip} />}
-      </label>
-    </div>
-  );
-}
-
 export function Section({
   title,
   children,

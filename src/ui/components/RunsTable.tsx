@@ -10,7 +10,7 @@ function pick(values: Record<string, number>, want: string): number | undefined 
 }
 
 /** Overlay id of a run of this session (series keys "r<id>/<variant>"). */
-export const runOverlayId = (r: Pick<RunRecord, "id">) => `r${r.id}`;
+const runOverlayId = (r: Pick<RunRecord, "id">) => `r${r.id}`;
 
 export function RunsTable() {
   const runs = useLab((s) => s.runs);

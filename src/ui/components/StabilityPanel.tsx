@@ -22,7 +22,7 @@ import { variantColor, variantLabel } from "../lib/variant-meta";
 import { Tip } from "./Field";
 
 /** Sizes of the page's study (lab choice: seconds on a CPU adapter; the paper: 500 prompts × 8, 4 repeats). */
-export const PANEL_STUDY = { prompts: 16, groupSize: 8, repeats: 4 } as const;
+const PANEL_STUDY = { prompts: 16, groupSize: 8, repeats: 4 } as const;
 
 const ABOUT =
   "GRR §4.3.4: the same rollouts are rewarded several times by the noisy judge; the per-rollout variance of the reward, averaged, " +

@@ -51,7 +51,7 @@ const SHORT: Record<string, string> = {
 };
 
 /** Short legend name of a flattened setting path (e.g. "algorithm.lr" → "lr", "weights.lambda" → "λ"). */
-export function shortSettingName(path: string): string {
+function shortSettingName(path: string): string {
   return (
     SHORT[path] ?? SHORT[`weights.${path}`] ?? SHORT[`judge.${path}`] ?? path.split(".").at(-1)!
   );

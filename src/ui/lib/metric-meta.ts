@@ -8,8 +8,6 @@
  */
 import { COMPONENT_PREFIX, METRIC_TABLE, metricDef, type MetricGroup } from "../../rl/metric-table";
 
-export type { MetricGroup };
-
 export interface MetricMeta {
   title: string;
   description: string;
@@ -64,7 +62,7 @@ const PREFIXES = [
 ];
 
 /** Lower-case alphanumerics only: `frac_reward_zero_std` → `fracrewardzerostd`. */
-export function normalizeKey(key: string): string {
+function normalizeKey(key: string): string {
   return key.toLowerCase().replace(/[^a-z0-9]/g, "");
 }
 

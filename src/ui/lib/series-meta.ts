@@ -16,7 +16,7 @@ import { configDiff, describeChanges, joinDiff } from "./config-diff";
 import { variantColor, variantLabel } from "./variant-meta";
 
 /** Separates an overlay's id from the variant key in an overlay series key ("r2/grr"). */
-export const OVERLAY_SEP = "/";
+const OVERLAY_SEP = "/";
 
 /** What the legend and the tooltip need about an overlaid run. */
 export interface OverlayInfo {
@@ -29,7 +29,7 @@ export interface OverlayInfo {
   markers?: readonly Marker[];
 }
 
-export type SeriesKind = "variant" | "fork" | "overlay";
+type SeriesKind = "variant" | "fork" | "overlay";
 
 export interface SeriesStyle {
   kind: SeriesKind;

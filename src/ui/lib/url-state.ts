@@ -28,7 +28,7 @@ import {
   type VariantName,
 } from "../../rl/experiment";
 
-export const URL_SCHEMA_VERSION = 1;
+const URL_SCHEMA_VERSION = 1;
 
 type Flat = Record<string, string | number | boolean>;
 
@@ -78,7 +78,7 @@ export function encodeExperiment(exp: Experiment): string {
 }
 
 /** A setting of a link that was not applied. */
-export interface IgnoredSetting {
+interface IgnoredSetting {
   /** The key as written in the link (`algorithm.lr`, `grr.weights.lambda`, `variants`). */
   key: string;
   /** Why it was ignored. */
@@ -98,9 +98,9 @@ export interface DecodeResult {
 }
 
 /** Longest hash read (characters; lab choice: every setting of the schema fits in 2,000). */
-export const MAX_HASH_CHARS = 8192;
+const MAX_HASH_CHARS = 8192;
 /** Most keys read from one link (lab choice: the schema has under 100 settings). */
-export const MAX_HASH_KEYS = 200;
+const MAX_HASH_KEYS = 200;
 
 function convert(key: string, raw: string, like: unknown): string | number | boolean {
   if (typeof like === "number") {

@@ -16,14 +16,14 @@ import { ChartToolbar } from "./ChartToolbar";
 import { useThrottledMetrics } from "./useThrottledMetrics";
 import { MarkerList } from "./MarkerList";
 
-export interface ChartSpec {
+interface ChartSpec {
   key: string;
   testId: string;
   kind: "train" | "eval";
 }
 
 /** Charts to draw: eval keys as `chart-<key>`, train keys as `chart-<key>` (or `chart-train-<key>` if eval has the key too). */
-export function chartSpecs(m: MetricsData): ChartSpec[] {
+function chartSpecs(m: MetricsData): ChartSpec[] {
   const evalKeys = sortMetricKeys(m.keys.eval);
   const trainKeys = sortMetricKeys(m.keys.train);
   const inEval = new Set(evalKeys);

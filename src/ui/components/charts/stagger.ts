@@ -9,7 +9,7 @@
 import { startTransition, useEffect, useLayoutEffect, useRef, useState } from "react";
 
 /** Pause between turns while the trainer runs on the GPU (ms). */
-export const STAGGER_MS = 60;
+const STAGGER_MS = 60;
 /** A turn that never reports its commit ends after this long (ms). */
 const TURN_MAX_MS = 250;
 

@@ -5,7 +5,7 @@ import type { MetricsData } from "../../../store/run-data";
 import { throttle } from "../../lib/throttle";
 import { registerFlusher } from "../../lib/render-gate";
 
-export const CHART_REFRESH_MS = 250;
+const CHART_REFRESH_MS = 250;
 
 function current(): MetricsData {
   const s = labStore.getState();

@@ -7,7 +7,7 @@ import { RolloutTable } from "./RolloutTable";
 import type { GroupView } from "../../../rl/run-types";
 
 /** Distinct steps of a history, ascending. */
-export function historySteps(groups: readonly GroupView[]): number[] {
+function historySteps(groups: readonly GroupView[]): number[] {
   return Array.from(new Set(groups.map((g) => g.step))).sort((a, b) => a - b);
 }
 
