@@ -12,7 +12,7 @@ import type { MnistSubset } from "../tasks/mnist-data";
 import type { Experiment } from "../rl/experiment";
 import { checkpointPath } from "../rl/checkpoints";
 import type { RunSink } from "../rl/runner";
-import type { MetricRow } from "../workers/protocol";
+import type { MetricRow } from "../rl/run-types";
 import type { RunFiles } from "./out-files";
 
 /** Repository root (two levels above src/cli). */

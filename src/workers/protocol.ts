@@ -10,7 +10,7 @@ import type {
   TrainerEvent as ControllerEvent,
 } from "../rl/trainer";
 
-export type { GroupView, MetricRow } from "../rl/run-types";
+export type { GroupView } from "../rl/run-types";
 export type { TrainerPhase } from "../rl/trainer";
 
 /** The init message: the trainer's init, with where the worker reads the site's files. */
