@@ -236,7 +236,9 @@ export function scoreGRR(
     else {
       const ranked = parsed.ranks.flatMap((r, k) => (r === null ? [] : [{ k, r }]));
       const rewards = rankRewards({ ranks: ranked.map((x) => x.r), mapping });
-      ranked.forEach(({ k }, j) => (rRank[passed[k]] = rewards[j]));
+      ranked.forEach(({ k }, j) => {
+        rRank[passed[k]] = rewards[j];
+      });
       const distinct = [...new Set(ranked.map((x) => x.r))].sort((a, b) => a - b);
       tiers = distinct.map((r) => ranked.filter((x) => x.r === r).map((x) => passed[x.k]));
       const left = parsed.ranks.flatMap((r, k) => (r === null ? [passed[k]] : []));

@@ -3,16 +3,26 @@ import { useCallback, useEffect, useState } from "react";
 import { labStore, useLab, hasRunData } from "../../store";
 import { deleteRun, listRuns, loadRun, saveRun, type SavedRunSummary } from "../../store/run-db";
 
+/** Reports a saved-run failure on the page (module level: it reads the store, not the component). */
+function fail(e: unknown): void {
+  labStore
+    .getState()
+    .reportError(`Saved runs: ${e instanceof Error ? e.message : String(e)}`, false, "page");
+}
+
 export function SavedRuns() {
   const [saved, setSaved] = useState<SavedRunSummary[] | null>(null);
   const [busy, setBusy] = useState(false);
   const canSave = useLab((s) => hasRunData(s));
   const overlays = useLab((s) => s.overlays);
-  const fail = (e: unknown) =>
-    labStore
-      .getState()
-      .reportError(`Saved runs: ${e instanceof Error ? e.message : String(e)}`, false, "page");
-  const refresh = useCallback(() => listRuns().then(setSaved, (e) => (setSaved([]), fail(e))), []);
+  const refresh = useCallback(
+    () =>
+      listRuns().then(setSaved, (e) => {
+        setSaved([]);
+        fail(e);
+      }),
+    [],
+  );
   useEffect(() => void refresh(), [refresh]);
 
   const saveLive = async () => {
