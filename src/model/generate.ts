@@ -39,14 +39,8 @@
 import type { GpuContext, KernelCall } from "../gpu/context";
 import { packParams } from "../gpu/context";
 import { numPatches, paramLayout, validateConfig, type ModelConfig } from "./config";
-import {
-  advanceKernel,
-  embedKernel,
-  gatherKernel,
-  grid,
-  layernormKernel,
-  sampleKernel,
-} from "./generate/kernels";
+import { advanceKernel, embedKernel, gatherKernel, grid, sampleKernel } from "./generate/kernels";
+import { decodeLayernorm } from "../kernels/layernorm/launch";
 import { decodeAttention, kvAppendCall } from "../kernels/attention/launch";
 import { decodeMatmul, type MatmulEpilogue } from "../kernels/matmul/launch";
 
@@ -255,11 +249,10 @@ export class Generator {
         epi,
       );
     const layernorm = (inp: GPUBuffer, outBuf: GPUBuffer, R: number, g: string, b: string) =>
-      ctx.call(
-        layernormKernel(ctx),
-        [inp, this.params, outBuf],
-        packParams([R, d, 1, 0, off(g), off(b)]),
-        grid(R),
+      decodeLayernorm(
+        ctx,
+        { x: inp, w: this.params, y: outBuf },
+        { R, D: d, inStride: 1, inOffset: 0, gOff: off(g), bOff: off(b) },
       );
     const embed = (
       R: number,

@@ -20,8 +20,6 @@ import {
   embedForward,
   geluBackward,
   geluForward,
-  layernormBackward,
-  layernormForward,
   patchify,
   residualForward,
   type F64,
@@ -34,9 +32,11 @@ import {
 } from "./reference/losses";
 import { matmulBackward, matmulForward } from "../kernels/matmul/reference";
 import { attentionBackward, attentionForward } from "../kernels/attention/reference";
+import { layernormBackward, layernormForward } from "../kernels/layernorm/reference";
 
 export * from "../kernels/matmul/reference";
 export * from "../kernels/attention/reference";
+export * from "../kernels/layernorm/reference";
 export * from "./reference/layers";
 export * from "./reference/losses";
 

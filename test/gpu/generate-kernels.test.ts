@@ -2,7 +2,6 @@
  * Checker tests of the decode kernels, each against the f64 CPU reference
  * layer of src/model/reference/layers.ts on random inputs whose sizes are not
  * multiples of the 4×4 tile or the 64-wide workgroup:
- *   decode_layernorm (plain and gathering the last row of each sequence),
  *   decode_embed (prefill rows and a decode row at the step counter's position),
  *   decode_gather (each sequence's last row),
  * Tolerance |gpu − ref| ≤ atol + rtol·|ref| with rtol = 1e-4.
@@ -10,8 +9,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GpuContext, packParams, type Binding, type Kernel } from "../../src/gpu/context";
 import { requestNodeDevice } from "../../src/gpu/node-gpu";
-import { embedKernel, gatherKernel, grid, layernormKernel } from "../../src/model/generate/kernels";
-import { embedForward, layernormForward, patchify } from "../../src/model/reference";
+import { embedKernel, gatherKernel, grid } from "../../src/model/generate/kernels";
+import { embedForward, patchify } from "../../src/model/reference";
 import { seededNormal } from "../../src/model/init";
 
 function randn(n: number, seed: number, scale = 1): Float32Array {
@@ -53,44 +52,6 @@ describe("decode kernels", () => {
     ctx.run(ctx.call(kernel, bindings, params, grid(threads)));
     return ctx.readF32(out, 0, n);
   }
-
-  it("decode_layernorm: plain rows and the gathered last row of each sequence", async () => {
-    const D = 20,
-      rows = 9;
-    const x = randn(rows * D, 5, 3);
-    const g = randn(D, 6, 0.3).map((v) => 1 + v);
-    const b = randn(D, 7, 0.3);
-    const flat = new Float32Array(128);
-    flat.set(g, 0);
-    flat.set(b, 64);
-    const xb = ctx.createBufferFrom("x", x);
-    const wb = ctx.createBufferFrom("w", flat);
-    const yb = ctx.createBuffer("y", rows * D * 4);
-    const plain = await run(
-      layernormKernel(ctx),
-      [xb, wb, yb],
-      packParams([rows, D, 1, 0, 0, 64]),
-      rows,
-      yb,
-      rows * D,
-    );
-    const ref = new Float64Array(rows * D);
-    layernormForward(ref, new Float64Array(rows), new Float64Array(rows), x, g, b, rows, D);
-    expectClose(plain, ref);
-    // 3 sequences of 3 rows: take rows 2, 5, 8.
-    const last = await run(
-      layernormKernel(ctx),
-      [xb, wb, yb],
-      packParams([3, D, 3, 2, 0, 64]),
-      3,
-      yb,
-      3 * D,
-    );
-    expectClose(
-      last,
-      [2, 5, 8].flatMap((r) => Array.from(ref.subarray(r * D, (r + 1) * D))),
-    );
-  });
 
   it("decode_gather: the last row of each of 3 sequences of 4 rows", async () => {
     const W = 12;

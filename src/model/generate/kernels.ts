@@ -2,7 +2,6 @@
  * Shader sources and small launch helpers for the decode kernels
  * (shaders/decode_*.wgsl, kv_append.wgsl, sample.wgsl, prng.wgsl).
  */
-import layernormCode from "../../../shaders/decode_layernorm.wgsl?raw";
 import embedCode from "../../../shaders/decode_embed.wgsl?raw";
 import advanceCode from "../../../shaders/decode_advance.wgsl?raw";
 import gatherCode from "../../../shaders/decode_gather.wgsl?raw";
@@ -39,10 +38,6 @@ export function selectBlocks(code: string, keep: string[]): string {
   return cur;
 }
 
-export function layernormKernel(ctx: GpuContext): Kernel {
-  return ctx.kernel("decode_layernorm", layernormCode);
-}
-
 export function embedKernel(ctx: GpuContext): Kernel {
   return ctx.kernel("decode_embed", embedCode);
 }
@@ -61,7 +56,6 @@ export function sampleKernel(ctx: GpuContext): Kernel {
 
 /** Raw sources, for compile-message checks in tests. */
 export const SOURCES = {
-  layernormCode,
   embedCode,
   advanceCode,
   gatherCode,

@@ -8,6 +8,7 @@
  * Versions (llm.c dev/cuda style; each passes the same checker):
  *   matmul      src/kernels/matmul/launch.ts
  *   attention   src/kernels/attention/launch.ts
+ *   layernorm   src/kernels/layernorm/launch.ts
  * No version uses workgroup memory: register blocking is what pays on CPU
  * adapters (docs/design.md). A workgroup-tiled matmul for discrete GPUs is not
  * written yet (no GPU was available to measure it against these).
@@ -16,9 +17,8 @@ import { packParams, type Binding, type GpuContext, type KernelCall } from "../.
 
 export * from "../../kernels/matmul/launch";
 export * from "../../kernels/attention/launch";
-import lnForwardCode from "../../../shaders/layernorm_forward.wgsl?raw";
-import lnDxCode from "../../../shaders/layernorm_backward_dx.wgsl?raw";
-import lnParamsCode from "../../../shaders/layernorm_backward_params.wgsl?raw";
+export * from "../../kernels/layernorm/launch";
+import { needC4 } from "../../kernels/layernorm/launch";
 import geluForwardCode from "../../../shaders/gelu_forward.wgsl?raw";
 import geluBackwardCode from "../../../shaders/gelu_backward.wgsl?raw";
 import patchifyCode from "../../../shaders/patchify.wgsl?raw";
@@ -49,60 +49,6 @@ function grid1(ctx: GpuContext, name: string, threads: number): [number] {
   if (n > ctx.adapter.limits.maxComputeWorkgroupsPerDimension)
     throw new Error(`${name}: ${threads} invocations exceed one dispatch dimension`);
   return [n];
-}
-
-/** @throws Error when C is not a multiple of 4 (the row kernels read vec4). */
-function needC4(name: string, C: number): void {
-  if (C % 4 !== 0) throw new Error(`${name}: C = ${C} must be a multiple of 4`);
-}
-
-/** LayerNorm over rows: out, mean, rstd from inp [N, C], g, b [C]; C % 4 = 0. */
-export function layernormForward(
-  ctx: GpuContext,
-  b: { inp: Binding; g: Binding; b: Binding; out: Binding; mean: Binding; rstd: Binding },
-  N: number,
-  C: number,
-): KernelCall {
-  needC4("layernorm_forward", C);
-  return ctx.call(
-    ctx.kernel("layernorm_forward", lnForwardCode),
-    [b.inp, b.g, b.b, b.out, b.mean, b.rstd],
-    packParams([N, C, 0, 0]),
-    grid(ctx, N),
-  );
-}
-
-/** LayerNorm input gradient: dinp [N, C] (= or +=); C % 4 = 0. */
-export function layernormBackwardDx(
-  ctx: GpuContext,
-  b: { dout: Binding; inp: Binding; g: Binding; mean: Binding; rstd: Binding; dinp: Binding },
-  N: number,
-  C: number,
-  accumulate: boolean,
-): KernelCall {
-  needC4("layernorm_backward_dx", C);
-  return ctx.call(
-    ctx.kernel("layernorm_backward_dx", lnDxCode),
-    [b.dout, b.inp, b.g, b.mean, b.rstd, b.dinp],
-    packParams([N, C, accumulate ? 1 : 0, 0]),
-    grid(ctx, N),
-  );
-}
-
-/** LayerNorm parameter gradients: dg, db [C] +=; C % 4 = 0. */
-export function layernormBackwardParams(
-  ctx: GpuContext,
-  b: { dout: Binding; inp: Binding; mean: Binding; rstd: Binding; dg: Binding; db: Binding },
-  N: number,
-  C: number,
-): KernelCall {
-  needC4("layernorm_backward_params", C);
-  return ctx.call(
-    ctx.kernel("layernorm_backward_params", lnParamsCode),
-    [b.dout, b.inp, b.mean, b.rstd, b.dg, b.db],
-    packParams([N, C, 0, 0]),
-    grid1(ctx, "layernorm_backward_params", C / 4),
-  );
 }
 
 /** GELU (tanh approximation), elementwise over N. */

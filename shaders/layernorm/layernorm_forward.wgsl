@@ -3,18 +3,11 @@
 // mean [N] and rstd [N] for the backward pass. One invocation per row; rows
 // are read as vec4 (C % 4 = 0, which validateConfig guarantees for dModel).
 // Dispatch: ceil(N / 64) workgroups (x, spilling into y).
-struct Params { N: u32, C: u32, _p0: u32, _p1: u32 }
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> inp: array<vec4f>;         // [N, C/4]
-@group(0) @binding(2) var<storage, read> g: array<vec4f>;           // [C/4]
-@group(0) @binding(3) var<storage, read> b: array<vec4f>;           // [C/4]
-@group(0) @binding(4) var<storage, read_write> out: array<vec4f>;   // [N, C/4]
-@group(0) @binding(5) var<storage, read_write> mean: array<f32>;    // [N]
-@group(0) @binding(6) var<storage, read_write> rstd: array<f32>;    // [N]
+// Uniform `p` and bindings: generated from its spec (src/kernels/layernorm/spec.ts).
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let n = gid.x + gid.y * nwg.x * 64u;
+  let n = linear_id(gid, nwg);
   if (n >= p.N) { return; }
   let C4 = p.C / 4u;
   let base = n * C4;

@@ -6,23 +6,11 @@
 // One invocation per row, two passes over the row in vec4s (no barriers).
 // g and b come from the flat parameter buffer at 64-float aligned offsets.
 
-struct Params {
-  R: u32,        // output rows
-  D: u32,        // channels (multiple of 4)
-  inStride: u32,
-  inOffset: u32,
-  gOff: u32,     // float offset of the gain [D]
-  bOff: u32,     // float offset of the bias [D]
-}
+// Uniform `p` and bindings: generated from its spec (src/kernels/layernorm/spec.ts).
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> x: array<vec4<f32>>;        // [rows, D/4]
-@group(0) @binding(2) var<storage, read> w: array<vec4<f32>>;        // flat parameters
-@group(0) @binding(3) var<storage, read_write> y: array<vec4<f32>>;  // [R, D/4]
-
-@compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
-  let r = gid.x;
+@compute @workgroup_size(WG)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let r = linear_id(gid, nwg);
   if (r >= p.R) { return; }
   let D4 = p.D / 4u;
   let src = (r * p.inStride + p.inOffset) * D4;
