@@ -18,8 +18,6 @@ import { numPatches, paramLayout, patchDim, type ModelConfig } from "./config";
 import {
   embedBackward,
   embedForward,
-  geluBackward,
-  geluForward,
   patchify,
   residualForward,
   type F64,
@@ -33,10 +31,12 @@ import {
 import { matmulBackward, matmulForward } from "../kernels/matmul/reference";
 import { attentionBackward, attentionForward } from "../kernels/attention/reference";
 import { layernormBackward, layernormForward } from "../kernels/layernorm/reference";
+import { geluBackward, geluForward } from "../kernels/gelu/reference";
 
 export * from "../kernels/matmul/reference";
 export * from "../kernels/attention/reference";
 export * from "../kernels/layernorm/reference";
+export * from "../kernels/gelu/reference";
 export * from "./reference/layers";
 export * from "./reference/losses";
 

@@ -1,6 +1,6 @@
 // LayerNorm, GELU, attention (causal + PAD key mask), patchify and embeddings
 // on the GPU vs the f64 CPU references, on awkward sizes.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, it } from "vitest";
 import { GpuContext } from "../../src/gpu/context";
 import { requestNodeDevice } from "../../src/gpu/node-gpu";
 import * as K from "../../src/model/kernels";
@@ -18,51 +18,6 @@ describe("layer kernels", () => {
     ctx.createBufferFrom(label, Float32Array.from(a));
   const i32 = (label: string, a: ArrayLike<number>) =>
     ctx.createBufferFrom(label, Int32Array.from(a));
-
-  it.each([1, 63, 1000])("gelu forward and backward at N=%i (incl. large |x|)", async (N) => {
-    const inp = randArray(N, 8, -6, 6);
-    if (N > 2) {
-      inp[0] = 40;
-      inp[1] = -40;
-    }
-    const dout = randArray(N, 9);
-    const out = new Float64Array(N),
-      dinp = new Float64Array(N);
-    R.geluForward(out, inp, N);
-    R.geluBackward(dinp, inp, dout, N);
-    const b = {
-      inp: f32("inp", inp),
-      out: ctx.createBuffer("out", N * 4),
-      dout: f32("dout", dout),
-      dinp: ctx.createBuffer("dinp", N * 4),
-    };
-    ctx.run(K.geluForward(ctx, b, N));
-    ctx.run(K.geluBackward(ctx, b, N));
-    expectClose("gelu", await ctx.readF32(b.out, 0, N), out, 1e-6, 1e-5);
-    expectClose("gelu'", await ctx.readF32(b.dinp, 0, N), dinp, 1e-6, 1e-4);
-  });
-
-  it("elementwise kernels spill past 65535 workgroups into the y dimension", async () => {
-    const N = 65535 * 64 + 1000;
-    const [x, y] = K.grid(ctx, N);
-    expect(y).toBeGreaterThan(1);
-    expect(x * y * 64).toBeGreaterThanOrEqual(N);
-    const inp = randArray(N, 30, -3, 3);
-    const out = new Float64Array(N);
-    R.geluForward(out, inp, N);
-    const b = { inp: f32("inp", inp), out: ctx.createBuffer("out", N * 4) };
-    ctx.run(K.geluForward(ctx, b, N));
-    const got = await ctx.readF32(b.out, 0, N);
-    // check the tail (served by the spilled workgroups) and a stride through the rest
-    expectClose("gelu tail", got.subarray(N - 5000), out.subarray(N - 5000), 1e-6, 1e-5);
-    expectClose(
-      "gelu strided",
-      got.filter((_, i) => i % 997 === 0),
-      out.filter((_, i) => i % 997 === 0),
-      1e-6,
-      1e-5,
-    );
-  });
 
   it.each([
     { B: 2, H: 8, W: 8, Ch: 1, ps: 4, L: 6, C: 16, V: 12 },

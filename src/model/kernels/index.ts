@@ -9,6 +9,7 @@
  *   matmul      src/kernels/matmul/launch.ts
  *   attention   src/kernels/attention/launch.ts
  *   layernorm   src/kernels/layernorm/launch.ts
+ *   gelu        src/kernels/gelu/launch.ts
  * No version uses workgroup memory: register blocking is what pays on CPU
  * adapters (docs/design.md). A workgroup-tiled matmul for discrete GPUs is not
  * written yet (no GPU was available to measure it against these).
@@ -18,9 +19,8 @@ import { packParams, type Binding, type GpuContext, type KernelCall } from "../.
 export * from "../../kernels/matmul/launch";
 export * from "../../kernels/attention/launch";
 export * from "../../kernels/layernorm/launch";
+export * from "../../kernels/gelu/launch";
 import { needC4 } from "../../kernels/layernorm/launch";
-import geluForwardCode from "../../../shaders/gelu_forward.wgsl?raw";
-import geluBackwardCode from "../../../shaders/gelu_backward.wgsl?raw";
 import patchifyCode from "../../../shaders/patchify.wgsl?raw";
 import embedForwardCode from "../../../shaders/embed_forward.wgsl?raw";
 import embedBackwardCode from "../../../shaders/embed_backward.wgsl?raw";
@@ -49,34 +49,6 @@ function grid1(ctx: GpuContext, name: string, threads: number): [number] {
   if (n > ctx.adapter.limits.maxComputeWorkgroupsPerDimension)
     throw new Error(`${name}: ${threads} invocations exceed one dispatch dimension`);
   return [n];
-}
-
-/** GELU (tanh approximation), elementwise over N. */
-export function geluForward(
-  ctx: GpuContext,
-  b: { inp: Binding; out: Binding },
-  N: number,
-): KernelCall {
-  return ctx.call(
-    ctx.kernel("gelu_forward", geluForwardCode),
-    [b.inp, b.out],
-    packParams([N, 0, 0, 0]),
-    grid(ctx, N),
-  );
-}
-
-/** dinp = gelu'(inp)·dout (written). */
-export function geluBackward(
-  ctx: GpuContext,
-  b: { inp: Binding; dout: Binding; dinp: Binding },
-  N: number,
-): KernelCall {
-  return ctx.call(
-    ctx.kernel("gelu_backward", geluBackwardCode),
-    [b.inp, b.dout, b.dinp],
-    packParams([N, 0, 0, 0]),
-    grid(ctx, N),
-  );
 }
 
 /** Image geometry for patchify. */
