@@ -39,7 +39,8 @@
 import type { GpuContext, KernelCall } from "../gpu/context";
 import { packParams } from "../gpu/context";
 import { numPatches, paramLayout, validateConfig, type ModelConfig } from "./config";
-import { advanceKernel, embedKernel, gatherKernel, grid, sampleKernel } from "./generate/kernels";
+import { advanceKernel, gatherKernel, grid, sampleKernel } from "./generate/kernels";
+import { decodeEmbed } from "../kernels/embed/launch";
 import { decodeLayernorm } from "../kernels/layernorm/launch";
 import { decodeAttention, kvAppendCall } from "../kernels/attention/launch";
 import { decodeMatmul, type MatmulEpilogue } from "../kernels/matmul/launch";
@@ -261,29 +262,28 @@ export class Generator {
       useState: number,
       seqMul: number,
     ) =>
-      ctx.call(
-        embedKernel(ctx),
-        [this.images, this.text, this.state, this.params, x],
-        packParams([
+      decodeEmbed(
+        ctx,
+        { image: this.images, text: this.text, state: this.state, w: this.params, x },
+        {
           R,
-          d,
+          D: d,
           rowsPerSeq,
           posBase,
           useState,
           P,
           textCap,
-          config.imageWidth / config.patchSize,
-          config.patchSize,
-          config.imageChannels,
-          config.imageWidth,
-          config.imageHeight * config.imageWidth * config.imageChannels,
-          off("patch.w"),
-          off("patch.b"),
-          off("wte"),
-          off("wpe"),
+          gridW: config.imageWidth / config.patchSize,
+          ps: config.patchSize,
+          C: config.imageChannels,
+          imgW: config.imageWidth,
+          imgSize: config.imageHeight * config.imageWidth * config.imageChannels,
+          patchWOff: off("patch.w"),
+          patchBOff: off("patch.b"),
+          wteOff: off("wte"),
+          wpeOff: off("wpe"),
           seqMul,
-        ]),
-        grid(R * (d / 4)),
+        },
       );
     // Attention half of layer l up to the cache append: xr [R, d] → qkvr [R, 3d] → cache.
     const attnIn = (

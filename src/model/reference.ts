@@ -15,13 +15,7 @@
  * ./reference/losses.ts; both are re-exported here.
  */
 import { numPatches, paramLayout, patchDim, type ModelConfig } from "./config";
-import {
-  embedBackward,
-  embedForward,
-  patchify,
-  residualForward,
-  type F64,
-} from "./reference/layers";
+import { residualForward, type F64 } from "./reference/layers";
 import {
   policyLoss,
   sftLoss,
@@ -32,11 +26,13 @@ import { matmulBackward, matmulForward } from "../kernels/matmul/reference";
 import { attentionBackward, attentionForward } from "../kernels/attention/reference";
 import { layernormBackward, layernormForward } from "../kernels/layernorm/reference";
 import { geluBackward, geluForward } from "../kernels/gelu/reference";
+import { embedBackward, embedForward, patchify } from "../kernels/embed/reference";
 
 export * from "../kernels/matmul/reference";
 export * from "../kernels/attention/reference";
 export * from "../kernels/layernorm/reference";
 export * from "../kernels/gelu/reference";
+export * from "../kernels/embed/reference";
 export * from "./reference/layers";
 export * from "./reference/losses";
 

@@ -13,7 +13,7 @@ import {
 } from "./spec";
 
 /** @throws Error when C is not a multiple of 4 (the row kernels read vec4). */
-export function needC4(name: string, C: number): void {
+function needC4(name: string, C: number): void {
   if (C % 4 !== 0) throw new Error(`${name}: C = ${C} must be a multiple of 4`);
 }
 

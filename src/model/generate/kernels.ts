@@ -2,7 +2,6 @@
  * Shader sources and small launch helpers for the decode kernels
  * (shaders/decode_*.wgsl, kv_append.wgsl, sample.wgsl, prng.wgsl).
  */
-import embedCode from "../../../shaders/decode_embed.wgsl?raw";
 import advanceCode from "../../../shaders/decode_advance.wgsl?raw";
 import gatherCode from "../../../shaders/decode_gather.wgsl?raw";
 import sampleCode from "../../../shaders/sample.wgsl?raw";
@@ -38,10 +37,6 @@ export function selectBlocks(code: string, keep: string[]): string {
   return cur;
 }
 
-export function embedKernel(ctx: GpuContext): Kernel {
-  return ctx.kernel("decode_embed", embedCode);
-}
-
 export function gatherKernel(ctx: GpuContext): Kernel {
   return ctx.kernel("decode_gather", gatherCode);
 }
@@ -56,7 +51,6 @@ export function sampleKernel(ctx: GpuContext): Kernel {
 
 /** Raw sources, for compile-message checks in tests. */
 export const SOURCES = {
-  embedCode,
   advanceCode,
   gatherCode,
   sampleCode,

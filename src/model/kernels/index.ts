@@ -10,6 +10,7 @@
  *   attention   src/kernels/attention/launch.ts
  *   layernorm   src/kernels/layernorm/launch.ts
  *   gelu        src/kernels/gelu/launch.ts
+ *   embed       src/kernels/embed/launch.ts
  * No version uses workgroup memory: register blocking is what pays on CPU
  * adapters (docs/design.md). A workgroup-tiled matmul for discrete GPUs is not
  * written yet (no GPU was available to measure it against these).
@@ -20,10 +21,7 @@ export * from "../../kernels/matmul/launch";
 export * from "../../kernels/attention/launch";
 export * from "../../kernels/layernorm/launch";
 export * from "../../kernels/gelu/launch";
-import { needC4 } from "../../kernels/layernorm/launch";
-import patchifyCode from "../../../shaders/patchify.wgsl?raw";
-import embedForwardCode from "../../../shaders/embed_forward.wgsl?raw";
-import embedBackwardCode from "../../../shaders/embed_backward.wgsl?raw";
+export * from "../../kernels/embed/launch";
 import lossTokenCode from "../../../shaders/loss_token.wgsl?raw";
 import lossReduceCode from "../../../shaders/loss_reduce.wgsl?raw";
 import lossLogitsGradCode from "../../../shaders/loss_logits_grad.wgsl?raw";
@@ -49,68 +47,6 @@ function grid1(ctx: GpuContext, name: string, threads: number): [number] {
   if (n > ctx.adapter.limits.maxComputeWorkgroupsPerDimension)
     throw new Error(`${name}: ${threads} invocations exceed one dispatch dimension`);
   return [n];
-}
-
-/** Image geometry for patchify. */
-export interface PatchDims {
-  B: number;
-  H: number;
-  W: number;
-  Ch: number;
-  patchSize: number;
-}
-
-/** patches [B·P, p·p·Ch] from images [B, H·W·Ch]. */
-export function patchify(
-  ctx: GpuContext,
-  b: { images: Binding; patches: Binding },
-  d: PatchDims,
-): KernelCall {
-  const P = (d.H / d.patchSize) * (d.W / d.patchSize);
-  const n = d.B * P * d.patchSize * d.patchSize * d.Ch;
-  return ctx.call(
-    ctx.kernel("patchify", patchifyCode),
-    [b.images, b.patches],
-    packParams([d.B, d.H, d.W, d.Ch, d.patchSize, 0, 0, 0]),
-    grid(ctx, n),
-  );
-}
-
-/** out [B, T, C] = patch/token embeddings + positions (see shaders/embed_forward.wgsl). */
-export function embedForward(
-  ctx: GpuContext,
-  b: { patchEmb: Binding; tokens: Binding; wte: Binding; wpe: Binding; out: Binding },
-  B: number,
-  P: number,
-  L: number,
-  C: number,
-): KernelCall {
-  return ctx.call(
-    ctx.kernel("embed_forward", embedForwardCode),
-    [b.patchEmb, b.tokens, b.wte, b.wpe, b.out],
-    packParams([B, P, L, C]),
-    grid(ctx, B * (P + L) * C),
-  );
-}
-
-/** dwte, dwpe += and dpatchEmb = from dout [B, T, C]; C % 4 = 0 (see shaders/embed_backward.wgsl). */
-export function embedBackward(
-  ctx: GpuContext,
-  b: { dout: Binding; tokens: Binding; dwte: Binding; dwpe: Binding; dpatchEmb: Binding },
-  B: number,
-  P: number,
-  L: number,
-  C: number,
-  V: number,
-): KernelCall {
-  needC4("embed_backward", C);
-  const n = (V + P + L + B * P) * (C / 4);
-  return ctx.call(
-    ctx.kernel("embed_backward", embedBackwardCode),
-    [b.dout, b.tokens, b.dwte, b.dwpe, b.dpatchEmb],
-    packParams([B, P, L, C, V, 0, 0, 0]),
-    grid(ctx, n),
-  );
 }
 
 /** What loss_token computes: logprobs only, SFT, policy loss with / without a reference policy (KL). */

@@ -2,14 +2,11 @@
 // Patch k is row-major over the (H/p)×(W/p) grid; its pixels are flattened
 // in (py, px, c) order (the model semantics). One invocation per output value.
 // Dispatch: ceil(B·P·p·p·Ch / 64) workgroups (x, spilling into y).
-struct Params { B: u32, H: u32, W: u32, Ch: u32, ps: u32, _p0: u32, _p1: u32, _p2: u32 }
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> images: array<f32>;       // [B, H·W·Ch]
-@group(0) @binding(2) var<storage, read_write> patches: array<f32>; // [B·P, pd]
+// Uniform `p` and bindings: generated from its spec (src/kernels/embed/spec.ts).
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let idx = gid.x + gid.y * nwg.x * 64u;
+  let idx = linear_id(gid, nwg);
   let gw = p.W / p.ps;
   let P = (p.H / p.ps) * gw;
   let pd = p.ps * p.ps * p.Ch;

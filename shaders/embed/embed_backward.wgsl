@@ -7,17 +7,11 @@
 //   [.., +B·P·C4)    dpatchEmb[b·P + k, c] = dout[b, k, c]  (written; then
 //                    matmul_backward_dw turns it into patch.w / patch.b grads)
 // Dispatch: ceil((V + T + B·P)·C/4 / 64) workgroups (x, spilling into y).
-struct Params { B: u32, P: u32, L: u32, C: u32, V: u32, _p0: u32, _p1: u32, _p2: u32 }
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> dout: array<vec4f>;            // [B, T, C/4]
-@group(0) @binding(2) var<storage, read> tokens: array<i32>;            // [B, L]
-@group(0) @binding(3) var<storage, read_write> dwte: array<vec4f>;      // [V, C/4]
-@group(0) @binding(4) var<storage, read_write> dwpe: array<vec4f>;      // [maxSeqLen, C/4]
-@group(0) @binding(5) var<storage, read_write> dpatchEmb: array<vec4f>; // [B·P, C/4]
+// Uniform `p` and bindings: generated from its spec (src/kernels/embed/spec.ts).
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  var idx = gid.x + gid.y * nwg.x * 64u;
+  var idx = linear_id(gid, nwg);
   let T = p.P + p.L;
   let C4 = p.C / 4u;
   if (idx < p.V * C4) {

@@ -12,43 +12,17 @@
 // where n counts prompts and images holds one image per prompt; 1 otherwise).
 // One invocation per (row, 4 channels); parameters read from the flat buffer.
 
-struct Params {
-  R: u32,
-  D: u32,          // dModel (multiple of 4)
-  rowsPerSeq: u32,
-  posBase: u32,
-  useState: u32,
-  P: u32,          // patch tokens
-  textCap: u32,    // text columns per sequence in `text`
-  gridW: u32,      // patches per image row = W / patchSize
-  ps: u32,         // patch side in pixels
-  C: u32,          // image channels
-  imgW: u32,       // image width in pixels
-  imgSize: u32,    // H·W·C floats per image
-  patchWOff: u32,  // float offsets into the parameter buffer
-  patchBOff: u32,
-  wteOff: u32,
-  wpeOff: u32,
-  seqMul: u32,
-}
+// Uniform `p` and bindings: generated from its spec (src/kernels/embed/spec.ts).
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> image: array<f32>;          // [N, H·W·C]
-@group(0) @binding(2) var<storage, read> text: array<i32>;           // [N, textCap]
-@group(0) @binding(3) var<storage, read> state: array<u32>;          // [step, pad, ...]
-@group(0) @binding(4) var<storage, read> w: array<vec4<f32>>;        // flat parameters
-@group(0) @binding(5) var<storage, read_write> x: array<vec4<f32>>;  // [R, D/4]
-
-@compute @workgroup_size(64)
+@compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {
-  let t = gid.x + gid.y * nw.x * 64u;
+  let t = linear_id(gid, nw);
   let D4 = p.D / 4u;
   let c4 = t % D4;
   let r = t / D4;
   if (r >= p.R) { return; }
   let n = r / p.rowsPerSeq;
-  var pos = p.posBase + r % p.rowsPerSeq;
-  if (p.useState != 0u) { pos += state[0]; }
+  let pos = decode_pos(r, p.rowsPerSeq, p.posBase, p.useState, state[0]);
   var v = w[(p.wpeOff / 4u) + pos * D4 + c4];
   if (pos < p.P) {
     let y0 = (pos / p.gridW) * p.ps;

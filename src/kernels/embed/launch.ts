@@ -1,0 +1,81 @@
+/**
+ * Launchers of the embedding kernels (specs in ./spec.ts, WGSL in
+ * shaders/embed/); each prepares one SpecCall at setup. Checker:
+ * test/gpu/embed/embed.test.ts.
+ */
+import type { Binding, GpuContext } from "../../gpu/context";
+import type { SpecCall } from "../../gpu/kernel-spec";
+import { decodeEmbedSpec, embedBackwardSpec, embedForwardSpec, patchifySpec } from "./spec";
+
+/** Image geometry for patchify: B images of H×W×Ch pixels in patchSize² patches. */
+export interface PatchDims {
+  B: number;
+  H: number;
+  W: number;
+  Ch: number;
+  patchSize: number;
+}
+
+/** patches [B·P, p·p·Ch] from images [B, H·W·Ch] (P = (H/p)·(W/p)). */
+export function patchify(
+  ctx: GpuContext,
+  b: { images: Binding; patches: Binding },
+  d: PatchDims,
+): SpecCall<typeof patchifySpec.uniforms> {
+  const { B, H, W, Ch } = d;
+  return patchifySpec.call(
+    ctx,
+    { images: b.images, patches: b.patches },
+    { B, H, W, Ch, ps: d.patchSize },
+  );
+}
+
+/**
+ * out [B, T, C] = patch/token embeddings + positions, T = P + L, from
+ * patchEmb [B·P, C], tokens [B, L], wte [V, C], wpe [≥T, C].
+ */
+export function embedForward(
+  ctx: GpuContext,
+  b: { patchEmb: Binding; tokens: Binding; wte: Binding; wpe: Binding; out: Binding },
+  B: number,
+  P: number,
+  L: number,
+  C: number,
+): SpecCall<typeof embedForwardSpec.uniforms> {
+  const { patchEmb, tokens, wte, wpe, out } = b;
+  return embedForwardSpec.call(ctx, { patchEmb, tokens, wte, wpe, out }, { B, P, L, C });
+}
+
+/**
+ * dwte [V, C], dwpe [≥T, C] += and dpatchEmb [B·P, C] = from dout [B, T, C].
+ * @throws Error when C is not a multiple of 4 (the kernel reads vec4).
+ */
+export function embedBackward(
+  ctx: GpuContext,
+  b: { dout: Binding; tokens: Binding; dwte: Binding; dwpe: Binding; dpatchEmb: Binding },
+  B: number,
+  P: number,
+  L: number,
+  C: number,
+  V: number,
+): SpecCall<typeof embedBackwardSpec.uniforms> {
+  if (C % 4 !== 0) throw new Error(`embed_backward: C = ${C} must be a multiple of 4`);
+  const { dout, tokens, dwte, dwpe, dpatchEmb } = b;
+  return embedBackwardSpec.call(ctx, { dout, tokens, dwte, dwpe, dpatchEmb }, { B, P, L, C, V });
+}
+
+/** Uniform values of decode_embed (see its spec for the fields). */
+export type DecodeEmbedUniforms = Parameters<typeof decodeEmbedSpec.pack>[0];
+
+/**
+ * Decode embedding: x [R, D] for R (sequence, position) rows; image, text
+ * and parameters as the spec's bindings.
+ */
+export function decodeEmbed(
+  ctx: GpuContext,
+  b: { image: Binding; text: Binding; state: Binding; w: Binding; x: Binding },
+  u: DecodeEmbedUniforms,
+): SpecCall<typeof decodeEmbedSpec.uniforms> {
+  const { image, text, state, w, x } = b;
+  return decodeEmbedSpec.call(ctx, { image, text, state, w, x }, u);
+}

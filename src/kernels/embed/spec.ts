@@ -1,0 +1,102 @@
+/**
+ * Specs of the embedding kernels (shaders/embed/): patchify, the training
+ * embedding forward (patch embeddings + token embeddings + positions) and
+ * backward, and the decode embedding that does patchify, the patch matmul
+ * and the lookups in one pass from the flat parameter buffer. Launchers:
+ * ./launch.ts; CPU reference: ./reference.ts.
+ */
+import { defineKernel, type KernelSpec } from "../../gpu/kernel-spec";
+import patchifyCode from "../../../shaders/embed/patchify.wgsl?raw";
+import forwardCode from "../../../shaders/embed/embed_forward.wgsl?raw";
+import backwardCode from "../../../shaders/embed/embed_backward.wgsl?raw";
+import decodeCode from "../../../shaders/embed/decode_embed.wgsl?raw";
+
+/** patches [B·P, ps·ps·Ch] from images [B, H·W·Ch]; one invocation per output value. */
+export const patchifySpec = defineKernel({
+  name: "patchify",
+  source: patchifyCode,
+  uniforms: { B: "u32", H: "u32", W: "u32", Ch: "u32", ps: "u32" },
+  bindings: {
+    images: ["read", "f32"], // [B, H·W·Ch]
+    patches: ["read_write", "f32"], // [B·P, ps·ps·Ch]
+  },
+  workgroupSize: 64,
+  grid: {
+    kind: "spill",
+    threads: (u) => u.B * (u.H / u.ps) * (u.W / u.ps) * u.ps * u.ps * u.Ch,
+  },
+});
+
+/** out [B, T, C], T = P + L: patch embeddings (k < P) or token embeddings, plus positions. */
+export const embedForwardSpec = defineKernel({
+  name: "embed_forward",
+  source: forwardCode,
+  uniforms: { B: "u32", P: "u32", L: "u32", C: "u32" },
+  bindings: {
+    patchEmb: ["read", "f32"], // [B·P, C]
+    tokens: ["read", "i32"], // [B, L]
+    wte: ["read", "f32"], // [V, C]
+    wpe: ["read", "f32"], // [maxSeqLen, C]
+    out: ["read_write", "f32"], // [B, T, C]
+  },
+  workgroupSize: 64,
+  grid: { kind: "spill", threads: (u) => u.B * (u.P + u.L) * u.C },
+});
+
+/** dwte, dwpe += and dpatchEmb = from dout [B, T, C]; vec4 along C (C % 4 = 0). */
+export const embedBackwardSpec = defineKernel({
+  name: "embed_backward",
+  source: backwardCode,
+  uniforms: { B: "u32", P: "u32", L: "u32", C: "u32", V: "u32" },
+  bindings: {
+    dout: ["read", "vec4f"], // [B, T, C/4]
+    tokens: ["read", "i32"], // [B, L]
+    dwte: ["read_write", "vec4f"], // [V, C/4]
+    dwpe: ["read_write", "vec4f"], // [maxSeqLen, C/4]
+    dpatchEmb: ["read_write", "vec4f"], // [B·P, C/4]
+  },
+  workgroupSize: 64,
+  grid: { kind: "spill", threads: (u) => (u.V + u.P + u.L + u.B * u.P) * (u.C / 4) },
+});
+
+/** x [R, D] = embeddings of R (sequence, position) rows, read from the flat parameter buffer. */
+export const decodeEmbedSpec = defineKernel({
+  name: "decode_embed",
+  source: decodeCode,
+  uniforms: {
+    R: "u32",
+    D: "u32", // dModel (multiple of 4)
+    rowsPerSeq: "u32",
+    posBase: "u32",
+    useState: "u32",
+    P: "u32", // patch tokens
+    textCap: "u32", // text columns per sequence in `text`
+    gridW: "u32", // patches per image row = W / patchSize
+    ps: "u32", // patch side in pixels
+    C: "u32", // image channels
+    imgW: "u32", // image width in pixels
+    imgSize: "u32", // H·W·C floats per image
+    patchWOff: "u32", // float offsets into the parameter buffer
+    patchBOff: "u32",
+    wteOff: "u32",
+    wpeOff: "u32",
+    seqMul: "u32", // text row of image n: n·seqMul (G in a shared-prompt prefill, else 1)
+  },
+  bindings: {
+    image: ["read", "f32"], // [N, H·W·C]
+    text: ["read", "i32"], // [N, textCap]
+    state: ["read", "u32"], // [step, pad, ...]
+    w: ["read", "vec4f"], // flat parameters
+    x: ["read_write", "vec4f"], // [R, D/4]
+  },
+  workgroupSize: 64,
+  grid: { kind: "spill", threads: (u) => u.R * (u.D / 4) },
+});
+
+/** Every embedding kernel (spec tests). */
+export const EMBED_SPECS: KernelSpec[] = [
+  patchifySpec,
+  embedForwardSpec,
+  embedBackwardSpec,
+  decodeEmbedSpec,
+];
