@@ -152,12 +152,12 @@ describe("the lab in headless Chromium", () => {
     await page.close();
   }, 1_500_000); // WebGPU on SwiftShader: minutes, not seconds
   it("draws a seed band per variant, starts a fork at its parent's step, and names two overlaid runs in the legend", async () => {
-    // The smallest run the page allows, on the shipped cold start (no hint: its checkpoint ships).
+    // The smallest run the page allows, on the shipped cold start (no hint, no trace slips: its checkpoint ships).
     const tiny = (extra: Record<string, unknown>) =>
       encodeExperiment(
         parseExperiment({
           modelSize: "small",
-          task: { hintRate: 0 },
+          task: { hintRate: 0, traceSlipRate: 0 },
           variants: [{ name: "rlvr" }, { name: "grr" }],
           algorithm: { groupSize: 2, batchPrompts: 1, evalEvery: 1, steps: 1 },
           evalSize: 4,
@@ -179,6 +179,10 @@ describe("the lab in headless Chromium", () => {
         want.source,
         { timeout: 600_000, polling: 500 },
       );
+    // The run control (the x-axis toggle has a "Step" button too).
+    const stepButton = page
+      .getByRole("button", { name: "Step", exact: true })
+      .and(page.getByTitle("Run exactly one RL step"));
     const chartAttr = (p: Page, name: string) => p.getByTestId("chart-rcAcc").getAttribute(name);
     // LAB_SCREENSHOT_DIR=dir keeps a picture of each stage (seeds.png, fork.png, overlay.png).
     const shotDir = process.env.LAB_SCREENSHOT_DIR;
@@ -211,7 +215,7 @@ describe("the lab in headless Chromium", () => {
     await expect.poll(() => page.getByLabel("Seeds", { exact: true }).inputValue()).toBe("");
     await page.getByRole("button", { name: "Reset", exact: true }).click();
     await phase(/ready/);
-    await page.getByRole("button", { name: "Step", exact: true }).click();
+    await stepButton.click();
     await phase(/paused/);
     const fork = page.getByTestId("fork-grr");
     await fork.locator("summary").click();
@@ -226,7 +230,7 @@ describe("the lab in headless Chromium", () => {
       { timeout: 120_000 },
     );
     expect(await chartAttr(page, "data-first-step-grr_fork1")).toBe("1"); // the parent's step when it was forked
-    await page.getByRole("button", { name: "Step", exact: true }).click();
+    await stepButton.click();
     await phase(/done/);
     await page.waitForFunction(
       () =>
