@@ -36,7 +36,7 @@ import { GpuContext } from "../src/gpu/context";
 import { requestNodeDevice, SWIFTSHADER_ICD } from "../src/gpu/node-gpu";
 import { DEFAULT_CONFIG, numPatches, paramLayout, type ModelConfig } from "../src/model/config";
 import { initParams, seededUniform } from "../src/model/init";
-import { matmulForward } from "../src/model/kernels";
+import { matmulForward } from "../src/kernels/matmul/launch";
 import { Generator } from "../src/model/generate";
 import { TrainGraph } from "../src/model/graph";
 import { AdamW } from "../src/model/adamw";

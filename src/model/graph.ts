@@ -27,10 +27,10 @@ import {
   type ModelConfig,
   type ParamLayout,
 } from "./config";
-import * as K from "./kernels";
-import type { PolicyAggregation } from "./reference/losses";
+import * as K from "../kernels";
+import type { PolicyAggregation } from "../kernels/loss/reference";
 
-export type { PolicyAggregation } from "./reference/losses";
+export type { PolicyAggregation } from "../kernels/loss/reference";
 
 /** Per-step inputs of setBatch; each may be a CPU array (queued write) or a GPU buffer (copied on the GPU). */
 export interface TrainBatch {
@@ -186,13 +186,13 @@ export class TrainGraph {
   private dummy: GPUBuffer;
 
   private forwards = new Map<GPUBuffer, ForwardCalls>();
-  private lossLogprobsCall: KernelCall;
+  private lossLogprobsCall: K.LossTokenCall;
   /** The first backward dispatch (logprob gradients → dlogits); its uniform carries τ. */
-  private logitsGradCall!: KernelCall;
-  private lossSftCall: KernelCall;
-  private lossPolicyCall: KernelCall;
-  private reduceSftCall: KernelCall;
-  private reducePolicyCall: KernelCall;
+  private logitsGradCall!: K.LossLogitsGradCall;
+  private lossSftCall: K.LossTokenCall;
+  private lossPolicyCall: K.LossTokenCall;
+  private reduceSftCall: K.LossReduceCall;
+  private reducePolicyCall: K.LossReduceCall;
   private backwardCalls: KernelCall[];
   private sleepBeforeRead: boolean;
   /** Kind and submit time of the last step, and per-kind EMA of submit-to-stats durations (ms). */
@@ -790,11 +790,6 @@ export class TrainGraph {
     for (const c of this.backwardCalls) this.ctx.run(c);
   }
 
-  /** Sizes of the loss kernels for this graph. */
-  private lossDims(): K.LossDims {
-    return { B: this.B, T: this.T, L: this.textLen, P: this.P, V: this.config.vocabSize };
-  }
-
   /**
    * Runs the forward pass with `params` (default: the trainable buffer) and
    * computes per-token logprobs [B, textLen] into `this.logprobs` (copied to
@@ -806,9 +801,7 @@ export class TrainGraph {
    */
   forwardLogprobs(params: GPUBuffer = this.params, out?: GPUBuffer, temperature = 1): GPUBuffer {
     checkTemperature("forwardLogprobs", temperature);
-    this.lossLogprobsCall.setParams(
-      K.lossTokenParams(this.lossDims(), K.LOSS_MODE.logprobs, 0.2, 0, temperature),
-    );
+    this.lossLogprobsCall.set({ invTemp: 1 / temperature });
     this.recordForward(params);
     this.ctx.run(this.lossLogprobsCall);
     if (out) this.ctx.copy(this.logprobs, 0, out, 0, this.B * this.textLen * 4);
@@ -822,7 +815,7 @@ export class TrainGraph {
    */
   sftStep(): void {
     const { ctx } = this;
-    this.logitsGradCall.setParams(K.lossLogitsGradParams(this.lossDims(), 1));
+    this.logitsGradCall.set({ invTemp: 1 });
     this.recordForward(this.params);
     ctx.run(this.lossSftCall);
     ctx.run(this.reduceSftCall);
@@ -857,11 +850,9 @@ export class TrainGraph {
     this.put(this.oldLogprobs, opts.oldLogprobs, B * L, "oldLogprobs");
     if (opts.refLogprobs) this.put(this.refLogprobs, opts.refLogprobs, B * L, "refLogprobs");
     const mode = opts.refLogprobs ? K.LOSS_MODE.policy : K.LOSS_MODE.policyNoRef;
-    this.lossPolicyCall.setParams(
-      K.lossTokenParams(this.lossDims(), mode, clipEps, beta, temperature),
-    );
-    this.logitsGradCall.setParams(K.lossLogitsGradParams(this.lossDims(), temperature));
-    this.reducePolicyCall.setParams(K.lossReduceParams(B, L, K.AGGREGATION[agg], normLength));
+    this.lossPolicyCall.set({ mode, clipEps, beta, invTemp: 1 / temperature });
+    this.logitsGradCall.set({ invTemp: 1 / temperature });
+    this.reducePolicyCall.set({ agg: K.AGGREGATION[agg], normLength });
     this.recordForward(this.params);
     ctx.run(this.lossPolicyCall);
     ctx.run(this.reducePolicyCall);

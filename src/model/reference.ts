@@ -11,17 +11,16 @@
  *   logits = lnf(x)[text rows] · head.w                        // [B, L, V]
  * Attention masks PAD text tokens as keys (patch keys never masked).
  *
- * Per-layer functions live in ./reference/layers.ts, losses in
- * ./reference/losses.ts; both are re-exported here.
+ * Per-layer functions are the CPU references of the kernel families
+ * (src/kernels/<family>/reference.ts), re-exported here with the losses.
  */
 import { numPatches, paramLayout, patchDim, type ModelConfig } from "./config";
-import { residualForward, type F64 } from "./reference/layers";
 import {
   policyLoss,
   sftLoss,
   type PolicyLossInputs,
   type PolicyLossResult,
-} from "./reference/losses";
+} from "../kernels/loss/reference";
 import { matmulBackward, matmulForward } from "../kernels/matmul/reference";
 import { attentionBackward, attentionForward } from "../kernels/attention/reference";
 import { layernormBackward, layernormForward } from "../kernels/layernorm/reference";
@@ -33,8 +32,34 @@ export * from "../kernels/attention/reference";
 export * from "../kernels/layernorm/reference";
 export * from "../kernels/gelu/reference";
 export * from "../kernels/embed/reference";
-export * from "./reference/layers";
-export * from "./reference/losses";
+export * from "../kernels/loss/reference";
+
+type F64 = Float64Array;
+
+// Residual add and log-softmax: no kernel of their own (the residual add is
+// fused into matmul_forward, the log-softmax into loss_token).
+
+/** out [N] = a + b. */
+export function residualForward(
+  out: F64,
+  a: ArrayLike<number>,
+  b: ArrayLike<number>,
+  N: number,
+): void {
+  for (let i = 0; i < N; i++) out[i] = a[i] + b[i];
+}
+
+/** out [N, V] = logits − logsumexp(logits) per row (max-subtracted). */
+export function logSoftmaxForward(out: F64, logits: ArrayLike<number>, N: number, V: number): void {
+  for (let n = 0; n < N; n++) {
+    let m = -Infinity;
+    for (let v = 0; v < V; v++) m = Math.max(m, logits[n * V + v]);
+    let s = 0;
+    for (let v = 0; v < V; v++) s += Math.exp(logits[n * V + v] - m);
+    const lse = m + Math.log(s);
+    for (let v = 0; v < V; v++) out[n * V + v] = logits[n * V + v] - lse;
+  }
+}
 
 /** One batch of examples for the reference model. */
 export interface RefBatch {

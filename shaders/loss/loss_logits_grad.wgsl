@@ -6,15 +6,9 @@
 // Every other row
 // (patches, the last text position) is written 0, so no clear is needed.
 // One invocation per logits row. Dispatch: ceil(B·T / 64) workgroups.
-struct Params { B: u32, T: u32, L: u32, P: u32, V: u32, invTemp: f32, _p1: u32, _p2: u32 }
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> logits: array<f32>;        // [B, T, V]
-@group(0) @binding(2) var<storage, read> tokens: array<i32>;        // [B, L]
-@group(0) @binding(3) var<storage, read> g: array<f32>;             // [B, L]
-@group(0) @binding(4) var<storage, read> tok: array<f32>;           // [B·L, 8]
-@group(0) @binding(5) var<storage, read_write> dlogits: array<f32>; // [B, T, V]
+// Uniform `p` and bindings: generated from its spec (src/kernels/loss/spec.ts).
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3u) {
   let row = gid.x;
   if (row >= p.B * p.T) { return; }

@@ -1,13 +1,23 @@
-// Loss kernels (loss_token → loss_reduce → loss_logits_grad) vs the f64
-// reference losses on random logits: SFT, and the policy loss in all three
-// aggregations, incl. a row with no masked token and KL terms past both clamps.
+/**
+ * Checker of the loss family (shaders/loss/: loss_token → loss_reduce →
+ * loss_logits_grad) against its f64 CPU reference
+ * (src/kernels/loss/reference.ts) on random logits: SFT, and the policy loss
+ * in all three aggregations, incl. a row with no masked token and KL terms
+ * past both clamps.
+ */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GpuContext } from "../../src/gpu/context";
-import { requestNodeDevice } from "../../src/gpu/node-gpu";
-import * as K from "../../src/model/kernels";
-import { policyLoss, sftLoss, tokenStats, type PolicyAggregation } from "../../src/model/reference";
-import { seededUniform } from "../../src/model/init";
-import { expectClose, randArray } from "../model/tiny";
+import { GpuContext } from "../../../src/gpu/context";
+import { requestNodeDevice } from "../../../src/gpu/node-gpu";
+import * as K from "../../../src/kernels/loss/launch";
+import {
+  policyLoss,
+  sftLoss,
+  tokenStats,
+  type PolicyAggregation,
+} from "../../../src/kernels/loss/reference";
+import { seededUniform } from "../../../src/model/init";
+import { expectClose } from "../../support/expect-close";
+import { randArray } from "../../model/tiny";
 
 const B = 3,
   L = 7,

@@ -18,18 +18,9 @@
 // entropy and the logsumexp (f5) are those of softmax(z/τ), the distribution
 // the rollouts were sampled from (verl divides the logits by τ the same way).
 // Dispatch: ceil(B·L / 64) workgroups.
-struct Params { B: u32, T: u32, L: u32, P: u32, V: u32, mode: u32, clipEps: f32, beta: f32, invTemp: f32, _p0: u32, _p1: u32, _p2: u32 }
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> logits: array<f32>;        // [B, T, V]
-@group(0) @binding(2) var<storage, read> tokens: array<i32>;        // [B, L]
-@group(0) @binding(3) var<storage, read> mask: array<f32>;          // [B, L]
-@group(0) @binding(4) var<storage, read> advantages: array<f32>;    // [B]
-@group(0) @binding(5) var<storage, read> oldLogprobs: array<f32>;   // [B, L]
-@group(0) @binding(6) var<storage, read> refLogprobs: array<f32>;   // [B, L]
-@group(0) @binding(7) var<storage, read_write> logprobs: array<f32>; // [B, L]
-@group(0) @binding(8) var<storage, read_write> tok: array<f32>;     // [B·L, 8]
+// Uniform `p` and bindings: generated from its spec (src/kernels/loss/spec.ts).
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3u) {
   let i = gid.x;
   if (i >= p.B * p.L) { return; }

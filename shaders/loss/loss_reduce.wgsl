@@ -9,13 +9,9 @@
 // A single invocation walks the B·L records in order (a few thousand at
 // most here): deterministic and cheap next to the matmuls.
 // Dispatch: 1 workgroup.
-struct Params { B: u32, L: u32, agg: u32, normLength: f32 }
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> tok: array<f32>;           // [B·L, 8]
-@group(0) @binding(2) var<storage, read_write> g: array<f32>;       // [B, L]
-@group(0) @binding(3) var<storage, read_write> stats: array<f32>;   // [8]
+// Uniform `p` and bindings: generated from its spec (src/kernels/loss/spec.ts).
 
-@compute @workgroup_size(1)
+@compute @workgroup_size(WG)
 fn main() {
   var total = 0.0;
   for (var i = 0u; i < p.B * p.L; i++) { total += tok[i * 8u + 6u]; }

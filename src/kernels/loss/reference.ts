@@ -1,6 +1,7 @@
 /**
  * CPU references (f64) of the training losses: SFT cross-entropy and the
- * clipped policy-gradient surrogate with k3 KL (docs/reward-spec.md §1). Tests only.
+ * clipped policy-gradient surrogate with k3 KL (docs/reward-spec.md §1),
+ * the references of the loss kernels (shaders/loss/). Tests only.
  *
  * Alignment (shared with the GPU kernels): logits [B, L, V] are the logits at
  * the L text positions; the logit row at text position s predicts token s+1.
@@ -9,7 +10,7 @@
  * from logit row s−1. Position s = 0 has no prediction: its logprob is 0 and
  * its mask entry is ignored (treated as 0).
  */
-import type { F64 } from "./layers";
+type F64 = Float64Array;
 
 /** How the per-token policy loss is reduced (docs/reward-spec.md §1). */
 export type PolicyAggregation = "seq-mean-token-mean" | "token-mean" | "seq-mean-token-sum-norm";

@@ -1,0 +1,28 @@
+/**
+ * The training path's kernel launchers, one folder per family (llm.c
+ * dev/cuda habit): its WGSL versions in shaders/<family>/, its spec (the
+ * kernels' uniforms, bindings, workgroup size and grid; src/gpu/kernel-spec.ts),
+ * launcher and f64 CPU reference in src/kernels/<family>/, its checker in
+ * test/gpu/<family>/. Each launcher prepares ONE SpecCall at setup; run it
+ * every step with ctx.run(call). Shapes are row-major.
+ *
+ *   matmul      forward (+ bias, + residual), dX, dW + bias sums; scalar, vec4, 16×8; decode
+ *   attention   causal + PAD key mask, forward and two backward passes; KV cache and decode
+ *   layernorm   forward, input and parameter gradients; decode
+ *   gelu        forward, backward
+ *   embed       patchify, embeddings forward and backward; decode
+ *   loss        per-token log-softmax and loss terms, aggregation, logits gradient
+ *   adamw       global-norm clipping and AdamW (src/kernels/adamw, used by src/rl/engine.ts)
+ *   advantages  group advantage estimators (src/kernels/advantages)
+ *   sample      token sampling of the generator (src/kernels/sample)
+ *   decode      row gather and step counter of the generator (src/kernels/decode)
+ * No version uses workgroup memory: register blocking is what pays on CPU
+ * adapters (docs/design.md). A workgroup-tiled matmul for discrete GPUs is not
+ * written yet (no GPU was available to measure it against these).
+ */
+export * from "./matmul/launch";
+export * from "./attention/launch";
+export * from "./layernorm/launch";
+export * from "./gelu/launch";
+export * from "./embed/launch";
+export * from "./loss/launch";
