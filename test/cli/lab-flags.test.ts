@@ -61,7 +61,10 @@ describe("npm run lab -- --estimator / --set / --variants (dry run)", () => {
       const res = lab("--preset", "smoke", ...args, "--dry-run");
       expect(res.status).toBe(1);
       expect(res.stderr).toMatch(msg);
-      expect(res.stdout).toBe("");
+      // A failing CLI ends with one JSON error line on stdout (and nothing else).
+      const lines = res.stdout.trim().split("\n");
+      expect(lines).toHaveLength(1);
+      expect(JSON.parse(lines[0]).error).toMatch(msg);
     },
     120_000,
   );
