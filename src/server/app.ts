@@ -1,0 +1,247 @@
+/**
+ * The reward server (Fastify): the lab's rewards as the remote reward model
+ * of OpenRLHF (`POST /get_reward`) and of verl (`POST /verl/compute_score`),
+ * plus `GET /health` and `GET /stats`.
+ *
+ * OpenRLHF: request `{"query": [prompt + response, …], "prompts": […],
+ * "labels": […]}`, reply `{"rewards": [R_i], "scores": [r_ver_i],
+ * "extra_logs": {component: [value_i]}}` (OpenRLHF reads `rewards`; newer
+ * versions also `scores`, for dynamic filtering, and `extra_logs`, logged).
+ * verl: request `{"solution_strs", "ground_truths", "group_ids"?, "prompts"?}`,
+ * reply `{"results": [{"score": R_i, component: value_i, …}]}`, the list that
+ * verl's batch `compute_score` returns (clients/verl/lab_reward.py).
+ *
+ * Bad input is a 400 whose `error` names the field; a body over
+ * limits.maxBodyBytes a 413; a full queue a 503 with Retry-After. `close()`
+ * stops taking requests and waits for those in flight.
+ */
+import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
+import type { AsyncJudge, JudgeStats } from "./judge-client";
+import {
+  BadRequest,
+  DEFAULT_LIMITS,
+  readJsonBody,
+  readOpenRlhfRequest,
+  readVerlRequest,
+  type RolloutInput,
+  type ServerLimits,
+} from "./protocol";
+import { QueueFull, RequestQueue } from "./queue";
+import {
+  COMPONENTS_OF,
+  JUDGE_OF,
+  scoreRequest,
+  variantWeights,
+  type BatchRewards,
+  type ServedVariant,
+} from "./scoring";
+
+/** Bounds on concurrent scoring (lab choices). */
+export interface QueueLimits {
+  /** Requests scored at once (default 4). */
+  maxConcurrent: number;
+  /** Requests waiting for a slot before new ones get 503 (default 64). */
+  maxQueued: number;
+}
+
+/** Default queue bounds: 4 scoring (judge calls overlap), 64 waiting. */
+export const DEFAULT_QUEUE: Readonly<QueueLimits> = { maxConcurrent: 4, maxQueued: 64 };
+
+/** Everything the server needs. */
+export interface RewardServerOptions {
+  variant: ServedVariant;
+  /** The variant's weights (its schema in the variant table fills the defaults). */
+  weights?: unknown;
+  limits?: Partial<ServerLimits & QueueLimits>;
+  /** Required for pointwise-gr and grr. */
+  judge?: AsyncJudge & { stats?(): JudgeStats; abort?(): void };
+  /** Where one-line notes go (default: nowhere). Never given a request's texts or a key. */
+  log?: (line: string) => void;
+}
+
+/** Counters of the server since start. */
+interface ServerStats {
+  variant: ServedVariant;
+  requests: number;
+  rollouts: number;
+  groups: number;
+  badRequests: number;
+  judgeCalls: number;
+  judgeFailures: number;
+  queue: ReturnType<RequestQueue["state"]>;
+  judge: JudgeStats | null;
+}
+
+/** A built server: the Fastify instance and its counters. */
+export interface RewardServer {
+  app: FastifyInstance;
+  /** Listens on `host:port` (port 0: any free one). @returns the URL, e.g. `http://127.0.0.1:5000`. */
+  listen(host: string, port: number): Promise<string>;
+  stats(): ServerStats;
+  /** Stops taking requests, waits for those in flight, then aborts judge calls still open. */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the reward server for one variant.
+ * @throws Error naming the field for bad weights or limits, or a judge
+ *   variant without a judge.
+ */
+export function buildRewardServer(options: RewardServerOptions): RewardServer {
+  const { variant } = options;
+  const limits: ServerLimits & QueueLimits = {
+    ...DEFAULT_LIMITS,
+    ...DEFAULT_QUEUE,
+    ...(options.limits ?? {}),
+  };
+  for (const [k, v] of Object.entries(limits))
+    if (!Number.isInteger(v) || v < 0) throw new Error(`limits.${k} must be an integer >= 0`);
+  const weights = variantWeights(variant, options.weights);
+  if (JUDGE_OF[variant] !== "none" && !options.judge)
+    throw new Error(
+      `variant ${variant} needs an LLM judge: set REWARD_JUDGE_URL and REWARD_JUDGE_MODEL`,
+    );
+  const queue = new RequestQueue(limits.maxConcurrent, limits.maxQueued);
+  const log = options.log ?? (() => {});
+  const counts = {
+    requests: 0,
+    rollouts: 0,
+    groups: 0,
+    badRequests: 0,
+    judgeCalls: 0,
+    judgeFailures: 0,
+  };
+
+  const app = Fastify({
+    bodyLimit: limits.maxBodyBytes,
+    logger: false,
+    return503OnClosing: true,
+    forceCloseConnections: "idle",
+  });
+  let closing = false;
+  // While draining, each answer closes its connection (keep-alive would hold close() open).
+  app.addHook("onSend", async (_req, reply) => {
+    if (closing) reply.header("connection", "close");
+  });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", { parseAs: "buffer" }, (_req, body, done) => done(null, body));
+
+  app.setErrorHandler(
+    (err: { code?: string; statusCode?: number; message: string }, _req, reply) => {
+      if (err.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
+        counts.badRequests++;
+        return reply
+          .code(413)
+          .send({ error: `body: larger than ${limits.maxBodyBytes} bytes (limits.maxBodyBytes)` });
+      }
+      const status = err.statusCode ?? 500;
+      if (status >= 400 && status < 500) {
+        counts.badRequests++;
+        return reply.code(status).send({ error: `body: ${err.message}` });
+      }
+      log(`internal error: ${err.message}`);
+      return reply.code(500).send({ error: "internal error" });
+    },
+  );
+
+  async function serve(
+    reply: FastifyReply,
+    body: unknown,
+    read: (value: unknown, l: ServerLimits) => RolloutInput[],
+    shape: (r: BatchRewards) => unknown,
+  ): Promise<unknown> {
+    let rollouts: RolloutInput[];
+    try {
+      rollouts = read(readJsonBody(body), limits);
+    } catch (e) {
+      if (e instanceof BadRequest) {
+        counts.badRequests++;
+        return reply.code(400).send({ error: e.message });
+      }
+      throw e;
+    }
+    try {
+      const rewards = await queue.run(() =>
+        scoreRequest(rollouts, {
+          variant,
+          weights,
+          judge: options.judge,
+          maxGroupSize: limits.maxGroupSize,
+        }),
+      );
+      counts.requests++;
+      counts.rollouts += rollouts.length;
+      counts.groups += rewards.groups;
+      counts.judgeCalls += rewards.judgeCalls;
+      counts.judgeFailures += rewards.judgeFailures;
+      return reply.send(shape(rewards));
+    } catch (e) {
+      if (e instanceof QueueFull)
+        return reply
+          .code(503)
+          .header("retry-after", String(e.retryAfterS))
+          .send({ error: e.message });
+      if (e instanceof BadRequest) {
+        counts.badRequests++;
+        return reply.code(400).send({ error: e.message });
+      }
+      throw e;
+    }
+  }
+
+  const keys = COMPONENTS_OF[variant];
+
+  app.post("/get_reward", (req, reply) =>
+    serve(reply, req.body, readOpenRlhfRequest, (r) => {
+      const extra: Record<string, number[]> = {};
+      for (const k of keys) extra[k] = r.rollouts.map((x) => x.components[k]);
+      return {
+        rewards: r.rollouts.map((x) => x.total),
+        scores: r.rollouts.map((x) => (x.verifierPassed ? 1 : 0)),
+        extra_logs: extra,
+      };
+    }),
+  );
+
+  app.post("/verl/compute_score", (req, reply) =>
+    serve(reply, req.body, readVerlRequest, (r) => ({
+      results: r.rollouts.map((x) => {
+        const row: Record<string, number> = { score: x.total };
+        for (const k of keys) row[k] = x.components[k];
+        return row;
+      }),
+    })),
+  );
+
+  const stats = (): ServerStats => ({
+    variant,
+    ...counts,
+    queue: queue.state(),
+    judge: options.judge?.stats?.() ?? null,
+  });
+
+  app.get("/health", async () => ({ ok: true, variant, judge: JUDGE_OF[variant] }));
+  app.get("/stats", async () => stats());
+
+  return {
+    app,
+    async listen(host, port) {
+      await app.listen({ host, port });
+      const addr = app.server.address();
+      const bound = typeof addr === "object" && addr ? addr.port : port;
+      const shownHost = host.includes(":") ? `[${host}]` : host;
+      return `http://${shownHost}:${bound}`;
+    },
+    stats,
+    async close() {
+      closing = true;
+      const idle = setInterval(() => app.server.closeIdleConnections(), 50);
+      try {
+        await app.close();
+      } finally {
+        clearInterval(idle);
+        options.judge?.abort?.();
+      }
+    },
+  };
+}
