@@ -39,7 +39,7 @@ import { initParams, seededUniform } from "../src/model/init";
 import { matmulForward } from "../src/kernels/matmul/launch";
 import { Generator } from "../src/model/generate";
 import { TrainGraph } from "../src/model/graph";
-import { AdamW } from "../src/model/adamw";
+import { AdamW } from "../src/kernels/adamw/launch";
 
 const REPEATS = Math.max(5, Number(process.env.BENCH_REPEATS ?? 5) || 5);
 const TRAIN = { B: 16, textLen: 64 };

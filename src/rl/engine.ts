@@ -12,7 +12,7 @@ import type { GpuContext } from "../gpu/context";
 import { paramLayout, type ModelConfig, type ParamLayout } from "../model/config";
 import { TrainGraph, type PolicyAggregation, type StepStats } from "../model/graph";
 import { Generator, type GenerateResult } from "../model/generate";
-import { AdamW, type AdamWOptions, type GradStats } from "../model/adamw";
+import { AdamW, type AdamWOptions, type GradStats } from "../kernels/adamw/launch";
 import { AdvantageKernel, type GroupStatsResult } from "./advantages-gpu";
 import type { Estimator } from "./experiment";
 import type { TextShape, TextBatch } from "./sequences";

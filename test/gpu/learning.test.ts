@@ -8,7 +8,7 @@ import { GpuContext } from "../../src/gpu/context";
 import { requestNodeDevice } from "../../src/gpu/node-gpu";
 import { paramLayout, type ModelConfig } from "../../src/model/config";
 import { TrainGraph } from "../../src/model/graph";
-import { AdamW } from "../../src/model/adamw";
+import { AdamW } from "../../src/kernels/adamw/launch";
 import { Generator } from "../../src/model/generate";
 import { initParams, seededUniform } from "../../src/model/init";
 

@@ -1,16 +1,22 @@
 /**
- * GPU AdamW + global-norm clipping (src/model/adamw.ts) against the f64 CPU
- * reference (src/model/adamw-ref.ts): three steps with clipping active and
+ * Checker of the optimizer family (shaders/adamw/: grad_norm_partial,
+ * grad_norm_finalize, adamw; launcher src/kernels/adamw/launch.ts) against
+ * its f64 CPU reference (src/kernels/adamw/reference.ts): three steps with clipping active and
  * inactive, weight decay on matrices only, the reported gradient norm, a
  * skipped step on a non-finite gradient, and no allocation per step.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GpuContext } from "../../src/gpu/context";
-import { requestNodeDevice } from "../../src/gpu/node-gpu";
-import { AdamW, decayBlockMask, type AdamWOptions } from "../../src/model/adamw";
-import { adamwStepRef, decayFloatMask, type AdamWRefState } from "../../src/model/adamw-ref";
-import { paramLayout, type ModelConfig, type ParamLayout } from "../../src/model/config";
-import { seededNormal } from "../../src/model/init";
+import { GpuContext } from "../../../src/gpu/context";
+import { requestNodeDevice } from "../../../src/gpu/node-gpu";
+import { AdamW, decayBlockMask, type AdamWOptions } from "../../../src/kernels/adamw/launch";
+import {
+  adamwStepRef,
+  decayFloatMask,
+  type AdamWRefState,
+} from "../../../src/kernels/adamw/reference";
+import { paramLayout, type ModelConfig, type ParamLayout } from "../../../src/model/config";
+import { seededNormal } from "../../../src/model/init";
+import { expectClose } from "../../support/expect-close";
 
 const TINY: ModelConfig = {
   imageHeight: 8,
@@ -34,28 +40,6 @@ const ODD_LAYOUT: Pick<ParamLayout, "tensors" | "totalFloats"> = {
   ],
   totalFloats: 2368,
 };
-
-function expectClose(
-  gpu: ArrayLike<number>,
-  ref: ArrayLike<number>,
-  label: string,
-  atol: number,
-  rtol: number,
-): void {
-  expect(gpu.length, label).toBe(ref.length);
-  for (let i = 0; i < ref.length; i++) {
-    if (Math.abs(gpu[i] - ref[i]) > atol + rtol * Math.abs(ref[i])) {
-      const lo = Math.max(0, i - 2);
-      const side = Array.from(
-        { length: 5 },
-        (_, k) => `[${lo + k}] gpu ${gpu[lo + k]} ref ${ref[lo + k]}`,
-      );
-      throw new Error(
-        `${label}: mismatch at ${i}: gpu ${gpu[i]} vs ref ${ref[i]}\n${side.join("\n")}`,
-      );
-    }
-  }
-}
 
 /** Random values on the real tensor slots, 0 on the layout padding (as the backward pass leaves it). */
 function randomOnTensors(
@@ -106,15 +90,10 @@ describe("AdamW with gradient clipping", () => {
       expect(Math.abs(stats.clipScale - r.clipScale)).toBeLessThan(1e-5 * Math.max(1, r.clipScale));
       norms.push([stats.gradNorm, stats.clipScale]);
       // Compare every step: an error in t or the bias corrections shows at once.
-      expectClose(
-        await ctx.readF32(params),
-        ref.params,
-        `params after step ${step + 1}`,
-        1e-6,
-        1e-4,
-      );
-      expectClose(await ctx.readF32(opt.m), ref.m, `m after step ${step + 1}`, 1e-9, 1e-4);
-      expectClose(await ctx.readF32(opt.v), ref.v, `v after step ${step + 1}`, 1e-12, 1e-4);
+      const after = `after step ${step + 1}`;
+      expectClose(`params ${after}`, await ctx.readF32(params), ref.params, 1e-6, 1e-4);
+      expectClose(`m ${after}`, await ctx.readF32(opt.m), ref.m, 1e-9, 1e-4);
+      expectClose(`v ${after}`, await ctx.readF32(opt.v), ref.v, 1e-12, 1e-4);
     }
     for (const b of [params, grads, opt.m, opt.v]) b.destroy();
     return { norms, p0, ref, opt };

@@ -1,11 +1,11 @@
 /**
  * CPU reference (f64) of the GPU AdamW step with global-norm clipping
- * (src/model/adamw.ts, shaders/adamw.wgsl, shaders/grad_norm.wgsl).
+ * (./launch.ts, shaders/adamw/).
  * Used by tests only. Same formulas: torch.nn.utils.clip_grad_norm_ then
  * torch.optim.AdamW (Loshchilov & Hutter 2019, Algorithm 2).
  */
-import { decays, resolveAdamW, type AdamWOptions, type GradStats } from "./adamw";
-import type { ParamLayout } from "./config";
+import type { ParamLayout } from "../../model/config";
+import { decays, resolveAdamW, type AdamWOptions, type GradStats } from "./launch";
 
 /** Optimizer state in f64: params, m, v [totalFloats] and the step counter. */
 export interface AdamWRefState {

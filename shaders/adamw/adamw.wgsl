@@ -15,30 +15,7 @@
 // the CPU-side step counter t still advances.
 // Grid-stride loop over vec4s; every invocation does plain loads/stores only.
 
-struct Params {
-  n4: u32,       // vec4 count of params/grads/m/v
-  _pad0: u32,
-  _pad1: u32,
-  _pad2: u32,
-  lr: f32,
-  beta1: f32,
-  beta2: f32,
-  eps: f32,
-  weightDecay: f32,
-  bc1: f32,      // 1 − β1^t
-  bc2: f32,      // 1 − β2^t
-  _pad3: f32,
-}
-
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read_write> params: array<vec4f>;
-@group(0) @binding(2) var<storage, read> grads: array<vec4f>;
-@group(0) @binding(3) var<storage, read_write> m: array<vec4f>;
-@group(0) @binding(4) var<storage, read_write> v: array<vec4f>;
-@group(0) @binding(5) var<storage, read> decayMask: array<u32>;  // [totalFloats / 64]
-@group(0) @binding(6) var<storage, read> gstats: array<f32>;     // [norm, scale, finite, Σg²]
-
-const WG: u32 = 64u;
+// Uniform `p` and bindings: generated from its spec (src/kernels/adamw/spec.ts).
 
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {

@@ -1,10 +1,10 @@
 /**
  * AdamW with global gradient-norm clipping, entirely on the GPU, over the one
  * flat parameter buffer of `paramLayout` (three dispatches per step, no
- * read-back):
- *   1. grad_norm.wgsl `partial`:  NPART partial sums of g²
- *   2. grad_norm.wgsl `finalize`: norm, clip scale = min(1, maxNorm/(norm + 1e-6)), finite flag
- *   3. adamw.wgsl:                the AdamW update with the clip scale applied to g
+ * read-back; WGSL in shaders/adamw/, specs in ./spec.ts):
+ *   1. grad_norm_partial:  GRAD_NORM_PARTIALS partial sums of g²
+ *   2. grad_norm_finalize: norm, clip scale = min(1, maxNorm/(norm + 1e-6)), finite flag
+ *   3. adamw:              the AdamW update with the clip scale applied to g
  * The gradient norm lands in `gradStats` ([norm, scale, finite, Σg²], f32),
  * which the trainer reads with its other per-step statistics.
  *
@@ -13,17 +13,13 @@
  * clipping as torch.nn.utils.clip_grad_norm_ (total 2-norm, 1e-6 in the
  * denominator). Weight decay applies to 2-D tensors only (matrices and
  * embeddings), not to biases or LayerNorm parameters (nanoGPT's
- * configure_optimizers). The CPU reference is src/model/adamw-ref.ts.
+ * configure_optimizers). The CPU reference is ./reference.ts; the checker
+ * test/gpu/adamw/adamw.test.ts.
  */
-import type { GpuContext, KernelCall } from "../gpu/context";
-import { ALIGN_FLOATS, type ParamLayout } from "./config";
-import adamwCode from "../../shaders/adamw.wgsl?raw";
-import gradNormCode from "../../shaders/grad_norm.wgsl?raw";
-
-/** Workgroup size of adamw.wgsl and grad_norm.wgsl `partial` (must match their `WG`). */
-export const ADAMW_WG = 64;
-/** Number of partial sums in the first reduction stage (a multiple of ADAMW_WG). */
-export const GRAD_NORM_PARTIALS = 1024;
+import type { GpuContext } from "../../gpu/context";
+import type { SpecCall } from "../../gpu/kernel-spec";
+import { ALIGN_FLOATS, type ParamLayout } from "../../model/config";
+import { adamwSpec, GRAD_NORM_PARTIALS, gradNormFinalizeSpec, gradNormPartialSpec } from "./spec";
 
 /** Optimizer hyperparameters. */
 export interface AdamWOptions {
@@ -116,18 +112,17 @@ export class AdamW {
   readonly decayMask: GPUBuffer;
   readonly totalFloats: number;
   private readonly partials: GPUBuffer;
-  private readonly partialCall: KernelCall;
-  private readonly finalizeCall: KernelCall;
-  private readonly updateCall: KernelCall;
-  private readonly normParams = new ArrayBuffer(16);
-  private readonly updateParams = new ArrayBuffer(48);
+  private readonly partialCall: SpecCall<typeof gradNormPartialSpec.uniforms>;
+  private readonly finalizeCall: SpecCall<typeof gradNormFinalizeSpec.uniforms>;
+  private readonly updateCall: SpecCall<typeof adamwSpec.uniforms>;
   private opts: Required<AdamWOptions>;
 
   /**
    * @param layout parameter layout (tensors 64-float aligned; totalFloats a multiple of 4).
    * @param params flat f32 parameters [totalFloats], updated in place.
    * @param grads flat f32 gradients [totalFloats], same layout (padding must hold 0).
-   * @param opts hyperparameters; `maxWorkgroups` caps the AdamW grid (grid-stride loop beyond).
+   * @param opts hyperparameters.
+   * @param tuning `maxWorkgroups` caps the AdamW grid (a grid-stride loop covers the rest; tests).
    * @throws Error naming an invalid hyperparameter or a misaligned layout.
    */
   constructor(
@@ -153,27 +148,31 @@ export class AdamW {
     this.partials = ctx.createBuffer("adamw.gradNormPartials", GRAD_NORM_PARTIALS * 4);
     // Fresh buffers are zero-filled by WebGPU: m = v = 0.
 
-    const nv = new DataView(this.normParams);
-    nv.setUint32(0, n4, true);
-    nv.setUint32(4, GRAD_NORM_PARTIALS, true);
-    const partialK = ctx.kernel("grad_norm.partial", gradNormCode, "partial");
-    const finalizeK = ctx.kernel("grad_norm.finalize", gradNormCode, "finalize");
-    const normBindings = [grads, this.partials, this.gradStats];
-    this.partialCall = ctx.call(partialK, normBindings, this.packNorm(), [
-      GRAD_NORM_PARTIALS / ADAMW_WG,
-    ]);
-    this.finalizeCall = ctx.call(finalizeK, normBindings, this.packNorm(), [1]);
-
-    const maxWg =
-      tuning.maxWorkgroups ?? Math.min(4096, ctx.adapter.limits.maxComputeWorkgroupsPerDimension);
-    const wg = Math.max(1, Math.min(Math.ceil(n4 / ADAMW_WG), maxWg));
-    const uv = new DataView(this.updateParams);
-    uv.setUint32(0, n4, true);
-    this.updateCall = ctx.call(
-      ctx.kernel("adamw", adamwCode),
-      [params, grads, this.m, this.v, this.decayMask, this.gradStats],
-      this.packUpdate(1),
-      [wg],
+    this.partialCall = gradNormPartialSpec.call(
+      ctx,
+      { grads, partials: this.partials },
+      { n4, numPartials: GRAD_NORM_PARTIALS },
+    );
+    this.finalizeCall = gradNormFinalizeSpec.call(
+      ctx,
+      { partials: this.partials, stats: this.gradStats },
+      { numPartials: GRAD_NORM_PARTIALS, maxNorm: this.maxNorm() },
+    );
+    const wg = tuning.maxWorkgroups;
+    this.updateCall = adamwSpec.call(
+      ctx,
+      {
+        params,
+        grads,
+        m: this.m,
+        v: this.v,
+        decayMask: this.decayMask,
+        gstats: this.gradStats,
+      },
+      { n4, ...this.updateValues(1) },
+      wg
+        ? { workgroups: [Math.max(1, Math.min(Math.ceil(n4 / adamwSpec.workgroupSize), wg))] }
+        : {},
     );
   }
 
@@ -197,9 +196,8 @@ export class AdamW {
   step(lr?: number): void {
     if (lr !== undefined) this.setOptions({ lr });
     this.t += 1;
-    this.partialCall.setParams(this.packNorm());
-    this.finalizeCall.setParams(this.normParams);
-    this.updateCall.setParams(this.packUpdate(this.t));
+    this.finalizeCall.set({ maxNorm: this.maxNorm() });
+    this.updateCall.set(this.updateValues(this.t));
     this.ctx.run(this.partialCall);
     this.ctx.run(this.finalizeCall);
     this.ctx.run(this.updateCall);
@@ -244,25 +242,24 @@ export class AdamW {
     return parseGradStats(await this.ctx.readF32(this.gradStats, 0, 4));
   }
 
-  private packNorm(): ArrayBuffer {
-    const dv = new DataView(this.normParams);
+  /** The finalize stage's clip threshold: maxGradNorm, or 0 (off) when it is ≤ 0 or infinite. */
+  private maxNorm(): number {
     const c = this.opts.maxGradNorm;
-    dv.setFloat32(8, Number.isFinite(c) && c > 0 ? c : 0, true);
-    return this.normParams;
+    return Number.isFinite(c) && c > 0 ? c : 0;
   }
 
-  private packUpdate(t: number): ArrayBuffer {
+  /** The update's hyperparameters at step t; bias corrections in f64 on the CPU, rounded once to f32. */
+  private updateValues(t: number) {
     const o = this.opts;
-    const dv = new DataView(this.updateParams);
-    dv.setFloat32(16, o.lr, true);
-    dv.setFloat32(20, o.beta1, true);
-    dv.setFloat32(24, o.beta2, true);
-    dv.setFloat32(28, o.eps, true);
-    dv.setFloat32(32, o.weightDecay, true);
-    // Bias corrections in f64 on the CPU, then rounded once to f32.
-    dv.setFloat32(36, 1 - o.beta1 ** t, true);
-    dv.setFloat32(40, 1 - o.beta2 ** t, true);
-    return this.updateParams;
+    return {
+      lr: o.lr,
+      beta1: o.beta1,
+      beta2: o.beta2,
+      eps: o.eps,
+      weightDecay: o.weightDecay,
+      bc1: 1 - o.beta1 ** t,
+      bc2: 1 - o.beta2 ** t,
+    };
   }
 }
 
