@@ -13,7 +13,7 @@ import { paramLayout, type ModelConfig, type ParamLayout } from "../model/config
 import { TrainGraph, type PolicyAggregation, type StepStats } from "../model/graph";
 import { Generator, type GenerateResult } from "../model/generate";
 import { AdamW, type AdamWOptions, type GradStats } from "../kernels/adamw/launch";
-import { AdvantageKernel, type GroupStatsResult } from "./advantages-gpu";
+import { AdvantageKernel, type GroupStatsResult } from "../kernels/advantages/launch";
 import type { Estimator } from "./experiment";
 import type { TextShape, TextBatch } from "./sequences";
 import { EOS_ID, PAD_ID } from "../tasks/tokenizer";

@@ -4,7 +4,7 @@
  * penalty enters. The experiment schema (algorithm and per-variant
  * estimator), the RL step, the CLI (`--estimator`) and the page read this
  * table; the math itself is the CPU reference (./advantages.ts) and the GPU
- * kernel (./advantages-gpu.ts), which take the same names. The table is keyed
+ * kernel (src/kernels/advantages/launch.ts), which take the same names. The table is keyed
  * by those names (`satisfies Record<AdvantageMethod, …>`), so an estimator
  * without an entry, or an entry without an estimator, fails to typecheck.
  */

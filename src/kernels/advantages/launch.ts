@@ -3,8 +3,9 @@
  * one workgroup, for a whole batch of groups and every estimator
  * (grpo, grpo-stable, rloo, reinforce++, reinforce++-baseline).
  *
- * The CPU reference is `groupAdvantages` in src/rl/advantages.ts (f64; tests
- * compare against it). The kernel's output buffer `advantages` is meant to be
+ * Spec: ./spec.ts (WGSL in shaders/advantages/). The CPU reference is
+ * `groupAdvantages` in src/rl/advantages.ts (f64; the checker
+ * test/gpu/advantages/advantages.test.ts compares against it). The kernel's output buffer `advantages` is meant to be
  * read directly by the policy-loss kernel, so the trainer never reads it back;
  * `groupStats` gives the per-group zero-std flags for `frac_reward_zero_std`.
  *
@@ -12,13 +13,14 @@
  * the GPU as NaN: `setRewards` writes 0 and a validity flag 0, and the kernel
  * gives them advantage 0 and leaves them out of every statistic.
  */
-import type { GpuContext, KernelCall } from "../gpu/context";
-import { GRPO_STABLE, type AdvantageMethod, type StdKind } from "./advantages";
-import code from "../../shaders/advantages.wgsl?raw";
+import type { GpuContext } from "../../gpu/context";
+import type { SpecCall } from "../../gpu/kernel-spec";
+import { GRPO_STABLE, type AdvantageMethod, type StdKind } from "../../rl/advantages";
+import { advantagesSpec } from "./spec";
 
 export type { AdvantageMethod, StdKind };
 
-/** Estimators of docs/reward-spec.md §1, in the kernel's method-code order (shaders/advantages.wgsl). */
+/** Estimators of docs/reward-spec.md §1, in the kernel's method-code order (shaders/advantages/advantages.wgsl). */
 export const KERNEL_METHODS: readonly AdvantageMethod[] = [
   "grpo",
   "grpo-stable",
@@ -106,10 +108,9 @@ export class AdvantageKernel {
   readonly advantages: GPUBuffer;
   readonly groupStats: GPUBuffer;
   readonly batchStats: GPUBuffer;
-  private readonly call: KernelCall;
+  private readonly call: SpecCall<typeof advantagesSpec.uniforms>;
   private readonly hostRewards: Float32Array;
   private readonly hostValid: Uint32Array;
-  private readonly params = new ArrayBuffer(32);
   private opts: Required<AdvantageOptions> = { method: "grpo", eps: 1e-6, std: "sample" };
 
   /**
@@ -137,12 +138,16 @@ export class AdvantageKernel {
     this.batchStats = ctx.createBuffer("adv.batchStats", 16);
     this.hostRewards = new Float32Array(n);
     this.hostValid = new Uint32Array(n);
-    const kernel = ctx.kernel("advantages", code);
-    this.call = ctx.call(
-      kernel,
-      [this.rewards, this.valid, this.advantages, this.groupStats, this.batchStats],
-      this.packParams(),
-      [1],
+    this.call = advantagesSpec.call(
+      ctx,
+      {
+        rewards: this.rewards,
+        valid: this.valid,
+        adv: this.advantages,
+        groupStats: this.groupStats,
+        batchStats: this.batchStats,
+      },
+      this.uniforms(),
     );
     this.setOptions(options);
   }
@@ -159,7 +164,7 @@ export class AdvantageKernel {
   setOptions(options: AdvantageOptions): void {
     validateAdvantageArgs(this.numRollouts, this.groupSize, options);
     this.opts = { method: options.method, eps: options.eps ?? 1e-6, std: options.std ?? "sample" };
-    this.call.setParams(this.packParams());
+    this.call.set(this.uniforms());
   }
 
   /**
@@ -225,18 +230,18 @@ export class AdvantageKernel {
     return res;
   }
 
-  private packParams(): ArrayBuffer {
-    const dv = new DataView(this.params);
-    dv.setUint32(0, this.numGroups, true);
-    dv.setUint32(4, this.groupSize, true);
+  /** The kernel's uniform for the current options (grpo-stable's ε, clip and skip σ from GRPO_STABLE). */
+  private uniforms() {
     const method = this.opts?.method ?? "grpo";
-    dv.setUint32(8, KERNEL_METHODS.indexOf(method), true);
-    dv.setUint32(12, (this.opts?.std ?? "sample") === "sample" ? 1 : 0, true);
-    dv.setFloat32(16, method === "grpo-stable" ? GRPO_STABLE.eps : (this.opts?.eps ?? 1e-6), true);
-    dv.setFloat32(20, GRPO_STABLE.clip, true);
-    dv.setFloat32(24, GRPO_STABLE.minStd, true);
-    dv.setUint32(28, 0, true);
-    return this.params;
+    return {
+      numGroups: this.numGroups,
+      groupSize: this.groupSize,
+      method: KERNEL_METHODS.indexOf(method),
+      sampleStd: (this.opts?.std ?? "sample") === "sample" ? 1 : 0,
+      eps: method === "grpo-stable" ? GRPO_STABLE.eps : (this.opts?.eps ?? 1e-6),
+      clipLimit: GRPO_STABLE.clip,
+      skipStd: GRPO_STABLE.minStd,
+    };
   }
 }
 

@@ -25,31 +25,10 @@
 // invocation sums the WG partials in the same order (identical results, one
 // barrier per reduction instead of a log2(WG) tree: cheap on SwiftShader).
 //
-// TS constants that must match: ADV_WG and the method codes in
-// src/rl/advantages-gpu.ts.
+// Uniform `p`, bindings and WG: generated from its spec
+// (src/kernels/advantages/spec.ts); the method codes are KERNEL_METHODS'
+// order in src/kernels/advantages/launch.ts.
 
-struct Params {
-  numGroups: u32,
-  groupSize: u32,
-  method: u32,     // 0 grpo, 1 grpo-stable, 2 rloo, 3 reinforce++, 4 reinforce++-baseline
-  sampleStd: u32,  // 1: divide by n−1 ("sample"), 0: by n ("population")
-  eps: f32,        // ε_A added to the std
-  clipLimit: f32,  // grpo-stable clip (3, StructReward eq. 11)
-  skipStd: f32,    // grpo-stable: σ below this skips the group (1e-4)
-  _pad: u32,
-}
-
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> rewards: array<f32>;
-@group(0) @binding(2) var<storage, read> valid: array<u32>;
-@group(0) @binding(3) var<storage, read_write> adv: array<f32>;
-// [numGroups] (mean, std, validCount, flags); flags bit0 = zero std (fewer than
-// 2 valid rewards or all equal), bit1 = group skipped by grpo-stable's σ test.
-@group(0) @binding(4) var<storage, read_write> groupStats: array<vec4f>;
-// [1] batch (mean, std, validCount, 1 if zero std) of the whitened values; zeros for group methods.
-@group(0) @binding(5) var<storage, read_write> batchStats: array<vec4f>;
-
-const WG: u32 = 64u;
 const BIG: f32 = 3.0e38;
 
 var<workgroup> wSum: array<f32, WG>;

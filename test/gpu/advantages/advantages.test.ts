@@ -1,5 +1,5 @@
 /**
- * The advantage kernel (shaders/advantages.wgsl) against the f64 CPU
+ * Checker of the advantage kernel (shaders/advantages/advantages.wgsl) against the f64 CPU
  * reference `groupAdvantages` (src/rl/advantages.ts).
  *
  * f32 note: the kernel sees rewards rounded to f32 (1e9 + 1 becomes 1e9), so
@@ -13,21 +13,22 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
-import { GpuContext } from "../../src/gpu/context";
-import { requestNodeDevice } from "../../src/gpu/node-gpu";
+import { GpuContext } from "../../../src/gpu/context";
+import { requestNodeDevice } from "../../../src/gpu/node-gpu";
 import {
   AdvantageKernel,
   groupAdvantagesGpu,
   KERNEL_METHODS,
   type AdvantageMethod,
   type StdKind,
-} from "../../src/rl/advantages-gpu";
-import { groupAdvantageStats, groupAdvantages } from "../../src/rl/advantages";
+} from "../../../src/kernels/advantages/launch";
+import { groupAdvantageStats, groupAdvantages } from "../../../src/rl/advantages";
+import { expectClose } from "../../support/expect-close";
 
 type Reward = number | null | undefined;
 
 // The case vectors (test/fixtures/README.md) are kept in the repository.
-const REPO_ROOT = path.resolve(fileURLToPath(new URL(".", import.meta.url)), "../..");
+const REPO_ROOT = path.resolve(fileURLToPath(new URL(".", import.meta.url)), "../../..");
 const VECTORS = path.resolve(REPO_ROOT, "test/fixtures/vectors.json");
 
 interface Vector {
@@ -54,36 +55,6 @@ function decode(r: number | string | null): Reward {
 /** Rounds finite rewards to f32 as the kernel sees them; keeps unscorables as they are. */
 function f32Rewards(rs: Reward[]): Reward[] {
   return rs.map((r) => (typeof r === "number" && Number.isFinite(r) ? Math.fround(r) : r));
-}
-
-function expectClose(
-  gpu: ArrayLike<number>,
-  ref: number[],
-  label: string,
-  atol = 1e-5,
-  rtol = 1e-4,
-): void {
-  expect(gpu.length, label).toBe(ref.length);
-  let worst = 0;
-  let at = -1;
-  for (let i = 0; i < ref.length; i++) {
-    expect(Number.isFinite(gpu[i]), `${label}: element ${i} not finite (${gpu[i]})`).toBe(true);
-    const err = Math.abs(gpu[i] - ref[i]) - (atol + rtol * Math.abs(ref[i]));
-    if (err > worst) {
-      worst = err;
-      at = i;
-    }
-  }
-  if (at >= 0) {
-    const lo = Math.max(0, at - 2);
-    const side = Array.from(
-      { length: Math.min(5, ref.length - lo) },
-      (_, k) => `[${lo + k}] gpu ${gpu[lo + k]} ref ${ref[lo + k]}`,
-    );
-    throw new Error(
-      `${label}: mismatch at ${at}, gpu ${gpu[at]} vs ref ${ref[at]}\n${side.join("\n")}`,
-    );
-  }
 }
 
 /** Seeded generator (mulberry32) for reproducible random batches. */
@@ -144,13 +115,13 @@ describe("advantage kernel", () => {
         }
         const gpu = await groupAdvantagesGpu(ctx, args);
         const ref = groupAdvantages({ ...args, rewards: f32Rewards(rewards) });
-        expectClose(gpu, ref, `${v.id} vs f64 reference on f32 rewards (${v.note})`);
+        expectClose(`${v.id} vs f64 reference on f32 rewards (${v.note})`, gpu, ref);
         const exact = rewards.every(
           (r) => typeof r !== "number" || !Number.isFinite(r) || Math.fround(r) === r,
         );
         // 1e9 + 1 is not an f32: there the comparison above (1e9, 1e9 → all equal → 0) is the check.
         if (exact)
-          expectClose(gpu, v.expected as number[], `${v.id} vs vector expected (${v.note})`);
+          expectClose(`${v.id} vs vector expected (${v.note})`, gpu, v.expected as number[]);
       });
     }
   });
@@ -185,7 +156,7 @@ describe("advantage kernel", () => {
               std,
               eps,
             });
-            expectClose(gpu, ref.advantages, `B=${numGroups} G=${G} ${method} ${std} eps=${eps}`);
+            expectClose(`B=${numGroups} G=${G} ${method} ${std} eps=${eps}`, gpu, ref.advantages);
             const stats = await k.readGroupStats();
             expect(
               stats.zeroStd.filter(Boolean).length,
@@ -251,7 +222,7 @@ describe("advantage kernel", () => {
         std: "sample",
         eps: 1e-6,
       });
-      expectClose(gpu, ref, method, 1e-4, 1e-3);
+      expectClose(method, gpu, ref, 1e-4, 1e-3);
     }
   });
 
@@ -272,6 +243,7 @@ describe("advantage kernel", () => {
     expect(Array.from(gpu.slice(0, 16))).toEqual(Array(16).fill(0));
     expect(gpu[16]).toBeCloseTo(3, 6);
     expectClose(
+      "grpo-stable",
       gpu,
       groupAdvantages({
         rewards: f32Rewards([...tiny, ...skewed]),
@@ -279,7 +251,6 @@ describe("advantage kernel", () => {
         method: "grpo-stable",
         std: "population",
       }),
-      "grpo-stable",
     );
   });
 
