@@ -37,13 +37,13 @@
  * buffers hold max((N/G)·T0, N) rows; all allocated in the constructor.
  */
 import type { GpuContext, KernelCall } from "../gpu/context";
-import { packParams } from "../gpu/context";
 import { numPatches, paramLayout, validateConfig, type ModelConfig } from "./config";
-import { advanceKernel, gatherKernel, grid, sampleKernel } from "./generate/kernels";
+import { decodeAdvance, decodeGather } from "../kernels/decode/launch";
 import { decodeEmbed } from "../kernels/embed/launch";
 import { decodeLayernorm } from "../kernels/layernorm/launch";
 import { decodeAttention, kvAppendCall } from "../kernels/attention/launch";
 import { decodeMatmul, type MatmulEpilogue } from "../kernels/matmul/launch";
+import { sampleTokens, type SampleCall } from "../kernels/sample/launch";
 
 /** Bytes of one buffer element: f32, i32 and u32 alike. */
 const ELEMENT_BYTES = 4;
@@ -150,7 +150,7 @@ export class Generator {
   private readonly prefill: KernelCall[] = [];
   private readonly decode: KernelCall[] = [];
   private readonly advance: KernelCall;
-  private readonly sample: KernelCall;
+  private readonly sample: SampleCall;
   private busy = false;
   private readonly sleepBeforeRead: boolean;
   /** Wall time (ms) of the last batch per maxNew, for sleepBeforeRead. */
@@ -341,12 +341,7 @@ export class Generator {
       matmul(xn, this.logits, n, d, V, "head.w", null, "store"),
     ];
     const gather = (src: GPUBuffer, dst: GPUBuffer, width: number) =>
-      ctx.call(
-        gatherKernel(ctx),
-        [src, dst],
-        packParams([n, width, T0, T0 - 1, G]),
-        grid(n * (width / 4)),
-      );
+      decodeGather(ctx, { x: src, y: dst }, { R: n, W: width, stride: T0, offset: T0 - 1, div: G });
 
     // Prefill: all (N/G)·T0 prompt rows through layers 0..nLayers-2, K/V copied to
     // the G sequences of each prompt; in the last layer only the K/V of all
@@ -377,12 +372,33 @@ export class Generator {
         ...attnOutMlp(l, n, 1, T0, 1, 1, x, qkv),
       );
     this.decode.push(...final(x));
-    this.advance = ctx.call(advanceKernel(ctx), [this.state], new Uint32Array([1, 0, 0, 0]), [1]);
-    this.sample = ctx.call(
-      sampleKernel(ctx),
-      [this.logits, ework, this.forced, this.state, this.text, this.out],
-      new ArrayBuffer(64),
-      grid(n),
+    this.advance = decodeAdvance(ctx, { state: this.state }, 1);
+    // The per-batch fields (M, seed, eos, pad, greedy, topK, invT, topP) are set by generate().
+    this.sample = sampleTokens(
+      ctx,
+      {
+        logits: this.logits,
+        ework,
+        forced: this.forced,
+        state: this.state,
+        text: this.text,
+        out: this.out,
+      },
+      {
+        N: n,
+        V,
+        M: maxNew,
+        cap: maxNew,
+        promptLen,
+        textCap,
+        seed: 0,
+        eos: 0,
+        pad: 0,
+        greedy: 1,
+        topK: 0,
+        invT: 1,
+        topP: 1,
+      },
     );
   }
 
@@ -507,23 +523,16 @@ export class Generator {
       ctx.write(this.text, text);
       ctx.write(this.forced, fh);
       ctx.write(this.state, new Uint32Array([0, opts.padId, 0, 0]));
-      this.sample.setParams(
-        packParams([
-          n,
-          V,
-          M,
-          this.maxNew,
-          promptLen,
-          textCap,
-          opts.seed >>> 0,
-          opts.eosId,
-          opts.padId,
-          greedy ? 1 : 0,
-          topK,
-          { f32: 1 / (temperature > 0 && Number.isFinite(temperature) ? temperature : 1) },
-          { f32: topP },
-        ]),
-      );
+      this.sample.set({
+        M,
+        seed: opts.seed >>> 0,
+        eos: opts.eosId,
+        pad: opts.padId,
+        greedy: greedy ? 1 : 0,
+        topK,
+        invT: 1 / (temperature > 0 && Number.isFinite(temperature) ? temperature : 1),
+        topP,
+      });
       ctx.copy(opts.paramsBuf, 0, this.params, 0, this.layoutFloats * ELEMENT_BYTES);
       ctx.clear(this.out);
       for (const c of this.prefill) ctx.run(c);

@@ -62,31 +62,3 @@ export function logSoftmaxRow(
   for (let v = 0; v < V; v++) out[v] = logits[row * V + v] / T - m - Math.log(s);
   return out;
 }
-
-/**
- * Sampling distribution of sample.wgsl in f64: softmax(logits/T) restricted to
- * top-k (0 = off) then top-p (1 = off), renormalised. Ranks tie to the lower index.
- */
-export function filteredProbs(
-  logits: ArrayLike<number>,
-  T: number,
-  topK: number,
-  topP: number,
-): Float64Array {
-  const V = logits.length;
-  const lp = logSoftmaxRow(logits, 0, V, T);
-  const order = Array.from({ length: V }, (_, i) => i).sort((a, b) => lp[b] - lp[a] || a - b);
-  const k = topK > 0 ? Math.min(topK, V) : V;
-  const kept = order.slice(0, k);
-  const zk = kept.reduce((s, i) => s + Math.exp(lp[i]), 0);
-  const out = new Float64Array(V);
-  let before = 0;
-  for (const i of kept) {
-    if (topP < 1 && before >= topP * zk) break;
-    out[i] = Math.exp(lp[i]);
-    before += out[i];
-  }
-  const z = out.reduce((a, b) => a + b, 0);
-  for (let i = 0; i < V; i++) out[i] /= z;
-  return out;
-}

@@ -1,6 +1,6 @@
 // Picks the next token of every sequence from its logits and writes it where
 // the next decode step reads it (no CPU round trip). One invocation per
-// sequence; needs prng.wgsl prepended.
+// sequence; prng_uniform comes from the prelude (shaders/prelude.wgsl).
 //
 // Per sequence n at step s = state[0] (z = logits[n] / T):
 //   finished (an earlier token was EOS): token = PAD, logprob = 0.
@@ -18,29 +18,7 @@
 // Writes out.tokens[n, s], out.logprobs[n, s] (f32 bits), text[n, promptLen + s];
 // counts out.lengths[n] (tokens up to and including EOS) and sets out.done[n].
 
-struct Params {
-  N: u32,
-  V: u32,
-  M: u32,          // columns of out.tokens / out.logprobs (maxNew of this batch)
-  cap: u32,        // columns of `forced` (the Generator's maxNew)
-  promptLen: u32,
-  textCap: u32,
-  seed: u32,
-  eos: i32,
-  pad: i32,
-  greedy: u32,
-  topK: u32,       // 0: off
-  invT: f32,       // 1 / temperature
-  topP: f32,       // >= 1: off
-}
-
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> logits: array<f32>;          // [N, V]
-@group(0) @binding(2) var<storage, read_write> ework: array<f32>;     // [N, V] scratch
-@group(0) @binding(3) var<storage, read> forced: array<i32>;          // [N, cap] then forcedLen [N]
-@group(0) @binding(4) var<storage, read> state: array<u32>;           // [step, pad, ...]
-@group(0) @binding(5) var<storage, read_write> text: array<i32>;      // [N, textCap]
-@group(0) @binding(6) var<storage, read_write> out: array<i32>;       // tokens [N,M] | logprobs [N,M] | lengths [N] | done [N]
+// Uniform `p` and bindings: generated from its spec (src/kernels/sample/spec.ts).
 
 fn z(n: u32, i: u32) -> f32 {
   return logits[n * p.V + i] * p.invT;
@@ -51,7 +29,7 @@ fn before(zj: f32, j: u32, zi: f32, i: u32) -> bool {
   return zj > zi || (zj == zi && j < i);
 }
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
   let n = gid.x;
   if (n >= p.N) { return; }

@@ -6,21 +6,11 @@
 // MLP, which no other row needs (their keys/values are already cached).
 // One invocation per (row, vec4).
 
-struct Params {
-  R: u32,
-  W: u32,
-  stride: u32,
-  offset: u32,
-  div: u32,
-}
+// Uniform `p` and bindings: generated from its spec (src/kernels/decode/spec.ts).
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> x: array<vec4<f32>>;        // [rows, W/4]
-@group(0) @binding(2) var<storage, read_write> y: array<vec4<f32>>;  // [R, W/4]
-
-@compute @workgroup_size(64)
+@compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {
-  let t = gid.x + gid.y * nw.x * 64u;
+  let t = linear_id(gid, nw);
   let W4 = p.W / 4u;
   let c = t % W4;
   let r = t / W4;

@@ -1,16 +1,17 @@
 /**
- * Sampling on the GPU (shaders/sample.wgsl + prng.wgsl) against its
- * definition: token frequencies of the first new token of many identical
+ * Checker of the sampling kernel (shaders/sample/sample.wgsl, the PRNG of
+ * shaders/prelude.wgsl) through the Generator against its definition
+ * (src/kernels/sample/reference.ts): token frequencies of the first new token of many identical
  * sequences follow softmax(logits/T) (chi-square at a fixed seed), top-k and
  * top-p never emit a filtered token and renormalise the rest, and each draw is
  * exactly the inverse CDF of the counter-based uniform prngUniform(seed, seq, step).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GpuContext } from "../../src/gpu/context";
-import { requestNodeDevice } from "../../src/gpu/node-gpu";
-import { Generator } from "../../src/model/generate";
-import { prngUniform } from "../../src/model/generate/prng";
-import { filteredProbs, randomImages, randomParams, TINY } from "./generate-helpers";
+import { GpuContext } from "../../../src/gpu/context";
+import { requestNodeDevice } from "../../../src/gpu/node-gpu";
+import { filteredProbs, prngUniform } from "../../../src/kernels/sample/reference";
+import { Generator } from "../../../src/model/generate";
+import { randomImages, randomParams, TINY } from "../generate-helpers";
 
 const cfg = TINY;
 const V = cfg.vocabSize;
@@ -147,7 +148,7 @@ describe("GPU sampling", () => {
     expect(stat).toBeLessThan(chi2Critical(df));
   });
 
-  it("prngUniform is uniform over (seed, seq, step) grids (CPU mirror of prng.wgsl)", () => {
+  it("prngUniform is uniform over (seed, seq, step) grids (CPU mirror of the prelude's prng_uniform)", () => {
     const bins = new Array(20).fill(0);
     let n = 0;
     for (let seed = 0; seed < 5; seed++)

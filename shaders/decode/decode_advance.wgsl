@@ -3,12 +3,9 @@
 // counter from this storage buffer, see the next position without a CPU
 // round trip or a uniform rewrite.
 
-struct Params { inc: u32 }
+// Uniform `p` and bindings: generated from its spec (src/kernels/decode/spec.ts).
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read_write> state: array<u32>;  // [step, pad, ...]
-
-@compute @workgroup_size(1)
+@compute @workgroup_size(WG)
 fn main() {
   state[0] = state[0] + p.inc;
 }
