@@ -326,14 +326,3 @@ export class GpuContext {
     this.device.destroy();
   }
 }
-
-/** Packs mixed u32/f32 uniform fields; each entry is 4 bytes, padded to 16. */
-export function packParams(fields: Array<number | { f32: number }>): ArrayBuffer {
-  const buf = new ArrayBuffer(roundUp(Math.max(16, fields.length * 4), 16));
-  const dv = new DataView(buf);
-  fields.forEach((f, i) => {
-    if (typeof f === "number") dv.setUint32(i * 4, f >>> 0, true);
-    else dv.setFloat32(i * 4, f.f32, true);
-  });
-  return buf;
-}

@@ -1,17 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GpuContext, packParams } from "../../src/gpu/context";
+import { GpuContext } from "../../src/gpu/context";
+import { defineKernel } from "../../src/gpu/kernel-spec";
 import { requestNodeDevice } from "../../src/gpu/node-gpu";
 
 // A two-line kernel: out[i] = a[i] * p.scale + i, on a size that is not a multiple of 64.
-const CODE = /* wgsl */ `
-struct Params { n: u32, scale: f32 }
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> a: array<f32>;
-@group(0) @binding(2) var<storage, read_write> out: array<f32>;
-@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3u) {
+const SCALE = defineKernel({
+  name: "test.scale",
+  source: /* wgsl */ `
+@compute @workgroup_size(WG) fn main(@builtin(global_invocation_id) g: vec3u) {
   if (g.x >= p.n) { return; }
   out[g.x] = a[g.x] * p.scale + f32(g.x);
-}`;
+}`,
+  uniforms: { n: "u32", scale: "f32" },
+  bindings: { a: ["read", "f32"], out: ["read_write", "f32"] },
+  workgroupSize: 64,
+  grid: { kind: "x", threads: (u) => u.n },
+});
 
 describe("GpuContext", () => {
   let ctx: GpuContext;
@@ -27,13 +31,11 @@ describe("GpuContext", () => {
       Float32Array.from({ length: n }, (_, i) => i * 0.5),
     );
     const out = ctx.createBuffer("out", n * 4);
-    const call = ctx.call(ctx.kernel("test.scale", CODE), [a, out], packParams([n, { f32: 2 }]), [
-      Math.ceil(n / 64),
-    ]);
+    const call = SCALE.call(ctx, { a, out }, { n, scale: 2 });
     ctx.run(call);
     const r1 = await ctx.readF32(out);
     expect(r1[999]).toBeCloseTo(999 * 0.5 * 2 + 999, 3);
-    call.setParams(packParams([n, { f32: -1 }]));
+    call.set({ scale: -1 });
     ctx.run(call);
     const before = ctx.stats.buffersCreated;
     const r2 = await ctx.readF32(out);

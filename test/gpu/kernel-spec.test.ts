@@ -1,0 +1,249 @@
+/**
+ * Kernel specs (src/gpu/kernel-spec.ts): the generated WGSL header, packing
+ * uniforms by name, the errors that name the kernel and the field (a value
+ * of the wrong type, a missing or unknown field or binding), the build-time
+ * check of every kernel's body against its spec, the grids, and — on the GPU
+ * — that every kernel of every family compiles and builds its pipeline, and
+ * that a uniform declared with one type and read as another by the shader
+ * fails when the pipeline is built.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GpuContext } from "../../src/gpu/context";
+import { defineKernel, type KernelSpec, spillGrid } from "../../src/gpu/kernel-spec";
+import { requestNodeDevice } from "../../src/gpu/node-gpu";
+import { ADAMW_SPECS } from "../../src/kernels/adamw/spec";
+import { ADVANTAGES_SPECS } from "../../src/kernels/advantages/spec";
+import { ATTENTION_SPECS } from "../../src/kernels/attention/spec";
+import { DECODE_SPECS } from "../../src/kernels/decode/spec";
+import { EMBED_SPECS } from "../../src/kernels/embed/spec";
+import { GELU_SPECS } from "../../src/kernels/gelu/spec";
+import { LAYERNORM_SPECS } from "../../src/kernels/layernorm/spec";
+import { LOSS_SPECS } from "../../src/kernels/loss/spec";
+import { MATMUL_SPECS, matmulForwardScalar } from "../../src/kernels/matmul/spec";
+import { SAMPLE_SPECS, sampleSpec } from "../../src/kernels/sample/spec";
+
+const ALL: KernelSpec[] = [
+  ...MATMUL_SPECS,
+  ...ATTENTION_SPECS,
+  ...LAYERNORM_SPECS,
+  ...GELU_SPECS,
+  ...EMBED_SPECS,
+  ...LOSS_SPECS,
+  ...ADAMW_SPECS,
+  ...ADVANTAGES_SPECS,
+  ...SAMPLE_SPECS,
+  ...DECODE_SPECS,
+];
+
+/** out[i] = a[i]·scale + i + k for i < n: the toy kernel of these tests. */
+const TOY_BODY = /* wgsl */ `
+@compute @workgroup_size(WG)
+fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let i = linear_id(gid, nwg);
+  if (i >= p.n) { return; }
+  out[i] = a[i] * p.scale + f32(i) + f32(p.k);
+}
+`;
+
+function toy(over: Partial<Parameters<typeof defineKernel>[0]> = {}) {
+  return defineKernel({
+    name: "toy",
+    source: TOY_BODY,
+    uniforms: { n: "u32", k: "i32", scale: "f32" },
+    bindings: { a: ["read", "f32"], out: ["read_write", "f32"] },
+    workgroupSize: 64,
+    grid: { kind: "spill", threads: (u) => u.n },
+    ...over,
+  });
+}
+
+describe("kernel specs", () => {
+  it("generate the WGSL header: WG, constants, the Params struct in order, binding 0 and bindings 1..n", () => {
+    const spec = toy({ consts: { HD: 8 } });
+    expect(spec.header().split("\n").slice(1)).toEqual([
+      "const WG: u32 = 64u;",
+      "const HD: u32 = 8u;",
+      "struct Params {",
+      "  n: u32,",
+      "  k: i32,",
+      "  scale: f32,",
+      "}",
+      "@group(0) @binding(0) var<uniform> p: Params;",
+      "@group(0) @binding(1) var<storage, read> a: array<f32>;",
+      "@group(0) @binding(2) var<storage, read_write> out: array<f32>;",
+      "",
+    ]);
+    expect(spec.code()).toContain("fn linear_id(");
+    expect(spec.code()).toContain("fn prng_uniform(");
+  });
+
+  it("pack uniforms by name, each at its declared offset and type, padded to 16 bytes", () => {
+    const buf = toy().pack({ scale: 0.5, n: 7, k: -2 });
+    expect(buf.byteLength).toBe(16);
+    const dv = new DataView(buf);
+    expect([dv.getUint32(0, true), dv.getInt32(4, true), dv.getFloat32(8, true)]).toEqual([
+      7, -2, 0.5,
+    ]);
+    expect(sampleSpec.uniformBytes).toBe(64); // 13 fields
+  });
+
+  it("a uniform declared with one type and packed as another fails, naming the kernel and the field", () => {
+    const u = { M: 4, K: 4, N: 4, flags: 0 };
+    expect(() => matmulForwardScalar.pack({ ...u, M: 0.5 })).toThrow(
+      "matmul_forward: uniform field 'M' is u32, got 0.5",
+    );
+    expect(() => matmulForwardScalar.pack({ ...u, flags: -1 })).toThrow(
+      "matmul_forward: uniform field 'flags' is u32, got -1",
+    );
+    const s = {
+      N: 2,
+      V: 5,
+      M: 3,
+      cap: 3,
+      promptLen: 1,
+      textCap: 4,
+      seed: 1,
+      eos: 1,
+      pad: 0,
+      greedy: 0,
+      topK: 0,
+      invT: 1,
+      topP: 1,
+    };
+    expect(() => sampleSpec.pack({ ...s, invT: Number.NaN })).toThrow(
+      "sample: uniform field 'invT' is f32, got NaN",
+    );
+    expect(() => sampleSpec.pack({ ...s, eos: 2 ** 31 })).toThrow(
+      "sample: uniform field 'eos' is i32, got 2147483648",
+    );
+    expect(() => sampleSpec.pack({ ...s, greedy: true as unknown as number })).toThrow(
+      "sample: uniform field 'greedy' is u32, got true",
+    );
+    expect(() => sampleSpec.pack(s)).not.toThrow();
+  });
+
+  it("a missing or an unknown uniform field fails, naming the kernel and the field", () => {
+    expect(() => toy().pack({ n: 1, k: 0 } as never)).toThrow(
+      "toy: uniform field 'scale' (f32) is missing",
+    );
+    expect(() => toy().pack({ n: 1, k: 0, scale: 1, temperature: 1 } as never)).toThrow(
+      "toy: 'temperature' is not a uniform field (fields: n, k, scale)",
+    );
+  });
+
+  it("check the body against the spec when the pipeline is built", () => {
+    const bad =
+      (source: string, over = {}) =>
+      () =>
+        toy({ source, ...over }).check();
+    expect(bad(`@group(0) @binding(3) var<storage, read> z: array<f32>;\n${TOY_BODY}`)).toThrow(
+      "toy: the shader declares '@group('; bindings and the uniform come from its spec",
+    );
+    expect(bad(TOY_BODY.replace("p.scale", "p.gain"))).toThrow(
+      "toy: the shader reads p.gain, which is not a uniform field of its spec (n, k, scale)",
+    );
+    expect(
+      bad(TOY_BODY, {
+        bindings: { a: ["read", "f32"], out: ["read_write", "f32"], extra: ["read", "f32"] },
+      }),
+    ).toThrow("toy: binding 'extra' of its spec is not used by the shader");
+    expect(bad(TOY_BODY.replace("@workgroup_size(WG)", "@workgroup_size(64)"))).toThrow(
+      "toy: entry point 'main' must be declared with @workgroup_size(WG) (WG = 64 from its spec)",
+    );
+    expect(bad(TOY_BODY.replace("linear_id(gid, nwg)", "gid.x"))).toThrow(
+      "toy: its grid spills into y, so the shader must index with linear_id(gid, nwg)",
+    );
+    expect(bad(`const HD: u32 = 4u;\n${TOY_BODY}`, { consts: { HD: 8 } })).toThrow(
+      "toy: the shader declares constant HD, which its spec provides",
+    );
+    expect(() => toy().check()).not.toThrow();
+  });
+
+  it.each(ALL.map((s) => [s.name, s] as const))(
+    "%s: the body matches its spec and the header declares exactly the spec's fields and bindings",
+    (_name, spec) => {
+      spec.check();
+      const header = spec.header();
+      const fields = [...header.matchAll(/^ {2}(\w+): (\w+),$/gm)].map((m) => [m[1], m[2]]);
+      expect(fields).toEqual(spec.fields.map((f) => [f, spec.uniforms[f]]));
+      const bindings = [
+        ...header.matchAll(
+          /^@group\(0\) @binding\((\d+)\) var<storage, (\w+)> (\w+): array<(\w+)>;$/gm,
+        ),
+      ].map((m) => [Number(m[1]), m[2], m[3], m[4]]);
+      expect(bindings).toEqual(
+        spec.bindingNames.map((b, i) => [i + 1, spec.bindings[b][0], b, spec.bindings[b][1]]),
+      );
+      expect(spec.code().match(/var<uniform>/g)).toHaveLength(1);
+      expect(spec.code().match(/@binding\(/g)).toHaveLength(spec.bindingNames.length + 1);
+    },
+  );
+
+  it("compute the grid from the uniform values: spill into y past the limit, x-only grids refuse", () => {
+    const spec = toy();
+    expect(spec.workgroups({ n: 1000, k: 0, scale: 1 }, 65535)).toEqual([16, 1, 1]);
+    const [x, y] = spec.workgroups({ n: 65535 * 64 + 1000, k: 0, scale: 1 }, 65535);
+    expect(y).toBe(2);
+    expect(x * y * 64).toBeGreaterThanOrEqual(65535 * 64 + 1000);
+    expect(spillGrid(10, 4)).toEqual([4, 3]);
+    expect(() => sampleSpec.workgroups({ N: 65536 * 64 } as never, 65535)).toThrow(
+      "sample: 4194304 invocations need 65536 workgroups, over one dispatch dimension (65535)",
+    );
+  });
+});
+
+describe("kernel specs on the GPU", () => {
+  let ctx: GpuContext;
+  beforeAll(async () => {
+    ctx = new GpuContext(await requestNodeDevice());
+  });
+  afterAll(() => ctx?.destroy());
+
+  it("every kernel of every family compiles (header + prelude + body) and builds its pipeline", async () => {
+    for (const spec of ALL) {
+      expect([spec.name, await ctx.compileMessages(spec.code())]).toEqual([spec.name, []]);
+      spec.kernel(ctx);
+    }
+    await ctx.sync(); // no WebGPU error from any pipeline
+  });
+
+  it("a uniform declared u32 but read as f32 by the shader fails when the pipeline is built, naming the kernel", async () => {
+    const spec = toy({
+      name: "toy_u32_scale",
+      uniforms: { n: "u32", k: "i32", scale: "u32" },
+    });
+    const messages = await ctx.compileMessages(spec.code());
+    expect(messages.join("\n")).toMatch(/f32.*u32|u32.*f32/);
+    spec.kernel(ctx);
+    await expect(ctx.sync()).rejects.toThrow(/toy_u32_scale/);
+  });
+
+  it("binds buffers by name, sets uniforms by name and recomputes the grid", async () => {
+    const spec = toy({ name: "toy_run" });
+    const n = 1000;
+    const a = ctx.createBufferFrom(
+      "a",
+      Float32Array.from({ length: n }, (_, i) => i * 0.5),
+    );
+    const out = ctx.createBuffer("out", n * 4);
+    expect(() => spec.call(ctx, { a } as never, { n, k: 0, scale: 2 })).toThrow(
+      "toy_run: binding 'out' is missing",
+    );
+    expect(() => spec.call(ctx, { a, out, b: a } as never, { n, k: 0, scale: 2 })).toThrow(
+      "toy_run: 'b' is not a binding (bindings: a, out)",
+    );
+    const call = spec.call(ctx, { a, out }, { n, k: 3, scale: 2 });
+    expect(call.workgroups).toEqual([16, 1, 1]);
+    ctx.run(call);
+    const r1 = await ctx.readF32(out);
+    expect(r1[999]).toBeCloseTo(999 * 0.5 * 2 + 999 + 3, 3);
+    call.set({ scale: -1, n: 10 });
+    expect(call.values).toEqual({ n: 10, k: 3, scale: -1 });
+    expect(call.workgroups).toEqual([1, 1, 1]);
+    ctx.run(call);
+    const r2 = await ctx.readF32(out);
+    expect(r2[9]).toBeCloseTo(-4.5 + 9 + 3, 5);
+    expect(r2[10]).toBeCloseTo(10 * 0.5 * 2 + 10 + 3, 3); // past n: left as it was
+    expect(() => call.set({ k: 0.5 })).toThrow("toy_run: uniform field 'k' is i32, got 0.5");
+  });
+});
