@@ -12,7 +12,7 @@
  * verl's batch `compute_score` returns (clients/verl/lab_reward.py).
  *
  * Bad input is a 400 whose `error` names the field; a body over
- * limits.maxBodyBytes a 413; a full queue a 503 with Retry-After. `close()`
+ * limits.maxBodyBytes a 400 naming the limit; a full queue a 503 with Retry-After. `close()`
  * stops taking requests and waits for those in flight.
  */
 import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
@@ -131,7 +131,7 @@ export function buildRewardServer(options: RewardServerOptions): RewardServer {
       if (err.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
         counts.badRequests++;
         return reply
-          .code(413)
+          .code(400)
           .send({ error: `body: larger than ${limits.maxBodyBytes} bytes (limits.maxBodyBytes)` });
       }
       const status = err.statusCode ?? 500;
