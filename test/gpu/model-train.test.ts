@@ -16,7 +16,8 @@ import {
   referenceSft,
   tokenStats,
 } from "../../src/model/reference";
-import { expectClose, TINY, tinyBatch } from "../model/tiny";
+import { expectClose } from "../support/expect-close";
+import { TINY, tinyBatch } from "../model/tiny";
 
 const B = 2;
 const L = 6;

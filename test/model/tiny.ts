@@ -1,9 +1,8 @@
 /**
  * Shared fixtures for model tests: a tiny config (d 16, 2 layers, 2 heads,
  * 8×8 image in 4×4 patches → P = 4, V = 12), seeded random batches with a
- * left-padded prompt, and a tolerance checker in llm.c's style.
+ * left-padded prompt (the tolerance checker is test/support/expect-close.ts).
  */
-import { expect } from "vitest";
 import type { ModelConfig } from "../../src/model/config";
 import { seededUniform } from "../../src/model/init";
 
@@ -52,31 +51,4 @@ export function tinyBatch(
 export function randArray(n: number, seed: number, lo = -1, hi = 1): Float32Array {
   const u = seededUniform(seed);
   return Float32Array.from({ length: n }, () => lo + (hi - lo) * u());
-}
-
-/**
- * Asserts |got − ref| ≤ atol + rtol·|ref| elementwise (llm.c dev/cuda
- * validate_result); on failure prints the first mismatches side by side.
- */
-export function expectClose(
-  name: string,
-  got: ArrayLike<number>,
-  ref: ArrayLike<number>,
-  atol: number,
-  rtol: number,
-): void {
-  expect(got.length, `${name}: length`).toBe(ref.length);
-  const bad: string[] = [];
-  let maxErr = 0;
-  for (let i = 0; i < ref.length; i++) {
-    const err = Math.abs(got[i] - ref[i]);
-    if (!Number.isFinite(got[i]) || err > atol + rtol * Math.abs(ref[i])) {
-      if (bad.length < 10) bad.push(`  [${i}] got ${got[i]} ref ${ref[i]}`);
-    }
-    if (err > maxErr) maxErr = err;
-  }
-  if (bad.length)
-    throw new Error(
-      `${name}: mismatch (max |err| ${maxErr.toExponential(2)}, atol ${atol}, rtol ${rtol})\n${bad.join("\n")}`,
-    );
 }
