@@ -15,7 +15,7 @@
  *   gen_tokens_per_s    64 sequences × 32 new tokens after a 32-token prompt (KV cache,
  *                       on-GPU sampling, one read-back), new tokens / wall time, median
  *   matmul_gflops       1024×1024×1024 f32 with the training matmul kernel
- *                       (shaders/matmul_forward.wgsl), 2·M·K·N / median time
+ *                       (shaders/matmul/matmul_forward.wgsl), 2·M·K·N / median time
  *   tfjs_train_step_ms  the same model and init in TensorFlow.js 4.22.0 (WebGPU backend,
  *                       Adam; scripts/bench-engine-tfjs.ts), median, at the batch in
  *                       `tfjs_batch`: the train batch above on a real GPU; on a CPU

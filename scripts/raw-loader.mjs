@@ -1,5 +1,5 @@
 // Node module hook: lets the CLI and benchmarks (run with tsx) import
-// `shaders/*.wgsl?raw` exactly as Vite does in the browser and in Vitest.
+// `shaders/**/*.wgsl?raw` exactly as Vite does in the browser and in Vitest.
 import { readFile } from "node:fs/promises";
 
 export async function resolve(specifier, context, next) {

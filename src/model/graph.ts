@@ -167,7 +167,7 @@ export class TrainGraph {
   readonly logits: GPUBuffer;
   /** [B, L] per-token logprobs of the last forward (0 at s = 0). */
   readonly logprobs: GPUBuffer;
-  /** [B·L, 8] per-token loss records (see shaders/loss_token.wgsl). */
+  /** [B·L, 8] per-token loss records (see shaders/loss/loss_token.wgsl). */
   readonly tok: GPUBuffer;
   /** [B, L] weighted per-token gradient of the loss w.r.t. the token logprobs. */
   readonly tokenGrad: GPUBuffer;
