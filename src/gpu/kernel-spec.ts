@@ -35,7 +35,7 @@ import type { Binding, GpuContext, Kernel, KernelCall } from "./context";
 export type UniformType = "u32" | "i32" | "f32";
 
 /** Access of a storage binding, as written in WGSL. */
-export type StorageAccess = "read" | "read_write";
+type StorageAccess = "read" | "read_write";
 
 /** A storage binding: access and array element type (WGSL, e.g. "f32", "vec4f", "i32"). */
 export type StorageBinding = readonly [StorageAccess, string];
@@ -108,7 +108,7 @@ const U32_MAX = 0xffffffff;
  * Keeps the `//>>NAME … //<<NAME` blocks whose NAME is in `keep` and drops the
  * other marked blocks (unmarked code is kept); blocks may nest.
  */
-export function selectBlocks(code: string, keep: readonly string[]): string {
+function selectBlocks(code: string, keep: readonly string[]): string {
   const block = /\/\/>>(\w+)\n([\s\S]*?)\/\/<<\1\n/g;
   let prev = "";
   let cur = code;

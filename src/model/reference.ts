@@ -40,7 +40,7 @@ type F64 = Float64Array;
 // fused into matmul_forward, the log-softmax into loss_token).
 
 /** out [N] = a + b. */
-export function residualForward(
+function residualForward(
   out: F64,
   a: ArrayLike<number>,
   b: ArrayLike<number>,

@@ -264,6 +264,6 @@ export class AdamW {
 }
 
 /** Decodes the 4 floats of `gradStats`. */
-export function parseGradStats(raw: ArrayLike<number>): GradStats {
+function parseGradStats(raw: ArrayLike<number>): GradStats {
   return { gradNorm: raw[0], clipScale: raw[1], finite: raw[2] !== 0 };
 }

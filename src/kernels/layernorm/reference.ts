@@ -9,7 +9,7 @@
 type F64 = Float64Array;
 
 /** LayerNorm epsilon (nanoGPT / PyTorch default), biased variance. */
-export const LN_EPS = 1e-5;
+const LN_EPS = 1e-5;
 
 /**
  * out [N, C] = (inp − mean) · rstd · g + b; also writes mean [N] and rstd [N]

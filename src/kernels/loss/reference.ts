@@ -153,7 +153,7 @@ export interface PolicyLossResult {
  *   token-mean:              m / Σ m       (DAPO)
  *   seq-mean-token-sum-norm: m / (B·normLength)  (Dr. GRPO)
  */
-export function aggregationWeights(
+function aggregationWeights(
   mask: ArrayLike<number>,
   B: number,
   L: number,
