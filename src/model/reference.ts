@@ -40,12 +40,7 @@ type F64 = Float64Array;
 // fused into matmul_forward, the log-softmax into loss_token).
 
 /** out [N] = a + b. */
-function residualForward(
-  out: F64,
-  a: ArrayLike<number>,
-  b: ArrayLike<number>,
-  N: number,
-): void {
+function residualForward(out: F64, a: ArrayLike<number>, b: ArrayLike<number>, N: number): void {
   for (let i = 0; i < N; i++) out[i] = a[i] + b[i];
 }
 
@@ -224,20 +219,6 @@ export function referenceForward(
   batch: RefBatch,
 ): { logits: F64 } {
   return { logits: forwardActs(config, params, batch).logits };
-}
-
-/**
- * Backward pass of the whole model for a given dloss/dlogits [B, L, V].
- * @returns gradients as one flat f64 vector in `paramLayout(config)` order (padding 0).
- */
-export function referenceBackward(
-  config: ModelConfig,
-  params: ArrayLike<number>,
-  batch: RefBatch,
-  dlogits: F64,
-): F64 {
-  const acts = forwardActs(config, params, batch);
-  return backwardActs(config, params, batch, acts, dlogits);
 }
 
 function backwardActs(
