@@ -5,6 +5,7 @@
  *                  [--sft-steps N] [--from-scratch] [--checkpoint FILE] [--full-size] [--quiet] [--seeds S1,S2,…]
  *                  [--hint-rate R] [--hint-accuracy Q] [--trace-slip S] [--eval-temperature T]
  *                  [--variants a,b,…] [--estimator NAME] [--set VARIANT.KEY=VALUE]… [--dry-run]
+ *   npm run lab -- --resume FILE [--steps N] [--out DIR] [--force] [--quiet] [--dry-run]
  * --variants and the names in --set are the variant table's (src/rl/variant-table.ts);
  * --estimator sets the algorithm's advantage estimator (src/rl/estimator-table.ts: grpo,
  * grpo-stable, rloo, reinforce++, reinforce++-baseline); a variant with its own estimator
@@ -19,7 +20,12 @@
  * file) instead of the shipped one; it must fit the preset's model size and task.
  * On a CPU adapter (SwiftShader) the small model is used unless --full-size.
  * With --out, DIR also gets each variant's final parameters as <variant>.ckpt
- * (a cold start for another run with --checkpoint). Paths and input files are
+ * (a cold start for another run with --checkpoint), and the run snapshot
+ * (src/rl/snapshot.ts: every variant's parameters and AdamW state) is written
+ * after every RL step to snapshot.rlsnap.partial (snapshot.rlsnap at the end).
+ * --resume FILE continues such a snapshot (a crashed run's .partial one too)
+ * with its own experiment up to --steps (default: the snapshot's); only
+ * --steps, --out, --force, --quiet and --dry-run go with it. Paths and input files are
  * checked before any work. A DIR that already holds files (an earlier run) is
  * never written into: the run goes to the first free DIR/run-<n> instead,
  * unless --force. Metrics stream to metrics.jsonl.partial / metrics.csv.partial;
@@ -58,6 +64,9 @@ import {
 } from "./node-run";
 import { summarizeSeeds } from "../rl/seed-stats";
 import type { MetricRow } from "../rl/run-types";
+import { decodeSnapshot, encodeSnapshot, type RunSnapshot } from "../rl/snapshot";
+import type { GpuContext } from "../gpu/context";
+import type { Experiment } from "../rl/experiment";
 
 /** Final eval metrics of one variant: per seed, and (several seeds) mean with a 95 % t-interval. */
 function finalMetrics(rows: readonly MetricRow[], name: string, seeds: number[] | undefined) {
@@ -100,6 +109,81 @@ const FLAG_OF_FIELD = {
 /** The run's files (with --out), for the error line when the run fails. */
 let runFiles: RunFiles | null = null;
 
+/** Name of the run snapshot in the --out folder (src/rl/snapshot.ts). */
+const SNAPSHOT_FILE = "snapshot.rlsnap";
+/** The flags that may go with --resume (the rest would change the snapshot's experiment). */
+const WITH_RESUME = new Set(["resume", "steps", "out", "force", "quiet", "dry-run"]);
+
+/**
+ * The snapshot --resume names, read and checked before any work.
+ * @throws Error naming a flag that cannot go with --resume, or the file and what is wrong in it.
+ */
+function readResume(file: string, flags: Record<string, unknown>): RunSnapshot {
+  const clash = Object.keys(flags).find((f) => !WITH_RESUME.has(f));
+  if (clash)
+    throw new Error(
+      `--resume continues the snapshot's experiment; --${clash} cannot go with it (only --steps, --out, --force, --quiet and --dry-run can)`,
+    );
+  checkInputFile("--resume", file);
+  try {
+    return decodeSnapshot(new Uint8Array(readFileSync(file)));
+  } catch (e) {
+    throw new Error(`--resume ${file}: ${(e as Error).message}`);
+  }
+}
+
+/**
+ * The run of a fresh start: the cold start resolved by the page's rules
+ * (src/rl/cold-start.ts: a CPU adapter gets the small model; the checkpoint
+ * must fit the task form and the model), then its eval (after SFT from
+ * scratch when there is no checkpoint).
+ */
+async function coldStartRun(
+  ctx: GpuContext,
+  exp: Experiment,
+  flags: Record<string, unknown>,
+  given: Checkpoint | null,
+  sink: ReturnType<typeof consoleSink>,
+): Promise<{ run: LabRun; ckpt: Checkpoint | null; sft: EvalMetrics }> {
+  const mnist = mnistFor(exp);
+  const cold = await resolveColdStart({
+    experiment: exp,
+    adapter: ctx.adapter,
+    keepModelSize: Boolean(flags["full-size"]),
+    mnist,
+    readCheckpoint: (resolved) => {
+      if (flags["from-scratch"]) return null;
+      if (given) return { checkpoint: given, source: String(flags.checkpoint) };
+      const shipped = loadShippedCheckpoint(resolved);
+      if (shipped?.warning) sink.log(`shipped cold start: ${shipped.warning}`);
+      return shipped ? { checkpoint: shipped, source: checkpointFile(resolved) } : null;
+    },
+  });
+  if (cold.sizeNote)
+    sink.log(`${cold.sizeNote} Pass --full-size to keep the default d = 128, 4 layers.`);
+  for (const note of cold.notes) sink.log(note);
+  exp.modelSize = cold.experiment.modelSize;
+  const ckpt = cold.checkpoint?.checkpoint ?? null;
+  const run = new LabRun(
+    ctx,
+    exp,
+    sink,
+    inProcessScorer,
+    mnist,
+    ckpt ? { config: ckpt.config, params: ckpt.params } : null,
+  );
+  sink.log(
+    `model: ${run.paramCount} parameters, ${ckpt ? `cold start from ${flags.checkpoint ? String(flags.checkpoint) : "the shipped SFT checkpoint"}${ckpt.meta?.step !== undefined ? ` (SFT step ${ckpt.meta.step})` : ""}` : `SFT from scratch (${exp.sftSteps} steps)`}`,
+  );
+  let sft: EvalMetrics;
+  if (ckpt) sft = await run.evalStart();
+  else {
+    sft = (await run.sft(exp.sftSteps, 0))!; // never stopped early here
+    await run.evalStart();
+  }
+  return { run, ckpt, sft };
+}
+
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2), {
     preset: "string",
@@ -127,12 +211,14 @@ async function main(): Promise<void> {
     estimator: "string",
     set: "list",
     "dry-run": "boolean",
+    resume: "string",
   });
-  const preset = String(flags.preset ?? "smoke");
-  if (!PRESET_NAMES.includes(preset))
+  const resumed = flags.resume !== undefined ? readResume(String(flags.resume), flags) : null;
+  const preset = resumed ? "resume" : String(flags.preset ?? "smoke");
+  if (!resumed && !PRESET_NAMES.includes(preset))
     throw new Error(`unknown preset '${preset}'; known: ${PRESET_NAMES.join(", ")}`);
   // Steps, seed and SFT steps go through the schema below with the other overrides.
-  const exp = presetExperiment(preset);
+  const exp = resumed ? structuredClone(resumed.experiment) : presetExperiment(preset);
   if (flags.seeds !== undefined) {
     if (flags.seed !== undefined) throw new Error("--seed and --seeds exclude each other");
     exp.seeds = parseSeedList("seeds", String(flags.seeds));
@@ -197,6 +283,10 @@ async function main(): Promise<void> {
       throw new Error(`--set ${(e as Error).message}`);
     }
   }
+  if (resumed && exp.algorithm.steps <= resumed.step)
+    throw new Error(
+      `--resume: the snapshot is at step ${resumed.step}; with --steps ${exp.algorithm.steps} there is nothing to train`,
+    );
   if (flags["dry-run"]) {
     process.stdout.write(`${JSON.stringify({ preset, experiment: exp })}\n`);
     return;
@@ -230,45 +320,26 @@ async function main(): Promise<void> {
       );
   const ctx = await nodeContext();
   sink.log(`adapter: ${ctx.adapter.description}${ctx.adapter.isFallback ? " (CPU fallback)" : ""}`);
-  // Cold-start resolution, the page's rules (src/rl/cold-start.ts): a CPU adapter gets the
-  // small model; the checkpoint must fit the task form and the model.
-  const mnist = mnistFor(exp);
-  const cold = await resolveColdStart({
-    experiment: exp,
-    adapter: ctx.adapter,
-    keepModelSize: Boolean(flags["full-size"]),
-    mnist,
-    readCheckpoint: (resolved) => {
-      if (flags["from-scratch"]) return null;
-      if (given) return { checkpoint: given, source: String(flags.checkpoint) };
-      const shipped = loadShippedCheckpoint(resolved);
-      if (shipped?.warning) sink.log(`shipped cold start: ${shipped.warning}`);
-      return shipped ? { checkpoint: shipped, source: checkpointFile(resolved) } : null;
-    },
-  });
-  if (cold.sizeNote)
-    sink.log(`${cold.sizeNote} Pass --full-size to keep the default d = 128, 4 layers.`);
-  for (const note of cold.notes) sink.log(note);
-  exp.modelSize = cold.experiment.modelSize;
-  const ckpt = cold.checkpoint?.checkpoint ?? null;
-  const run = new LabRun(
-    ctx,
-    exp,
-    sink,
-    inProcessScorer,
-    mnist,
-    ckpt ? { config: ckpt.config, params: ckpt.params } : null,
-  );
-  sink.log(
-    `model: ${run.paramCount} parameters, ${ckpt ? `cold start from ${flags.checkpoint ? String(flags.checkpoint) : "the shipped SFT checkpoint"}${ckpt.meta?.step !== undefined ? ` (SFT step ${ckpt.meta.step})` : ""}` : `SFT from scratch (${exp.sftSteps} steps)`}`,
-  );
-  let sft: EvalMetrics;
-  if (ckpt) sft = await run.evalStart();
-  else {
-    sft = (await run.sft(exp.sftSteps, 0))!; // never stopped early here
-    await run.evalStart();
+  let started: { run: LabRun; ckpt: Checkpoint | null; sft: EvalMetrics };
+  if (resumed) {
+    const run = LabRun.fromSnapshot(
+      ctx,
+      { ...resumed, experiment: exp },
+      sink,
+      inProcessScorer,
+      mnistFor(exp),
+    );
+    sink.log(
+      `model: ${run.paramCount} parameters, resumed from ${String(flags.resume)} at step ${resumed.step}`,
+    );
+    started = { run, ckpt: null, sft: await run.evalStart() };
+  } else started = await coldStartRun(ctx, exp, flags, given, sink);
+  const { run, ckpt, sft } = started;
+  while (run.step < exp.algorithm.steps) {
+    await run.rlStep();
+    // The snapshot after every step: a crashed run resumes from it (--resume).
+    if (runFiles) runFiles.writeProgress(SNAPSHOT_FILE, encodeSnapshot(await run.snapshot()));
   }
-  for (let s = 0; s < exp.algorithm.steps; s++) await run.rlStep();
   const variants: Record<string, ReturnType<typeof finalMetrics>> = {};
   // Every output is serialized before the first one is written (all or none).
   const outputs: { name: string; data: Uint8Array }[] = [];

@@ -144,13 +144,16 @@ export function chooseRunFolder(
 
 /**
  * The files of one run in its folder. Streams (metrics) are appended to
- * `<name>.partial` while the run goes; `commit` writes the final files
- * (each atomically) and then renames the streams to their names. Until
- * `commit`, no file of an earlier run in the folder is touched; after a
- * failure the `.partial` streams hold this run's progress.
+ * `<name>.partial` while the run goes, and progress files (the run
+ * snapshot) are replaced atomically as `<name>.partial`; `commit` writes the
+ * final files (each atomically) and then renames the streams and progress
+ * files to their names. Until `commit`, no file of an earlier run in the
+ * folder is touched; after a failure the `.partial` files hold this run's
+ * progress.
  */
 export class RunFiles {
   private readonly streams = new Map<string, number>();
+  private readonly progress = new Set<string>();
 
   constructor(readonly dir: string) {}
 
@@ -169,6 +172,16 @@ export class RunFiles {
     if (header) writeSync(fd, header);
   }
 
+  /**
+   * Writes the progress file `<name>.partial` atomically, replacing the one
+   * before (a reader sees a whole old or a whole new file).
+   * @throws the file-system error.
+   */
+  writeProgress(name: string, data: string | Uint8Array): void {
+    writeFileAtomic(this.path(name + PARTIAL_SUFFIX), data);
+    this.progress.add(name);
+  }
+
   /** Appends text to an open stream. */
   append(name: string, text: string): void {
     const fd = this.streams.get(name);
@@ -184,16 +197,20 @@ export class RunFiles {
    */
   commit(files: { name: string; data: string | Uint8Array }[]): string[] {
     for (const f of files) writeFileAtomic(this.path(f.name), f.data);
-    const names = [...this.streams.keys()];
+    const names = [...this.streams.keys(), ...this.progress];
     this.closeStreams(true);
+    this.progress.clear();
     for (const name of names) renameSync(this.path(name + PARTIAL_SUFFIX), this.path(name));
     return [...files.map((f) => f.name), ...names];
   }
 
-  /** Closes the streams (kept as `.partial`), after a failure. Returns their paths. */
+  /** Closes the streams (kept as `.partial`, with the progress files), after a failure. Returns their paths. */
   abandon(): string[] {
-    const names = [...this.streams.keys()].map((n) => this.path(n + PARTIAL_SUFFIX));
+    const names = [...this.streams.keys(), ...this.progress].map((n) =>
+      this.path(n + PARTIAL_SUFFIX),
+    );
     this.closeStreams(false);
+    this.progress.clear();
     return names;
   }
 

@@ -55,7 +55,8 @@ export class LabEngine {
   /** Frozen reference policy π_ref (the cold-start checkpoint). */
   readonly ref: GPUBuffer;
   private readonly work: GPUBuffer;
-  private readonly grads: GPUBuffer;
+  /** The shared gradient buffer [totalFloats] f32: every backward pass writes it, then the policy's AdamW reads it. */
+  readonly grads: GPUBuffer;
   private graphs = new Map<number, { graph: TrainGraph; oldLp: GPUBuffer; refLp: GPUBuffer }>();
   private generators = new Map<string, Generator>();
   private advantageKernels = new Map<string, AdvantageKernel>();
@@ -118,6 +119,50 @@ export class LabEngine {
     if (initial) this.ctx.write(policy.params, initial);
     else this.ctx.copy(this.ref, 0, policy.params, 0, this.layout.totalFloats * 4);
     policy.adam.reset();
+  }
+
+  /**
+   * Reads a policy's parameters and AdamW state to the CPU (run snapshots,
+   * src/rl/snapshot.ts): three read-backs of [totalFloats] f32 and the step counter.
+   */
+  async readPolicyState(
+    policy: Policy,
+  ): Promise<{ params: Float32Array; m: Float32Array; v: Float32Array; t: number }> {
+    const n = this.layout.totalFloats;
+    const t = policy.adam.t;
+    const params = await this.ctx.readF32(policy.params, 0, n);
+    const m = await this.ctx.readF32(policy.adam.m, 0, n);
+    const v = await this.ctx.readF32(policy.adam.v, 0, n);
+    return { params, m, v, t };
+  }
+
+  /**
+   * Overwrites a policy's parameters and AdamW state (restoring a snapshot).
+   * Work recorded before (the copy from the reference when the policy was
+   * made) is submitted first, so the writes land after it.
+   * @throws Error when an array is not [totalFloats] or t is not an integer ≥ 0.
+   */
+  writePolicyState(
+    policy: Policy,
+    state: { params: Float32Array; m: Float32Array; v: Float32Array; t: number },
+  ): void {
+    const n = this.layout.totalFloats;
+    for (const [name, a] of [
+      ["params", state.params],
+      ["m", state.m],
+      ["v", state.v],
+    ] as const)
+      if (a.length !== n)
+        throw new Error(
+          `writePolicyState(${policy.name}): ${name} has ${a.length} floats, not ${n}`,
+        );
+    if (!(Number.isInteger(state.t) && state.t >= 0))
+      throw new Error(`writePolicyState(${policy.name}): t must be an integer ≥ 0, got ${state.t}`);
+    this.ctx.flush();
+    this.ctx.write(policy.params, state.params);
+    this.ctx.write(policy.adam.m, state.m);
+    this.ctx.write(policy.adam.v, state.v);
+    policy.adam.t = state.t;
   }
 
   /** Replaces the reference policy (after SFT from scratch). */
@@ -257,6 +302,9 @@ export class LabEngine {
    * reference logprobs by the same forward pass, the clipped surrogate with
    * k3 KL (docs/reward-spec.md §1), backward, then AdamW with global-norm clipping.
    * A NaN/Inf loss throws before AdamW runs, so the parameters are untouched.
+   * A NaN/Inf gradient makes AdamW skip the update (`finite` false in the
+   * result): params, m and v stay as they were, and so does the step counter t
+   * (it is put back here, lab choice: a skipped step is no step).
    * @param advantages GPU buffer [B] (the advantage kernel's output).
    */
   async policyUpdate(
@@ -288,11 +336,13 @@ export class LabEngine {
     policy.adam.step(opts.lr);
     this.ctx.flush();
     const grad = await policy.adam.readStats();
+    if (!grad.finite) policy.adam.t -= 1;
     return { ...stats, ...grad };
   }
 
   /**
    * One SFT step (cross-entropy on the masked response tokens) of `policy`.
+   * A NaN/Inf gradient skips the update as in policyUpdate (t put back).
    * @throws Error on a NaN/Inf loss (parameters untouched).
    */
   async sftStep(
@@ -310,6 +360,7 @@ export class LabEngine {
     policy.adam.step(lr);
     this.ctx.flush();
     const grad = await policy.adam.readStats();
+    if (!grad.finite) policy.adam.t -= 1;
     return { ...stats, ...grad };
   }
 }

@@ -334,6 +334,18 @@ export const METRIC_TABLE = [
     rows: ["train", "sft"],
   },
   {
+    key: "update_skipped",
+    label: "Update skipped",
+    unit: "count",
+    formula: "1[‖∇ℓ‖₂ not finite] (AdamW left params, m, v, t as they were)",
+    source: "lab metric",
+    description:
+      "1 when the optimizer skipped this step's update because the gradient held NaN or Infinity (the loss was finite); a ⚠ marker on the charts shows the step. Two in a row pause the run.",
+    group: "health",
+    order: 36.5,
+    rows: ["train"],
+  },
+  {
     key: "clip_frac",
     label: "Clip fraction",
     unit: "fraction",

@@ -48,6 +48,11 @@ export interface RlStepResult {
   klSums: number[] | null;
   /** The advantages the update used [prompts·G], read back from the GPU kernel. */
   advantages: Float32Array;
+  /**
+   * True when AdamW skipped the update (a NaN/Inf gradient): the policy's
+   * parameters and optimizer state are as before the step (LabEngine.policyUpdate).
+   */
+  updateSkipped: boolean;
   sample: GroupView;
 }
 
@@ -174,6 +179,7 @@ export async function rlStep(args: RlStepArgs): Promise<RlStepResult> {
     loss: upd.loss,
     clip_frac: upd.clipFrac,
     grad_norm: upd.gradNorm,
+    update_skipped: upd.finite ? 0 : 1,
     response_length: mean(Array.from(batch.lengths)),
     judge_calls: groups.reduce((a, g) => a + g.judgeCalls, 0),
     judge_failures: groups.reduce((a, g) => a + g.judgeFailures, 0),
@@ -198,6 +204,7 @@ export async function rlStep(args: RlStepArgs): Promise<RlStepResult> {
     rewards,
     klSums,
     advantages,
+    updateSkipped: !upd.finite,
     sample: groupView(
       variant.name,
       args.step,

@@ -64,4 +64,11 @@ export interface Marker {
    * `changes` the weights / judge settings that differ from the parent's.
    */
   fork?: { parent: string; changes: Record<string, number | string> };
+  /**
+   * Set on the marker of a fault the run got over (drawn ⚠): "device-lost"
+   * (the GPU device was lost; the run went on from the snapshot of the step
+   * before, on a new device) or "update-skipped" (AdamW skipped the variant's
+   * update: a NaN/Inf gradient).
+   */
+  fault?: "device-lost" | "update-skipped";
 }

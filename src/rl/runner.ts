@@ -21,7 +21,8 @@ import { parseExperiment, VariantSchema, type Experiment, type VariantConfig } f
 import { forkKey } from "./fork-key";
 import { configMismatch, runModel } from "./lab-model";
 import type { RewardScorer } from "./reward-client";
-import { rlStep } from "./rl-step";
+import { rlStep, type RlStepResult } from "./rl-step";
+import type { PolicySnapshot, RunSnapshot } from "./snapshot";
 import { imageTensor, promptTensor, row } from "./sequences";
 import { sftStep } from "./sft";
 
@@ -83,6 +84,29 @@ export class LabRun {
   private startTime = performance.now();
   /** Forked branches, every seed's copy (LabRun.fork); trained by `stepAll`. */
   private forks: ForkRun[] = [];
+  /** Consecutive RL steps whose update AdamW skipped, by policy name (0 or absent: the last update went through). */
+  private skipStreak = new Map<string, number>();
+
+  /**
+   * A run continued from a snapshot (src/rl/snapshot.ts): built with the
+   * snapshot's experiment and cold start, then `restore`d, so its next step
+   * is the step the snapshot's run would have trained next.
+   * @throws Error as the constructor and `restore`.
+   */
+  static fromSnapshot(
+    ctx: GpuContext,
+    snapshot: RunSnapshot,
+    sink: RunSink,
+    scorer: RewardScorer,
+    mnist: MnistSubset | undefined,
+  ): LabRun {
+    const run = new LabRun(ctx, snapshot.experiment, sink, scorer, mnist, {
+      config: snapshot.config,
+      params: snapshot.reference,
+    });
+    run.restore(snapshot);
+    return run;
+  }
 
   /**
    * @param start cold-start parameters (a checkpoint) or null for a fresh
@@ -219,6 +243,7 @@ export class LabRun {
     for (const v of this.variants) this.engine.resetPolicy(v.policy);
     this.step = 0;
     this.stepDone.clear();
+    this.skipStreak.clear();
     return this.evalPolicy(policy, "sft", steps);
   }
 
@@ -338,6 +363,7 @@ export class LabRun {
           seed: deriveSeed(seed, "rollout", step),
         });
         this.stepDone.add(key);
+        this.noteSkip(v.policy.name, v.config.name, seed, step, res);
         this.sink.metrics([
           this.rowFor(
             {
@@ -412,11 +438,141 @@ export class LabRun {
     this.sink.marker({ variant: name, step: this.step + 1, label: changed || "weights" });
   }
 
+  /**
+   * Counts a skipped update (or ends a streak) and marks it on the charts:
+   * a marker at the step with `fault` "update-skipped".
+   */
+  private noteSkip(
+    policy: string,
+    variant: string,
+    seed: number,
+    step: number,
+    res: RlStepResult,
+  ): void {
+    if (!res.updateSkipped) {
+      this.skipStreak.delete(policy);
+      return;
+    }
+    this.skipStreak.set(policy, (this.skipStreak.get(policy) ?? 0) + 1);
+    this.sink.marker({
+      variant,
+      step,
+      label: `update skipped: non-finite gradient (‖g‖ = ${res.values.grad_norm})${this.multiSeed ? `, seed ${seed}` : ""}`,
+      fault: "update-skipped",
+    });
+  }
+
+  /**
+   * Policies whose update AdamW skipped at each of the last `n` or more RL
+   * steps (a NaN/Inf gradient every time), with the length of the streak.
+   * @param n streak length, ≥ 1.
+   */
+  repeatedSkips(n: number): { policy: string; steps: number }[] {
+    return [...this.skipStreak]
+      .filter(([, k]) => k >= n)
+      .map(([policy, steps]) => ({ policy, steps }));
+  }
+
+  /**
+   * The run's state at this step boundary (src/rl/snapshot.ts): experiment,
+   * cold start, and every variant's and fork's parameters and AdamW state
+   * (read back from the GPU: 3 × totalFloats f32 per policy).
+   * @throws Error when the current step is only partly done (a variant failed).
+   */
+  async snapshot(): Promise<RunSnapshot> {
+    if (this.stepDone.size > 0 || this.forks.some((f) => f.trainedTo !== this.step))
+      throw new Error(
+        `snapshot: step ${this.step + 1} is only partly done (a variant failed); train it first`,
+      );
+    const policies: PolicySnapshot[] = [];
+    for (const v of this.variants)
+      policies.push({
+        key: v.config.name,
+        seed: v.seed,
+        ...(await this.engine.readPolicyState(v.policy)),
+        skipStreak: this.skipStreak.get(v.policy.name) ?? 0,
+      });
+    for (const f of this.forks)
+      policies.push({
+        key: f.key,
+        seed: f.seed,
+        ...(await this.engine.readPolicyState(f.policy)),
+        skipStreak: this.skipStreak.get(f.policy.name) ?? 0,
+        fork: { parent: f.parent, config: f.config, trainedTo: f.trainedTo },
+      });
+    return {
+      experiment: this.experiment,
+      config: this.config,
+      step: this.step,
+      elapsed: this.elapsed(),
+      reference: this.initial,
+      policies,
+    };
+  }
+
+  /**
+   * Puts the run in the state of `snapshot`: step, run time, every variant's
+   * parameters and AdamW state, and the forks (made again). The reference
+   * policy is not touched: build the run with the snapshot's cold start
+   * (`fromSnapshot`).
+   * @throws Error when the snapshot's model config differs from the run's, or
+   *   its variants and seeds are not the run's.
+   */
+  restore(snapshot: RunSnapshot): void {
+    const mismatch = configMismatch(snapshot.config, this.config);
+    if (mismatch) throw new Error(`restore: ${mismatch}`);
+    const own = snapshot.policies.filter((p) => !p.fork);
+    const want = this.variants.map((v) => `${v.config.name} (seed ${v.seed})`);
+    const got = own.map((p) => `${p.key} (seed ${p.seed})`);
+    if (want.join("|") !== got.join("|"))
+      throw new Error(
+        `restore: the snapshot holds ${got.join(", ")}; this run trains ${want.join(", ")}`,
+      );
+    this.clearForks();
+    this.skipStreak.clear();
+    this.variants.forEach((v, i) => {
+      this.engine.writePolicyState(v.policy, own[i]);
+      if (own[i].skipStreak > 0) this.skipStreak.set(v.policy.name, own[i].skipStreak);
+    });
+    for (const p of snapshot.policies) {
+      if (!p.fork) continue;
+      const name = this.multiSeed ? `${p.key}.s${p.seed}` : p.key;
+      const policy = this.engine.createPolicy(name, this.adamOptions(this.experiment.algorithm.lr));
+      this.engine.writePolicyState(policy, p);
+      if (p.skipStreak > 0) this.skipStreak.set(name, p.skipStreak);
+      this.forks.push({
+        key: p.key,
+        parent: p.fork.parent,
+        config: p.fork.config,
+        policy,
+        seed: p.seed,
+        trainedTo: p.fork.trainedTo,
+      });
+    }
+    this.step = snapshot.step;
+    this.stepDone.clear();
+    this.startTime = performance.now() - snapshot.elapsed * 1000;
+  }
+
+  /**
+   * The policy of a variant (or a fork key) under `seed` (default: the first
+   * seed): its GPU parameters and optimizer, for tools and tests.
+   * @throws Error for an unknown name or seed.
+   */
+  policyOf(name: string, seed = this.seeds[0]): Policy {
+    const p =
+      this.variants.find((x) => x.config.name === name && x.seed === seed)?.policy ??
+      this.forks.find((x) => x.key === name && x.seed === seed)?.policy;
+    if (!p) throw new Error(`no variant or fork '${name}' with seed ${seed} in this run`);
+    return p;
+  }
+
   /** Reset: every variant back to the cold-start parameters (same initial weights), step 0. */
   reset(): void {
     for (const v of this.variants) this.engine.resetPolicy(v.policy);
     this.step = 0;
     this.stepDone.clear();
+    this.skipStreak.clear();
     this.startTime = performance.now();
   }
 
@@ -575,6 +731,7 @@ export class LabRun {
           seed: deriveSeed(f.seed, "rollout", step),
         });
         f.trainedTo = step;
+        this.noteSkip(f.policy.name, f.key, f.seed, step, res);
         this.sink.metrics([
           this.rowFor(
             { variant: f.key, step, time: this.elapsed(), kind: "train", values: res.values },
@@ -612,7 +769,10 @@ export class LabRun {
    * touch forks (they predate them): the trainer worker calls this with each.
    */
   clearForks(): void {
-    for (const f of this.forks) this.engine.destroyPolicy(f.policy);
+    for (const f of this.forks) {
+      this.engine.destroyPolicy(f.policy);
+      this.skipStreak.delete(f.policy.name);
+    }
     this.forks = [];
   }
 

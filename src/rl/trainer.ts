@@ -21,10 +21,31 @@
  * The output of one unit of GPU work (an RL step, an SFT step, an eval, a
  * fork) is held back and emitted at its end in one batch: the events in
  * order, then one `metrics` and one `samples` event with every row and group.
+ *
+ * Faults (docs: issue "Runs survive faults"):
+ * - After every RL step (and after init, SFT, reset, re-seed and a fork) the
+ *   trainer keeps a snapshot of the run in memory (src/rl/snapshot.ts: every
+ *   variant's and fork's parameters and AdamW m, v, t). It posts it as a
+ *   `snapshot` event (encoded) when training stops and at most every
+ *   PERSIST_INTERVAL_MS while it runs; the page stores it in IndexedDB, so a
+ *   saved run resumes (`init` with `resume`).
+ * - A lost GPU device (any loss the trainer did not cause by `dispose`):
+ *   the step in flight is dropped (its rows never go out), a new device is
+ *   requested from the host, the run is rebuilt from the snapshot (live
+ *   weight changes kept) and the step is trained again; every variant gets a
+ *   "device-lost" marker at that step. At most the step in flight is lost.
+ * - A failed step is tried again at once; a step that fails the same way
+ *   twice (same message, or a lost device both times), or MAX_STEP_ATTEMPTS
+ *   times in all, pauses the run with the reason (an error event and the
+ *   status message). Pressing Train again tries it once more and pauses again
+ *   if it fails the same way: it never loops.
+ * - A skipped optimizer update (NaN/Inf gradient) is the `update_skipped`
+ *   metric and an "update-skipped" marker (LabRun); a policy whose update is
+ *   skipped at two steps in a row pauses the run with the reason.
  */
 import type { GpuContext } from "../gpu/context";
 import { loadCheckpoint } from "../model/checkpoint";
-import { parseMnistSubset } from "../tasks/mnist-data";
+import { parseMnistSubset, type MnistSubset } from "../tasks/mnist-data";
 import { checkpointPath } from "./checkpoints";
 import { resolveColdStart } from "./cold-start";
 import {
@@ -36,6 +57,7 @@ import {
 import type { RewardScorer } from "./reward-client";
 import type { GroupView, Marker, MetricRow } from "./run-types";
 import { LabRun, type RunSink } from "./runner";
+import { decodeSnapshot, encodeSnapshot, type RunSnapshot } from "./snapshot";
 import { stabilityReport, type StabilityPolicy, type StabilityReport } from "./stability-run";
 
 /** Where the trainer is: what the page's controls and status line show. */
@@ -53,6 +75,13 @@ export type TrainerCommand =
       experiment: Experiment;
       /** Where the cold start is read (TrainerHost.readAsset) instead of the shipped file. */
       checkpoint?: string;
+      /**
+       * A run snapshot (encodeSnapshot bytes, e.g. a saved run's) to continue
+       * instead of starting at step 0: its experiment, cold start, step and
+       * every policy's state replace `experiment`'s (which only has to parse).
+       * Answered by `ready`, a "resumed" marker per variant and a paused status.
+       */
+      resume?: Uint8Array;
     }
   /** Trains until paused or `algorithm.steps` is reached (SFT first when there is no cold start). */
   | { type: "start" }
@@ -116,12 +145,17 @@ export type TrainerEvent =
   | { type: "marker"; marker: Marker }
   | { type: "log"; message: string }
   | { type: "error"; message: string; fatal: boolean }
+  /**
+   * The run's latest snapshot at `step` (encodeSnapshot bytes, src/rl/snapshot.ts),
+   * posted when training stops and at most every PERSIST_INTERVAL_MS while it runs.
+   */
+  | { type: "snapshot"; step: number; bytes: Uint8Array }
   /** Answer to a `stability` command: the report, or null and the reason it could not run. */
   | { type: "stability"; result: StabilityReport | null; error?: string };
 
 /** What the trainer gets from where it runs (the worker, or Node). */
 export interface TrainerHost {
-  /** The GPU context; called once, at the first init. */
+  /** The GPU context; called at the first init, and again after a lost device. */
   createContext(): Promise<GpuContext>;
   /** The reward side; called once, at the first init. */
   createScorer(): RewardScorer;
@@ -139,6 +173,25 @@ const MNIST_ASSET = "data/mnist-subset.bin";
 
 const evalKey = (variant: string, seed: number | undefined) => `${variant}|${seed ?? ""}`;
 
+/** Tries of one RL step before the run pauses (lab choice: the first and two retries). */
+const MAX_STEP_ATTEMPTS = 3;
+/** Least time between two `snapshot` events while training runs (lab choice). */
+const PERSIST_INTERVAL_MS = 30_000;
+/** How long a failed step waits for the device's `lost` promise before counting as an ordinary failure (lab choice). */
+const LOSS_GRACE_MS = 200;
+
+/** A failure that stops training with a reason: non-fatal pauses the run, fatal ends it. */
+class TrainerFault extends Error {
+  constructor(
+    message: string,
+    readonly fatal: boolean,
+  ) {
+    super(message);
+  }
+}
+
+const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
 /** The lab's run controller (see the file comment). */
 export class Trainer {
   private ctx: GpuContext | null = null;
@@ -155,6 +208,19 @@ export class Trainer {
   private queue: Promise<void> = Promise.resolve();
   private holding = false;
   private readonly held: TrainerEvent[] = [];
+  /** The MNIST subset of the current run (digits tasks), kept to rebuild the run after a lost device. */
+  private mnist: MnistSubset | undefined;
+  /** The run at the last step boundary (see the file comment). */
+  private lastSnapshot: RunSnapshot | null = null;
+  /** The snapshot last posted as an event, and when. */
+  private posted: RunSnapshot | null = null;
+  private postedAt = 0;
+  /** The last failed RL step, how it failed (the message, or "device-lost") and the message. */
+  private lastFailure: { step: number; signature: string; message: string } | null = null;
+  /** Contexts whose device was lost, with the loss message. */
+  private readonly lost = new WeakMap<GpuContext, string>();
+  private recovering: Promise<void> | null = null;
+  private disposing = false;
   /** The latest eval row per variant (and seed): a fork's first row copies its parent's. */
   private readonly lastEval = new Map<string, MetricRow>();
   private readonly sink: RunSink = {
@@ -221,9 +287,15 @@ export class Trainer {
     }
   }
 
+  /** The run's snapshot at the last step boundary (null before init). */
+  get snapshot(): RunSnapshot | null {
+    return this.lastSnapshot;
+  }
+
   /** Stops training and frees the device (the trainer must not be used afterwards). */
   async dispose(): Promise<void> {
     await this.send({ type: "pause" });
+    this.disposing = true;
     this.ctx?.destroy();
     this.ctx = null;
     this.scorer?.dispose?.();
@@ -249,11 +321,18 @@ export class Trainer {
     if (groups.length) this.post({ type: "samples", groups });
   }
 
-  /** Runs one unit of GPU work with its output held back, then calls the host's after-work hook. */
-  private async unit<T>(work: () => Promise<T>): Promise<T> {
+  /**
+   * Runs one unit of GPU work with its output held back, then calls the
+   * host's after-work hook. `onError` runs before the held output goes out
+   * (it may drop some: dropStepOutput).
+   */
+  private async unit<T>(work: () => Promise<T>, onError?: () => Promise<void>): Promise<T> {
     this.holding = true;
     try {
       return await work();
+    } catch (e) {
+      await onError?.();
+      throw e;
     } finally {
       this.release();
       await this.host.afterWork?.();
@@ -270,12 +349,191 @@ export class Trainer {
     return this.labRun;
   }
 
-  /** A failed command or step: reported, training paused, the run kept (Train tries again). */
+  /**
+   * A failed command or step: reported, training paused, the run kept (Train
+   * tries again), and its last snapshot posted; a fatal fault ends in "error".
+   */
   private report(e: unknown): void {
     this.running = false;
-    const message = e instanceof Error ? e.message : String(e);
-    this.post({ type: "error", message, fatal: false });
-    this.status(this.labRun ? "paused" : "error", message);
+    const message = messageOf(e);
+    const fatal = e instanceof TrainerFault && e.fatal;
+    this.post({ type: "error", message, fatal });
+    this.persist();
+    this.status(this.labRun && !fatal ? "paused" : "error", message);
+  }
+
+  /** A new GPU context from the host, watched for a lost device. */
+  private async acquireContext(): Promise<GpuContext> {
+    const ctx = await this.host.createContext();
+    ctx.device.lost.then((info) => {
+      if (this.disposing) return;
+      const message = `GPU device lost (${info.reason}${info.message ? `: ${info.message}` : ""})`;
+      this.lost.set(ctx, message);
+      if (ctx !== this.ctx) return;
+      this.post({ type: "log", message });
+      // A step in flight fails and recovers itself; when idle, recover now, behind the queued commands.
+      this.queue = this.queue.then(() => this.recoverIfLost()).catch((e) => this.report(e));
+    });
+    return ctx;
+  }
+
+  /**
+   * True when the device of `ctx` (the one a failed step ran on) is lost;
+   * waits up to LOSS_GRACE_MS for its `lost` promise.
+   */
+  private async deviceLost(ctx: GpuContext | null): Promise<boolean> {
+    if (!ctx) return false;
+    if (!this.lost.has(ctx))
+      await Promise.race([
+        ctx.device.lost,
+        new Promise((resolve) => setTimeout(resolve, LOSS_GRACE_MS)),
+      ]);
+    return this.lost.has(ctx);
+  }
+
+  /**
+   * Rebuilds the run on a new device from the last snapshot when the current
+   * device is lost (once, however many callers wait); a no-op otherwise.
+   * @throws TrainerFault (fatal) when no new device can be had or there is no snapshot.
+   */
+  private recoverIfLost(): Promise<void> {
+    const ctx = this.ctx;
+    const message = ctx ? this.lost.get(ctx) : undefined;
+    if (!ctx || message === undefined) return this.recovering ?? Promise.resolve();
+    this.recovering ??= this.recoverDevice(message).finally(() => {
+      this.recovering = null;
+    });
+    return this.recovering;
+  }
+
+  private async recoverDevice(message: string): Promise<void> {
+    const old = this.labRun;
+    const snap = this.lastSnapshot;
+    if (!old || !snap) {
+      // No run to keep: the next init gets a new device.
+      this.ctx = null;
+      return;
+    }
+    let ctx: GpuContext;
+    try {
+      ctx = await this.acquireContext();
+    } catch (e) {
+      this.ctx = null;
+      throw new TrainerFault(
+        `${message}, and no new GPU device could be had (${messageOf(e)}). The snapshot of step ${snap.step} is kept: save the run and resume it after a reload.`,
+        true,
+      );
+    }
+    this.ctx = ctx;
+    // The live weight changes since the snapshot are kept (the old run's experiment is CPU state).
+    const run = LabRun.fromSnapshot(
+      ctx,
+      { ...snap, experiment: old.experiment },
+      this.sink,
+      this.scorer!,
+      this.mnist,
+    );
+    this.labRun = run;
+    this.lastSnapshot = await run.snapshot();
+    const step = snap.step + 1;
+    for (const variant of [...run.variantNames, ...run.forkKeys])
+      this.sink.marker({
+        variant,
+        step,
+        label: `${message}: went on from the snapshot of step ${snap.step} on a new device`,
+        fault: "device-lost",
+      });
+    this.sink.log(
+      `${message}; new device: ${ctx.adapter.description}. Restored the snapshot of step ${snap.step}; step ${step} is trained again.`,
+    );
+  }
+
+  /**
+   * Drops the rows, groups and fault markers a failed step has emitted so
+   * far (they are made again when the step is trained again from the snapshot).
+   */
+  private dropStepOutput(): void {
+    const keep = this.held.filter(
+      (e) =>
+        e.type !== "metrics" && e.type !== "samples" && !(e.type === "marker" && e.marker.fault),
+    );
+    this.held.splice(0, this.held.length, ...keep);
+  }
+
+  /** Posts the last snapshot as a `snapshot` event, unless it was posted already. */
+  private persist(): void {
+    const snap = this.lastSnapshot;
+    if (!snap || snap === this.posted) return;
+    this.posted = snap;
+    this.postedAt = performance.now();
+    let bytes: Uint8Array;
+    try {
+      bytes = encodeSnapshot(snap);
+    } catch (e) {
+      this.post({
+        type: "log",
+        message: `the run's snapshot could not be encoded: ${messageOf(e)}`,
+      });
+      return;
+    }
+    this.post({ type: "snapshot", step: snap.step, bytes });
+  }
+
+  /**
+   * One RL step of every variant and fork, with the recovery of the file
+   * comment: a lost device is replaced and the step trained again from the
+   * snapshot; any failure is tried again until it repeats or MAX_STEP_ATTEMPTS.
+   * @throws TrainerFault naming the step and the reason when the run must pause (or end).
+   */
+  private async trainStep(): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      await this.recoverIfLost();
+      const r = this.requireRun();
+      const ctx = this.ctx;
+      const step = r.step + 1;
+      let lostDevice = false;
+      try {
+        await this.unit(
+          async () => {
+            await r.stepAll();
+            this.lastSnapshot = await r.snapshot();
+            this.emit({ type: "status", phase: "rl", step: r.step });
+          },
+          async () => {
+            // The recovery queued by the device's `lost` handler may have replaced this.ctx already.
+            lostDevice = await this.deviceLost(ctx);
+            if (lostDevice) this.dropStepOutput();
+          },
+        );
+      } catch (e) {
+        const message = lostDevice && ctx ? (this.lost.get(ctx) ?? messageOf(e)) : messageOf(e);
+        const signature = lostDevice ? "device-lost" : message;
+        const prev = this.lastFailure;
+        this.lastFailure = { step, signature, message };
+        if (lostDevice) await this.recoverIfLost();
+        if (prev?.step === step && prev.signature === signature)
+          throw new TrainerFault(
+            `step ${step} failed twice the same way (${message}); the run is paused instead of trying it again. Reset, re-seed or change the settings to go on.`,
+            false,
+          );
+        if (attempt >= MAX_STEP_ATTEMPTS)
+          throw new TrainerFault(
+            `step ${step} failed ${attempt} times (last: ${message}); the run is paused`,
+            false,
+          );
+        this.post({ type: "log", message: `step ${step} failed (${message}); trying it again` });
+        continue;
+      }
+      this.lastFailure = null;
+      const stuck = r.repeatedSkips(2);
+      if (stuck.length > 0)
+        throw new TrainerFault(
+          `${stuck.map((x) => `${x.policy} (${x.steps} steps)`).join(", ")}: the optimizer skipped the update at every one of the last steps (a NaN/Inf gradient each time), the same failure twice; the run is paused at step ${r.step} instead of going on. Lower the learning rate, change the variant's settings or Reset.`,
+          false,
+        );
+      if (performance.now() - this.postedAt >= PERSIST_INTERVAL_MS) this.persist();
+      return;
+    }
   }
 
   private async handle(cmd: TrainerCommand): Promise<void> {
@@ -297,6 +555,8 @@ export class Trainer {
         const r = this.requireRun();
         r.clearForks();
         r.reset();
+        this.lastFailure = null;
+        this.lastSnapshot = await r.snapshot();
         return this.status("idle", "reset to the cold-start weights");
       }
       case "reseed": {
@@ -304,6 +564,8 @@ export class Trainer {
         const r = this.requireRun();
         r.clearForks();
         r.reseed(cmd.seed);
+        this.lastFailure = null;
+        this.lastSnapshot = await r.snapshot();
         return this.status(
           "idle",
           `re-seeded with ${cmd.seed}: new prompts and sampling, same cold-start weights`,
@@ -343,24 +605,22 @@ export class Trainer {
     await this.stopLoop();
     // A failed init must not leave the previous experiment to be trained by a queued Start.
     this.labRun = null;
+    this.lastSnapshot = null;
+    this.lastFailure = null;
     this.needsSft = false;
     this.lastEval.clear();
     this.status("loading", "starting WebGPU");
-    const experiment = parseExperiment(cmd.experiment);
-    if (!this.ctx) {
-      const ctx = await this.host.createContext();
-      this.ctx = ctx;
-      ctx.device.lost.then((info) => {
-        if (info.reason === "destroyed") return; // dispose()
-        this.running = false;
-        this.post({
-          type: "error",
-          message: `GPU device lost (${info.reason}): ${info.message}. Reload the page to start again.`,
-          fatal: true,
-        });
-        this.status("error");
-      });
+    let resume: RunSnapshot | null = null;
+    if (cmd.resume !== undefined) {
+      try {
+        resume = decodeSnapshot(cmd.resume);
+      } catch (e) {
+        throw new Error(`resume: ${messageOf(e)}`);
+      }
     }
+    const experiment = resume ? resume.experiment : parseExperiment(cmd.experiment);
+    if (this.ctx && this.lost.has(this.ctx)) this.ctx = null;
+    this.ctx ??= await this.acquireContext();
     const ctx = this.ctx;
     this.scorer ??= this.host.createScorer();
     let mnist: ReturnType<typeof parseMnistSubset> | undefined;
@@ -369,6 +629,8 @@ export class Trainer {
       if (!bytes) throw new Error(`the MNIST subset (${MNIST_ASSET}) is missing from the site`);
       mnist = parseMnistSubset(bytes);
     }
+    this.mnist = mnist;
+    if (resume) return this.resume(ctx, resume);
     const cold = await resolveColdStart({
       experiment,
       adapter: ctx.adapter,
@@ -417,7 +679,34 @@ export class Trainer {
       this.status("idle", "evaluating the cold-start checkpoint");
       await this.unit(() => run.evalStart());
     } else this.needsSft = true;
+    this.lastSnapshot = await run.snapshot();
     this.status("idle");
+  }
+
+  /** The end of an init with `resume`: the run rebuilt from the snapshot, paused at its step. */
+  private async resume(ctx: GpuContext, snap: RunSnapshot): Promise<void> {
+    const run = LabRun.fromSnapshot(ctx, snap, this.sink, this.scorer!, this.mnist);
+    this.labRun = run;
+    this.lastSnapshot = snap;
+    this.posted = snap;
+    this.postedAt = performance.now();
+    this.post({
+      type: "ready",
+      adapter: ctx.adapter.description,
+      isFallback: ctx.adapter.isFallback,
+      modelSize: snap.experiment.modelSize,
+      params: run.paramCount,
+      note: `Resumed at step ${snap.step} from a saved snapshot.`,
+    });
+    for (const variant of [...run.variantNames, ...run.forkKeys])
+      this.sink.marker({
+        variant,
+        step: snap.step,
+        label: `resumed from the snapshot of step ${snap.step}`,
+      });
+    this.sink.log(`resumed from a snapshot at step ${snap.step}`);
+    const done = snap.step >= snap.experiment.algorithm.steps;
+    this.status(done ? "done" : "paused", `resumed at step ${snap.step}`);
   }
 
   /**
@@ -446,7 +735,9 @@ export class Trainer {
       this.release();
       if (!done) return;
       this.needsSft = false;
+      this.lastFailure = null;
       await this.unit(() => r.evalStart());
+      this.lastSnapshot = await r.snapshot();
     } finally {
       this.sftRunning = false;
       this.release();
@@ -456,14 +747,16 @@ export class Trainer {
   /** One step of every variant and fork, then paused (or done). */
   private async singleStep(): Promise<void> {
     await this.stopLoop();
-    const r = this.requireRun();
+    this.requireRun();
     if (this.needsSft) {
       await this.sftFromScratch();
       if (this.needsSft) return this.status("paused", "SFT stopped before the end");
     }
     this.status("rl");
-    await this.unit(() => r.stepAll());
-    return this.status(r.step >= r.experiment.algorithm.steps ? "done" : "paused");
+    await this.trainStep();
+    this.persist();
+    const now = this.requireRun();
+    return this.status(now.step >= now.experiment.algorithm.steps ? "done" : "paused");
   }
 
   /** Trains until paused or the step budget is spent; yields between steps so commands get through. */
@@ -476,15 +769,15 @@ export class Trainer {
       return this.status("paused", "SFT stopped before the end; Train runs it again");
     }
     if (this.running) this.status("rl");
-    while (this.running && r.step < r.experiment.algorithm.steps) {
-      await this.unit(async () => {
-        await r.stepAll();
-        this.emit({ type: "status", phase: "rl", step: r.step });
-      });
+    // The run is rebuilt after a lost device: read it again every step.
+    while (this.running && this.requireRun().step < r.experiment.algorithm.steps) {
+      await this.trainStep();
       await new Promise((res) => setTimeout(res, 0));
     }
-    const done = r.step >= r.experiment.algorithm.steps;
+    const now = this.requireRun();
+    const done = now.step >= now.experiment.algorithm.steps;
     this.running = false;
+    this.persist();
     this.status(done ? "done" : "paused");
   }
 
@@ -560,6 +853,8 @@ export class Trainer {
       this.sink.log(
         `step ${r.step}: forked ${cmd.variant} as ${key}; it trains from step ${r.step + 1}`,
       );
+      this.lastSnapshot = await r.snapshot();
+      this.persist();
     } catch (e) {
       this.post({ type: "error", message: (e as Error).message, fatal: false });
     }

@@ -20,6 +20,7 @@ import {
   clearRun,
   initialRunData,
   makeError,
+  metricsUpTo,
   reduceEvent,
   type MetricsData,
   type RunData,
@@ -102,10 +103,26 @@ export interface LabState extends RunData {
    * the branch's rows arrive as `<variant>@fork<step>`).
    */
   fork(variant: string, weights: VariantWeights, judge?: Partial<VariantConfig["judge"]>): void;
+  /**
+   * Continues a saved run: the live run is archived, the saved one's
+   * settings and its metrics up to the snapshot's step become the live run,
+   * and the trainer is initialized from the snapshot (`init` with `resume`);
+   * Train then goes on from step `snapshotStep` + 1.
+   */
+  resumeRun(saved: ResumableRun): void;
   /** Adds a run (e.g. loaded from IndexedDB) to the runs table; returns its id. */
   addRun(run: Omit<RunRecord, "id">): number;
   /** The live run as a record (null before anything was trained). */
   snapshot(): Omit<RunRecord, "id"> | null;
+}
+
+/** What `resumeRun` needs of a saved run. */
+interface ResumableRun {
+  experiment: Experiment;
+  metrics: MetricsData;
+  /** The run snapshot (encodeSnapshot bytes) and its step. */
+  snapshot: Uint8Array;
+  snapshotStep: number;
 }
 
 export const RUNNING_PHASES = new Set(["rl", "sft"]);
@@ -331,6 +348,19 @@ export function createLabStore(
         }
         get().flushWeights();
         send({ type: "fork", variant, weights: { ...weights }, judge: judge && { ...judge } });
+      },
+      resumeRun: (saved) => {
+        get().flushWeights();
+        archiveAndClear();
+        set({
+          experiment: saved.experiment,
+          sentExperiment: saved.experiment,
+          metrics: metricsUpTo(saved.metrics, saved.snapshotStep),
+          step: saved.snapshotStep,
+          runSnapshot: { step: saved.snapshotStep, bytes: saved.snapshot },
+          viewingRun: null,
+        });
+        send({ type: "init", experiment: saved.experiment, resume: saved.snapshot });
       },
       addRun: (run) => {
         const id = nextRunId++;

@@ -59,6 +59,12 @@ export interface RunData {
   samples: SamplesData;
   /** Last answer to a `stability` command (the Judge stability panel); `version` counts answers. */
   stability: { result: StabilityReport | null; error: string | null; version: number };
+  /**
+   * The trainer's latest run snapshot (encoded, src/rl/snapshot.ts) at `step`:
+   * what "Save current run" and the autosave store, so the run can resume.
+   * Null until the trainer posts one and after a reset.
+   */
+  runSnapshot: { step: number; bytes: Uint8Array } | null;
 }
 
 export const emptyMetrics = (): MetricsData => ({
@@ -79,6 +85,7 @@ export const initialRunData = (): RunData => ({
   metrics: emptyMetrics(),
   samples: emptySamples(),
   stability: { result: null, error: null, version: 0 },
+  runSnapshot: null,
 });
 
 let nextErrorId = 1;
@@ -167,6 +174,8 @@ export function reduceEvent(d: RunData, ev: TrainerEvent): RunData {
         ...d,
         stability: { result: ev.result, error: ev.error ?? null, version: d.stability.version + 1 },
       };
+    case "snapshot":
+      return { ...d, runSnapshot: { step: ev.step, bytes: ev.bytes } };
     default: {
       const unknown = (ev as { type?: unknown }).type;
       return {
@@ -181,5 +190,30 @@ export function reduceEvent(d: RunData, ev: TrainerEvent): RunData {
 
 /** The run data after a reset / re-seed / re-init: no curves, no samples, same adapter and log. */
 export function clearRun(d: RunData): RunData {
-  return { ...d, step: 0, statusMessage: "", metrics: emptyMetrics(), samples: emptySamples() };
+  return {
+    ...d,
+    step: 0,
+    statusMessage: "",
+    metrics: emptyMetrics(),
+    samples: emptySamples(),
+    runSnapshot: null,
+  };
+}
+
+/**
+ * A run's metrics cut at `step`: rows and markers after it dropped, keys
+ * recomputed (what a run resumed from the snapshot of `step` continues).
+ */
+export function metricsUpTo(m: MetricsData, step: number): MetricsData {
+  const cut = appendMetrics(
+    emptyMetrics(),
+    Object.values(m.byVariant).flatMap((rows) =>
+      [...rows.train, ...rows.eval].filter((r) => r.step <= step),
+    ),
+  );
+  return {
+    ...cut,
+    markers: m.markers.filter((k) => k.step <= step),
+    version: m.version + 1,
+  };
 }

@@ -1,6 +1,9 @@
 /**
  * Saved runs in this browser's IndexedDB (via `idb`): the experiment, every
- * metric row and marker of a run, so it can be viewed again after a reload.
+ * metric row and marker of a run, so it can be viewed again after a reload,
+ * and the trainer's run snapshot (src/rl/snapshot.ts: parameters and AdamW
+ * state of every variant), so it can be resumed. The autosave (AUTOSAVE_KEY,
+ * src/store/autosave.ts) is one such record, overwritten as the run goes.
  * Sample groups (images) are not saved: they are large and per-session.
  */
 import { openDB, type DBSchema, type IDBPDatabase } from "idb";
@@ -16,15 +19,37 @@ export interface SavedRun {
   lastStep: number;
   lastEval: Record<string, Record<string, number>>;
   metrics: MetricsData;
+  /** The run snapshot (encodeSnapshot bytes) to resume from; absent: view only. */
+  snapshot?: Uint8Array;
+  /** The RL step of `snapshot`. */
+  snapshotStep?: number;
 }
 
-export type SavedRunSummary = Omit<SavedRun, "metrics">;
+export type SavedRunSummary = Omit<SavedRun, "metrics" | "snapshot">;
+
+/** Key of the autosaved record of the live run (overwritten by each autosave). */
+export const AUTOSAVE_KEY = "autosave";
 
 interface LabDb extends DBSchema {
   runs: { key: string; value: SavedRun; indexes: { savedAt: number } };
 }
 
 let dbp: Promise<IDBPDatabase<LabDb>> | null = null;
+const changeListeners = new Set<() => void>();
+
+/**
+ * Calls `listener` after every write or delete of a saved run (the saved-runs
+ * list refreshes on it).
+ * @returns the function that removes the listener.
+ */
+export function onRunsChanged(listener: () => void): () => void {
+  changeListeners.add(listener);
+  return () => changeListeners.delete(listener);
+}
+
+function changed(): void {
+  for (const l of changeListeners) l();
+}
 
 function db(): Promise<IDBPDatabase<LabDb>> {
   if (typeof indexedDB === "undefined")
@@ -37,13 +62,18 @@ function db(): Promise<IDBPDatabase<LabDb>> {
   return dbp;
 }
 
-export async function saveRun(run: Omit<SavedRun, "key" | "savedAt">): Promise<SavedRun> {
-  const rec: SavedRun = {
-    ...run,
-    key: `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`,
-    savedAt: Date.now(),
-  };
+/**
+ * Stores a run under a new key, or under `key` (replacing the record there:
+ * the autosave).
+ * @throws Error when IndexedDB is not available or the write fails.
+ */
+export async function saveRun(
+  run: Omit<SavedRun, "key" | "savedAt">,
+  key = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`,
+): Promise<SavedRun> {
+  const rec: SavedRun = { ...run, key, savedAt: Date.now() };
   await (await db()).put("runs", rec);
+  changed();
   return rec;
 }
 
@@ -56,7 +86,7 @@ export async function listRuns(): Promise<SavedRunSummary[]> {
   const all = (await (await db()).getAllFromIndex("runs", "savedAt")) as unknown[];
   return all
     .map((raw): SavedRunSummary => {
-      const { metrics: _m, ...rest } = (raw ?? {}) as Partial<SavedRun>;
+      const { metrics: _m, snapshot: _s, ...rest } = (raw ?? {}) as Partial<SavedRun>;
       try {
         return checkSavedRunSummary(rest);
       } catch (e) {
@@ -83,6 +113,8 @@ export async function loadRun(key: string): Promise<SavedRun | undefined> {
   return raw === undefined ? undefined : checkSavedRun(raw);
 }
 
+/** Deletes a saved run (a missing key is not an error). */
 export async function deleteRun(key: string): Promise<void> {
   await (await db()).delete("runs", key);
+  changed();
 }

@@ -29,6 +29,7 @@ const MarkerSchema = z.object({
   variant: name,
   step: anyNumber,
   label: z.string().max(2000),
+  fault: z.enum(["device-lost", "update-skipped"]).optional(),
   fork: z
     .object({ parent: name, changes: z.record(name, z.union([anyNumber, z.string().max(200)])) })
     .optional(),
@@ -51,6 +52,7 @@ const SummarySchema = z.object({
   experiment: z.unknown(),
   lastStep: anyNumber,
   lastEval: z.record(name, z.record(name, anyNumber)),
+  snapshotStep: z.number().int().min(0).optional(),
 });
 
 function problem(where: string, error: z.ZodError): Error {
@@ -91,7 +93,15 @@ export function checkSavedRun(raw: unknown): SavedRun {
   const summary = summaryOf(raw, where);
   const m = MetricsSchema.safeParse((raw as { metrics?: unknown }).metrics);
   if (!m.success) throw problem(`${where} (metrics)`, m.error);
-  return { ...summary, metrics: m.data };
+  // The snapshot's own checks (checksum, sizes, finite values) run when it is resumed (decodeSnapshot).
+  const snapshot = (raw as { snapshot?: unknown }).snapshot;
+  if (snapshot !== undefined && !(snapshot instanceof Uint8Array))
+    throw new Error(`${where} could not be read: snapshot: expected bytes`);
+  if ((snapshot === undefined) !== (summary.snapshotStep === undefined))
+    throw new Error(`${where} could not be read: snapshot and snapshotStep go together`);
+  return snapshot === undefined
+    ? { ...summary, metrics: m.data }
+    : { ...summary, metrics: m.data, snapshot };
 }
 
 /** "saved run 'name'" for messages, from whatever the record holds. */

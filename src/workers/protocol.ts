@@ -65,6 +65,7 @@ const EVENT_TYPES = new Set([
   "error",
   "renderWindow",
   "stability",
+  "snapshot",
 ]);
 
 /**

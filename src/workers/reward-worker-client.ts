@@ -1,41 +1,97 @@
 /**
  * RewardScorer backed by the reward worker (browser). Requests are matched to
- * replies by id; a worker error rejects every pending request with its message.
+ * replies by id. A worker that crashes (an `error` event, a message that
+ * cannot be read, an unknown reply, or no answer within the timeout) is
+ * terminated, and every request it held is sent again to a fresh worker, up
+ * to REWARD_WORKER_RETRIES restarts per request; then the request fails with
+ * a message that says so. Scoring is deterministic for a request (its seed),
+ * so a retried request gets the rewards the first worker would have given.
+ * An error the scorer itself reports (an `error` reply for the request: bad
+ * weights, an unknown variant) is not a crash and is not retried.
  */
 import type { RewardScorer, ScoreRequest, ScoreResponse } from "../rl/reward-client";
 
 /** How long one batch may take before the reward worker counts as stuck (lab choice). */
 const REWARD_TIMEOUT_MS = 120_000;
+/** Fresh workers one request may be sent to after the first crashes (lab choice). */
+export const REWARD_WORKER_RETRIES = 2;
+
+/** The worker died (or stopped answering) while it held the request. */
+class RewardWorkerCrash extends Error {}
+
+/** Options of createRewardWorkerScorer; the defaults are the page's. */
+export interface RewardWorkerOptions {
+  /** Starts a reward worker (default: src/workers/reward.worker.ts as a module worker). */
+  makeWorker?: () => Worker;
+  /** Restarts per request before it fails (default REWARD_WORKER_RETRIES). */
+  retries?: number;
+  /** No answer after this many ms counts as a crash (default REWARD_TIMEOUT_MS). */
+  timeoutMs?: number;
+  /** Told about each restart (the trainer logs it), with the crash message. */
+  onRestart?: (message: string) => void;
+}
+
+const defaultWorker = () =>
+  new Worker(new URL("./reward.worker.ts", import.meta.url), { type: "module" });
 
 /**
- * Starts a reward worker and returns a scorer that talks to it. A crashed
- * worker is replaced by a fresh one on the next request; a request that gets
- * no answer within REWARD_TIMEOUT_MS is rejected (the trainer then reports it).
+ * Starts a reward worker and returns a scorer that talks to it (see the file
+ * comment for crashes and retries).
+ * @returns a scorer whose `score` rejects with the scorer's own error, or,
+ *   after `retries` restarts, with "the reward worker crashed N times …".
  */
-export function createRewardWorkerScorer(): RewardScorer {
-  let scorer = startScorer();
+export function createRewardWorkerScorer(opts: RewardWorkerOptions = {}): RewardScorer {
+  const makeWorker = opts.makeWorker ?? defaultWorker;
+  const retries = opts.retries ?? REWARD_WORKER_RETRIES;
+  const timeoutMs = opts.timeoutMs ?? REWARD_TIMEOUT_MS;
+  let scorer = startScorer(makeWorker, timeoutMs);
+  let disposed = false;
   return {
-    score(request) {
-      if (scorer.dead) scorer = startScorer();
-      return scorer.score(request);
+    async score(request) {
+      for (let attempt = 0; ; attempt++) {
+        if (disposed) throw new Error("reward worker stopped");
+        if (scorer.dead) {
+          scorer = startScorer(makeWorker, timeoutMs);
+        }
+        try {
+          return await scorer.score(request);
+        } catch (e) {
+          if (!(e instanceof RewardWorkerCrash) || disposed) throw e;
+          if (attempt >= retries)
+            throw new Error(
+              `the reward worker crashed ${attempt + 1} times scoring ${request.variant.name} (restarted ${attempt} times; last: ${e.message})`,
+            );
+          opts.onRestart?.(`${e.message}; restarting it and scoring the batch again`);
+        }
+      }
     },
     dispose() {
+      disposed = true;
       scorer.dispose();
     },
   };
 }
 
-function startScorer(): RewardScorer & { dead: boolean; dispose(): void } {
-  const worker = new Worker(new URL("./reward.worker.ts", import.meta.url), { type: "module" });
+function startScorer(
+  makeWorker: () => Worker,
+  timeoutMs: number,
+): RewardScorer & { dead: boolean; dispose(): void } {
+  const worker = makeWorker();
   const pending = new Map<
     number,
     { resolve: (r: ScoreResponse) => void; reject: (e: Error) => void }
   >();
   let nextId = 1;
   let dead = false;
-  const failAll = (message: string) => {
-    for (const p of pending.values()) p.reject(new Error(message));
+  const failAll = (error: Error) => {
+    for (const p of pending.values()) p.reject(error);
     pending.clear();
+  };
+  const die = (message: string) => {
+    if (dead) return;
+    dead = true;
+    failAll(new RewardWorkerCrash(message));
+    worker.terminate();
   };
   worker.onmessage = (ev: MessageEvent) => {
     const msg = ev.data as { type: string; id: number; response?: ScoreResponse; message?: string };
@@ -43,32 +99,31 @@ function startScorer(): RewardScorer & { dead: boolean; dispose(): void } {
     if (msg.type === "scored" && p) {
       pending.delete(msg.id);
       p.resolve(msg.response!);
+    } else if (msg.type === "error" && p) {
+      pending.delete(msg.id);
+      p.reject(new Error(msg.message));
     } else if (msg.type === "error") {
-      if (p) {
-        pending.delete(msg.id);
-        p.reject(new Error(msg.message));
-      } else failAll(msg.message ?? "reward worker error");
+      die(`reward worker error: ${msg.message ?? "(no message)"}`);
     } else {
-      failAll(`reward worker sent an unknown message type ${JSON.stringify(msg.type)}`);
+      die(`reward worker sent an unknown message type ${JSON.stringify(msg.type)}`);
     }
   };
-  const die = (message: string) => {
-    dead = true;
-    failAll(message);
-    worker.terminate();
+  worker.onerror = (ev) => {
+    ev.preventDefault?.();
+    die(`reward worker failed: ${ev.message || "it crashed without a message"}`);
   };
-  worker.onerror = (ev) => die(`reward worker failed: ${ev.message}`);
   worker.onmessageerror = () => die("reward worker: a message could not be deserialized");
   return {
     get dead() {
       return dead;
     },
     score(request: ScoreRequest) {
+      if (dead) return Promise.reject(new RewardWorkerCrash("reward worker is not running"));
       return new Promise<ScoreResponse>((resolve, reject) => {
         const id = nextId++;
         const timer = setTimeout(
-          () => die(`reward worker gave no answer in ${REWARD_TIMEOUT_MS / 1000} s`),
-          REWARD_TIMEOUT_MS,
+          () => die(`reward worker gave no answer in ${timeoutMs / 1000} s`),
+          timeoutMs,
         );
         pending.set(id, {
           resolve: (r) => {
@@ -85,7 +140,7 @@ function startScorer(): RewardScorer & { dead: boolean; dispose(): void } {
     },
     dispose() {
       dead = true;
-      failAll("reward worker stopped");
+      failAll(new Error("reward worker stopped"));
       worker.terminate();
     },
   };

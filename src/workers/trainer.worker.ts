@@ -17,7 +17,9 @@ import { createRewardWorkerScorer } from "./reward-worker-client";
 declare const self: DedicatedWorkerGlobalScope;
 
 function post(ev: TrainerEvent): void {
-  self.postMessage(ev);
+  // A snapshot's bytes are encoded for this event only: hand them over instead of copying.
+  if (ev.type === "snapshot") self.postMessage(ev, [ev.bytes.buffer]);
+  else self.postMessage(ev);
 }
 
 /** Site root the files are read from (set by the init message's `assetBase`). */
@@ -62,7 +64,8 @@ async function renderWindow(): Promise<void> {
 const trainer = new Trainer(
   {
     createContext: async () => new GpuContext(await requestLabDevice(navigator.gpu)),
-    createScorer: createRewardWorkerScorer,
+    createScorer: () =>
+      createRewardWorkerScorer({ onRestart: (message) => post({ type: "log", message }) }),
     readAsset: fetchBytes,
     afterWork: renderWindow,
   },

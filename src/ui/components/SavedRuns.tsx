@@ -1,7 +1,19 @@
-/** Runs saved in this browser (IndexedDB): save the live run, load one into the runs table, delete. */
+/**
+ * Runs saved in this browser (IndexedDB): save the live run, load one into
+ * the runs table (view), resume one that has a snapshot, delete. The
+ * autosave of the live run (src/store/autosave.ts) is listed here too.
+ */
 import { useCallback, useEffect, useState } from "react";
 import { labStore, useLab, hasRunData } from "../../store";
-import { deleteRun, listRuns, loadRun, saveRun, type SavedRunSummary } from "../../store/run-db";
+import {
+  deleteRun,
+  listRuns,
+  loadRun,
+  onRunsChanged,
+  saveRun,
+  type SavedRunSummary,
+} from "../../store/run-db";
+import { decodeSnapshot } from "../../rl/snapshot";
 
 /** Reports a saved-run failure on the page (module level: it reads the store, not the component). */
 function fail(e: unknown): void {
@@ -23,11 +35,16 @@ export function SavedRuns() {
       }),
     [],
   );
-  useEffect(() => void refresh(), [refresh]);
+  useEffect(() => {
+    void refresh();
+    return onRunsChanged(() => void refresh());
+  }, [refresh]);
 
   const saveLive = async () => {
     const snap = labStore.getState().snapshot();
     if (!snap) return;
+    // The trainer's latest run snapshot makes the saved run resumable (at its step).
+    const weights = labStore.getState().runSnapshot;
     setBusy(true);
     try {
       const name = `seed ${snap.experiment.seed} · ${snap.experiment.variants.map((v) => v.name).join(" vs ")} · step ${snap.lastStep}`;
@@ -37,8 +54,8 @@ export function SavedRuns() {
         lastStep: snap.lastStep,
         lastEval: snap.lastEval,
         metrics: snap.metrics,
+        ...(weights ? { snapshot: weights.bytes, snapshotStep: weights.step } : {}),
       });
-      await refresh();
     } catch (e) {
       fail(e);
     } finally {
@@ -57,6 +74,26 @@ export function SavedRuns() {
         metrics: r.metrics,
       });
       labStore.getState().viewRun(id);
+    } catch (e) {
+      fail(e);
+    }
+  };
+
+  /**
+   * Resumes a saved run: its snapshot is checked here first (checksum, sizes,
+   * finite values), so a damaged one is refused before the live run is touched.
+   */
+  const resume = async (key: string) => {
+    try {
+      const r = await loadRun(key);
+      if (!r?.snapshot || r.snapshotStep === undefined) return;
+      decodeSnapshot(r.snapshot);
+      labStore.getState().resumeRun({
+        experiment: r.experiment,
+        metrics: r.metrics,
+        snapshot: r.snapshot,
+        snapshotStep: r.snapshotStep,
+      });
     } catch (e) {
       fail(e);
     }
@@ -99,8 +136,8 @@ export function SavedRuns() {
         <p className="muted small">Loading…</p>
       ) : saved.length === 0 ? (
         <p className="muted small">
-          Nothing saved yet. Saved runs keep their settings and every metric row (not the rollouts),
-          and survive a reload.
+          Nothing saved yet. Saved runs keep their settings, every metric row (not the rollouts) and
+          the weights at their last snapshot, survive a reload and resume.
         </p>
       ) : (
         <ul className="saved-list" data-testid="saved-runs">
@@ -123,6 +160,17 @@ export function SavedRuns() {
               <button type="button" className="small-btn" onClick={() => load(r.key)}>
                 Load
               </button>
+              {r.snapshotStep !== undefined && (
+                <button
+                  type="button"
+                  className="small-btn"
+                  onClick={() => resume(r.key)}
+                  aria-label={`Resume saved run ${r.name}`}
+                  title={`Continue training from the weights and optimizer state of step ${r.snapshotStep}`}
+                >
+                  Resume (step {r.snapshotStep})
+                </button>
+              )}
               <button
                 type="button"
                 className="small-btn"

@@ -1,6 +1,7 @@
 /**
  * One metric, one line per series: the smoothed value (bold) over the raw
- * value (faint), markers where a weight changed or a fork branched. A
+ * value (faint), markers where a weight changed, a fork branched (↱) or a
+ * fault was got over (⚠: a lost device, a skipped update). A
  * seed-averaged series (PlotPoint.band) also gets its 95 % interval as a
  * translucent band in the same colour; forks and overlaid runs are dashed
  * (SeriesStyle). Knows nothing about training.
@@ -298,7 +299,7 @@ function MetricChartImpl(props: MetricChartProps) {
                   strokeDasharray="4 3"
                   ifOverflow="extendDomain"
                   label={{
-                    value: m.fork ? "↱" : "⚑",
+                    value: m.fault ? "⚠" : m.fork ? "↱" : "⚑",
                     position: "insideTopLeft",
                     fontSize: 11,
                     fill: c,
