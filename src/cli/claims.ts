@@ -55,7 +55,10 @@ import {
 } from "./node-run";
 import { checkInputFile, checkWritableFolder, finishCli, writeFileAtomic } from "./out-files";
 
-/** Run sizes (lab choice). `ci` fits a 2-core CPU adapter in under 25 minutes; `full` is what the README reports. */
+/**
+ * Run sizes (lab choice). `ci` on the default scenario took 3,302 s on a 2-core CPU adapter with
+ * two other CPU-heavy jobs beside it (README); `full` is the five-seed report.
+ */
 export const CLAIM_SIZES = {
   ci: {
     seeds: [11, 12, 13],
