@@ -80,14 +80,20 @@ async function main(): Promise<void> {
     const labDefault = parseExperiment({ modelSize });
     file = checkpointFile(labDefault);
     if (!existsSync(file))
-      file = checkpointFile(parseExperiment({ modelSize, task: { hintRate: 0 } }));
+      file = checkpointFile(
+        parseExperiment({ modelSize, task: { hintRate: 0, traceSlipRate: 0 } }),
+      );
     if (!existsSync(file))
       throw new Error(
         `no shipped cold start for the ${modelSize} model (${file}); pass --checkpoint FILE`,
       );
   }
   const ckpt = loadCheckpoint(new Uint8Array(readFileSync(file)));
-  const task = { hintRate: 0, ...((ckpt.meta?.task as object | undefined) ?? {}) };
+  const task = {
+    hintRate: 0,
+    traceSlipRate: 0,
+    ...((ckpt.meta?.task as object | undefined) ?? {}),
+  };
   const small =
     ckpt.config.dModel === SMALL_CONFIG.dModel && ckpt.config.nLayers === SMALL_CONFIG.nLayers;
   const exp = parseExperiment({

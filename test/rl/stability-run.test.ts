@@ -15,7 +15,7 @@ import { consoleSink, loadShippedCheckpoint, mnistFor, nodeContext } from "../..
 
 const exp = parseExperiment({
   modelSize: "small",
-  task: { hintRate: 0 },
+  task: { hintRate: 0, traceSlipRate: 0 },
   variants: [{ name: "rlvr" }],
   evalSize: 4,
 });
