@@ -41,32 +41,22 @@
  *   with --seeds: {"preset", "seeds", "sft", "variants": {"<name>": {"final": {mean metrics},
  *   "ci95": {"<metric>": [lo, hi]}, "per_seed": {"<seed>": {metrics}}}}}
  */
-import { LabRun } from "../rl/runner";
+import { Trainer } from "../rl/trainer";
 import { presetExperiment, PRESET_NAMES } from "../rl/presets";
 import { estimatorEntry } from "../rl/estimator-table";
 import { variantEntry } from "../rl/variant-table";
 import { applyVariantSetting } from "../rl/variant-settings";
 import { inProcessScorer } from "../rl/reward-client";
-import { resolveColdStart } from "../rl/cold-start";
 import type { EvalMetrics } from "../rl/eval-metrics";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { loadCheckpoint, saveCheckpoint, type Checkpoint } from "../model/checkpoint";
 import { givenFlags, parseExperimentFlags } from "./flag-errors";
 import { checkInputFile, chooseRunFolder, finishCli, RunFiles } from "./out-files";
-import {
-  checkpointFile,
-  consoleSink,
-  loadShippedCheckpoint,
-  mnistFor,
-  nodeContext,
-  parseFlags,
-  parseSeedList,
-} from "./node-run";
+import { consoleSink, nodeContext, REPO_ROOT, parseFlags, parseSeedList } from "./node-run";
 import { summarizeSeeds } from "../rl/seed-stats";
 import type { MetricRow } from "../rl/run-types";
 import { decodeSnapshot, encodeSnapshot, type RunSnapshot } from "../rl/snapshot";
-import type { GpuContext } from "../gpu/context";
-import type { Experiment } from "../rl/experiment";
 
 /** Final eval metrics of one variant: per seed, and (several seeds) mean with a 95 % t-interval. */
 function finalMetrics(rows: readonly MetricRow[], name: string, seeds: number[] | undefined) {
@@ -132,56 +122,73 @@ function readResume(file: string, flags: Record<string, unknown>): RunSnapshot {
   }
 }
 
+/** The run's events, gathered for the CLI: the first failure, and the step-0 and SFT eval rows. */
+interface Driven {
+  error: string | null;
+  coldStartEval: MetricRow | null;
+  lastSftEval: MetricRow | null;
+}
+
 /**
- * The run of a fresh start: the cold start resolved by the page's rules
- * (src/rl/cold-start.ts: a CPU adapter gets the small model; the checkpoint
- * must fit the task form and the model), then its eval (after SFT from
- * scratch when there is no checkpoint).
+ * A Trainer on Node: the device from nodeContext, the in-process scorer and
+ * the site's files from public/ (a path may also be absolute, e.g. a
+ * --checkpoint file). Its events go to `sink`; with `files`, the run's
+ * snapshot is written after every RL step (snapshot.rlsnap.partial).
  */
-async function coldStartRun(
-  ctx: GpuContext,
-  exp: Experiment,
-  flags: Record<string, unknown>,
-  given: Checkpoint | null,
+function nodeTrainer(
   sink: ReturnType<typeof consoleSink>,
-): Promise<{ run: LabRun; ckpt: Checkpoint | null; sft: EvalMetrics }> {
-  const mnist = mnistFor(exp);
-  const cold = await resolveColdStart({
-    experiment: exp,
-    adapter: ctx.adapter,
-    keepModelSize: Boolean(flags["full-size"]),
-    mnist,
-    readCheckpoint: (resolved) => {
-      if (flags["from-scratch"]) return null;
-      if (given) return { checkpoint: given, source: String(flags.checkpoint) };
-      const shipped = loadShippedCheckpoint(resolved);
-      if (shipped?.warning) sink.log(`shipped cold start: ${shipped.warning}`);
-      return shipped ? { checkpoint: shipped, source: checkpointFile(resolved) } : null;
+  files: RunFiles | null,
+  fromStep: number,
+): { trainer: Trainer; driven: Driven } {
+  const driven: Driven = { error: null, coldStartEval: null, lastSftEval: null };
+  let written = fromStep;
+  const trainer: Trainer = new Trainer(
+    {
+      createContext: nodeContext,
+      createScorer: () => inProcessScorer,
+      readAsset: async (path) => {
+        const file = resolve(REPO_ROOT, "public", path);
+        return existsSync(file) ? new Uint8Array(readFileSync(file)) : null;
+      },
     },
-  });
-  if (cold.sizeNote)
-    sink.log(`${cold.sizeNote} Pass --full-size to keep the default d = 128, 4 layers.`);
-  for (const note of cold.notes) sink.log(note);
-  exp.modelSize = cold.experiment.modelSize;
-  const ckpt = cold.checkpoint?.checkpoint ?? null;
-  const run = new LabRun(
-    ctx,
-    exp,
-    sink,
-    inProcessScorer,
-    mnist,
-    ckpt ? { config: ckpt.config, params: ckpt.params } : null,
+    (ev) => {
+      switch (ev.type) {
+        case "metrics":
+          for (const r of ev.rows)
+            if (r.kind === "eval") {
+              if (r.variant === "sft") driven.lastSftEval = r;
+              else if (r.step === 0 && !driven.coldStartEval) driven.coldStartEval = r;
+            }
+          sink.metrics(ev.rows);
+          return;
+        case "marker":
+          return sink.marker(ev.marker);
+        case "log":
+          return sink.log(ev.message);
+        case "ready":
+          if (ev.note) sink.log(ev.note);
+          return;
+        case "error":
+          driven.error ??= ev.message;
+          return;
+        case "status":
+          // The snapshot after every step: a crashed run resumes from it (--resume).
+          if (files && ev.phase === "rl" && ev.step !== written && trainer.snapshot) {
+            written = ev.step;
+            files.writeProgress(SNAPSHOT_FILE, encodeSnapshot(trainer.snapshot));
+          }
+          return;
+        default:
+          return;
+      }
+    },
   );
-  sink.log(
-    `model: ${run.paramCount} parameters, ${ckpt ? `cold start from ${flags.checkpoint ? String(flags.checkpoint) : "the shipped SFT checkpoint"}${ckpt.meta?.step !== undefined ? ` (SFT step ${ckpt.meta.step})` : ""}` : `SFT from scratch (${exp.sftSteps} steps)`}`,
-  );
-  let sft: EvalMetrics;
-  if (ckpt) sft = await run.evalStart();
-  else {
-    sft = (await run.sft(exp.sftSteps, 0))!; // never stopped early here
-    await run.evalStart();
-  }
-  return { run, ckpt, sft };
+  return { trainer, driven };
+}
+
+/** Throws the first error the trainer reported. */
+function throwIfFailed(driven: Driven): void {
+  if (driven.error !== null) throw new Error(driven.error);
 }
 
 async function main(): Promise<void> {
@@ -318,28 +325,47 @@ async function main(): Promise<void> {
       sink.log(
         `note: ${v.name} trains with its own estimator ${v.estimator} (--set ${v.name}.estimator=${exp.algorithm.estimator} to change)`,
       );
-  const ctx = await nodeContext();
+  const { trainer, driven } = nodeTrainer(sink, runFiles, resumed?.step ?? 0);
+  if (resumed)
+    await trainer.send({
+      type: "init",
+      experiment: exp,
+      resume: encodeSnapshot({ ...resumed, experiment: exp }),
+      evalColdStart: true,
+    });
+  else
+    await trainer.send({
+      type: "init",
+      experiment: exp,
+      checkpoint: flags.checkpoint !== undefined ? resolve(String(flags.checkpoint)) : undefined,
+      keepModelSize: Boolean(flags["full-size"]),
+      fromScratch: Boolean(flags["from-scratch"]),
+      sftEvalEvery: 0,
+    });
+  throwIfFailed(driven);
+  let run = trainer.run!;
+  const ckpt = trainer.coldStartCheckpoint;
+  const ctx = trainer.context!;
   sink.log(`adapter: ${ctx.adapter.description}${ctx.adapter.isFallback ? " (CPU fallback)" : ""}`);
-  let started: { run: LabRun; ckpt: Checkpoint | null; sft: EvalMetrics };
-  if (resumed) {
-    const run = LabRun.fromSnapshot(
-      ctx,
-      { ...resumed, experiment: exp },
-      sink,
-      inProcessScorer,
-      mnistFor(exp),
-    );
-    sink.log(
-      `model: ${run.paramCount} parameters, resumed from ${String(flags.resume)} at step ${resumed.step}`,
-    );
-    started = { run, ckpt: null, sft: await run.evalStart() };
-  } else started = await coldStartRun(ctx, exp, flags, given, sink);
-  const { run, ckpt, sft } = started;
-  while (run.step < exp.algorithm.steps) {
-    await run.rlStep();
-    // The snapshot after every step: a crashed run resumes from it (--resume).
-    if (runFiles) runFiles.writeProgress(SNAPSHOT_FILE, encodeSnapshot(await run.snapshot()));
-  }
+  if (run.experiment.modelSize !== exp.modelSize)
+    sink.log("Pass --full-size to keep the default d = 128, 4 layers.");
+  exp.modelSize = run.experiment.modelSize;
+  sink.log(
+    resumed
+      ? `model: ${run.paramCount} parameters, resumed from ${String(flags.resume)} at step ${resumed.step}`
+      : `model: ${run.paramCount} parameters, ${ckpt ? `cold start from ${flags.checkpoint ? String(flags.checkpoint) : "the shipped SFT checkpoint"}${ckpt.meta?.step !== undefined ? ` (SFT step ${ckpt.meta.step})` : ""}` : `SFT from scratch (${exp.sftSteps} steps)`}`,
+  );
+  await trainer.send({ type: "start" });
+  await trainer.whenIdle();
+  throwIfFailed(driven);
+  // A lost device rebuilds the run: take the one that finished.
+  run = trainer.run!;
+  if (run.step < exp.algorithm.steps)
+    throw new Error(`the run stopped at step ${run.step} of ${exp.algorithm.steps}`);
+  // The cold start's metrics: SFT's final eval when it ran, else the step-0 eval.
+  const sftRow = ckpt || resumed ? driven.coldStartEval : driven.lastSftEval;
+  if (!sftRow) throw new Error("the run has no eval of its cold start");
+  const sft = sftRow.values as unknown as EvalMetrics;
   const variants: Record<string, ReturnType<typeof finalMetrics>> = {};
   // Every output is serialized before the first one is written (all or none).
   const outputs: { name: string; data: Uint8Array }[] = [];
@@ -365,7 +391,7 @@ async function main(): Promise<void> {
       }
     }
   }
-  ctx.destroy();
+  await trainer.dispose();
   const outDir = runFiles?.dir;
   if (runFiles) {
     runFiles.commit(outputs);

@@ -6,7 +6,7 @@
  * commands (TrainerCommand) answered by typed events (TrainerEvent).
  *
  * The trainer worker (src/workers/trainer.worker.ts) is a message adapter
- * over it; tests drive it in Node on the CPU adapter. What differs between
+ * over it; the headless lab (src/cli/lab.ts) and the tests drive it in Node. What differs between
  * the two is the host (TrainerHost): how the device, the scorer and the
  * site's files are got, and what happens after each unit of GPU work (the
  * worker lets the page draw).
@@ -44,7 +44,7 @@
  *   skipped at two steps in a row pauses the run with the reason.
  */
 import type { GpuContext } from "../gpu/context";
-import { loadCheckpoint } from "../model/checkpoint";
+import { loadCheckpoint, type Checkpoint } from "../model/checkpoint";
 import { parseMnistSubset, type MnistSubset } from "../tasks/mnist-data";
 import { checkpointPath } from "./checkpoints";
 import { resolveColdStart } from "./cold-start";
@@ -82,6 +82,14 @@ export type TrainerCommand =
        * Answered by `ready`, a "resumed" marker per variant and a paused status.
        */
       resume?: Uint8Array;
+      /** Keep the default model size on a CPU adapter (resolveColdStart `keepModelSize`). */
+      keepModelSize?: boolean;
+      /** Read no cold start: the run starts with SFT from scratch (on the first Train or Step). */
+      fromScratch?: boolean;
+      /** SFT's intermediate eval interval in steps (0: only the final eval; default max(10, sftSteps / 10)). */
+      sftEvalEvery?: number;
+      /** With `resume`: evaluate the cold start again (its step-0 eval rows), as a fresh run does. */
+      evalColdStart?: boolean;
     }
   /** Trains until paused or `algorithm.steps` is reached (SFT first when there is no cold start). */
   | { type: "start" }
@@ -223,6 +231,10 @@ export class Trainer {
   private disposing = false;
   /** The latest eval row per variant (and seed): a fork's first row copies its parent's. */
   private readonly lastEval = new Map<string, MetricRow>();
+  /** SFT's intermediate eval interval of the current run (init `sftEvalEvery`). */
+  private sftEvalEvery: number | undefined;
+  /** The checkpoint the current run started from (null: none, or a resumed run). */
+  private coldStart: Checkpoint | null = null;
   private readonly sink: RunSink = {
     metrics: (rows) => {
       for (const r of rows) if (r.kind === "eval") this.lastEval.set(evalKey(r.variant, r.seed), r);
@@ -255,6 +267,11 @@ export class Trainer {
   /** The current run (null before init, or after a failed one). */
   get run(): LabRun | null {
     return this.labRun;
+  }
+
+  /** The cold-start checkpoint the current run was built from (null: SFT from scratch, or a resumed run). */
+  get coldStartCheckpoint(): Checkpoint | null {
+    return this.coldStart;
   }
 
   /** The GPU context (null before the first init). */
@@ -608,6 +625,8 @@ export class Trainer {
     this.lastSnapshot = null;
     this.lastFailure = null;
     this.needsSft = false;
+    this.coldStart = null;
+    this.sftEvalEvery = cmd.sftEvalEvery;
     this.lastEval.clear();
     this.status("loading", "starting WebGPU");
     let resume: RunSnapshot | null = null;
@@ -630,12 +649,14 @@ export class Trainer {
       mnist = parseMnistSubset(bytes);
     }
     this.mnist = mnist;
-    if (resume) return this.resume(ctx, resume);
+    if (resume) return this.resume(ctx, resume, cmd.evalColdStart ?? false);
     const cold = await resolveColdStart({
       experiment,
       adapter: ctx.adapter,
+      keepModelSize: cmd.keepModelSize,
       mnist,
       readCheckpoint: async (exp) => {
+        if (cmd.fromScratch) return null;
         const source = cmd.checkpoint ?? checkpointPath(exp);
         const bytes = await this.host.readAsset(source);
         return bytes ? { checkpoint: loadCheckpoint(bytes), source } : null;
@@ -654,6 +675,7 @@ export class Trainer {
       ckpt ? { config: ckpt.checkpoint.config, params: ckpt.checkpoint.params } : null,
     );
     this.labRun = run;
+    this.coldStart = ckpt?.checkpoint ?? null;
     this.post({
       type: "ready",
       adapter: ctx.adapter.description,
@@ -683,8 +705,11 @@ export class Trainer {
     this.status("idle");
   }
 
-  /** The end of an init with `resume`: the run rebuilt from the snapshot, paused at its step. */
-  private async resume(ctx: GpuContext, snap: RunSnapshot): Promise<void> {
+  /**
+   * The end of an init with `resume`: the run rebuilt from the snapshot,
+   * paused at its step (after the cold start's eval when `evalColdStart`).
+   */
+  private async resume(ctx: GpuContext, snap: RunSnapshot, evalColdStart: boolean): Promise<void> {
     const run = LabRun.fromSnapshot(ctx, snap, this.sink, this.scorer!, this.mnist);
     this.labRun = run;
     this.lastSnapshot = snap;
@@ -705,6 +730,7 @@ export class Trainer {
         label: `resumed from the snapshot of step ${snap.step}`,
       });
     this.sink.log(`resumed from a snapshot at step ${snap.step}`);
+    if (evalColdStart) await this.unit(() => run.evalStart());
     const done = snap.step >= snap.experiment.algorithm.steps;
     this.status(done ? "done" : "paused", `resumed at step ${snap.step}`);
   }
@@ -721,7 +747,7 @@ export class Trainer {
       this.holding = true;
       const done = await r.sft(
         r.experiment.sftSteps,
-        Math.max(10, Math.round(r.experiment.sftSteps / 10)),
+        this.sftEvalEvery ?? Math.max(10, Math.round(r.experiment.sftSteps / 10)),
         () => !this.sftRunning,
         {
           fromScratch,
