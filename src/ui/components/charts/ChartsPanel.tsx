@@ -134,6 +134,8 @@ export function ChartsPanel() {
   const xAxis = useLab((s) => s.xAxis);
   const viewing = useLab((s) => s.viewingRun);
   const evalEvery = useLab((s) => (s.sentExperiment ?? s.experiment).algorithm.evalEvery);
+  // The charts describe the run that was sent, not an edit not yet applied.
+  const evalTemperature = useLab((s) => (s.sentExperiment ?? s.experiment).evalTemperature);
   const overlays = useLab((s) => s.overlays);
   const current = useLab(
     (s) =>
@@ -172,7 +174,9 @@ export function ChartsPanel() {
         <>
           {shownKeys.eval.length > 0 && (
             <h3 className="chart-section">
-              Evaluation · held-out set, greedy decoding, every {evalEvery} steps
+              Evaluation · held-out set,{" "}
+              {evalTemperature === 0 ? "greedy decoding" : `sampled at τ = ${evalTemperature}`},
+              every {evalEvery} steps
             </h3>
           )}
           <Charts
