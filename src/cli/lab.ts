@@ -3,7 +3,7 @@
  *   npm run lab -- --preset <name> [--steps N] [--seed S] [--lr X] [--temperature T] [--out DIR]
  *                  [--group-size G] [--batch-prompts P] [--eval-every E] [--eval-size N]
  *                  [--sft-steps N] [--from-scratch] [--checkpoint FILE] [--full-size] [--quiet] [--seeds S1,S2,…]
- *                  [--hint-rate R] [--hint-accuracy Q] [--trace-slip S] [--eval-temperature T]
+ *                  [--hint-rate R] [--hint-accuracy Q] [--trace-slip S] [--slip-box B] [--eval-temperature T]
  *                  [--variants a,b,…] [--estimator NAME] [--set VARIANT.KEY=VALUE]… [--dry-run]
  *   npm run lab -- --resume FILE [--steps N] [--out DIR] [--force] [--quiet] [--dry-run]
  * --variants and the names in --set are the variant table's (src/rl/variant-table.ts);
@@ -14,7 +14,8 @@
  * estimator or beta of a variant in the run, checked by the variant's schema.
  * --dry-run prints the experiment the flags give ({"preset", "experiment"}, one JSON
  * line, before the CPU-adapter model-size rule) and exits without training.
- * --trace-slip picks the cold start trained with slipped traces (Experiment task.traceSlipRate);
+ * --trace-slip picks the cold start trained with slipped traces (Experiment task.traceSlipRate),
+ * --slip-box (answer|hint|step) the one whose slipped traces box that (task.traceSlipBox);
  * --eval-temperature samples the held-out eval at T instead of greedy (Experiment.evalTemperature).
  * --checkpoint starts RL from that cold start (e.g. a `train:sft --snapshots`
  * file) instead of the shipped one; it must fit the preset's model size and task.
@@ -94,6 +95,7 @@ const FLAG_OF_FIELD = {
   "task.hintRate": "--hint-rate",
   "task.hintAccuracy": "--hint-accuracy",
   "task.traceSlipRate": "--trace-slip",
+  "task.traceSlipBox": "--slip-box",
 } as const;
 
 /** The run's files (with --out), for the error line when the run fails. */
@@ -209,6 +211,7 @@ async function main(): Promise<void> {
     "eval-size": "number",
     "eval-temperature": "number",
     "trace-slip": "number",
+    "slip-box": "string",
     "full-size": "boolean",
     quiet: "boolean",
     seeds: "string",
@@ -251,6 +254,7 @@ async function main(): Promise<void> {
   if (flags["hint-rate"] !== undefined) task.hintRate = flags["hint-rate"];
   if (flags["hint-accuracy"] !== undefined) task.hintAccuracy = flags["hint-accuracy"];
   if (flags["trace-slip"] !== undefined) task.traceSlipRate = flags["trace-slip"];
+  if (flags["slip-box"] !== undefined) task.traceSlipBox = flags["slip-box"];
   // --variants a,b picks the preset's variants (or adds schema-default ones); names checked by the schema.
   const variantList =
     flags.variants !== undefined

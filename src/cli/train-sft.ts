@@ -16,7 +16,9 @@
  * that share of hinted targets box the hint instead of the last step's result
  * (the lab's drift scenario; the checkpoint is then sft-…-hint-<size>.ckpt).
  * --trace-slip S makes that share of targets conclude a near miss in their
- * last step while the final box keeps the answer (sft-…-slip<percent>-<size>.ckpt).
+ * last step while the final box keeps the answer (sft-…-slip<percent>-<size>.ckpt);
+ * --slip-box hint|step makes the slipped targets box the hint or the slipped
+ * value instead (sft-…-slip<p>-<box>box-<size>.ckpt).
  * --out and --resume are checked before any work (a folder that cannot hold
  * FILE, or a missing --resume file, fails at once); checkpoints are written
  * under a temporary name and renamed, so a failure leaves an earlier FILE as
@@ -41,6 +43,7 @@ const FLAG_OF_FIELD = {
   "task.hintAccuracy": "--hint-accuracy",
   "task.hintCopyRate": "--hint-copy",
   "task.traceSlipRate": "--trace-slip",
+  "task.traceSlipBox": "--slip-box",
 } as const;
 
 async function main(): Promise<void> {
@@ -60,6 +63,7 @@ async function main(): Promise<void> {
     "hint-accuracy": "number",
     "hint-copy": "number",
     "trace-slip": "number",
+    "slip-box": "string",
   });
   const size = String(flags.size ?? "small");
   if (size !== "small" && size !== "default")
@@ -75,6 +79,7 @@ async function main(): Promise<void> {
         hintAccuracy: flags["hint-accuracy"],
         hintCopyRate: flags["hint-copy"],
         traceSlipRate: flags["trace-slip"] ?? 0,
+        traceSlipBox: flags["slip-box"],
       },
       sftSteps: flags.steps ?? 600,
       sftLr: flags.lr ?? 2e-3,

@@ -13,7 +13,9 @@ function checkpointFileName(exp: Pick<Experiment, "task" | "modelSize">): string
   // their rate in percent, so a rate that was never shipped trains its own cold start.
   const hint = t.hintRate > 0 ? "-hint" : "";
   const slipRate = t.traceSlipRate ?? 0;
-  const slip = slipRate > 0 ? `-slip${Math.round(slipRate * 100)}` : "";
+  const slipBox = t.traceSlipBox ?? "answer";
+  const box = slipBox !== "answer" ? `-${slipBox}box` : "";
+  const slip = slipRate > 0 ? `-slip${Math.round(slipRate * 100)}${box}` : "";
   return `sft-${task}-${t.multipleChoice ? "mc" : "open"}${hint}${slip}-${exp.modelSize}.ckpt`;
 }
 

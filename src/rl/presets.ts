@@ -54,7 +54,7 @@ const PRESETS: Record<string, unknown> = {
       { name: "grr" },
       { name: "structreward" },
     ],
-    algorithm: { groupSize: 8, batchPrompts: 4, steps: 30, evalEvery: 5, lr: 3e-4 },
+    algorithm: { groupSize: 8, batchPrompts: 4, steps: 30, evalEvery: 5, lr: 5e-4 },
     evalSize: 128,
   },
   /**

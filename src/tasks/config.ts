@@ -10,6 +10,10 @@ import type { TaskFamily } from "./types";
 type DigitOp = "sum" | "difference" | "largest" | "product";
 
 /** Every knob of the task generators. */
+/** What a slipped SFT target's final box holds (TaskConfig.traceSlipBox). */
+export const TRACE_SLIP_BOXES = ["answer", "hint", "step"] as const;
+export type TraceSlipBox = (typeof TRACE_SLIP_BOXES)[number];
+
 export interface TaskConfig {
   /** Task family. Default `digits` (docs/design.md: the default task). */
   family: TaskFamily;
@@ -92,6 +96,17 @@ export interface TaskConfig {
    * about this rate when sampled. Default 0 (lab choice).
    */
   traceSlipRate: number;
+  /**
+   * SFT targets only: what a slipped target's final box holds. `answer`: the
+   * right answer (the steps do not support it). `hint`: the leaked hint,
+   * copied (the slip is the shortcut: sloppy last step, answer from the hint;
+   * with right hints an outcome-only reward pays it in full, while an honest
+   * trace is paid only when the digits were read right). `step`: the slipped
+   * value (consistent with the steps, hence wrong). `hint` needs a hinted
+   * prompt (else `answer`); in multiple choice `step` keeps the letter.
+   * Default `answer` (lab choice).
+   */
+  traceSlipBox: TraceSlipBox;
 }
 
 /** Default config (the `family` default is digits). */
@@ -113,6 +128,7 @@ const DEFAULT_TASK_CONFIG: Readonly<TaskConfig> = Object.freeze({
   hintAccuracy: 0.9,
   hintCopyRate: 0,
   traceSlipRate: 0,
+  traceSlipBox: "answer",
 }) as Readonly<TaskConfig>;
 
 /** Family default object count (lab choice): shapes 6, bars 4, digits = numDigits. */
@@ -164,6 +180,8 @@ export function resolveTaskConfig(partial: Partial<TaskConfig> = {}): ResolvedTa
   }
   if (!isInt(c.numSteps) || c.numSteps < 1 || c.numSteps > 4)
     bad("numSteps", "must be an integer 1–4", c.numSteps);
+  if (!(TRACE_SLIP_BOXES as readonly unknown[]).includes(c.traceSlipBox))
+    bad("traceSlipBox", `must be one of ${TRACE_SLIP_BOXES.join(", ")}`, c.traceSlipBox);
   if (typeof c.multipleChoice !== "boolean")
     bad("multipleChoice", "must be a boolean", c.multipleChoice);
   if (!isInt(c.numOptions) || c.numOptions < 2 || c.numOptions > OPTION_LETTERS.length) {

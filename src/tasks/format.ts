@@ -175,6 +175,7 @@ export function assemblePrompt(
   // Slip draws come last of all, so targets without slips are unchanged.
   const slips = cfg.traceSlipRate > 0 && rng.chance(cfg.traceSlipRate);
   const steps = slips ? slipLastStep(spec, cfg, rng) : spec.steps;
+  const finalBox = slips ? slipFinalBox(steps, gold, hint, cfg) : copies ? hint! : gold;
   const withHint = hint === null ? meta : { ...meta, hint, hintCopied: copies };
   return {
     id,
@@ -184,7 +185,7 @@ export function assemblePrompt(
     options,
     answer: { letter, content },
     referenceSteps: spec.steps,
-    sftTarget: formatResponse(steps, copies ? hint! : gold),
+    sftTarget: formatResponse(steps, finalBox),
     meta: slips ? { ...withHint, traceSlip: true } : withHint,
   };
 }
@@ -201,6 +202,21 @@ function slipLastStep(spec: ProblemSpec, cfg: ResolvedTaskConfig, rng: Rng): Ref
   const miss = drawDistractors(value, 1, cfg.distractorCloseness, spec.allowNegative, rng)[0];
   const expr = last.text.slice(0, last.text.lastIndexOf(" = "));
   return [...spec.steps.slice(0, -1), step(expr, miss)];
+}
+
+/**
+ * A slipped target's final box (TaskConfig.traceSlipBox): the answer, the
+ * hint (when the prompt has one), or the slipped value (open-ended only).
+ */
+function slipFinalBox(
+  steps: ReferenceStep[],
+  gold: string,
+  hint: string | null,
+  cfg: ResolvedTaskConfig,
+): string {
+  if (cfg.traceSlipBox === "hint" && hint !== null) return hint;
+  if (cfg.traceSlipBox === "step" && !cfg.multipleChoice) return steps[steps.length - 1].value;
+  return gold;
 }
 
 /** `question <answer> h </answer>`: the question with a leaked answer hint (TaskConfig.hintRate). */

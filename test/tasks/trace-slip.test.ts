@@ -12,6 +12,7 @@ import { evalMetrics } from "../../src/rl/eval-metrics";
 import { parseTrace } from "../../src/rewards/index";
 import { parseExperiment } from "../../src/rl/experiment";
 import { taskGeneratorFor } from "../../src/rl/runner";
+import { checkpointPath } from "../../src/rl/checkpoints";
 
 const mnist = loadMnistSubsetNode();
 const batch = (cfg: object, n = 2000) =>
@@ -73,5 +74,71 @@ describe("trace slips", () => {
 
   it("rejects a rate outside [0, 1], naming the field", () => {
     expect(() => resolveTaskConfig({ traceSlipRate: 2 })).toThrow(/TaskConfig\.traceSlipRate/);
+  });
+});
+
+describe("what a slipped trace boxes (TaskConfig.traceSlipBox)", () => {
+  const thinkPart = (t: string) => t.slice(0, t.lastIndexOf("</think>"));
+
+  it("boxes the hint or the slipped value instead of the answer, leaving every other target unchanged", () => {
+    const base = { hintRate: 1, hintAccuracy: 0.5, traceSlipRate: 0.4 };
+    const a = batch(base, 500);
+    const hint = batch({ ...base, traceSlipBox: "hint" }, 500);
+    const stepBox = batch({ ...base, traceSlipBox: "step" }, 500);
+    let slipped = 0;
+    a.forEach((p, i) => {
+      for (const b of [hint[i], stepBox[i]]) {
+        expect(b.question).toBe(p.question);
+        expect(b.meta.traceSlip).toBe(p.meta.traceSlip);
+        if (!p.meta.traceSlip) expect(b.sftTarget).toBe(p.sftTarget);
+        else expect(thinkPart(b.sftTarget)).toBe(thinkPart(p.sftTarget));
+      }
+      if (!p.meta.traceSlip) return;
+      slipped++;
+      const t = parseTrace({ text: stepBox[i].sftTarget });
+      // `step`: consistent with the slipped step, hence wrong.
+      expect(t.finalAnswer).toBe(t.steps[t.steps.length - 1].boxed);
+      expect(t.finalAnswer).not.toBe(p.answer.content);
+      // `hint`: the leaked hint, right or wrong.
+      expect(parseTrace({ text: hint[i].sftTarget }).finalAnswer).toBe(p.meta.hint);
+      expect(parseTrace({ text: p.sftTarget }).finalAnswer).toBe(p.answer.content);
+    });
+    expect(slipped).toBeGreaterThan(150);
+  });
+
+  it("reads a slip boxed by its step as consistent but wrong (outside IncR)", () => {
+    const ps = batch({ traceSlipRate: 1, traceSlipBox: "step" }, 64);
+    const m = evalMetrics(
+      ps,
+      ps.map((p) => p.sftTarget),
+    );
+    expect(m.acc).toBe(0);
+    expect(m.incR).toBe(0);
+  });
+
+  it("keeps the answer without a hint, and the letter in multiple choice", () => {
+    for (const p of batch({ traceSlipRate: 1, traceSlipBox: "hint" }, 50))
+      expect(parseTrace({ text: p.sftTarget }).finalAnswer).toBe(p.answer.content);
+    const mc = createTaskGenerator(
+      { multipleChoice: true, traceSlipRate: 1, traceSlipBox: "step" },
+      { mnist },
+    ).sampleBatch(50, new Rng(2));
+    for (const p of mc) expect(parseTrace({ text: p.sftTarget }).finalAnswer).toBe(p.answer.letter);
+  });
+
+  it("names the cold start by the rate and the box, and rejects an unknown box", () => {
+    const exp = parseExperiment({
+      modelSize: "small",
+      task: { traceSlipRate: 0.3, traceSlipBox: "hint" },
+      variants: [{ name: "rlvr" }],
+    });
+    expect(checkpointPath(exp)).toBe("checkpoints/sft-digits2-open-hint-slip30-hintbox-small.ckpt");
+    const plain = parseExperiment({ modelSize: "small", variants: [{ name: "rlvr" }] });
+    expect(checkpointPath({ ...plain, task: { ...plain.task, traceSlipBox: "answer" } })).toBe(
+      "checkpoints/sft-digits2-open-hint-slip30-small.ckpt",
+    );
+    expect(() => resolveTaskConfig({ traceSlipBox: "nope" as unknown as "hint" })).toThrow(
+      /TaskConfig\.traceSlipBox/,
+    );
   });
 });

@@ -28,6 +28,7 @@ const SHORT: Record<string, string> = {
   "task.hintRate": "hint rate",
   "task.hintAccuracy": "hint acc",
   "task.traceSlipRate": "slip rate",
+  "task.traceSlipBox": "slip box",
   "algorithm.lr": "lr",
   "algorithm.groupSize": "G",
   "algorithm.batchPrompts": "prompts",

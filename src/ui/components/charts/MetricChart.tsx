@@ -127,6 +127,9 @@ function MetricChartImpl(props: MetricChartProps) {
     const first = latestSeries[v][0];
     if (first) attrs[`data-first-step-${attrKey(v)}`] = first.step;
     if (first?.band) attrs[`data-banded-${attrKey(v)}`] = 1;
+    // The newest point as "step:value" (raw, unsmoothed): what page scripts and timings read.
+    const last = latestSeries[v][latestSeries[v].length - 1];
+    if (last) attrs[`data-last-${attrKey(v)}`] = `${last.step}:${last.raw}`;
   }
   // A band needs ComposedChart (LineChart draws only Lines); single-seed charts keep the plain LineChart.
   const Chart = variants.some((v) => series[v][0]?.band) ? ComposedChart : LineChart;

@@ -64,6 +64,17 @@ export function TaskSection() {
         tip="Share of the SFT traces whose last step concludes a near miss while the final answer stays right, so the cold start, like the papers' base models, sometimes answers against its own steps. Picks the cold start: 0.30 is shipped for the small model; any other value trains its own cold start first."
         onChange={(traceSlipRate) => setTask({ traceSlipRate })}
       />
+      <Select
+        label="Slipped traces answer"
+        value={task.traceSlipBox}
+        options={[
+          { value: "answer", label: "the right answer" },
+          { value: "hint", label: "the hint (a shortcut)" },
+          { value: "step", label: "the slipped step (wrong)" },
+        ]}
+        tip="What the final box of a slipped SFT trace holds. 'The hint': the slip is a shortcut (sloppy last step, answer copied from the leaked hint), which outcome-only RL pays in full while an honest trace is paid only when the digits were read right. Picks the cold start with the slip rate."
+        onChange={(traceSlipBox) => setTask({ traceSlipBox })}
+      />
       <Slider
         label="Option-position skew"
         value={task.optionSkew}
