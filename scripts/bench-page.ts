@@ -17,7 +17,8 @@
  *   steps_done         the last RL step each variant reached
  * --minutes (default 15) is wall time after the click; --hash runs a shared
  * link's experiment instead of the defaults. The page is read through the
- * charts' data attributes (data-last-<variant> = "step:value"), as a user sees it.
+ * charts' data attributes (data-last-<variant> = "step:value"), as a user sees it;
+ * `runPage` is also the chromium half of `npm run bench:rl`.
  * A figure, not a test: nothing here asserts a time.
  */
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -26,6 +27,8 @@ import { join, resolve } from "node:path";
 import { build, preview } from "vite";
 import { chromium } from "playwright-core";
 import { parseFlags } from "../src/cli/node-run";
+import { parseExperiment } from "../src/rl/experiment";
+import { decodeExperiment } from "../src/ui/lib/url-state";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const CHROMIUM = "/usr/bin/chromium";
@@ -38,21 +41,56 @@ interface EvalPoint {
   rcAcc: number;
 }
 
-async function main(): Promise<void> {
-  const flags = parseFlags(process.argv.slice(2), {
-    minutes: "number",
-    hash: "string",
-    gap: "number",
-  });
-  const minutes = Number(flags.minutes ?? 15);
-  if (!(minutes > 0 && minutes <= 120))
-    throw new Error(`--minutes must be in (0, 120], got ${minutes}`);
-  const gap = Number(flags.gap ?? 0.05);
-  if (!(gap > 0 && gap < 1)) throw new Error(`--gap must be in (0, 1), got ${gap}`);
+/** The RL step's cost metrics (src/rl/metric-table.ts) read per step from their charts. */
+export const PHASE_KEYS = [
+  "step_time_ms",
+  "generate_ms",
+  "reward_ms",
+  "advantages_ms",
+  "update_ms",
+  "dispatches",
+  "submits",
+  "response_length",
+] as const;
+
+interface PageOptions {
+  /** Wall time after the click, minutes. */
+  minutes: number;
+  /** URL hash of a shared link; absent: the embedded defaults. */
+  hash?: string;
+  /** Stop once every variant has a training point at this step (and its eval, if any). */
+  untilStep?: number;
+  /** Held-out IncR or RC-Acc difference that counts as parted (lab choice 0.05). */
+  gap?: number;
+}
+
+interface PageResult {
+  adapter: string;
+  groupSize: number;
+  batchPrompts: number;
+  firstTrainS: number | null;
+  firstEvalS: number | null;
+  parted: Record<string, unknown> | null;
+  stepsDone: Record<string, number>;
+  evals: EvalPoint[];
+  trainRows: { variant: string; step: number; s: number; values: Record<string, number> }[];
+  /** Median gap between a step's last training point and its held-out points, ms (null: no eval seen). */
+  evalMs: number | null;
+}
+
+/**
+ * Opens the built page in headless Chromium, presses Train and watches the
+ * charts until `minutes` pass (or `untilStep` is reached).
+ * @throws Error without Chromium at /usr/bin/chromium or without a WebGPU adapter.
+ */
+export async function runPage(opts: PageOptions): Promise<PageResult> {
+  const gap = opts.gap ?? 0.05;
   if (!existsSync(CHROMIUM))
     throw new Error(
       `No Chromium at ${CHROMIUM}: install Debian's chromium package, or run 'bash scripts/ensure-system-deps.sh'`,
     );
+  const hash = opts.hash !== undefined ? opts.hash.replace(/^#/, "") : "";
+  const exp = hash ? decodeExperiment(hash).experiment : parseExperiment({});
   const outDir = mkdtempSync(join(tmpdir(), "reward-lab-bench-page-"));
   await build({ root: ROOT, logLevel: "error", build: { outDir, emptyOutDir: true } });
   const server = await preview({
@@ -68,9 +106,8 @@ async function main(): Promise<void> {
   try {
     const address = server.httpServer.address();
     if (!address || typeof address === "string") throw new Error("preview server has no port");
-    const hash = flags.hash !== undefined ? `#${String(flags.hash).replace(/^#/, "")}` : "";
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-    await page.goto(`http://127.0.0.1:${address.port}/${hash}`);
+    await page.goto(`http://127.0.0.1:${address.port}/${hash ? `#${hash}` : ""}`);
     const adapter = await page.evaluate(async () => {
       const a = await navigator.gpu?.requestAdapter();
       return a ? `${a.info.vendor} ${a.info.architecture} ${a.info.description}`.trim() : null;
@@ -80,47 +117,74 @@ async function main(): Promise<void> {
     await page.getByRole("button", { name: "Train", exact: true }).click();
     const t0 = Date.now();
     const seconds = () => Math.round((Date.now() - t0) / 100) / 10;
-    const evals: EvalPoint[] = [];
+    const r: PageResult = {
+      adapter,
+      groupSize: exp.algorithm.groupSize,
+      batchPrompts: exp.algorithm.batchPrompts,
+      firstTrainS: null,
+      firstEvalS: null,
+      parted: null,
+      stepsDone: {},
+      evals: [],
+      trainRows: [],
+      evalMs: null,
+    };
     const seen = new Set<string>();
-    let firstTrain: number | null = null;
-    let firstEval: number | null = null;
-    let parted: Record<string, unknown> | null = null;
-    const stepsDone: Record<string, number> = {};
+    const trainAt = new Map<
+      string,
+      { variant: string; step: number; s: number; values: Record<string, number> }
+    >();
     const byStep = new Map<number, Map<string, EvalPoint>>();
-    while (Date.now() - t0 < minutes * 60_000) {
-      const snap = await page.evaluate(() => {
-        const read = (id: string) => {
+    const evalGaps: number[] = [];
+    const charts = ["incR", "rcAcc", ...PHASE_KEYS];
+    for (;;) {
+      const snap: Record<string, Record<string, string>> = await page.evaluate((ids) => {
+        const out: Record<string, Record<string, string>> = {};
+        for (const id of ids) {
           const el = document.querySelector(`[data-testid="chart-${id}"]`);
-          const out: Record<string, string> = {};
-          if (!el) return out;
-          for (const a of Array.from(el.attributes))
-            if (a.name.startsWith("data-last-")) out[a.name.slice(10)] = a.value;
-          return out;
-        };
-        return { reward: read("reward_mean"), incR: read("incR"), rcAcc: read("rcAcc") };
-      });
+          const own: Record<string, string> = {};
+          if (el)
+            for (const a of Array.from(el.attributes))
+              if (a.name.startsWith("data-last-")) own[a.name.slice(10)] = a.value;
+          out[id] = own;
+        }
+        return out;
+      }, charts);
       const s = seconds();
-      for (const [v, last] of Object.entries(snap.reward)) {
-        stepsDone[v] = Number(last.split(":")[0]);
-        if (firstTrain === null) firstTrain = s;
-      }
-      for (const [v, last] of Object.entries(snap.incR)) {
+      // Training points: one row per (variant, step), filled in as its charts report it.
+      for (const k of PHASE_KEYS)
+        for (const [v, last] of Object.entries(snap[k] ?? {})) {
+          const [step, value] = last.split(":").map(Number);
+          const key = `${v}:${step}`;
+          const row = trainAt.get(key) ?? { variant: v, step, s, values: {} };
+          row.values[k] = value;
+          trainAt.set(key, row);
+          r.stepsDone[v] = Math.max(r.stepsDone[v] ?? 0, step);
+          r.firstTrainS ??= s;
+        }
+      for (const [v, last] of Object.entries(snap.incR ?? {})) {
         const [step, incR] = last.split(":").map(Number);
-        const rc = snap.rcAcc[v]?.split(":").map(Number);
+        const rc = snap.rcAcc?.[v]?.split(":").map(Number);
         if (!rc || rc[0] !== step || seen.has(`${v}:${step}`)) continue;
         seen.add(`${v}:${step}`);
         const point = { s, variant: v, step, incR, rcAcc: rc[1] };
-        evals.push(point);
-        if (step > 0 && firstEval === null) firstEval = s;
+        r.evals.push(point);
+        if (step > 0) {
+          r.firstEvalS ??= s;
+          const lastTrain = Math.max(
+            ...[...trainAt.values()].filter((t) => t.step === step).map((t) => t.s),
+          );
+          if (Number.isFinite(lastTrain)) evalGaps.push((s - lastTrain) * 1000);
+        }
         const at = byStep.get(step) ?? new Map<string, EvalPoint>();
         at.set(v, point);
         byStep.set(step, at);
         const [a, b] = [...at.values()];
-        if (!parted && step > 0 && a && b) {
+        if (!r.parted && step > 0 && a && b) {
           const dInc = Math.abs(a.incR - b.incR);
           const dRc = Math.abs(a.rcAcc - b.rcAcc);
           if (dInc >= gap || dRc >= gap)
-            parted = {
+            r.parted = {
               step,
               s,
               [a.variant]: { incR: a.incR, rcAcc: a.rcAcc },
@@ -128,20 +192,62 @@ async function main(): Promise<void> {
             };
         }
       }
-      await new Promise((r) => setTimeout(r, 2000));
+      const done = Object.values(r.stepsDone);
+      if (
+        opts.untilStep !== undefined &&
+        done.length > 0 &&
+        done.every((d) => d >= opts.untilStep!)
+      )
+        break;
+      if (Date.now() - t0 >= opts.minutes * 60_000) break;
+      await new Promise((res) => setTimeout(res, 500));
     }
     await page.close();
-    process.stdout.write(
-      `${JSON.stringify({ environment: "chromium", adapter, minutes, gap, first_train_s: firstTrain, first_eval_s: firstEval, parted, steps_done: stepsDone, evals })}\n`,
-    );
+    r.trainRows = [...trainAt.values()].sort((a, b) => a.step - b.step);
+    evalGaps.sort((a, b) => a - b);
+    r.evalMs = evalGaps.length ? Math.round(evalGaps[evalGaps.length >> 1]) : null;
+    return r;
   } finally {
     await browser.close();
-    await new Promise<void>((r) => server.httpServer.close(() => r()));
+    await new Promise<void>((res) => server.httpServer.close(() => res()));
     rmSync(outDir, { recursive: true, force: true });
   }
 }
 
-main().catch((e) => {
-  process.stdout.write(`${JSON.stringify({ error: (e as Error).message })}\n`);
-  process.exit(1);
-});
+async function main(): Promise<void> {
+  const flags = parseFlags(process.argv.slice(2), {
+    minutes: "number",
+    hash: "string",
+    gap: "number",
+  });
+  const minutes = Number(flags.minutes ?? 15);
+  if (!(minutes > 0 && minutes <= 120))
+    throw new Error(`--minutes must be in (0, 120], got ${minutes}`);
+  const gap = Number(flags.gap ?? 0.05);
+  if (!(gap > 0 && gap < 1)) throw new Error(`--gap must be in (0, 1), got ${gap}`);
+  const r = await runPage({
+    minutes,
+    gap,
+    hash: flags.hash !== undefined ? String(flags.hash) : undefined,
+  });
+  process.stdout.write(
+    `${JSON.stringify({
+      environment: "chromium",
+      adapter: r.adapter,
+      minutes,
+      gap,
+      first_train_s: r.firstTrainS,
+      first_eval_s: r.firstEvalS,
+      parted: r.parted,
+      steps_done: r.stepsDone,
+      evals: r.evals,
+    })}\n`,
+  );
+}
+
+// Run as a script (npm run bench:page), not when bench:rl imports runPage.
+if (process.argv[1]?.endsWith("bench-page.ts"))
+  main().catch((e) => {
+    process.stdout.write(`${JSON.stringify({ error: (e as Error).message })}\n`);
+    process.exit(1);
+  });

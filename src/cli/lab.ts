@@ -4,7 +4,7 @@
  *                  [--group-size G] [--batch-prompts P] [--eval-every E] [--eval-size N]
  *                  [--sft-steps N] [--from-scratch] [--checkpoint FILE] [--full-size] [--quiet] [--seeds S1,S2,…]
  *                  [--hint-rate R] [--hint-accuracy Q] [--trace-slip S] [--slip-box B] [--eval-temperature T]
- *                  [--variants a,b,…] [--estimator NAME] [--set VARIANT.KEY=VALUE]… [--dry-run]
+ *                  [--multiple-choice] [--variants a,b,…] [--estimator NAME] [--set VARIANT.KEY=VALUE]… [--dry-run]
  *   npm run lab -- --resume FILE [--steps N] [--out DIR] [--force] [--quiet] [--dry-run]
  * --variants and the names in --set are the variant table's (src/rl/variant-table.ts);
  * --estimator sets the algorithm's advantage estimator (src/rl/estimator-table.ts: grpo,
@@ -12,6 +12,7 @@
  * (StructReward: grpo-stable) keeps it unless --set VARIANT.estimator=NAME.
  * --set (repeatable) sets one weight (grr.lambda=0.5), judge setting (grr.delta=0.1),
  * estimator or beta of a variant in the run, checked by the variant's schema.
+ * --multiple-choice asks the questions with options A–D (the final box holds the letter).
  * --dry-run prints the experiment the flags give ({"preset", "experiment"}, one JSON
  * line, before the CPU-adapter model-size rule) and exits without training.
  * --trace-slip picks the cold start trained with slipped traces (Experiment task.traceSlipRate),
@@ -212,6 +213,7 @@ async function main(): Promise<void> {
     "eval-temperature": "number",
     "trace-slip": "number",
     "slip-box": "string",
+    "multiple-choice": "boolean",
     "full-size": "boolean",
     quiet: "boolean",
     seeds: "string",
@@ -255,6 +257,7 @@ async function main(): Promise<void> {
   if (flags["hint-accuracy"] !== undefined) task.hintAccuracy = flags["hint-accuracy"];
   if (flags["trace-slip"] !== undefined) task.traceSlipRate = flags["trace-slip"];
   if (flags["slip-box"] !== undefined) task.traceSlipBox = flags["slip-box"];
+  if (flags["multiple-choice"]) task.multipleChoice = true;
   // --variants a,b picks the preset's variants (or adds schema-default ones); names checked by the schema.
   const variantList =
     flags.variants !== undefined

@@ -92,6 +92,7 @@ async function rolloutKlSums(
 export async function rlStep(args: RlStepArgs): Promise<RlStepResult> {
   const { engine, policy, variant, algorithm: alg, prompts, scorer } = args;
   const t0 = performance.now();
+  const stats0 = { ...engine.ctx.stats };
   const G = alg.groupSize;
   const { promptLen, maxNew } = engine.shape;
   const estimator = variant.estimator ?? alg.estimator;
@@ -123,6 +124,7 @@ export async function rlStep(args: RlStepArgs): Promise<RlStepResult> {
     Array.from({ length: G }, (_, k) => decodeResponse(row(gen.tokens, g * G + k, maxNew))),
   );
   const batch = joinPromptResponse(promptIds, gen.tokens, engine.shape);
+  const t1 = performance.now();
 
   // ---- 2 rewards (reward worker in the browser) ----
   const scored = await scorer.score({
@@ -147,7 +149,9 @@ export async function rlStep(args: RlStepArgs): Promise<RlStepResult> {
   }
 
   // ---- 3 advantages on the GPU ----
+  const t2 = performance.now();
   const adv = await engine.advantages(rewards, G, estimator, alg.std, alg.eps);
+  const t3 = performance.now();
 
   // ---- 4 update on the GPU ----
   const upd = await engine.policyUpdate(policy, images, batch, adv.kernel.advantages, {
@@ -162,7 +166,8 @@ export async function rlStep(args: RlStepArgs): Promise<RlStepResult> {
   // ---- 5 metrics ----
   // Metrics show the reward itself (without a folded KL penalty), comparable across variants.
   const finite = rawRewards.filter((r) => Number.isFinite(r));
-  const stepMs = performance.now() - t0;
+  const t4 = performance.now();
+  const stepMs = t4 - t0;
   // The paper metrics on the step's own sampled rollouts: drift shows here every step, between the held-out evals.
   const onRollouts = evalMetrics(
     prompts.flatMap((p) => Array.from({ length: G }, () => p)),
@@ -184,6 +189,12 @@ export async function rlStep(args: RlStepArgs): Promise<RlStepResult> {
     judge_calls: groups.reduce((a, g) => a + g.judgeCalls, 0),
     judge_failures: groups.reduce((a, g) => a + g.judgeFailures, 0),
     step_time_ms: stepMs,
+    generate_ms: t1 - t0,
+    reward_ms: t2 - t1,
+    advantages_ms: t3 - t2,
+    update_ms: t4 - t3,
+    dispatches: engine.ctx.stats.dispatches - stats0.dispatches,
+    submits: engine.ctx.stats.submits - stats0.submits,
     train_incr: onRollouts.incR,
     train_cbir: onRollouts.cbir,
     train_rcacc: onRollouts.rcAcc,

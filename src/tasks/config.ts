@@ -12,7 +12,7 @@ type DigitOp = "sum" | "difference" | "largest" | "product";
 /** Every knob of the task generators. */
 /** What a slipped SFT target's final box holds (TaskConfig.traceSlipBox). */
 export const TRACE_SLIP_BOXES = ["answer", "hint", "step"] as const;
-export type TraceSlipBox = (typeof TRACE_SLIP_BOXES)[number];
+type TraceSlipBox = (typeof TRACE_SLIP_BOXES)[number];
 
 export interface TaskConfig {
   /** Task family. Default `digits` (docs/design.md: the default task). */

@@ -50,6 +50,16 @@ describe("npm run lab -- --estimator / --set / --variants (dry run)", () => {
     expect(experiment.variants[2]).toMatchObject({ estimator: "reinforce++", beta: 1e-3 });
   }, 120_000);
 
+  it("--multiple-choice and --slip-box reach the task", () => {
+    const res = lab("--preset", "drift", "--multiple-choice", "--slip-box", "step", "--dry-run");
+    expect(res.status, `stderr:\n${res.stderr}`).toBe(0);
+    const { experiment } = JSON.parse(res.stdout.trim().split("\n").at(-1)!);
+    expect(experiment.task).toMatchObject({ multipleChoice: true, traceSlipBox: "step" });
+    const bad = lab("--preset", "drift", "--slip-box", "sideways", "--dry-run");
+    expect(bad.status).toBe(1);
+    expect(bad.stdout).toMatch(/traceSlipBox|--slip-box/);
+  }, 120_000);
+
   it.each([
     [["--set", "grr.lambda=abc"], /grr\.weights\.lambda: Invalid input: expected number/],
     [["--set", "nope.x=1"], /unknown variant 'nope'/],

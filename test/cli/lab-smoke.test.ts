@@ -6,6 +6,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { VARIANT_TABLE } from "../../src/rl/variant-table";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const METRIC_KEYS = ["acc", "rcAcc", "incR", "cbir", "cacr", "formatRate", "stepAcc"];
@@ -62,4 +63,60 @@ describe("npm run lab -- --preset smoke", () => {
       rmSync(out, { recursive: true, force: true });
     }
   }, 900_000); // a CPU adapter shares 2 cores with the other GPU test files
+
+  it("trains every variant in the variant table one step, with the step's phase times and GPU counts", () => {
+    // One run over the whole table: a variant added to the table is tested by being added.
+    const names = VARIANT_TABLE.map((v) => v.name);
+    const out = mkdtempSync(join(tmpdir(), "reward-lab-cli-all-"));
+    try {
+      const res = spawnSync(
+        process.execPath,
+        [
+          "--import",
+          "tsx",
+          "--import",
+          "./scripts/register-raw.mjs",
+          "src/cli/lab.ts",
+          "--preset",
+          "smoke",
+          "--variants",
+          names.join(","),
+          "--steps",
+          "1",
+          "--group-size",
+          "2",
+          "--batch-prompts",
+          "1",
+          "--eval-size",
+          "4",
+          "--out",
+          out,
+        ],
+        { cwd: ROOT, encoding: "utf8", timeout: 900_000 },
+      );
+      expect(res.status, `stderr:\n${res.stderr}`).toBe(0);
+      const lines = res.stdout.trim().split("\n");
+      expect(Object.keys(JSON.parse(lines[lines.length - 1]).variants).sort()).toEqual(
+        [...names].sort(),
+      );
+      const jsonl = readFileSync(join(out, "metrics.jsonl"), "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
+      for (const name of names) {
+        const row = jsonl.find((r) => r.variant === name && r.kind === "train" && r.step === 1);
+        expect(row, name).toBeDefined();
+        expect(Number.isFinite(row.values.reward_mean), name).toBe(true);
+        // The phases add up to no more than the step; every step dispatches and submits.
+        const phases = ["generate_ms", "reward_ms", "advantages_ms", "update_ms"];
+        for (const k of phases) expect(row.values[k], `${name} ${k}`).toBeGreaterThanOrEqual(0);
+        const sum = phases.reduce((a, k) => a + row.values[k], 0);
+        expect(sum).toBeLessThanOrEqual(row.values.step_time_ms + 1e-6);
+        expect(row.values.dispatches, name).toBeGreaterThan(0);
+        expect(row.values.submits, name).toBeGreaterThan(0);
+      }
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 900_000);
 });

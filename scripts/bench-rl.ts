@@ -1,0 +1,150 @@
+/**
+ * RL-step benchmark: what one RL step of the default experiment costs, where
+ * the time goes, in Node and in the page. Prints ONE JSON line per environment:
+ *
+ *   npm run bench:rl -- [--steps N] [--env node,chromium] [--page-minutes M]
+ *
+ * Keys (every *_ms a median over N ≥ 5 steps after one warm-up step, per variant):
+ *   environment      "node" (npm `webgpu`, Dawn) or "chromium" (the built page, trainer worker)
+ *   adapter          the WebGPU adapter (SwiftShader = CPU)
+ *   experiment       model size, variants, G, prompts per step, eval size (the defaults;
+ *                    the small model on a CPU adapter, as the page picks it)
+ *   variants.<name>  step_ms, generate_ms, reward_ms, advantages_ms, update_ms,
+ *                    dispatches and submits per step, response_length (tokens),
+ *                    rollout_tokens_per_s (G · prompts · mean response length / generate_ms)
+ *   step_ms          one RL step of the experiment: the variants' step medians summed
+ *   eval_ms          one held-out eval of every variant (node: median of 3; chromium:
+ *                    the gap between the last train point and the held-out point of a step)
+ *   first_train_s, first_eval_s   chromium only: seconds from pressing Train to the first
+ *                    training point and to the first held-out point after step 0
+ * The phase times are the RL step's own metrics (src/rl/metric-table.ts, group
+ * "cost"), read from the run's rows in Node and from the charts in the page.
+ * A figure, not a test: nothing here asserts a time.
+ */
+import { parseFlags } from "../src/cli/node-run";
+import { consoleSink, loadShippedCheckpoint, mnistFor, nodeContext } from "../src/cli/node-run";
+import { parseExperiment } from "../src/rl/experiment";
+import { inProcessScorer } from "../src/rl/reward-client";
+import { LabRun } from "../src/rl/runner";
+import type { MetricRow } from "../src/rl/run-types";
+import { runPage, PHASE_KEYS } from "./bench-page";
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+const round = (x: number) => Math.round(x * 10) / 10;
+
+/** Per-variant medians of the phase metrics over train rows after the warm-up step. */
+function phaseMedians(
+  rows: Pick<MetricRow, "variant" | "step" | "values">[],
+  groupSize: number,
+  batchPrompts: number,
+): Record<string, Record<string, number>> {
+  const out: Record<string, Record<string, number>> = {};
+  const variants = [...new Set(rows.map((r) => r.variant))];
+  for (const v of variants) {
+    const own = rows.filter((r) => r.variant === v && r.step > 1);
+    const m: Record<string, number> = { steps: own.length };
+    for (const k of PHASE_KEYS) {
+      const xs = own.map((r) => r.values[k]).filter((x): x is number => Number.isFinite(x));
+      if (xs.length) m[k] = round(median(xs));
+    }
+    if (m.generate_ms && m.response_length)
+      m.rollout_tokens_per_s = Math.round(
+        (groupSize * batchPrompts * m.response_length) / (m.generate_ms / 1000),
+      );
+    out[v] = m;
+  }
+  return out;
+}
+
+async function nodeLine(steps: number): Promise<Record<string, unknown>> {
+  const ctx = await nodeContext();
+  const exp = parseExperiment({
+    modelSize: ctx.adapter.isFallback ? "small" : "default",
+    // No eval inside the timed steps: evals are timed on their own below.
+    algorithm: { steps: steps + 2, evalEvery: 10_000 },
+  });
+  const ckpt = loadShippedCheckpoint(exp);
+  const sink = consoleSink(undefined, true);
+  const run = new LabRun(
+    ctx,
+    exp,
+    sink,
+    inProcessScorer,
+    mnistFor(exp),
+    ckpt ? { config: ckpt.config, params: ckpt.params } : null,
+  );
+  if (!ckpt) await run.sft();
+  for (let s = 0; s <= steps; s++) await run.rlStep();
+  const evalMs: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const t0 = performance.now();
+    await run.evalAll();
+    evalMs.push(performance.now() - t0);
+  }
+  ctx.destroy();
+  const { groupSize, batchPrompts } = exp.algorithm;
+  const variants = phaseMedians(
+    sink.rows.filter((r) => r.kind === "train"),
+    groupSize,
+    batchPrompts,
+  );
+  return {
+    environment: "node",
+    adapter: ctx.adapter.description,
+    experiment: {
+      modelSize: exp.modelSize,
+      variants: exp.variants.map((v) => v.name),
+      groupSize,
+      batchPrompts,
+      evalSize: exp.evalSize,
+      coldStart: ckpt ? "shipped" : "SFT from scratch",
+    },
+    variants,
+    step_ms: round(Object.values(variants).reduce((a, m) => a + (m.step_time_ms ?? 0), 0)),
+    eval_ms: round(median(evalMs)),
+  };
+}
+
+async function main(): Promise<void> {
+  const flags = parseFlags(process.argv.slice(2), {
+    steps: "number",
+    env: "string",
+    "page-minutes": "number",
+  });
+  const steps = Number(flags.steps ?? 5);
+  if (!Number.isInteger(steps) || steps < 5 || steps > 50)
+    throw new Error(`--steps must be an integer 5–50, got ${String(flags.steps)}`);
+  const envs = String(flags.env ?? "node,chromium").split(",");
+  for (const e of envs)
+    if (e !== "node" && e !== "chromium")
+      throw new Error(`--env takes node and/or chromium, got '${e}'`);
+  if (envs.includes("node")) process.stdout.write(`${JSON.stringify(await nodeLine(steps))}\n`);
+  if (envs.includes("chromium")) {
+    const page = await runPage({
+      minutes: Number(flags["page-minutes"] ?? 20),
+      untilStep: steps + 1,
+    });
+    const variants = phaseMedians(page.trainRows, page.groupSize, page.batchPrompts);
+    process.stdout.write(
+      `${JSON.stringify({
+        environment: "chromium",
+        adapter: page.adapter,
+        variants,
+        step_ms: round(Object.values(variants).reduce((a, m) => a + (m.step_time_ms ?? 0), 0)),
+        eval_ms: page.evalMs,
+        first_train_s: page.firstTrainS,
+        first_eval_s: page.firstEvalS,
+      })}\n`,
+    );
+  }
+}
+
+main().catch((e) => {
+  process.stdout.write(`${JSON.stringify({ error: (e as Error).message })}\n`);
+  process.exit(1);
+});
