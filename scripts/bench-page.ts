@@ -74,8 +74,6 @@ interface PageResult {
   stepsDone: Record<string, number>;
   evals: EvalPoint[];
   trainRows: { variant: string; step: number; s: number; values: Record<string, number> }[];
-  /** Median gap between a step's last training point and its held-out points, ms (null: no eval seen). */
-  evalMs: number | null;
 }
 
 /**
@@ -127,7 +125,6 @@ export async function runPage(opts: PageOptions): Promise<PageResult> {
       stepsDone: {},
       evals: [],
       trainRows: [],
-      evalMs: null,
     };
     const seen = new Set<string>();
     const trainAt = new Map<
@@ -135,7 +132,6 @@ export async function runPage(opts: PageOptions): Promise<PageResult> {
       { variant: string; step: number; s: number; values: Record<string, number> }
     >();
     const byStep = new Map<number, Map<string, EvalPoint>>();
-    const evalGaps: number[] = [];
     const charts = ["incR", "rcAcc", ...PHASE_KEYS];
     for (;;) {
       const snap: Record<string, Record<string, string>> = await page.evaluate((ids) => {
@@ -169,13 +165,7 @@ export async function runPage(opts: PageOptions): Promise<PageResult> {
         seen.add(`${v}:${step}`);
         const point = { s, variant: v, step, incR, rcAcc: rc[1] };
         r.evals.push(point);
-        if (step > 0) {
-          r.firstEvalS ??= s;
-          const lastTrain = Math.max(
-            ...[...trainAt.values()].filter((t) => t.step === step).map((t) => t.s),
-          );
-          if (Number.isFinite(lastTrain)) evalGaps.push((s - lastTrain) * 1000);
-        }
+        if (step > 0) r.firstEvalS ??= s;
         const at = byStep.get(step) ?? new Map<string, EvalPoint>();
         at.set(v, point);
         byStep.set(step, at);
@@ -204,8 +194,6 @@ export async function runPage(opts: PageOptions): Promise<PageResult> {
     }
     await page.close();
     r.trainRows = [...trainAt.values()].sort((a, b) => a.step - b.step);
-    evalGaps.sort((a, b) => a - b);
-    r.evalMs = evalGaps.length ? Math.round(evalGaps[evalGaps.length >> 1]) : null;
     return r;
   } finally {
     await browser.close();

@@ -13,8 +13,9 @@
  *                    dispatches and submits per step, response_length (tokens),
  *                    rollout_tokens_per_s (G · prompts · mean response length / generate_ms)
  *   step_ms          one RL step of the experiment: the variants' step medians summed
- *   eval_ms          one held-out eval of every variant (node: median of 3; chromium:
- *                    the gap between the last train point and the held-out point of a step)
+ *   eval_ms          node only: one held-out eval of every variant, median of 3 (the page's
+ *                    charts are redrawn on a throttle, so they cannot time an eval; its
+ *                    first_eval_s is the user's view of it)
  *   first_train_s, first_eval_s   chromium only: seconds from pressing Train to the first
  *                    training point and to the first held-out point after step 0
  * The phase times are the RL step's own metrics (src/rl/metric-table.ts, group
@@ -136,7 +137,6 @@ async function main(): Promise<void> {
         adapter: page.adapter,
         variants,
         step_ms: round(Object.values(variants).reduce((a, m) => a + (m.step_time_ms ?? 0), 0)),
-        eval_ms: page.evalMs,
         first_train_s: page.firstTrainS,
         first_eval_s: page.firstEvalS,
       })}\n`,

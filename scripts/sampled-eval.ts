@@ -32,6 +32,8 @@ async function main(): Promise<void> {
   const exp = parseExperiment({
     modelSize: "small",
     evalSize: flags["eval-size"] ?? 128,
+    // The "greedy" figures below are greedy whatever the experiment's default eval decoding is.
+    evalTemperature: 0,
     task: { hintAccuracy: flags["hint-accuracy"] },
     variants: [{ name: "rlvr" }],
   });

@@ -56,8 +56,8 @@ import {
 import { checkInputFile, checkWritableFolder, finishCli, writeFileAtomic } from "./out-files";
 
 /**
- * Run sizes (lab choice). `ci` on the default scenario took 3,302 s on a 2-core CPU adapter with
- * two other CPU-heavy jobs beside it (README); `full` is the five-seed report.
+ * Run sizes (lab choice). `ci` on the default scenario took 860 s on a 2-core CPU adapter with
+ * nothing else running (README); `full` is the five-seed report.
  */
 export const CLAIM_SIZES = {
   ci: {

@@ -4,7 +4,7 @@
  *                        [--open-ended] [--out FILE] [--resume FILE] [--eval-every E] [--snapshots]
  *                        [--hint-rate R] [--hint-accuracy Q] [--hint-copy C]
  * Trains SFT on the default task (digit arithmetic on real MNIST digits),
- * evaluates on the held-out set (and with images shuffled between prompts),
+ * evaluates on the held-out set greedily (and with images shuffled between prompts),
  * writes public/checkpoints/<name>.ckpt and prints one JSON line of figures.
  * --resume continues from a checkpoint (a new warm-up and cosine cycle).
  * --open-ended trains the open-ended form of the task (the final box holds the
@@ -72,6 +72,8 @@ async function main(): Promise<void> {
     {
       modelSize: size,
       seed: flags.seed ?? 1,
+      // Its figures are greedy (the RL default samples the held-out eval; npm run eval:sampled gives both).
+      evalTemperature: 0,
       // No hint unless asked (--hint-rate R): the hinted cold start is its own checkpoint.
       task: {
         multipleChoice: !flags["open-ended"],
