@@ -9,6 +9,9 @@
 //   f6 m   effective mask (0 at s = 0)   f7 unused
 // mode 0: logprobs only (f0..f3 = 0). mode 1: SFT, ℓ = −logπ.
 // mode 3: policy loss without a reference policy (no KL term, k3 = 0).
+// modes 4 and 5: modes 2 and 3 on-policy: logπ_old is this token's own logπ
+//   (read as a constant, ρ = 1), so one forward serves both; oldLogprobs is
+//   not read. The lab's RL step makes one update per batch of rollouts.
 // mode 2: policy loss (docs/reward-spec.md §1; PPO eq. 7 clip, verl low_var_kl):
 //   ρ = exp(logπ − logπ_old), ℓ = −min(ρA, clip(ρ, 1−ε, 1+ε)A) + β·k3,
 //   x = clamp(logπ_ref − logπ, ±20), k3 = clamp(eˣ − x − 1, ±10);
@@ -55,7 +58,8 @@ fn main(@builtin(global_invocation_id) gid: vec3u) {
     return;
   }
   let A = advantages[b];
-  let ratio = exp(lp - oldLogprobs[i]);
+  let onPolicy = p.mode >= 4u;
+  let ratio = exp(lp - select(oldLogprobs[i], lp, onPolicy));
   let rc = clamp(ratio, 1.0 - p.clipEps, 1.0 + p.clipEps);
   let unclipped = ratio * A;
   let clipped = rc * A;
@@ -63,7 +67,7 @@ fn main(@builtin(global_invocation_id) gid: vec3u) {
   if (unclipped <= clipped) { dsurr = unclipped; }
   var k3 = 0.0;
   var dk3 = 0.0;
-  if (p.mode == 2u) {
+  if (p.mode == 2u || p.mode == 4u) {
     let xr = refLogprobs[i] - lp;
     let x = clamp(xr, -20.0, 20.0);
     let k3r = exp(x) - x - 1.0;

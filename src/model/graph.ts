@@ -46,8 +46,14 @@ export interface TrainBatch {
 export interface PolicyStepOptions {
   /** [B] per-rollout advantages. */
   advantages: Float32Array | GPUBuffer;
-  /** [B, textLen] logπ_old (the sampling policy's logprobs). */
-  oldLogprobs: Float32Array | GPUBuffer;
+  /**
+   * [B, textLen] logπ_old (the sampling policy's logprobs). Omitted: the
+   * update is on-policy (the parameters the rollouts were sampled with), so
+   * logπ_old is the forward's own logπ as a constant (ρ = 1) and no separate
+   * forward is needed; the same loss and gradient as passing that forward's
+   * logprobs.
+   */
+  oldLogprobs?: Float32Array | GPUBuffer;
   /**
    * [B, textLen] logπ_ref (the frozen reference policy's logprobs, e.g. from
    * forwardLogprobs(refParams, buffer)). Required when beta > 0. With
@@ -847,9 +853,16 @@ export class TrainGraph {
     const temperature = opts.temperature ?? 1;
     checkTemperature("policyStep", temperature);
     this.put(this.advantages, opts.advantages, B, "advantages");
-    this.put(this.oldLogprobs, opts.oldLogprobs, B * L, "oldLogprobs");
+    if (opts.oldLogprobs) this.put(this.oldLogprobs, opts.oldLogprobs, B * L, "oldLogprobs");
     if (opts.refLogprobs) this.put(this.refLogprobs, opts.refLogprobs, B * L, "refLogprobs");
-    const mode = opts.refLogprobs ? K.LOSS_MODE.policy : K.LOSS_MODE.policyNoRef;
+    const M = K.LOSS_MODE;
+    const mode = opts.oldLogprobs
+      ? opts.refLogprobs
+        ? M.policy
+        : M.policyNoRef
+      : opts.refLogprobs
+        ? M.policyOnPolicy
+        : M.policyNoRefOnPolicy;
     this.lossPolicyCall.set({ mode, clipEps, beta, invTemp: 1 / temperature });
     this.logitsGradCall.set({ invTemp: 1 / temperature });
     this.reducePolicyCall.set({ agg: K.AGGREGATION[agg], normLength });

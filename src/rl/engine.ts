@@ -298,8 +298,10 @@ export class LabEngine {
   }
 
   /**
-   * One policy-gradient update of `policy` on a batch of rollouts: old and
-   * reference logprobs by the same forward pass, the clipped surrogate with
+   * One policy-gradient update of `policy` on a batch of rollouts, on-policy
+   * (logπ_old is the update's own forward, ρ = 1: one forward fewer than a
+   * separate old-logprob pass, same loss and gradient), the reference
+   * logprobs by a forward of the frozen policy, the clipped surrogate with
    * k3 KL (docs/reward-spec.md §1), backward, then AdamW with global-norm clipping.
    * A NaN/Inf loss throws before AdamW runs, so the parameters are untouched.
    * A NaN/Inf gradient makes AdamW skip the update (`finite` false in the
@@ -319,12 +321,12 @@ export class LabEngine {
     g.graph.setBatch({ images, tokens: batch.tokens, mask: batch.mask });
     this.ctx.copy(policy.params, 0, this.work, 0, this.layout.totalFloats * 4);
     const temperature = opts.temperature ?? 1;
-    g.graph.forwardLogprobs(this.work, g.oldLp, temperature);
+    // One update per batch of rollouts, from the parameters that sampled them: on-policy, so
+    // logπ_old is the update's own forward (ρ = 1) and needs no forward of its own.
     // Reference logprobs always: with β = 0 they still give the KL metric.
     g.graph.forwardLogprobs(this.ref, g.refLp, temperature);
     g.graph.policyStep({
       advantages,
-      oldLogprobs: g.oldLp,
       refLogprobs: g.refLp,
       clipEps: opts.clipEps,
       beta: opts.beta,

@@ -54,4 +54,22 @@ describe("TrainGraph on SMALL_CONFIG", () => {
       `SMALL_CONFIG B=${B} T=${numPatches(SMALL_CONFIG) + L}: forward+logprobs ${tForward.toFixed(0)} ms, policy step ${tStep.toFixed(0)} ms, ${dispatches} dispatches per step (${ctx.adapter.description})`,
     );
   });
+
+  it("an on-policy step (no oldLogprobs) gives the same loss and gradients, bit for bit, as passing the forward's logprobs", async () => {
+    const grads = graph.grads;
+    const n = paramLayout(SMALL_CONFIG).totalFloats;
+    const ref = graph.forwardLogprobs(graph.params, ctx.createBuffer("refLp2", B * L * 4));
+    const old = graph.forwardLogprobs(graph.params, ctx.createBuffer("oldLp2", B * L * 4));
+    const advantages = Float32Array.from([0.7, -1.2, 0.3, 0.9]);
+    graph.policyStep({ advantages, oldLogprobs: old, refLogprobs: ref, beta: 0.01 });
+    const a = await graph.readStats();
+    const ga = await ctx.readF32(grads, 0, n);
+    graph.policyStep({ advantages, refLogprobs: ref, beta: 0.01 });
+    const b = await graph.readStats();
+    const gb = await ctx.readF32(grads, 0, n);
+    expect(b).toEqual(a);
+    expect(a.clipFrac).toBe(0);
+    expect(gb.some((x) => x !== 0)).toBe(true);
+    expect(Buffer.from(gb.buffer).equals(Buffer.from(ga.buffer))).toBe(true);
+  });
 });

@@ -9,7 +9,15 @@ import type { SpecCall } from "../../gpu/kernel-spec";
 import { lossLogitsGradSpec, lossReduceSpec, lossTokenSpec } from "./spec";
 
 /** What loss_token computes: logprobs only, SFT, policy loss with / without a reference policy (KL). */
-export const LOSS_MODE = { logprobs: 0, sft: 1, policy: 2, policyNoRef: 3 } as const;
+/** Loss modes of loss_token (shaders/loss/loss_token.wgsl); the on-policy ones take logπ_old = logπ. */
+export const LOSS_MODE = {
+  logprobs: 0,
+  sft: 1,
+  policy: 2,
+  policyNoRef: 3,
+  policyOnPolicy: 4,
+  policyNoRefOnPolicy: 5,
+} as const;
 
 /** Aggregation codes of loss_reduce (docs/reward-spec.md §1). */
 export const AGGREGATION = {

@@ -117,8 +117,11 @@ export function sftLoss(
 export interface PolicyLossInputs {
   /** [B] per-rollout advantages. */
   advantages: ArrayLike<number>;
-  /** [B, L] logπ_old of each token (the sampling policy). */
-  oldLogprobs: ArrayLike<number>;
+  /**
+   * [B, L] logπ_old of each token (the sampling policy). Omitted: on-policy,
+   * logπ_old = logπ taken as a constant (ρ = 1; loss_token modes 4 and 5).
+   */
+  oldLogprobs?: ArrayLike<number>;
   /** [B, L] logπ_ref of each token (the frozen SFT policy). */
   refLogprobs: ArrayLike<number>;
   /** [B, L] 1 for response tokens that count, else 0. */
@@ -210,7 +213,7 @@ export function policyLoss(
     if (m === 0) continue;
     const lp = st.logprobs[i];
     const A = inp.advantages[Math.floor(i / L)];
-    const ratio = Math.exp(lp - inp.oldLogprobs[i]);
+    const ratio = Math.exp(lp - (inp.oldLogprobs ? inp.oldLogprobs[i] : lp));
     const rc = Math.min(Math.max(ratio, 1 - inp.clipEps), 1 + inp.clipEps);
     const unclipped = ratio * A;
     const clipped = rc * A;

@@ -111,4 +111,38 @@ describe("loss kernels", () => {
       expectClose("dlogits", got.dlogits, ref.dlogits, 1e-7, 1e-4);
     },
   );
+
+  it.each([
+    ["with a reference policy", K.LOSS_MODE.policyOnPolicy, K.LOSS_MODE.policy, 0.3],
+    ["without a reference policy", K.LOSS_MODE.policyNoRefOnPolicy, K.LOSS_MODE.policyNoRef, 0],
+  ] as const)(
+    "on-policy (logπ_old = logπ, ρ = 1) %s: the reference, and the same as passing the logprobs",
+    async (_, onMode, offMode, beta) => {
+      const agg = "seq-mean-token-mean";
+      const inputs = {
+        advantages,
+        refLogprobs,
+        mask,
+        clipEps: 0.2,
+        beta,
+        aggregation: agg,
+        normLength: 5,
+      } as const;
+      const ref = policyLoss(logits, tokens, inputs, B, L, V);
+      expect(ref.clipFrac).toBe(0);
+      const got = await run(onMode, K.AGGREGATION[agg], 0.2, beta, 5);
+      expect(got.stats[0]).toBeCloseTo(ref.loss, 5);
+      // Without a reference policy there is no KL term and the kernel reports KL 0.
+      expect(got.stats[1]).toBeCloseTo(beta > 0 ? ref.kl : 0, 5);
+      expect(got.stats[2]).toBe(0);
+      expectClose("dlogits", got.dlogits, ref.dlogits, 1e-7, 1e-4);
+      // The kernel's own logprobs passed as logπ_old give the same bits.
+      const saved = await ctx.readF32(bufs.oldLogprobs, 0, B * L);
+      ctx.write(bufs.oldLogprobs, got.logprobs);
+      const off = await run(offMode, K.AGGREGATION[agg], 0.2, beta, 5);
+      ctx.write(bufs.oldLogprobs, saved);
+      expect(Array.from(off.stats)).toEqual(Array.from(got.stats));
+      expect(Array.from(off.dlogits)).toEqual(Array.from(got.dlogits));
+    },
+  );
 });
