@@ -31,6 +31,7 @@ describe("sampled held-out eval (small model, CPU WebGPU adapter)", () => {
   it("draws one stream per seed, shared by its variants, and sees the slips greedy decoding hides", async () => {
     expect(exp.evalTemperature).toBe(1);
     expect(exp.task.traceSlipRate).toBe(0.3);
+    expect(exp.task.traceSlipBox).toBe("hint");
     const ckpt = loadShippedCheckpoint(exp);
     expect(ckpt, "the shipped slip cold start is missing from public/checkpoints").not.toBeNull();
     const rows: MetricRow[] = [];
@@ -72,9 +73,11 @@ describe("sampled held-out eval (small model, CPU WebGPU adapter)", () => {
       await greedy.evalTexts({ params: greedy.engine.ref }, prompts, 1),
     );
     const s = evalMetrics(prompts, a1);
-    // The slip cold start: greedy IncR 0.016 and sampled 0.40 on 128 prompts (README).
+    // The default cold start (slips box the hint): greedy IncR 0.023 and Acc 0.859, sampled
+    // (4 per prompt) IncR 0.348 and Acc 0.734 on 128 prompts (README): the shortcut and the
+    // misread digits live in the sampled policy.
     expect(g.incR).toBeLessThan(0.1);
     expect(s.incR).toBeGreaterThan(g.incR + 0.1);
-    expect(s.acc).toBeGreaterThan(0.9);
+    expect(s.acc).toBeLessThan(g.acc);
   });
 });
