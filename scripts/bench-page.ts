@@ -8,6 +8,7 @@
  *
  * Keys:
  *   adapter            the page's WebGPU adapter (navigator.gpu)
+ *   ready_s            seconds from opening the page to its "ready" status (Train is pressed then)
  *   first_train_s      seconds from the Train click to the first training point (reward_mean chart)
  *   first_eval_s       … to the first held-out point after step 0 (IncR chart)
  *   evals              every held-out point seen: {s, variant, step, incR, rcAcc}, in arrival order
@@ -66,6 +67,8 @@ interface PageOptions {
 
 interface PageResult {
   adapter: string;
+  /** Seconds from opening the page to "ready" (loaded, cold start evaluated, RL step prepared). */
+  readyS: number;
   groupSize: number;
   batchPrompts: number;
   firstTrainS: number | null;
@@ -105,6 +108,7 @@ export async function runPage(opts: PageOptions): Promise<PageResult> {
     const address = server.httpServer.address();
     if (!address || typeof address === "string") throw new Error("preview server has no port");
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const tNav = Date.now();
     await page.goto(`http://127.0.0.1:${address.port}/${hash ? `#${hash}` : ""}`);
     const adapter = await page.evaluate(async () => {
       const a = await navigator.gpu?.requestAdapter();
@@ -112,11 +116,22 @@ export async function runPage(opts: PageOptions): Promise<PageResult> {
     });
     if (!adapter)
       throw new Error("Chromium found no WebGPU adapter (--enable-unsafe-webgpu, SwiftShader)");
+    // Train is pressed once the page says "ready" with no message (checkpoint and digits
+    // loaded, the cold start evaluated, the RL step prepared): what a user sees first.
+    await page.waitForFunction(
+      () =>
+        document.querySelector('[data-testid="status-phase"]')?.textContent === "ready" &&
+        !document.querySelector('[data-testid="status"] .muted'),
+      null,
+      { timeout: 600_000, polling: 200 },
+    );
+    const readyS = Math.round((Date.now() - tNav) / 100) / 10;
     await page.getByRole("button", { name: "Train", exact: true }).click();
     const t0 = Date.now();
     const seconds = () => Math.round((Date.now() - t0) / 100) / 10;
     const r: PageResult = {
       adapter,
+      readyS,
       groupSize: exp.algorithm.groupSize,
       batchPrompts: exp.algorithm.batchPrompts,
       firstTrainS: null,
@@ -224,6 +239,7 @@ async function main(): Promise<void> {
       adapter: r.adapter,
       minutes,
       gap,
+      ready_s: r.readyS,
       first_train_s: r.firstTrainS,
       first_eval_s: r.firstEvalS,
       parted: r.parted,

@@ -874,6 +874,11 @@ export class TrainGraph {
     this.lastStep = { kind: "policy", submitted: performance.now() };
   }
 
+  /** Forgets the measured step times (after a warm-up step that paid for the pipeline builds). */
+  forgetStepTimes(): void {
+    this.stepMs = { sft: 0, policy: 0 };
+  }
+
   /**
    * Reads the statistics of the last step: ONE read-back of 8 floats.
    * @throws Error when the loss is NaN or ±Inf (the step diverged; do not apply its gradients).

@@ -298,6 +298,26 @@ export class LabEngine {
   }
 
   /**
+   * Builds and runs the policy update's pipelines once for a batch of
+   * B = batch.tokens.length / textLen rollouts, so the first RL step does not
+   * pay for them (on SwiftShader step 1 took about 2.5× a later step). No
+   * policy changes: the forward and backward run on a scratch copy of the
+   * reference parameters with zero advantages and β = 0 (every gradient is
+   * 0), AdamW does not run, no random numbers are drawn. Lab choice.
+   * @param images [B, H·W·C]; @param batch [B, textLen] tokens and mask (any content).
+   */
+  async warmUpdate(images: Float32Array, batch: TextBatch): Promise<void> {
+    const B = batch.tokens.length / this.textLen;
+    const g = this.graphFor(B);
+    g.graph.setBatch({ images, tokens: batch.tokens, mask: batch.mask });
+    this.ctx.copy(this.ref, 0, this.work, 0, this.layout.totalFloats * 4);
+    g.graph.forwardLogprobs(this.ref, g.refLp, 1);
+    g.graph.policyStep({ advantages: new Float32Array(B), refLogprobs: g.refLp, beta: 0 });
+    await g.graph.readStats();
+    g.graph.forgetStepTimes();
+  }
+
+  /**
    * One policy-gradient update of `policy` on a batch of rollouts, on-policy
    * (logπ_old is the update's own forward, ρ = 1: one forward fewer than a
    * separate old-logprob pass, same loss and gradient), the reference

@@ -23,7 +23,7 @@ import { configMismatch, runModel } from "./lab-model";
 import type { RewardScorer } from "./reward-client";
 import { rlStep, type RlStepResult } from "./rl-step";
 import type { PolicySnapshot, RunSnapshot } from "./snapshot";
-import { imageTensor, promptTensor, row } from "./sequences";
+import { imageTensor, joinPromptResponse, promptTensor, row } from "./sequences";
 import { sftStep } from "./sft";
 
 /** Where a run's outputs go (the worker posts them; the CLI prints and writes files). */
@@ -331,6 +331,24 @@ export class LabRun {
       ),
     );
     return first;
+  }
+
+  /**
+   * Builds the RL update's pipelines before the first step (LabEngine.warmUpdate)
+   * on a batch of the step's size made of held-out prompts with empty
+   * responses; changes no policy, draws no random number.
+   */
+  async warmUp(): Promise<void> {
+    const { groupSize: G, batchPrompts } = this.experiment.algorithm;
+    const prompts = this.evalPrompts.slice(0, batchPrompts);
+    if (prompts.length < batchPrompts) return; // a held-out set smaller than a step: nothing to mirror
+    const { promptLen, maxNew } = this.engine.shape;
+    const promptIds = promptTensor(prompts, promptLen, G);
+    const empty = new Int32Array(prompts.length * G * maxNew);
+    await this.engine.warmUpdate(
+      imageTensor(prompts, G),
+      joinPromptResponse(promptIds, empty, this.engine.shape),
+    );
   }
 
   /**

@@ -700,6 +700,9 @@ export class Trainer {
       );
       this.status("idle", "evaluating the cold-start checkpoint");
       await this.unit(() => run.evalStart());
+      // So that the first point after Train is one step away, not one step plus pipeline builds.
+      this.status("idle", "preparing the RL step");
+      await this.unit(() => run.warmUp());
     } else this.needsSft = true;
     this.lastSnapshot = await run.snapshot();
     this.status("idle");

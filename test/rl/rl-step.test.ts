@@ -27,6 +27,7 @@ import { rlStep } from "../../src/rl/rl-step";
 import { taskGeneratorFor } from "../../src/rl/runner";
 import type { TaskPrompt } from "../../src/tasks/types";
 import { Rng } from "../../src/tasks/rng";
+import { imageTensor, joinPromptResponse, promptTensor } from "../../src/rl/sequences";
 
 const G = 4;
 const exp = parseExperiment({
@@ -69,6 +70,8 @@ describe("rlStep per estimator (small model, CPU WebGPU adapter)", () => {
   let prompts: TaskPrompt[];
   /** The policy's start: the cold start moved a little, so logπ_old ≠ logπ_ref. */
   let offReference: Float32Array;
+  /** The reference parameters as loaded (warm-up must leave them alone). */
+  let ckptRef: Float32Array;
 
   beforeAll(async () => {
     ctx = await nodeContext();
@@ -79,6 +82,7 @@ describe("rlStep per estimator (small model, CPU WebGPU adapter)", () => {
     engine = new LabEngine(ctx, model.config, model.shape, ckpt.params);
     prompts = tasks.sampleBatch(1, new Rng(7));
     offReference = ckpt.params.map((x, i) => x + 0.01 * Math.sin(i));
+    ckptRef = ckpt.params;
   });
   afterAll(() => ctx?.destroy());
 
@@ -146,4 +150,37 @@ describe("rlStep per estimator (small model, CPU WebGPU adapter)", () => {
       engine.destroyPolicy(policy);
     },
   );
+
+  it("a warm-up update (LabEngine.warmUpdate) changes nothing: the step after it is bit for bit the step without it", async () => {
+    const alg = { ...exp.algorithm, beta: 0.05 };
+    const opts = { lr: alg.lr, weightDecay: 0, maxGradNorm: alg.gradClip };
+    const step = async (name: string) => {
+      const policy = engine.createPolicy(name, opts, offReference);
+      await rlStep({
+        engine,
+        policy,
+        variant: exp.variants[0],
+        algorithm: alg,
+        prompts,
+        scorer: fixedScorer([1, 0, 0.25, 0.5]),
+        step: 1,
+        seed: 11,
+      });
+      return engine.readParams(policy.params);
+    };
+    const plain = await step("warm.plain");
+    const { promptLen, maxNew } = engine.shape;
+    await engine.warmUpdate(
+      imageTensor(prompts, G),
+      joinPromptResponse(
+        promptTensor(prompts, promptLen, G),
+        new Int32Array(G * maxNew),
+        engine.shape,
+      ),
+    );
+    expect(Array.from(await engine.readParams(engine.ref))).toEqual(Array.from(ckptRef));
+    const after = await step("warm.after");
+    expect(maxAbsDiff(plain, offReference)).toBeGreaterThan(0);
+    expect(Buffer.from(after.buffer).equals(Buffer.from(plain.buffer))).toBe(true);
+  });
 });
