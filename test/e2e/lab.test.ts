@@ -1,6 +1,8 @@
 // End to end in headless Chromium (WebGPU on SwiftShader): build the app,
 // serve the production build, open it with the smoke preset in the URL,
-// press Train, wait until both variants have ≥ 3 points on the RC-Acc chart,
+// check the status line said what it was doing while loading (the cold
+// start's eval, the RL step being prepared), press Train once it is ready,
+// wait until both variants have ≥ 3 points on the RC-Acc chart,
 // open the rollout inspector. No console errors, and while training no main-thread
 // task over 500 ms and at most 5 % of the time in long tasks (PerformanceObserver
 // "longtask"): a budget a busy machine cannot break but a frozen page does.
@@ -83,6 +85,13 @@ describe("the lab in headless Chromium", () => {
         for (const e of list.getEntries())
           w.__longTasks.push({ at: Math.round(e.startTime), ms: Math.round(e.duration) });
       }).observe({ type: "longtask", buffered: true });
+      // Every text the status line shows while the page loads (the progress indicator).
+      const seen: string[] = [];
+      (window as unknown as { __statusSeen: string[] }).__statusSeen = seen;
+      new MutationObserver(() => {
+        const t = document.querySelector('[data-testid="status"]')?.textContent ?? "";
+        if (t && seen[seen.length - 1] !== t) seen.push(t);
+      }).observe(document, { subtree: true, childList: true, characterData: true });
     });
     await page.goto(url);
     const hasGpu = await page.evaluate(async () =>
@@ -92,6 +101,24 @@ describe("the lab in headless Chromium", () => {
       hasGpu,
       "Chromium found no WebGPU adapter (needs --enable-unsafe-webgpu and SwiftShader from Debian's chromium package)",
     ).toBe(true);
+
+    // Ready, after the status line said what it was doing: loading, the cold start's eval,
+    // and the RL step's pipelines being prepared.
+    await page.waitForFunction(
+      () =>
+        document.querySelector('[data-testid="status-phase"]')?.textContent === "ready" &&
+        !document.querySelector('[data-testid="status"] .muted'),
+      null,
+      { timeout: 300_000, polling: 200 },
+    );
+    const statusSeen = await page.evaluate(
+      () => (window as unknown as { __statusSeen: string[] }).__statusSeen,
+    );
+    for (const want of [/evaluating the cold-start checkpoint/, /preparing the RL step/])
+      expect(
+        statusSeen.some((t) => want.test(t)),
+        `status texts seen: ${statusSeen.join(" | ")}`,
+      ).toBe(true);
 
     await page.getByRole("button", { name: "Train", exact: true }).click();
     await page.waitForFunction(
