@@ -2,7 +2,10 @@
  * RL-step benchmark: what one RL step of the default experiment costs, where
  * the time goes, in Node and in the page. Prints ONE JSON line per environment:
  *
- *   npm run bench:rl -- [--steps N] [--env node,chromium] [--page-minutes M]
+ *   npm run bench:rl -- [--steps N] [--env node,chromium] [--page-minutes M] [--full-text]
+ *
+ * --full-text (node only): the update runs every text column, the path before
+ * the text window (LabEngine.trimText = false), for a before/after on one machine.
  *
  * Keys (every *_ms a median over N ≥ 5 steps after one warm-up step, per variant):
  *   environment      "node" (npm `webgpu`, Dawn) or "chromium" (the built page, trainer worker)
@@ -63,7 +66,7 @@ function phaseMedians(
   return out;
 }
 
-async function nodeLine(steps: number): Promise<Record<string, unknown>> {
+async function nodeLine(steps: number, fullText: boolean): Promise<Record<string, unknown>> {
   const ctx = await nodeContext();
   const exp = parseExperiment({
     modelSize: ctx.adapter.isFallback ? "small" : "default",
@@ -80,6 +83,7 @@ async function nodeLine(steps: number): Promise<Record<string, unknown>> {
     mnistFor(exp),
     ckpt ? { config: ckpt.config, params: ckpt.params } : null,
   );
+  run.engine.trimText = !fullText;
   if (!ckpt) await run.sft();
   for (let s = 0; s <= steps; s++) await run.rlStep();
   const evalMs: number[] = [];
@@ -98,6 +102,7 @@ async function nodeLine(steps: number): Promise<Record<string, unknown>> {
   return {
     environment: "node",
     adapter: ctx.adapter.description,
+    update_text: fullText ? "every column (--full-text)" : "the used columns (text window)",
     experiment: {
       modelSize: exp.modelSize,
       variants: exp.variants.map((v) => v.name),
@@ -117,6 +122,7 @@ async function main(): Promise<void> {
     steps: "number",
     env: "string",
     "page-minutes": "number",
+    "full-text": "boolean",
   });
   const steps = Number(flags.steps ?? 5);
   if (!Number.isInteger(steps) || steps < 5 || steps > 50)
@@ -125,7 +131,11 @@ async function main(): Promise<void> {
   for (const e of envs)
     if (e !== "node" && e !== "chromium")
       throw new Error(`--env takes node and/or chromium, got '${e}'`);
-  if (envs.includes("node")) process.stdout.write(`${JSON.stringify(await nodeLine(steps))}\n`);
+  const fullText = flags["full-text"] === true;
+  if (fullText && envs.includes("chromium"))
+    throw new Error("--full-text is for the node environment only: add --env node");
+  if (envs.includes("node"))
+    process.stdout.write(`${JSON.stringify(await nodeLine(steps, fullText))}\n`);
   if (envs.includes("chromium")) {
     const page = await runPage({
       minutes: Number(flags["page-minutes"] ?? 20),

@@ -3,7 +3,7 @@
 // owned by exactly one invocation that sums in a fixed order (deterministic;
 // no float atomics). With C4 = C/4:
 //   [0, V·C4)        dwte[v, c] += Σ_{b,s : tokens[b,s] = v} dout[b, P+s, c]
-//   [V·C4, +T·C4)    dwpe[t, c] += Σ_b dout[b, t, c]
+//   [V·C4, +T·C4)    dwpe[t', c] += Σ_b dout[b, t, c], t' = t (t < P) or t + posOff
 //   [.., +B·P·C4)    dpatchEmb[b·P + k, c] = dout[b, k, c]  (written; then
 //                    matmul_backward_dw turns it into patch.w / patch.b grads)
 // Dispatch: ceil((V + T + B·P)·C/4 / 64) workgroups (x, spilling into y).
@@ -30,7 +30,8 @@ fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg:
   if (idx < T * C4) {
     var s = vec4f(0.0);
     for (var b = 0u; b < p.B; b++) { s += dout[b * T * C4 + idx]; }
-    dwpe[idx] += s;
+    let t = idx / C4;
+    dwpe[select(idx, idx + p.posOff * C4, t >= p.P)] += s;
     return;
   }
   idx -= T * C4;

@@ -136,6 +136,16 @@ export interface TrainGraphOptions {
    * Node, false elsewhere (browsers do not poll).
    */
   sleepBeforeRead?: boolean;
+  /**
+   * Use the activation and input buffers of `base` (a graph of the same
+   * config and B, with textLen ≥ this one's) instead of allocating new ones:
+   * a *window* graph that runs a shorter text [B, textLen] laid out
+   * contiguously in the same buffers. The two must not be used for
+   * interleaved steps (each step overwrites the shared buffers). Lab choice:
+   * lets the RL update run only the batch's used text columns without
+   * allocating a graph per length.
+   */
+  shareBuffersOf?: TrainGraph;
 }
 
 /** The tiny VLM's forward, losses and backward as prepared GPU dispatches. */
@@ -192,6 +202,11 @@ export class TrainGraph {
   private dummy: GPUBuffer;
 
   private forwards = new Map<GPUBuffer, ForwardCalls>();
+  /** Buffers by label, allocated by this graph or taken from shareBuffersOf. */
+  private buffers = new Map<string, GPUBuffer>();
+  /** The embedding calls (every forward's and the backward's), whose posOff setTextOffset sets. */
+  private embedCalls: { set(v: { posOff: number }): void }[] = [];
+  private posOff = 0;
   private lossLogprobsCall: K.LossTokenCall;
   /** The first backward dispatch (logprob gradients → dlogits); its uniform carries τ. */
   private logitsGradCall!: K.LossLogitsGradCall;
@@ -254,8 +269,18 @@ export class TrainGraph {
     const NH = config.nHeads;
     const V = config.vocabSize;
     const BT = B * T;
-    const buffer = (label: string, floats: number) =>
-      ctx.createBuffer(`graph.${label}`, floats * 4);
+    const base = opts.shareBuffersOf;
+    if (base && (base.config !== config || base.B !== B || base.textLen < textLen))
+      throw new Error(
+        `TrainGraph: shareBuffersOf needs a graph of the same config and B = ${B} with textLen ≥ ${textLen}`,
+      );
+    const buffer = (label: string, floats: number) => {
+      const shared = base?.buffers.get(label);
+      // base is at least as large in every dimension, so each shared buffer fits.
+      const buf = shared ?? ctx.createBuffer(`graph.${label}`, floats * 4);
+      this.buffers.set(label, buf);
+      return buf;
+    };
     const pixels = config.imageHeight * config.imageWidth * config.imageChannels;
 
     this.images = buffer("images", B * pixels);
@@ -382,22 +407,23 @@ export class TrainGraph {
         C,
       ),
     );
-    calls.push(
-      K.embedForward(
-        ctx,
-        {
-          patchEmb: this.patchEmb,
-          tokens: this.tokens,
-          wte: w("wte"),
-          wpe: w("wpe"),
-          out: this.encoded,
-        },
-        B,
-        P,
-        L,
-        C,
-      ),
+    const embed = K.embedForward(
+      ctx,
+      {
+        patchEmb: this.patchEmb,
+        tokens: this.tokens,
+        wte: w("wte"),
+        wpe: w("wpe"),
+        out: this.encoded,
+      },
+      B,
+      P,
+      L,
+      C,
+      this.posOff,
     );
+    this.embedCalls.push(embed);
+    calls.push(embed);
     const attnDims = { B, T, C, NH: config.nHeads, P, L, padId: this.padId };
     let x = this.encoded;
     this.layers.forEach((a, l) => {
@@ -712,23 +738,23 @@ export class TrainGraph {
       );
     }
     // encoded = embeddings
-    calls.push(
-      K.embedBackward(
-        ctx,
-        {
-          dout: this.dres,
-          tokens: this.tokens,
-          dwte: g("wte"),
-          dwpe: g("wpe"),
-          dpatchEmb: this.dpatchEmb,
-        },
-        B,
-        P,
-        L,
-        C,
-        V,
-      ),
+    const embed = K.embedBackward(
+      ctx,
+      {
+        dout: this.dres,
+        tokens: this.tokens,
+        dwte: g("wte"),
+        dwpe: g("wpe"),
+        dpatchEmb: this.dpatchEmb,
+      },
+      B,
+      P,
+      L,
+      C,
+      V,
     );
+    this.embedCalls.push(embed);
+    calls.push(embed);
     calls.push(
       K.matmulBackwardDw(
         ctx,
@@ -785,6 +811,23 @@ export class TrainGraph {
     );
     this.put(this.tokens, batch.tokens, B * L, "tokens");
     if (batch.mask) this.put(this.mask, batch.mask, B * L, "mask");
+  }
+
+  /**
+   * Places text column s at position P + offset + s from the next step on
+   * (default 0): a window graph runs the columns [offset, offset + textLen)
+   * of a longer text whose first `offset` columns are PAD in every row, at the
+   * positions they have there, so its logprobs and gradients are those of the
+   * longer text (PAD rows feed no loss and are masked as keys).
+   * @throws Error when offset is not an integer ≥ 0 or P + offset + textLen > maxSeqLen.
+   */
+  setTextOffset(offset: number): void {
+    if (!Number.isInteger(offset) || offset < 0 || this.T + offset > this.config.maxSeqLen)
+      throw new Error(
+        `TrainGraph.setTextOffset: offset must be an integer in [0, ${this.config.maxSeqLen - this.T}], got ${offset}`,
+      );
+    this.posOff = offset;
+    for (const c of this.embedCalls) c.set({ posOff: offset });
   }
 
   private recordForward(params: GPUBuffer): void {

@@ -17,6 +17,7 @@ import { AdvantageKernel, type GroupStatsResult } from "../kernels/advantages/la
 import type { Estimator } from "./experiment";
 import type { TextShape, TextBatch } from "./sequences";
 import { EOS_ID, PAD_ID } from "../tasks/tokenizer";
+import { sliceColumns, textWindow } from "./text-window";
 
 /** One trainable copy of the model with its optimizer state. */
 export interface Policy {
@@ -45,6 +46,9 @@ export interface UpdateOptions {
   temperature?: number;
 }
 
+/** Window lengths are rounded up to a multiple of this (lab choice: few window graphs, little waste). */
+const WINDOW_QUANTUM = 4;
+
 /** What an update reports (one read-back each from the graph and AdamW). */
 export interface UpdateStats extends StepStats, GradStats {}
 
@@ -58,6 +62,15 @@ export class LabEngine {
   /** The shared gradient buffer [totalFloats] f32: every backward pass writes it, then the policy's AdamW reads it. */
   readonly grads: GPUBuffer;
   private graphs = new Map<number, { graph: TrainGraph; oldLp: GPUBuffer; refLp: GPUBuffer }>();
+  /**
+   * Run each policy update on the batch's used text columns only (textWindow:
+   * the same loss and gradients up to float rounding, fewer positions).
+   * Default true (lab choice); false runs every column, as before the window
+   * (`npm run bench:rl -- --full-text` times both).
+   */
+  trimText = true;
+  /** Window graphs by `${B}x${len}`: views of graphs.get(B)'s buffers at a shorter text. */
+  private windows = new Map<string, TrainGraph>();
   private generators = new Map<string, Generator>();
   private advantageKernels = new Map<string, AdvantageKernel>();
 
@@ -190,6 +203,24 @@ export class LabEngine {
         refLp: this.ctx.createBuffer(`lp.ref.${B}`, B * this.textLen * 4),
       };
       this.graphs.set(B, g);
+    }
+    return g;
+  }
+
+  /** The graph of B rows of `len` text columns: the full graph, or a window view of its buffers. */
+  private windowGraph(B: number, len: number): TrainGraph {
+    const base = this.graphFor(B);
+    if (len === this.textLen) return base.graph;
+    const key = `${B}x${len}`;
+    let g = this.windows.get(key);
+    if (!g) {
+      g = new TrainGraph(this.ctx, this.config, B, len, {
+        padId: PAD_ID,
+        params: this.work,
+        grads: this.grads,
+        shareBuffersOf: base.graph,
+      });
+      this.windows.set(key, g);
     }
     return g;
   }
@@ -337,24 +368,34 @@ export class LabEngine {
     opts: UpdateOptions,
   ): Promise<UpdateStats> {
     const B = batch.tokens.length / this.textLen;
-    const g = this.graphFor(B);
-    g.graph.setBatch({ images, tokens: batch.tokens, mask: batch.mask });
+    const L = this.textLen;
+    const win = this.trimText
+      ? textWindow(batch, this.shape, WINDOW_QUANTUM)
+      : { start: 0, len: L };
+    const graph = this.windowGraph(B, win.len);
+    const refLp = this.graphFor(B).refLp; // [B, textLen] fits any window
+    graph.setTextOffset(win.start);
+    graph.setBatch({
+      images,
+      tokens: win.len === L ? batch.tokens : sliceColumns(batch.tokens, L, win),
+      mask: win.len === L ? batch.mask : sliceColumns(batch.mask, L, win),
+    });
     this.ctx.copy(policy.params, 0, this.work, 0, this.layout.totalFloats * 4);
     const temperature = opts.temperature ?? 1;
     // One update per batch of rollouts, from the parameters that sampled them: on-policy, so
     // logπ_old is the update's own forward (ρ = 1) and needs no forward of its own.
     // Reference logprobs always: with β = 0 they still give the KL metric.
-    g.graph.forwardLogprobs(this.ref, g.refLp, temperature);
-    g.graph.policyStep({
+    graph.forwardLogprobs(this.ref, refLp, temperature);
+    graph.policyStep({
       advantages,
-      refLogprobs: g.refLp,
+      refLogprobs: refLp,
       clipEps: opts.clipEps,
       beta: opts.beta,
       aggregation: opts.aggregation,
       normLength: this.shape.maxNew,
       temperature,
     });
-    const stats = await g.graph.readStats(); // throws on NaN/Inf before any update
+    const stats = await graph.readStats(); // throws on NaN/Inf before any update
     policy.adam.step(opts.lr);
     this.ctx.flush();
     const grad = await policy.adam.readStats();

@@ -9,6 +9,8 @@ import { requestNodeDevice } from "../../src/gpu/node-gpu";
 import { numPatches, paramLayout, SMALL_CONFIG } from "../../src/model/config";
 import { TrainGraph } from "../../src/model/graph";
 import { initParams } from "../../src/model/init";
+import { sliceColumns } from "../../src/rl/text-window";
+import { expectClose } from "../support/expect-close";
 import { tinyBatch } from "../model/tiny";
 
 const B = 4;
@@ -71,5 +73,75 @@ describe("TrainGraph on SMALL_CONFIG", () => {
     expect(a.clipFrac).toBe(0);
     expect(gb.some((x) => x !== 0)).toBe(true);
     expect(Buffer.from(gb.buffer).equals(Buffer.from(ga.buffer))).toBe(true);
+  });
+
+  it("a window graph (the used columns only, at their positions) gives the loss, logprobs and gradients of the whole text", async () => {
+    const n = paramLayout(SMALL_CONFIG).totalFloats;
+    // The first 6 columns PAD in every row, the last 8 PAD and out of the loss: window [6, 32).
+    const batch = tinyBatch(SMALL_CONFIG, B, L, 20, 5);
+    for (let b = 0; b < B; b++)
+      for (let s = 0; s < L; s++)
+        if (s < 6 || s >= L - 8) {
+          batch.tokens[b * L + s] = 0;
+          batch.mask[b * L + s] = 0;
+        }
+    const win = { start: 6, len: L - 14 };
+    const advantages = Float32Array.from([0.4, -0.8, 1.1, -0.2]);
+    const bytes0 = ctx.stats.bytesCreated;
+    const full = new TrainGraph(ctx, SMALL_CONFIG, B, L, {
+      padId: 0,
+      params: graph.params,
+      grads: graph.grads,
+    });
+    full.setBatch(batch);
+    const refFull = full.forwardLogprobs(full.params, ctx.createBuffer("refFull", B * L * 4));
+    full.policyStep({ advantages, refLogprobs: refFull, beta: 0.02 });
+    const a = await full.readStats();
+    const ga = await ctx.readF32(full.grads, 0, n);
+    const lpFull = await ctx.readF32(refFull, 0, B * L);
+
+    const bytes1 = ctx.stats.bytesCreated;
+    const window = new TrainGraph(ctx, SMALL_CONFIG, B, win.len, {
+      padId: 0,
+      params: graph.params,
+      grads: graph.grads,
+      shareBuffersOf: full,
+    });
+    // The window allocates no activations of its own (only its dispatches' uniforms).
+    expect(ctx.stats.bytesCreated - bytes1).toBeLessThan((bytes1 - bytes0) / 100);
+    window.setTextOffset(win.start);
+    window.setBatch({
+      images: batch.images,
+      tokens: sliceColumns(batch.tokens, L, win),
+      mask: sliceColumns(batch.mask, L, win),
+    });
+    const refWin = window.forwardLogprobs(
+      window.params,
+      ctx.createBuffer("refWin", B * win.len * 4),
+    );
+    window.policyStep({ advantages, refLogprobs: refWin, beta: 0.02 });
+    const b = await window.readStats();
+    const gb = await ctx.readF32(window.grads, 0, n);
+    const lpWin = await ctx.readF32(refWin, 0, B * win.len);
+
+    expect(b.tokens).toBe(a.tokens);
+    expectClose("loss", [b.loss, b.entropy], [a.loss, a.entropy], 1e-5, 1e-5);
+    // Column 0 of the window has no prediction; every later column matches the whole text's.
+    for (let r = 0; r < B; r++)
+      expectClose(
+        `logprobs row ${r}`,
+        lpWin.subarray(r * win.len + 1, (r + 1) * win.len),
+        lpFull.subarray(r * L + win.start + 1, r * L + win.start + win.len),
+        1e-5,
+        1e-5,
+      );
+    expect(ga.some((x) => x !== 0)).toBe(true);
+    expectClose("gradients", gb, ga, 1e-5, 1e-4);
+    // Without the offset the positions are wrong: the logprobs differ.
+    window.setTextOffset(0);
+    window.forwardLogprobs(window.params, refWin);
+    const shifted = await ctx.readF32(refWin, 0, B * win.len);
+    expect(Math.max(...shifted.map((x, i) => Math.abs(x - lpWin[i])))).toBeGreaterThan(1e-3);
+    expect(() => window.setTextOffset(1000)).toThrow(/setTextOffset: offset must be an integer/);
   });
 });

@@ -32,7 +32,9 @@ export function patchify(
 
 /**
  * out [B, T, C] = patch/token embeddings + positions, T = P + L, from
- * patchEmb [B·P, C], tokens [B, L], wte [V, C], wpe [≥T, C].
+ * patchEmb [B·P, C], tokens [B, L], wte [V, C], wpe [≥T + posOff, C]. Text
+ * column s takes position P + posOff + s (posOff > 0: a window of a longer
+ * text whose first posOff columns were PAD; change it with `call.set({ posOff })`).
  */
 export function embedForward(
   ctx: GpuContext,
@@ -41,13 +43,15 @@ export function embedForward(
   P: number,
   L: number,
   C: number,
+  posOff = 0,
 ): SpecCall<typeof embedForwardSpec.uniforms> {
   const { patchEmb, tokens, wte, wpe, out } = b;
-  return embedForwardSpec.call(ctx, { patchEmb, tokens, wte, wpe, out }, { B, P, L, C });
+  return embedForwardSpec.call(ctx, { patchEmb, tokens, wte, wpe, out }, { B, P, L, C, posOff });
 }
 
 /**
- * dwte [V, C], dwpe [≥T, C] += and dpatchEmb [B·P, C] = from dout [B, T, C].
+ * dwte [V, C], dwpe [≥T + posOff, C] += and dpatchEmb [B·P, C] = from dout
+ * [B, T, C]; posOff as embedForward (text row P + s adds to wpe row P + posOff + s).
  * @throws Error when C is not a multiple of 4 (the kernel reads vec4).
  */
 export function embedBackward(
@@ -58,10 +62,12 @@ export function embedBackward(
   L: number,
   C: number,
   V: number,
+  posOff = 0,
 ): SpecCall<typeof embedBackwardSpec.uniforms> {
   if (C % 4 !== 0) throw new Error(`embed_backward: C = ${C} must be a multiple of 4`);
   const { dout, tokens, dwte, dwpe, dpatchEmb } = b;
-  return embedBackwardSpec.call(ctx, { dout, tokens, dwte, dwpe, dpatchEmb }, { B, P, L, C, V });
+  const u = { B, P, L, C, V, posOff };
+  return embedBackwardSpec.call(ctx, { dout, tokens, dwte, dwpe, dpatchEmb }, u);
 }
 
 /** Uniform values of decode_embed (see its spec for the fields). */

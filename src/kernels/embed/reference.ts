@@ -45,8 +45,8 @@ export function patchify(out: F64, images: ArrayLike<number>, dims: EmbedDims, B
 
 /**
  * out [B, T, C], T = P + L:  rows 0..P−1 = patches·patchW + patchB + wpe[k],
- * rows P+s = wte[tokens[b, s]] + wpe[P + s].
- * patches [B, P, pd], tokens [B, L], patchW [pd, C], wte [V, C], wpe [≥T, C].
+ * rows P+s = wte[tokens[b, s]] + wpe[P + posOff + s].
+ * patches [B, P, pd], tokens [B, L], patchW [pd, C], wte [V, C], wpe [≥T + posOff, C].
  */
 export function embedForward(
   out: F64,
@@ -61,6 +61,7 @@ export function embedForward(
   L: number,
   pd: number,
   C: number,
+  posOff = 0,
 ): void {
   const T = P + L;
   const tmp = new Float64Array(P * C);
@@ -71,14 +72,14 @@ export function embedForward(
     for (let s = 0; s < L; s++) {
       const id = tokens[b * L + s];
       for (let c = 0; c < C; c++)
-        out[(b * T + P + s) * C + c] = wte[id * C + c] + wpe[(P + s) * C + c];
+        out[(b * T + P + s) * C + c] = wte[id * C + c] + wpe[(P + posOff + s) * C + c];
     }
   }
 }
 
 /**
  * Backward of embedForward; accumulates dpatchW [pd, C], dpatchB [C],
- * dwte [V, C], dwpe [≥T, C] from dout [B, T, C].
+ * dwte [V, C], dwpe [≥T + posOff, C] from dout [B, T, C] (posOff as embedForward).
  */
 export function embedBackward(
   dpatchW: F64,
@@ -93,6 +94,7 @@ export function embedBackward(
   L: number,
   pd: number,
   C: number,
+  posOff = 0,
 ): void {
   const T = P + L;
   for (let b = 0; b < B; b++) {
@@ -108,8 +110,10 @@ export function embedBackward(
       pd,
       C,
     );
-    for (let t = 0; t < T; t++)
-      for (let c = 0; c < C; c++) dwpe[t * C + c] += dout[(b * T + t) * C + c];
+    for (let t = 0; t < T; t++) {
+      const row = t < P ? t : t + posOff;
+      for (let c = 0; c < C; c++) dwpe[row * C + c] += dout[(b * T + t) * C + c];
+    }
     for (let s = 0; s < L; s++) {
       const id = tokens[b * L + s];
       for (let c = 0; c < C; c++) dwte[id * C + c] += dout[(b * T + P + s) * C + c];

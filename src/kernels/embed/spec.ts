@@ -27,11 +27,14 @@ export const patchifySpec = defineKernel({
   },
 });
 
-/** out [B, T, C], T = P + L: patch embeddings (k < P) or token embeddings, plus positions. */
+/**
+ * out [B, T, C], T = P + L: patch embeddings (k < P) or token embeddings, plus
+ * positions; text column s sits at position P + posOff + s.
+ */
 export const embedForwardSpec = defineKernel({
   name: "embed_forward",
   source: forwardCode,
-  uniforms: { B: "u32", P: "u32", L: "u32", C: "u32" },
+  uniforms: { B: "u32", P: "u32", L: "u32", C: "u32", posOff: "u32" },
   bindings: {
     patchEmb: ["read", "f32"], // [B·P, C]
     tokens: ["read", "i32"], // [B, L]
@@ -47,7 +50,7 @@ export const embedForwardSpec = defineKernel({
 export const embedBackwardSpec = defineKernel({
   name: "embed_backward",
   source: backwardCode,
-  uniforms: { B: "u32", P: "u32", L: "u32", C: "u32", V: "u32" },
+  uniforms: { B: "u32", P: "u32", L: "u32", C: "u32", V: "u32", posOff: "u32" },
   bindings: {
     dout: ["read", "vec4f"], // [B, T, C/4]
     tokens: ["read", "i32"], // [B, L]
