@@ -9,11 +9,16 @@
  *   vec4      vec4 loads, 8×4 register blocks (~2–3× scalar on SwiftShader);
  *             forward needs K, N % 4 = 0, dX N % 4 = 0, dW K, N % 4 = 0
  *   vec4x16   forward only: 16×8 tiles (K % 4 = 0, N % 8 = 0; ~1.3× vec4)
+ *   tiled     forward, dX and dW: 64×64 tiles staged in workgroup memory
+ *             (256 invocations, 4×4 each), any sizes; for real GPUs
  *   decode    the generator's matmul: W and b read from the flat parameter
  *             buffer at offsets, with a store / GELU / residual-add epilogue
- * No version uses workgroup memory: register blocking is what pays on CPU
- * adapters (docs/design.md). A workgroup-tiled matmul for discrete GPUs is not
- * written yet (no GPU was available to measure it against these).
+ * "auto" picks tiled on an adapter that is not a CPU fallback and allows 256
+ * invocations and 8 KB of workgroup memory (tiledFits), else the fastest
+ * register-blocked version the sizes allow: on CPU adapters workgroup memory
+ * only adds barriers (docs/design.md). The tiled choice is the textbook one
+ * for discrete GPUs, not a measured one: no real GPU was at hand to time it
+ * (docs/benchmarks.md).
  */
 import type { Binding, GpuContext } from "../../gpu/context";
 import type { SpecCall } from "../../gpu/kernel-spec";
@@ -26,6 +31,9 @@ import {
   matmulForward16x8,
   matmulForwardScalar,
   matmulForwardVec4,
+  matmulBackwardDwTiled,
+  matmulBackwardDxTiled,
+  matmulForwardTiled,
   type MatmulEpilogue,
 } from "./spec";
 
@@ -35,12 +43,31 @@ export type { MatmulEpilogue } from "./spec";
 type MknCall = SpecCall<typeof matmulForwardScalar.uniforms>;
 
 /**
- * Matmul variants: "vec4" (vec4-typed loads, needs the widths noted per
- * kernel to be multiples of 4) or "scalar" (any sizes); "vec4x16" is the
- * forward's 16×8 tile (the backward kernels take it as "vec4"). "auto" picks
- * the fastest version the sizes allow.
+ * Matmul variants: "tiled" (workgroup memory, any sizes), "vec4" (vec4-typed
+ * loads, needs the widths noted per kernel to be multiples of 4) or "scalar"
+ * (any sizes); "vec4x16" is the forward's 16×8 tile (the backward kernels take
+ * it as "vec4"). "auto": tiled where tiledFits, else the fastest
+ * register-blocked version the sizes allow.
  */
-export type MatmulVariant = "auto" | "vec4" | "scalar" | "vec4x16";
+export type MatmulVariant = "auto" | "tiled" | "vec4" | "scalar" | "vec4x16";
+
+/**
+ * True on adapters the tiled kernels are for: not a CPU fallback, and the
+ * limits allow 256 invocations per workgroup and 8 KB of workgroup memory.
+ */
+function tiledFits(ctx: GpuContext): boolean {
+  const a = ctx.adapter;
+  return (
+    !a.isFallback &&
+    a.limits.maxComputeInvocationsPerWorkgroup >= 256 &&
+    a.limits.maxComputeWorkgroupStorageSize >= 8192
+  );
+}
+
+/** True when the tiled kernel runs: asked for, or "auto" on an adapter it fits. */
+function useTiled(ctx: GpuContext, variant: MatmulVariant): boolean {
+  return variant === "tiled" || (variant === "auto" && tiledFits(ctx));
+}
 
 /** @throws Error when "vec4" is asked for and the sizes do not allow it. */
 function pick(variant: MatmulVariant, vec4Ok: boolean, name: string): boolean {
@@ -75,6 +102,7 @@ export function matmulForward(
   const flags = (b.bias ? 1 : 0) | (b.res ? 2 : 0);
   const bindings = { x: b.x, w: b.w, bias: b.bias ?? b.dummy, res: b.res ?? b.dummy, y: b.y };
   const u = { M, K, N, flags };
+  if (useTiled(ctx, variant)) return matmulForwardTiled.call(ctx, bindings, u);
   // 16×8 tiles where they fit (K % 4, N % 8, M ≥ 16): ~1.3× the 8×4 kernel on SwiftShader.
   const tileOk = K % 4 === 0 && N % 8 === 0;
   if (variant === "vec4x16" && !tileOk)
@@ -100,6 +128,8 @@ export function matmulBackwardDx(
   variant: MatmulVariant = "auto",
 ): MknCall {
   const u = { M, K, N, flags: accumulate ? 1 : 0 };
+  if (useTiled(ctx, variant))
+    return matmulBackwardDxTiled.call(ctx, { dy: b.dy, w: b.w, dx: b.dx }, u);
   const spec = pick(variant, N % 4 === 0, "matmul_backward_dx")
     ? matmulBackwardDxVec4
     : matmulBackwardDxScalar;
@@ -120,6 +150,7 @@ export function matmulBackwardDw(
 ): MknCall {
   const bindings = { x: b.x, dy: b.dy, dw: b.dw, dbias: b.dbias ?? b.dummy };
   const u = { M, K, N, flags: b.dbias ? 1 : 0 };
+  if (useTiled(ctx, variant)) return matmulBackwardDwTiled.call(ctx, bindings, u);
   const spec = pick(variant, K % 4 === 0 && N % 4 === 0, "matmul_backward_dw")
     ? matmulBackwardDwVec4
     : matmulBackwardDwScalar;

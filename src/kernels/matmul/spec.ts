@@ -14,6 +14,7 @@ import dxVec4Code from "../../../shaders/matmul/matmul_backward_dx_vec4.wgsl?raw
 import dwCode from "../../../shaders/matmul/matmul_backward_dw.wgsl?raw";
 import dwVec4Code from "../../../shaders/matmul/matmul_backward_dw_vec4.wgsl?raw";
 import decodeCode from "../../../shaders/matmul/decode_matmul.wgsl?raw";
+import tiledCode from "../../../shaders/matmul/matmul_tiled.wgsl?raw";
 
 /** Sizes of every training matmul; flags: forward bit 0 bias, bit 1 residual; dX bit 0 accumulate; dW bit 0 bias. */
 const MKN = { M: "u32", K: "u32", N: "u32", flags: "u32" } as const;
@@ -61,6 +62,38 @@ export const matmulForward16x8 = defineKernel({
   grid: { kind: "spill", threads: (u) => cdiv(u.M, 16) * (u.N / 8) },
 });
 
+/** Workgroups of a tiled matmul: 64×64 tiles of C [R, S], plus one row of S-tiles for a bias. */
+function tiledGrid(
+  R: (u: { M: number; K: number; N: number }) => number,
+  S: typeof R,
+  bias: boolean,
+) {
+  return {
+    kind: "fixed",
+    workgroups: (u: { M: number; K: number; N: number; flags: number }, max: number) => {
+      const n = (cdiv(R(u), 64) + (bias && u.flags & 1 ? 1 : 0)) * cdiv(S(u), 64);
+      if (n > max)
+        throw new Error(`matmul_tiled: ${n} workgroups, over one dispatch dimension (${max})`);
+      return Math.max(1, n);
+    },
+  } as const;
+}
+
+/** As matmulForwardScalar (any sizes), tiled in workgroup memory for discrete GPUs (matmul_tiled.wgsl). */
+export const matmulForwardTiled = defineKernel({
+  name: "matmul_tiled.fwd",
+  source: tiledCode,
+  blocks: ["FWD"],
+  uniforms: MKN,
+  bindings: matmulForwardScalar.bindings,
+  workgroupSize: 256,
+  grid: tiledGrid(
+    (u) => u.M,
+    (u) => u.N,
+    false,
+  ),
+});
+
 /** dx [M, K] (=, or += with flags bit 0) dy [M, N] · wᵀ; any sizes. */
 export const matmulBackwardDxScalar = defineKernel({
   name: "matmul_backward_dx",
@@ -89,6 +122,21 @@ export const matmulBackwardDxVec4 = defineKernel({
   grid: { kind: "spill", threads: (u) => cdiv(u.M, 8) * cdiv(u.K, 4) },
 });
 
+/** As matmulBackwardDxScalar (any sizes), tiled in workgroup memory (matmul_tiled.wgsl). */
+export const matmulBackwardDxTiled = defineKernel({
+  name: "matmul_tiled.dx",
+  source: tiledCode,
+  blocks: ["DX"],
+  uniforms: MKN,
+  bindings: matmulBackwardDxScalar.bindings,
+  workgroupSize: 256,
+  grid: tiledGrid(
+    (u) => u.M,
+    (u) => u.K,
+    false,
+  ),
+});
+
 /** dw [K, N] += xᵀ · dy, and dbias [N] += Σ_m dy with flags bit 0; any sizes. */
 export const matmulBackwardDwScalar = defineKernel({
   name: "matmul_backward_dw",
@@ -102,6 +150,21 @@ export const matmulBackwardDwScalar = defineKernel({
   },
   workgroupSize: 64,
   grid: { kind: "spill", threads: (u) => (cdiv(u.K, 4) + (u.flags & 1)) * cdiv(u.N, 4) },
+});
+
+/** As matmulBackwardDwScalar (any sizes), tiled in workgroup memory (matmul_tiled.wgsl). */
+export const matmulBackwardDwTiled = defineKernel({
+  name: "matmul_tiled.dw",
+  source: tiledCode,
+  blocks: ["DW"],
+  uniforms: MKN,
+  bindings: matmulBackwardDwScalar.bindings,
+  workgroupSize: 256,
+  grid: tiledGrid(
+    (u) => u.K,
+    (u) => u.N,
+    true,
+  ),
 });
 
 /** As matmulBackwardDwScalar for K, N % 4 = 0: vec4 throughout, 8×4 blocks. */
@@ -181,6 +244,9 @@ export const MATMUL_SPECS: KernelSpec[] = [
   matmulBackwardDxVec4,
   matmulBackwardDwScalar,
   matmulBackwardDwVec4,
+  matmulForwardTiled,
+  matmulBackwardDxTiled,
+  matmulBackwardDwTiled,
   ...(["store", "gelu", "add"] as const).flatMap((e) => [
     decodeMatmulSpec(12, e),
     decodeMatmulSpec(10, e),

@@ -48,6 +48,11 @@ const CASES: Array<[MatmulVariant, number, number, number]> = [
   ...SIZES.filter(([, , N]) => N % 4 === 0).map(
     ([M, K, N]) => ["vec4", M, K, N] as [MatmulVariant, number, number, number],
   ),
+  // the workgroup-memory tiled kernels (forced here: "auto" picks them on real GPUs only),
+  // every size plus sizes that cross the 64×64 tile and the 16-wide step in each dimension
+  ...[...SIZES, [130, 70, 65], [64, 16, 64], [65, 17, 129], [1, 33, 1]].map(
+    ([M, K, N]) => ["tiled", M, K, N] as [MatmulVariant, number, number, number],
+  ),
 ];
 // the forward's 16×8-tile variant where N % 8 = 0 (K % 4 = 0 is filtered below), plus sizes with M not a multiple of 16
 const FORWARD_16x8: Array<[MatmulVariant, number, number, number]> = [
@@ -67,40 +72,39 @@ describe("matmul kernels", () => {
   });
   afterAll(() => ctx?.destroy());
 
-  it.each([...CASES, ...FORWARD_16x8].filter(([v, , K]) => v === "scalar" || K % 4 === 0))(
-    "%s forward y = x·W + b + res at M=%i K=%i N=%i",
-    async (variant, M, K, N) => {
-      const x = randArray(M * K, 1);
-      const w = randArray(K * N, 2);
-      const bias = randArray(N, 3);
-      const res = randArray(M * N, 4);
-      const ref = new Float64Array(M * N);
-      matmulForwardRef(ref, x, w, bias, M, K, N);
-      const bx = ctx.createBufferFrom("x", x),
-        bw = ctx.createBufferFrom("w", w);
-      const bb = ctx.createBufferFrom("b", bias),
-        br = ctx.createBufferFrom("res", res);
-      const y = ctx.createBuffer("y", M * N * 4);
-      ctx.run(
-        matmulForward(ctx, { x: bx, w: bw, bias: bb, res: null, y, dummy }, M, K, N, variant),
-      );
-      expectClose("y", await ctx.readF32(y, 0, M * N), ref, 1e-5, 1e-4);
-      ctx.run(matmulForward(ctx, { x: bx, w: bw, bias: bb, res: br, y, dummy }, M, K, N, variant));
-      expectClose(
-        "y+res",
-        await ctx.readF32(y, 0, M * N),
-        ref.map((v, i) => v + res[i]),
-        1e-5,
-        1e-4,
-      );
-      ctx.run(
-        matmulForward(ctx, { x: bx, w: bw, bias: null, res: null, y, dummy }, M, K, N, variant),
-      );
-      const nob = new Float64Array(M * N);
-      matmulForwardRef(nob, x, w, null, M, K, N);
-      expectClose("y (no bias)", await ctx.readF32(y, 0, M * N), nob, 1e-5, 1e-4);
-    },
-  );
+  it.each(
+    [...CASES, ...FORWARD_16x8].filter(
+      ([v, , K]) => v === "scalar" || v === "tiled" || K % 4 === 0,
+    ),
+  )("%s forward y = x·W + b + res at M=%i K=%i N=%i", async (variant, M, K, N) => {
+    const x = randArray(M * K, 1);
+    const w = randArray(K * N, 2);
+    const bias = randArray(N, 3);
+    const res = randArray(M * N, 4);
+    const ref = new Float64Array(M * N);
+    matmulForwardRef(ref, x, w, bias, M, K, N);
+    const bx = ctx.createBufferFrom("x", x),
+      bw = ctx.createBufferFrom("w", w);
+    const bb = ctx.createBufferFrom("b", bias),
+      br = ctx.createBufferFrom("res", res);
+    const y = ctx.createBuffer("y", M * N * 4);
+    ctx.run(matmulForward(ctx, { x: bx, w: bw, bias: bb, res: null, y, dummy }, M, K, N, variant));
+    expectClose("y", await ctx.readF32(y, 0, M * N), ref, 1e-5, 1e-4);
+    ctx.run(matmulForward(ctx, { x: bx, w: bw, bias: bb, res: br, y, dummy }, M, K, N, variant));
+    expectClose(
+      "y+res",
+      await ctx.readF32(y, 0, M * N),
+      ref.map((v, i) => v + res[i]),
+      1e-5,
+      1e-4,
+    );
+    ctx.run(
+      matmulForward(ctx, { x: bx, w: bw, bias: null, res: null, y, dummy }, M, K, N, variant),
+    );
+    const nob = new Float64Array(M * N);
+    matmulForwardRef(nob, x, w, null, M, K, N);
+    expectClose("y (no bias)", await ctx.readF32(y, 0, M * N), nob, 1e-5, 1e-4);
+  });
 
   it.each(CASES)("%s backward dX, dW, db at M=%i K=%i N=%i", async (variant, M, K, N) => {
     const dwVariant: MatmulVariant = variant === "vec4" && K % 4 !== 0 ? "scalar" : variant;
@@ -175,7 +179,7 @@ describe("matmul kernels", () => {
     const dx = ctx.createBuffer("dx", M * K * 4),
       dw = ctx.createBuffer("dw", K * N * 4);
     const calls: Record<string, ReturnType<typeof matmulForward>> = {};
-    for (const v of ["scalar", "vec4"] as const) {
+    for (const v of ["scalar", "vec4", "tiled"] as const) {
       calls[`${v} forward`] = matmulForward(
         ctx,
         { x: bx, w: bw, bias: null, res: null, y, dummy },
