@@ -917,6 +917,16 @@ export class TrainGraph {
     this.lastStep = { kind: "policy", submitted: performance.now() };
   }
 
+  /**
+   * The prepared dispatches of the trainable parameters' forward (patches to
+   * logits) and of the backward (dlogits to every gradient), in run order,
+   * for profiling (npm run bench:kernels). Running them out of a step's
+   * order leaves the buffers in no defined state.
+   */
+  dispatches(): { forward: readonly KernelCall[]; backward: readonly KernelCall[] } {
+    return { forward: this.forwardCalls(this.params).calls, backward: this.backwardCalls };
+  }
+
   /** Forgets the measured step times (after a warm-up step that paid for the pipeline builds). */
   forgetStepTimes(): void {
     this.stepMs = { sft: 0, policy: 0 };

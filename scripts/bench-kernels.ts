@@ -1,0 +1,108 @@
+/**
+ * Kernel profile of the RL update: where one forward + backward of the
+ * policy step goes, kernel by kernel. Prints ONE JSON line.
+ *
+ *   npm run bench:kernels -- [--text L] [--batch B] [--size small|default]
+ *
+ * The graph is the update's (TrainGraph.policyStep) at B rows of L text
+ * tokens after the 32 patch tokens of the digits task; defaults: the default
+ * experiment's update on a CPU adapter (small model, B = 8 rollouts × 4
+ * prompts = 32, L = 49: the text window the experiment's batches use, 15
+ * prompt columns + the longest response of 34; --text 80 is the whole text).
+ * Each dispatch is submitted and awaited on its own, 3 times after a warm-up,
+ * so the per-kernel sums are larger than a step that submits once (they add
+ * each submit's overhead); the shares are what the figure is for.
+ * Keys: environment, adapter, shape {B, L, T}, total_ms (sum of the kernels'
+ * means), kernels: [{phase: "forward" | "backward", kernel, ms, share}] sorted
+ * by ms. A figure, not a test.
+ */
+import { parseFlags } from "../src/cli/node-run";
+import { nodeContext } from "../src/cli/node-run";
+import { DEFAULT_CONFIG, numPatches, paramLayout, SMALL_CONFIG } from "../src/model/config";
+import { TrainGraph } from "../src/model/graph";
+import { initParams, seededUniform } from "../src/model/init";
+import { MAX_PROMPT_TOKENS, PAD_ID, vocabSize } from "../src/tasks/tokenizer";
+
+async function main(): Promise<void> {
+  const flags = parseFlags(process.argv.slice(2), {
+    text: "number",
+    batch: "number",
+    size: "string",
+  });
+  const L = Number(flags.text ?? 49);
+  const B = Number(flags.batch ?? 32);
+  const size = String(flags.size ?? "small");
+  if (!Number.isInteger(L) || L < 2 || L > MAX_PROMPT_TOKENS + 64)
+    throw new Error(
+      `--text must be an integer in [2, ${MAX_PROMPT_TOKENS + 64}], got ${flags.text}`,
+    );
+  if (!Number.isInteger(B) || B < 1 || B > 256)
+    throw new Error(`--batch must be an integer in [1, 256], got ${flags.batch}`);
+  if (size !== "small" && size !== "default")
+    throw new Error(`--size takes small or default, got '${size}'`);
+  const base = size === "small" ? SMALL_CONFIG : DEFAULT_CONFIG;
+  const config = {
+    ...base,
+    imageHeight: 28,
+    imageWidth: 56,
+    imageChannels: 1,
+    vocabSize,
+    maxSeqLen: 32 + MAX_PROMPT_TOKENS + 64,
+  };
+  const ctx = await nodeContext();
+  const params = ctx.createBufferFrom("params", initParams(config, 1));
+  const grads = ctx.createBuffer("grads", paramLayout(config).totalFloats * 4);
+  const graph = new TrainGraph(ctx, config, B, L, { padId: PAD_ID, params, grads });
+  const u = seededUniform(3);
+  graph.setBatch({
+    images: Float32Array.from({ length: B * 28 * 56 }, () => u()),
+    tokens: Int32Array.from({ length: B * L }, () => 1 + Math.floor(u() * (vocabSize - 1))),
+    mask: new Float32Array(B * L).fill(1),
+  });
+  graph.policyStep({ advantages: new Float32Array(B).fill(0.5) });
+  await graph.readStats();
+  const { forward, backward } = graph.dispatches();
+  const calls = [
+    ...forward.map((c) => ["forward", c] as const),
+    ...backward.map((c) => ["backward", c] as const),
+  ];
+  const ms = new Map<string, number>();
+  const reps = 3;
+  for (let r = 0; r <= reps; r++) {
+    for (const [phase, c] of calls) {
+      const t0 = performance.now();
+      ctx.run(c);
+      ctx.flush();
+      await ctx.device.queue.onSubmittedWorkDone();
+      const key = `${phase}\t${c.kernel.name}`;
+      if (r > 0) ms.set(key, (ms.get(key) ?? 0) + (performance.now() - t0) / reps);
+    }
+  }
+  const total = [...ms.values()].reduce((a, b) => a + b, 0);
+  const kernels = [...ms]
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, v]) => {
+      const [phase, kernel] = k.split("\t");
+      return {
+        phase,
+        kernel,
+        ms: Math.round(v * 10) / 10,
+        share: Math.round((v / total) * 1000) / 1000,
+      };
+    });
+  process.stdout.write(
+    `${JSON.stringify({
+      environment: "node",
+      adapter: ctx.adapter.description,
+      shape: { size, B, L, T: numPatches(config) + L },
+      total_ms: Math.round(total * 10) / 10,
+      kernels,
+    })}\n`,
+  );
+  ctx.destroy();
+}
+
+main().catch((e) => {
+  process.stdout.write(`${JSON.stringify({ error: (e as Error).message })}\n`);
+  process.exit(1);
+});
