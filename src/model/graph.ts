@@ -32,12 +32,16 @@ import type { PolicyAggregation } from "../kernels/loss/reference";
 
 export type { PolicyAggregation } from "../kernels/loss/reference";
 
-/** Per-step inputs of setBatch; each may be a CPU array (queued write) or a GPU buffer (copied on the GPU). */
+/** Per-step inputs of setBatch; images and mask may be a CPU array (queued write) or a GPU buffer (copied on the GPU). */
 export interface TrainBatch {
   /** [B, H·W·C] pixels, each image H×W×C row-major. */
   images: Float32Array | GPUBuffer;
-  /** [B, textLen] token ids (prompt left-padded with PAD, then response). */
-  tokens: Int32Array | GPUBuffer;
+  /**
+   * [B, textLen] token ids (prompt left-padded with PAD, then response). On
+   * the CPU: setBatch also sorts their positions by id for the embedding's
+   * backward (tokenOrder).
+   */
+  tokens: Int32Array;
   /** [B, textLen] 1 on tokens that enter the loss (response tokens), else 0. Default: unchanged (initially 0). */
   mask?: Float32Array | GPUBuffer;
 }
@@ -167,6 +171,8 @@ export class TrainGraph {
   // inputs
   readonly images: GPUBuffer; // [B, H·W·C]
   readonly tokens: GPUBuffer; // i32 [B, L]
+  readonly tokenOrder: GPUBuffer; // i32 [B·L] positions by token id (tokenOrder)
+  readonly tokenStart: GPUBuffer; // i32 [V + 1] id v's positions: tokenOrder[start[v] .. start[v+1])
   readonly mask: GPUBuffer; // [B, L]
   readonly advantages: GPUBuffer; // [B]
   readonly oldLogprobs: GPUBuffer; // [B, L]
@@ -285,6 +291,8 @@ export class TrainGraph {
 
     this.images = buffer("images", B * pixels);
     this.tokens = buffer("tokens", B * L);
+    this.tokenOrder = buffer("tokenOrder", B * L);
+    this.tokenStart = buffer("tokenStart", config.vocabSize + 1);
     this.mask = buffer("mask", B * L);
     this.advantages = buffer("advantages", B);
     this.oldLogprobs = buffer("oldLogprobs", B * L);
@@ -742,7 +750,8 @@ export class TrainGraph {
       ctx,
       {
         dout: this.dres,
-        tokens: this.tokens,
+        order: this.tokenOrder,
+        start: this.tokenStart,
         dwte: g("wte"),
         dwpe: g("wpe"),
         dpatchEmb: this.dpatchEmb,
@@ -790,19 +799,20 @@ export class TrainGraph {
 
   /**
    * Sets the batch for the next steps (queued writes or GPU copies; nothing runs yet).
-   * @throws Error on a size mismatch, or a token id outside [0, V) (CPU arrays only).
+   * @throws Error on a size mismatch, or a token id outside [0, V).
    */
   setBatch(batch: TrainBatch): void {
     const { B, textLen: L, config } = this;
-    if (batch.tokens instanceof Int32Array) {
-      for (let i = 0; i < batch.tokens.length; i++) {
-        const id = batch.tokens[i];
-        if (id < 0 || id >= config.vocabSize)
-          throw new Error(
-            `TrainGraph.setBatch: token ${id} at ${i} is outside [0, ${config.vocabSize})`,
-          );
-      }
+    for (let i = 0; i < batch.tokens.length; i++) {
+      const id = batch.tokens[i];
+      if (!(id >= 0 && id < config.vocabSize))
+        throw new Error(
+          `TrainGraph.setBatch: token ${id} at ${i} is outside [0, ${config.vocabSize})`,
+        );
     }
+    if (batch.tokens.length !== B * L)
+      throw new Error(`TrainGraph: tokens has ${batch.tokens.length} values, expected ${B * L}`);
+    const { order, start } = K.tokenOrder(batch.tokens, config.vocabSize);
     this.put(
       this.images,
       batch.images,
@@ -810,6 +820,8 @@ export class TrainGraph {
       "images",
     );
     this.put(this.tokens, batch.tokens, B * L, "tokens");
+    this.ctx.write(this.tokenOrder, order);
+    this.ctx.write(this.tokenStart, start);
     if (batch.mask) this.put(this.mask, batch.mask, B * L, "mask");
   }
 

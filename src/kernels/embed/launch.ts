@@ -50,13 +50,46 @@ export function embedForward(
 }
 
 /**
+ * The text positions of each token id, for embed_backward: a stable counting
+ * sort of tokens [B, L] (linear in B·L + V). order [B·L] lists the positions
+ * b·L + s by id, ascending within an id; id v's are order[start[v] ..
+ * start[v + 1]) (start [V + 1]).
+ * @throws Error naming the position of an id outside [0, V).
+ */
+export function tokenOrder(
+  tokens: Int32Array,
+  V: number,
+): { order: Int32Array; start: Int32Array } {
+  const start = new Int32Array(V + 1);
+  for (let i = 0; i < tokens.length; i++) {
+    const id = tokens[i];
+    if (!(id >= 0 && id < V))
+      throw new Error(`tokenOrder: token ${id} at ${i} is outside [0, ${V})`);
+    start[id + 1]++;
+  }
+  for (let v = 0; v < V; v++) start[v + 1] += start[v];
+  const next = start.slice(0, V);
+  const order = new Int32Array(tokens.length);
+  for (let i = 0; i < tokens.length; i++) order[next[tokens[i]]++] = i;
+  return { order, start };
+}
+
+/**
  * dwte [V, C], dwpe [≥T + posOff, C] += and dpatchEmb [B·P, C] = from dout
  * [B, T, C]; posOff as embedForward (text row P + s adds to wpe row P + posOff + s).
+ * `order` and `start` are tokenOrder(tokens [B, L], V), the lookup of dwte.
  * @throws Error when C is not a multiple of 4 (the kernel reads vec4).
  */
 export function embedBackward(
   ctx: GpuContext,
-  b: { dout: Binding; tokens: Binding; dwte: Binding; dwpe: Binding; dpatchEmb: Binding },
+  b: {
+    dout: Binding;
+    order: Binding;
+    start: Binding;
+    dwte: Binding;
+    dwpe: Binding;
+    dpatchEmb: Binding;
+  },
   B: number,
   P: number,
   L: number,
@@ -65,9 +98,9 @@ export function embedBackward(
   posOff = 0,
 ): SpecCall<typeof embedBackwardSpec.uniforms> {
   if (C % 4 !== 0) throw new Error(`embed_backward: C = ${C} must be a multiple of 4`);
-  const { dout, tokens, dwte, dwpe, dpatchEmb } = b;
+  const { dout, order, start, dwte, dwpe, dpatchEmb } = b;
   const u = { B, P, L, C, V, posOff };
-  return embedBackwardSpec.call(ctx, { dout, tokens, dwte, dwpe, dpatchEmb }, u);
+  return embedBackwardSpec.call(ctx, { dout, order, start, dwte, dwpe, dpatchEmb }, u);
 }
 
 /** Uniform values of decode_embed (see its spec for the fields). */

@@ -53,7 +53,8 @@ export const embedBackwardSpec = defineKernel({
   uniforms: { B: "u32", P: "u32", L: "u32", C: "u32", V: "u32", posOff: "u32" },
   bindings: {
     dout: ["read", "vec4f"], // [B, T, C/4]
-    tokens: ["read", "i32"], // [B, L]
+    order: ["read", "i32"], // [B·L] text positions b·L + s, ascending within each token id
+    start: ["read", "i32"], // [V + 1] id v's positions are order[start[v] .. start[v+1])
     dwte: ["read_write", "vec4f"], // [V, C/4]
     dwpe: ["read_write", "vec4f"], // [maxSeqLen, C/4]
     dpatchEmb: ["read_write", "vec4f"], // [B·P, C/4]

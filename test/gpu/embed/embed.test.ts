@@ -5,7 +5,7 @@
  * the decode embedding (all prefill rows, then one decode row at the step
  * counter's position).
  */
-import { afterAll, beforeAll, describe, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GpuContext } from "../../../src/gpu/context";
 import { requestNodeDevice } from "../../../src/gpu/node-gpu";
 import {
@@ -13,6 +13,7 @@ import {
   embedBackward,
   embedForward,
   patchify,
+  tokenOrder,
 } from "../../../src/kernels/embed/launch";
 import {
   embedBackward as embedBackwardRef,
@@ -93,6 +94,8 @@ describe("embedding kernels", () => {
         images: f32("images", images),
         patches: ctx.createBuffer("patches", patches.length * 4),
         tokens: i32("tokens", tokens),
+        order: i32("order", tokenOrder(tokens, V).order),
+        start: i32("start", tokenOrder(tokens, V).start),
         patchW: f32("pw", patchW),
         patchB: f32("pb", patchB),
         wte: f32("wte", wte),
@@ -135,6 +138,15 @@ describe("embedding kernels", () => {
       expectClose("dpatch.b", await ctx.readF32(b.dpb, 0, C), dpb, 1e-5, 1e-4);
     },
   );
+  it("tokenOrder: a stable counting sort of the positions by id; an id out of range is named", () => {
+    const { order, start } = tokenOrder(Int32Array.from([2, 0, 2, 1, 0, 2]), 4);
+    expect(Array.from(start)).toEqual([0, 2, 3, 6, 6]);
+    expect(Array.from(order)).toEqual([1, 4, 3, 0, 2, 5]);
+    expect(() => tokenOrder(Int32Array.from([0, 4]), 4)).toThrow(
+      /tokenOrder: token 4 at 1 is outside \[0, 4\)/,
+    );
+  });
+
   // Geometry of the decode check: 6×9 RGB image, 3×3 patches → P = 6.
   const dims = { imageHeight: 6, imageWidth: 9, imageChannels: 3, patchSize: 3 };
   const P = 6,
