@@ -1,8 +1,12 @@
 /**
  * Engine benchmark (nanoGPT's bench.py in spirit): prints ONE JSON line.
  *
- *   npm run bench:engine
+ *   npm run bench:engine [-- --env node,chromium]
  *   (= node --import tsx --import ./scripts/register-raw.mjs scripts/bench-engine.ts)
+ *
+ * One line per environment (default both): "node" (npm `webgpu`, Dawn; with
+ * the TF.js comparison) and "chromium" (headless Chromium, the same timings
+ * in a dedicated worker of scripts/bench-engine.html; no TF.js there).
  *
  * Keys:
  *   environment         "node" (WebGPU through the npm `webgpu` package, Dawn)
@@ -32,152 +36,32 @@
  * Env: BENCH_REPEATS (default 5, min 5); BENCH_TFJS = auto (default) | full | small | off.
  */
 import { existsSync } from "node:fs";
+import { parseFlags } from "../src/cli/node-run";
 import { GpuContext } from "../src/gpu/context";
 import { requestNodeDevice, SWIFTSHADER_ICD } from "../src/gpu/node-gpu";
 import { DEFAULT_CONFIG, numPatches, paramLayout, type ModelConfig } from "../src/model/config";
-import { initParams, seededUniform } from "../src/model/init";
-import { matmulForward } from "../src/kernels/matmul/launch";
-import { Generator } from "../src/model/generate";
-import { TrainGraph } from "../src/model/graph";
-import { AdamW } from "../src/kernels/adamw/launch";
+import { initParams } from "../src/model/init";
+import {
+  type BenchEnv,
+  benchTrain,
+  GEN,
+  headline,
+  makeBatch,
+  MM,
+  PAD,
+  round,
+  runEngineCore,
+  TFJS_SMALL,
+  TRAIN,
+  type Timing,
+  time,
+} from "./bench-engine-core";
+import { runEnginePage } from "./bench-engine-chromium";
 
 const REPEATS = Math.max(5, Number(process.env.BENCH_REPEATS ?? 5) || 5);
-const TRAIN = { B: 16, textLen: 64 };
-const TFJS_SMALL = { B: 2, textLen: 16 };
-const GEN = { N: 64, promptLen: 32, maxNew: 32 };
-const MM = 1024;
-const PAD = 0;
-
-interface Timing {
-  median: number;
-  min: number;
-  max: number;
-  runs: number;
-}
-
-function summarize(ms: number[]): Timing {
-  const s = [...ms].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  const median = s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
-  return { median, min: s[0], max: s[s.length - 1], runs: s.length };
-}
-
-/** Progress on stderr (stdout carries only the JSON line). */
-function log(msg: string): void {
-  process.stderr.write(`[bench-engine] ${msg}\n`);
-}
-
-/** One warm-up call, then `repeats` timed calls. */
-async function time(label: string, fn: () => Promise<unknown>, repeats = REPEATS): Promise<Timing> {
-  let t0 = performance.now();
-  await fn();
-  log(`${label}: warm-up ${(performance.now() - t0).toFixed(1)} ms`);
-  const ms: number[] = [];
-  for (let r = 0; r < repeats; r++) {
-    t0 = performance.now();
-    await fn();
-    ms.push(performance.now() - t0);
-  }
-  log(`${label}: ${ms.map((x) => x.toFixed(1)).join(", ")} ms`);
-  return summarize(ms);
-}
-
-const round = (x: number, digits = 2) => Number(x.toFixed(digits));
-
-/** A fixed batch: images in [0, 1), prompts left-padded with PAD (a few PADs per row), ids in [1, V). */
-function makeBatch(
-  c: ModelConfig,
-  B: number,
-  textLen: number,
-  seed: number,
-): { images: Float32Array; tokens: Int32Array } {
-  const u = seededUniform(seed);
-  const pix = c.imageHeight * c.imageWidth * c.imageChannels;
-  const images = Float32Array.from({ length: B * pix }, () => u());
-  const tokens = new Int32Array(B * textLen);
-  for (let b = 0; b < B; b++) {
-    const pads = Math.floor(u() * 6);
-    for (let s = 0; s < textLen; s++)
-      tokens[b * textLen + s] = s < pads ? PAD : 1 + Math.floor(u() * (c.vocabSize - 1));
-  }
-  return { images, tokens };
-}
-
-async function benchMatmul(ctx: GpuContext): Promise<Timing> {
-  const u = seededUniform(3);
-  const x = ctx.createBufferFrom(
-    "bench.mm.x",
-    Float32Array.from({ length: MM * MM }, () => u() - 0.5),
-  );
-  const w = ctx.createBufferFrom(
-    "bench.mm.w",
-    Float32Array.from({ length: MM * MM }, () => u() - 0.5),
-  );
-  const y = ctx.createBuffer("bench.mm.y", MM * MM * 4);
-  const dummy = ctx.createBuffer("bench.mm.dummy", 16);
-  const call = matmulForward(ctx, { x, w, bias: null, res: null, y, dummy }, MM, MM, MM);
-  const t = await time("matmul 1024³", async () => {
-    ctx.run(call);
-    await ctx.sync();
-  });
-  for (const b of [x, w, y, dummy]) b.destroy();
-  return t;
-}
-
-async function benchGenerate(
-  ctx: GpuContext,
-  c: ModelConfig,
-  params: Float32Array,
-): Promise<Timing> {
-  const gen = new Generator(ctx, c, GEN.N, GEN.promptLen, GEN.maxNew);
-  const paramsBuf = ctx.createBufferFrom("bench.gen.params", params);
-  const { images, tokens } = makeBatch(c, GEN.N, GEN.promptLen, 5);
-  return time("generate", () =>
-    gen.generate({
-      paramsBuf,
-      images,
-      promptTokens: tokens,
-      seed: 1,
-      eosId: c.vocabSize - 1,
-      padId: PAD,
-      temperature: 1,
-    }),
-  );
-}
-
-async function benchTrain(
-  ctx: GpuContext,
-  c: ModelConfig,
-  params: Float32Array,
-  size: { B: number; textLen: number },
-): Promise<{ t: Timing; loss: number[] }> {
-  const layout = paramLayout(c);
-  const paramsBuf = ctx.createBufferFrom("bench.train.params", params);
-  const grads = ctx.createBuffer("bench.train.grads", layout.totalFloats * 4);
-  const graph = new TrainGraph(ctx, c, size.B, size.textLen, {
-    padId: PAD,
-    params: paramsBuf,
-    grads,
-  });
-  const opt = new AdamW(ctx, layout, paramsBuf, grads, {
-    lr: 1e-3,
-    weightDecay: 0.1,
-    maxGradNorm: 1,
-  });
-  const { images, tokens } = makeBatch(c, size.B, size.textLen, 4);
-  // Loss on every text token (s = 0 has no prediction), as the TF.js mirror.
-  graph.setBatch({ images, tokens, mask: new Float32Array(size.B * size.textLen).fill(1) });
-  const loss: number[] = [];
-  const t = await time(`train step B=${size.B} L=${size.textLen}`, async () => {
-    graph.sftStep();
-    opt.step();
-    ctx.flush();
-    loss.push((await graph.readStats()).loss);
-  });
-  return { t, loss };
-}
 
 async function benchTfjs(
+  env: BenchEnv,
   c: ModelConfig,
   params: Float32Array,
   size: { B: number; textLen: number },
@@ -199,13 +83,13 @@ async function benchTfjs(
     lr: 1e-3,
   });
   const loss: number[] = [];
-  const train = await time("tfjs train step", async () => loss.push(await trainer.step()));
-  log(`tfjs loss over the runs: ${loss.map((l) => l.toFixed(3)).join(" ")}`);
+  const train = await time(env, "tfjs train step", async () => loss.push(await trainer.step()));
+  env.log(`tfjs loss over the runs: ${loss.map((l) => l.toFixed(3)).join(" ")}`);
   const loss0 = loss[0];
   trainer.dispose();
   const a = tf.randomUniform([MM, MM]);
   const b = tf.randomUniform([MM, MM]);
-  const matmul = await time("tfjs matmul 1024³", async () => {
+  const matmul = await time(env, "tfjs matmul 1024³", async () => {
     const y = tf.matMul(a, b);
     await y.data();
     y.dispose();
@@ -215,7 +99,8 @@ async function benchTfjs(
   return { train, matmul, loss0 };
 }
 
-async function main(): Promise<void> {
+/** The Node line: the core timings, then TF.js's at the comparison batch. */
+async function nodeLine(env: BenchEnv): Promise<Record<string, unknown>> {
   const c = DEFAULT_CONFIG;
   const layout = paramLayout(c);
   const params = initParams(c, 1);
@@ -223,13 +108,10 @@ async function main(): Promise<void> {
   const ctx = new GpuContext(lab);
   const notes: string[] = [];
   const details: Record<string, Timing | null> = {};
-
-  const mm = await benchMatmul(ctx);
-  details.matmul_ms = mm;
-  const gen = await benchGenerate(ctx, c, params);
-  details.generate_ms = gen;
-
-  const train = await benchTrain(ctx, c, params, TRAIN);
+  const core = await runEngineCore(env, ctx, c, params);
+  const { train } = core;
+  details.matmul_ms = core.mm;
+  details.generate_ms = core.gen;
   details.train_step_ms = train.t;
   notes.push(`train loss over the runs: ${train.loss.map((l) => l.toFixed(3)).join(" ")}`);
 
@@ -239,7 +121,7 @@ async function main(): Promise<void> {
   let sameBatch: Timing = train.t;
   let sameBatchLoss = train.loss;
   if (mode !== "off" && tfjsSize !== TRAIN) {
-    const small = await benchTrain(ctx, c, params, tfjsSize);
+    const small = await benchTrain(env, ctx, c, params, tfjsSize);
     sameBatch = small.t;
     sameBatchLoss = small.loss;
     details.train_step_ms_at_tfjs_batch = sameBatch;
@@ -251,7 +133,7 @@ async function main(): Promise<void> {
   if (mode === "off") notes.push("tfjs: skipped (BENCH_TFJS=off)");
   else {
     try {
-      tfjs = await benchTfjs(c, params, tfjsSize);
+      tfjs = await benchTfjs(env, c, params, tfjsSize);
       details.tfjs_train_step_ms = tfjs.train;
       details.tfjs_matmul_ms = tfjs.matmul;
       // Same init and batch: the first (pre-update) losses must agree if the TF.js mirror is the same model.
@@ -262,15 +144,13 @@ async function main(): Promise<void> {
       notes.push(`tfjs: failed: ${(e as Error).message}`);
     }
   }
-
-  const out = {
+  ctx.destroy();
+  return {
     environment: "node",
     adapter: lab.adapter.description,
     config: c,
     params: layout.count,
-    train_step_ms: round(train.t.median, 1),
-    gen_tokens_per_s: round((GEN.N * GEN.maxNew) / (gen.median / 1000), 1),
-    matmul_gflops: round((2 * MM ** 3) / (mm.median / 1000) / 1e9, 3),
+    ...headline(core),
     tfjs_train_step_ms: tfjs ? round(tfjs.train.median, 1) : null,
     tfjs_batch: { ...tfjsSize, T: numPatches(c) + tfjsSize.textLen },
     train_step_ms_at_tfjs_batch: mode === "off" ? null : round(sameBatch.median, 1),
@@ -280,16 +160,28 @@ async function main(): Promise<void> {
       generate: GEN,
       matmul: [MM, MM, MM],
     },
-    runs: REPEATS,
+    runs: env.repeats,
     details,
     notes,
   };
-  console.log(JSON.stringify(out));
-  ctx.destroy();
+}
+
+async function main(): Promise<void> {
+  const flags = parseFlags(process.argv.slice(2), { env: "string" });
+  const envs = String(flags.env ?? "node,chromium").split(",");
+  for (const e of envs)
+    if (e !== "node" && e !== "chromium")
+      throw new Error(`--env takes node and/or chromium, got '${e}'`);
+  const env: BenchEnv = {
+    repeats: REPEATS,
+    log: (msg) => process.stderr.write(`[bench-engine] ${msg}\n`),
+  };
+  if (envs.includes("node")) console.log(JSON.stringify(await nodeLine(env)));
+  if (envs.includes("chromium")) console.log(JSON.stringify(await runEnginePage(REPEATS)));
   process.exit(0);
 }
 
 main().catch((e) => {
-  console.error(e);
+  console.log(JSON.stringify({ error: (e as Error).message }));
   process.exit(1);
 });
