@@ -65,7 +65,7 @@ function tiledFits(ctx: GpuContext): boolean {
 }
 
 /** True when the tiled kernel runs: asked for, or "auto" on an adapter it fits. */
-function useTiled(ctx: GpuContext, variant: MatmulVariant): boolean {
+function tiledChosen(ctx: GpuContext, variant: MatmulVariant): boolean {
   return variant === "tiled" || (variant === "auto" && tiledFits(ctx));
 }
 
@@ -102,7 +102,7 @@ export function matmulForward(
   const flags = (b.bias ? 1 : 0) | (b.res ? 2 : 0);
   const bindings = { x: b.x, w: b.w, bias: b.bias ?? b.dummy, res: b.res ?? b.dummy, y: b.y };
   const u = { M, K, N, flags };
-  if (useTiled(ctx, variant)) return matmulForwardTiled.call(ctx, bindings, u);
+  if (tiledChosen(ctx, variant)) return matmulForwardTiled.call(ctx, bindings, u);
   // 16×8 tiles where they fit (K % 4, N % 8, M ≥ 16): ~1.3× the 8×4 kernel on SwiftShader.
   const tileOk = K % 4 === 0 && N % 8 === 0;
   if (variant === "vec4x16" && !tileOk)
@@ -128,7 +128,7 @@ export function matmulBackwardDx(
   variant: MatmulVariant = "auto",
 ): MknCall {
   const u = { M, K, N, flags: accumulate ? 1 : 0 };
-  if (useTiled(ctx, variant))
+  if (tiledChosen(ctx, variant))
     return matmulBackwardDxTiled.call(ctx, { dy: b.dy, w: b.w, dx: b.dx }, u);
   const spec = pick(variant, N % 4 === 0, "matmul_backward_dx")
     ? matmulBackwardDxVec4
@@ -150,7 +150,7 @@ export function matmulBackwardDw(
 ): MknCall {
   const bindings = { x: b.x, dy: b.dy, dw: b.dw, dbias: b.dbias ?? b.dummy };
   const u = { M, K, N, flags: b.dbias ? 1 : 0 };
-  if (useTiled(ctx, variant)) return matmulBackwardDwTiled.call(ctx, bindings, u);
+  if (tiledChosen(ctx, variant)) return matmulBackwardDwTiled.call(ctx, bindings, u);
   const spec = pick(variant, K % 4 === 0 && N % 4 === 0, "matmul_backward_dw")
     ? matmulBackwardDwVec4
     : matmulBackwardDwScalar;
