@@ -6,6 +6,9 @@
  * test/gpu/attention/attention.test.ts):
  *   scalar   one invocation per (b, h, t) row, any head size
  *   vec4     same, vec4 along the head channels (head size % 4 = 0)
+ *   tiled    64 rows of one (sequence, head) per workgroup, the k / v (or q /
+ *            dout) rows they all read staged in workgroup memory 32 at a
+ *            time; head size ≤ 32; for real GPUs, not timed on one yet
  *   decode   one query per row over the KV cache, online softmax; its head
  *            size is a compile-time constant (VEC when % 4 = 0, else SCAL)
  */
@@ -18,7 +21,9 @@ import {
   attentionBackwardQVec4,
   attentionForwardScalar,
   attentionForwardVec4,
+  attentionTiledSpecs,
   decodeAttentionSpec,
+  TILED_MAX_HEAD,
   kvAppend,
 } from "./spec";
 
@@ -34,10 +39,26 @@ export interface AttnDims {
 }
 
 /**
- * Attention variants: "vec4" (vec4 loads along the head channels; needs the
- * head size C/NH to be a multiple of 4) or "scalar"; "auto" picks vec4 when allowed.
+ * Attention variants: "tiled" (workgroup memory; head size ≤ 32), "vec4"
+ * (vec4 loads along the head channels; needs the head size C/NH to be a
+ * multiple of 4) or "scalar"; "auto" picks tiled on an adapter that is not a
+ * CPU fallback and allows 8 KB of workgroup memory, else vec4 when allowed.
  */
-export type AttnVariant = "auto" | "vec4" | "scalar";
+export type AttnVariant = "auto" | "tiled" | "vec4" | "scalar";
+
+/**
+ * True when the tiled kernels run: asked for, or "auto" off CPU adapters.
+ * @throws Error when "tiled" is asked for and the head size is over TILED_MAX_HEAD.
+ */
+function tiledAttention(ctx: GpuContext, d: AttnDims, variant: AttnVariant): boolean {
+  const fits = d.C / d.NH <= TILED_MAX_HEAD && Number.isInteger(d.C / d.NH);
+  if (variant === "tiled" && !fits)
+    throw new Error(
+      `attention: the tiled variant needs the head size C/NH = ${d.C / d.NH} to be an integer ≤ ${TILED_MAX_HEAD}`,
+    );
+  const gpu = !ctx.adapter.isFallback && ctx.adapter.limits.maxComputeWorkgroupStorageSize >= 8192;
+  return variant === "tiled" || (variant === "auto" && fits && gpu);
+}
 
 /** @throws Error when "vec4" is asked for and the head size is not a multiple of 4. */
 function attnVec4(d: AttnDims, variant: AttnVariant): boolean {
@@ -60,10 +81,13 @@ export function attentionForward(
   d: AttnDims,
   variant: AttnVariant = "auto",
 ): SpecCall<typeof attentionForwardScalar.uniforms> {
-  const spec = attnVec4(d, variant) ? attentionForwardVec4 : attentionForwardScalar;
   const { B, T, C, NH, P, L, padId } = d;
   const bindings = { qkv: b.qkv, tokens: b.tokens, att: b.att, out: b.out };
-  return spec.call(ctx, bindings, { B, T, C, NH, P, L, padId, scale: 1 / Math.sqrt(C / NH) });
+  const u = { B, T, C, NH, P, L, padId, scale: 1 / Math.sqrt(C / NH) };
+  if (tiledAttention(ctx, d, variant))
+    return attentionTiledSpecs(C / NH).forward.call(ctx, bindings, u);
+  const spec = attnVec4(d, variant) ? attentionForwardVec4 : attentionForwardScalar;
+  return spec.call(ctx, bindings, u);
 }
 
 /**
@@ -80,9 +104,13 @@ export function attentionBackward(
   SpecCall<typeof attentionBackwardQScalar.uniforms>,
   SpecCall<typeof attentionBackwardQScalar.uniforms>,
 ] {
-  const v4 = attnVec4(d, variant);
   const u = { B: d.B, T: d.T, C: d.C, NH: d.NH, scale: 1 / Math.sqrt(d.C / d.NH) };
   const bindings = { dout: b.dout, qkv: b.qkv, att: b.att, dpre: b.dpre, dqkv: b.dqkv };
+  if (tiledAttention(ctx, d, variant)) {
+    const s = attentionTiledSpecs(d.C / d.NH);
+    return [s.backQ.call(ctx, bindings, u), s.backKV.call(ctx, bindings, u)];
+  }
+  const v4 = attnVec4(d, variant);
   return [
     (v4 ? attentionBackwardQVec4 : attentionBackwardQScalar).call(ctx, bindings, u),
     (v4 ? attentionBackwardKVVec4 : attentionBackwardKVScalar).call(ctx, bindings, u),

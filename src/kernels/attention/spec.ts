@@ -14,6 +14,7 @@ import backQVec4Code from "../../../shaders/attention/attention_backward_q_vec4.
 import backKVCode from "../../../shaders/attention/attention_backward_kv.wgsl?raw";
 import backKVVec4Code from "../../../shaders/attention/attention_backward_kv_vec4.wgsl?raw";
 import kvAppendCode from "../../../shaders/attention/kv_append.wgsl?raw";
+import tiledCode from "../../../shaders/attention/attention_tiled.wgsl?raw";
 import decodeCode from "../../../shaders/attention/decode_attention.wgsl?raw";
 
 /** Sizes of the training attention backward; scale = 1/sqrt(C/NH). */
@@ -107,6 +108,78 @@ export const attentionBackwardKVVec4 = defineKernel({
   grid: rows,
 });
 
+/** Workgroups of the tiled attention: one per 64 rows of each (sequence, head). */
+const tiledGrid = {
+  kind: "fixed",
+  workgroups: (u: { B: number; NH: number; T: number }, max: number) => {
+    const n = u.B * u.NH * Math.ceil(u.T / 64);
+    if (n > max)
+      throw new Error(`attention_tiled: ${n} workgroups, over one dispatch dimension (${max})`);
+    return Math.max(1, n);
+  },
+} as const;
+
+/** The tiled variant's three kernels for head size hd (a compile-time array size). */
+function makeTiled(hd: number) {
+  const consts = { HD: hd };
+  return {
+    forward: defineKernel({
+      name: `attention_tiled.fwd.hd${hd}`,
+      source: tiledCode,
+      blocks: ["FWD"],
+      consts,
+      uniforms: FORWARD,
+      bindings: attentionForwardScalar.bindings,
+      workgroupSize: 64,
+      grid: tiledGrid,
+    }),
+    backQ: defineKernel({
+      name: `attention_tiled.bq.hd${hd}`,
+      source: tiledCode,
+      blocks: ["BQ"],
+      consts,
+      uniforms: BACKWARD,
+      bindings: backwardBindings("f32", "read_write"),
+      workgroupSize: 64,
+      grid: tiledGrid,
+    }),
+    backKV: defineKernel({
+      name: `attention_tiled.bkv.hd${hd}`,
+      source: tiledCode,
+      blocks: ["BKV"],
+      consts,
+      uniforms: BACKWARD,
+      bindings: backwardBindings("f32", "read"),
+      workgroupSize: 64,
+      grid: tiledGrid,
+    }),
+  };
+}
+
+type TiledSpecs = ReturnType<typeof makeTiled>;
+const tiledSpecs = new Map<number, TiledSpecs>();
+
+/** Largest head size of the tiled attention: two 32-row tiles of it fit in 8 KB of workgroup memory. */
+export const TILED_MAX_HEAD = 32;
+
+/**
+ * The tiled training attention (forward, backward q and kv passes) for head
+ * size `hd` (an integer in [1, TILED_MAX_HEAD]).
+ * @throws Error for any other head size.
+ */
+export function attentionTiledSpecs(hd: number): TiledSpecs {
+  if (!(Number.isInteger(hd) && hd >= 1 && hd <= TILED_MAX_HEAD))
+    throw new Error(
+      `attention: the tiled variant needs a head size in 1..${TILED_MAX_HEAD}, got ${hd}`,
+    );
+  let s = tiledSpecs.get(hd);
+  if (!s) {
+    s = makeTiled(hd);
+    tiledSpecs.set(hd, s);
+  }
+  return s;
+}
+
 /**
  * Row → (sequence, position) of the decode kernels: rowsPerSeq rows per
  * sequence from position posBase, plus the step counter state[0] when
@@ -197,6 +270,8 @@ export const ATTENTION_SPECS: KernelSpec[] = [
   attentionBackwardQVec4,
   attentionBackwardKVScalar,
   attentionBackwardKVVec4,
+  ...Object.values(attentionTiledSpecs(16)),
+  ...Object.values(attentionTiledSpecs(6)),
   kvAppend,
   decodeAttentionSpec(8),
   decodeAttentionSpec(6),

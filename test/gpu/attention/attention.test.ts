@@ -47,6 +47,12 @@ describe("attention kernels", () => {
     { B: 2, P: 3, L: 5, C: 12, NH: 2, variant: "scalar" }, // head size 6: scalar only
     { B: 1, P: 2, L: 3, C: 8, NH: 1, variant: "vec4" },
     { B: 2, P: 7, L: 11, C: 64, NH: 4, variant: "vec4" }, // the small model's head size 16
+    // the workgroup-memory tiled kernels (forced: "auto" picks them on real GPUs only); T past
+    // one 64-row block and one 32-key tile, head sizes 6, 16 and 32
+    { B: 2, P: 4, L: 6, C: 16, NH: 2, variant: "tiled" },
+    { B: 2, P: 3, L: 5, C: 12, NH: 2, variant: "tiled" },
+    { B: 2, P: 32, L: 49, C: 64, NH: 4, variant: "tiled" },
+    { B: 1, P: 40, L: 33, C: 64, NH: 2, variant: "tiled" },
   ] as const)(
     "attention forward and backward with PAD keys %o",
     async ({ B, P, L, C, NH, variant }) => {
