@@ -22,17 +22,10 @@
  * `runPage` is also the chromium half of `npm run bench:rl`.
  * A figure, not a test: nothing here asserts a time.
  */
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { build, preview } from "vite";
-import { chromium } from "playwright-core";
+import { withBuiltPage } from "./built-page";
 import { parseFlags } from "../src/cli/node-run";
 import { parseExperiment } from "../src/rl/experiment";
 import { decodeExperiment } from "../src/ui/lib/url-state";
-
-const ROOT = resolve(import.meta.dirname, "..");
-const CHROMIUM = "/usr/bin/chromium";
 
 interface EvalPoint {
   s: number;
@@ -86,30 +79,12 @@ interface PageResult {
  */
 export async function runPage(opts: PageOptions): Promise<PageResult> {
   const gap = opts.gap ?? 0.05;
-  if (!existsSync(CHROMIUM))
-    throw new Error(
-      `No Chromium at ${CHROMIUM}: install Debian's chromium package, or run 'bash scripts/ensure-system-deps.sh'`,
-    );
   const hash = opts.hash !== undefined ? opts.hash.replace(/^#/, "") : "";
   const exp = hash ? decodeExperiment(hash).experiment : parseExperiment({});
-  const outDir = mkdtempSync(join(tmpdir(), "reward-lab-bench-page-"));
-  await build({ root: ROOT, logLevel: "error", build: { outDir, emptyOutDir: true } });
-  const server = await preview({
-    root: ROOT,
-    logLevel: "error",
-    build: { outDir },
-    preview: { port: 0, host: "127.0.0.1", strictPort: false },
-  });
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--enable-unsafe-webgpu", "--no-sandbox", "--no-first-run"],
-  });
-  try {
-    const address = server.httpServer.address();
-    if (!address || typeof address === "string") throw new Error("preview server has no port");
+  return withBuiltPage("index.html", async (url, browser) => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     const tNav = Date.now();
-    await page.goto(`http://127.0.0.1:${address.port}/${hash ? `#${hash}` : ""}`);
+    await page.goto(`${url}${hash ? `#${hash}` : ""}`);
     const adapter = await page.evaluate(async () => {
       const a = await navigator.gpu?.requestAdapter();
       return a ? `${a.info.vendor} ${a.info.architecture} ${a.info.description}`.trim() : null;
@@ -210,11 +185,7 @@ export async function runPage(opts: PageOptions): Promise<PageResult> {
     await page.close();
     r.trainRows = [...trainAt.values()].sort((a, b) => a.step - b.step);
     return r;
-  } finally {
-    await browser.close();
-    await new Promise<void>((res) => server.httpServer.close(() => res()));
-    rmSync(outDir, { recursive: true, force: true });
-  }
+  });
 }
 
 async function main(): Promise<void> {
