@@ -29,6 +29,15 @@ fn rowOf(b: u32, r: u32, W: u32, col: u32, e: u32) -> u32 {
   return (b * p.T + r) * W + col + e;
 }
 
+// Workgroup w → (64-row block, sequence, head): blocks of one (b, h) are consecutive.
+struct Tile { blk: u32, b: u32, h: u32 }
+
+fn tileOf(w: u32) -> Tile {
+  let nBlk = (p.T + RB - 1u) / RB;
+  let bh = w / nBlk;
+  return Tile(w % nBlk, bh / p.NH, bh % p.NH);
+}
+
 //>>FWD
 fn keyOk(b: u32, j: u32) -> bool {
   return j < p.P || tokens[b * p.L + j - p.P] != p.padId;
@@ -36,11 +45,8 @@ fn keyOk(b: u32, j: u32) -> bool {
 
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid: u32) {
-  let nBlk = (p.T + RB - 1u) / RB;
-  let blk = wid.x % nBlk;
-  let bh = wid.x / nBlk;
-  let b = bh / p.NH;
-  let h = bh % p.NH;
+  let t = tileOf(wid.x);
+  let blk = t.blk; let b = t.b; let h = t.h;
   let i = blk * RB + lid;
   let valid = i < p.T;
   let C3 = 3u * p.C;
@@ -106,11 +112,8 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid:
 //>>BQ
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid: u32) {
-  let nBlk = (p.T + RB - 1u) / RB;
-  let blk = wid.x % nBlk;
-  let bh = wid.x / nBlk;
-  let b = bh / p.NH;
-  let h = bh % p.NH;
+  let t = tileOf(wid.x);
+  let blk = t.blk; let b = t.b; let h = t.h;
   let i = blk * RB + lid;
   let valid = i < p.T;
   let C3 = 3u * p.C;
@@ -169,11 +172,8 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid:
 //>>BKV
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid: u32) {
-  let nBlk = (p.T + RB - 1u) / RB;
-  let blk = wid.x % nBlk;
-  let bh = wid.x / nBlk;
-  let b = bh / p.NH;
-  let h = bh % p.NH;
+  let t = tileOf(wid.x);
+  let blk = t.blk; let b = t.b; let h = t.h;
   let j = blk * RB + lid;
   let valid = j < p.T;
   let C3 = 3u * p.C;
