@@ -1,0 +1,78 @@
+/**
+ * LabEngine.policyUpdate on the batch's used text columns (src/rl/text-window.ts)
+ * against the same update over every column (trimText = false): the same
+ * loss statistics and the same gradient, on a batch whose leading prompt
+ * columns and trailing response columns are PAD in every row.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GpuContext } from "../../src/gpu/context";
+import { requestNodeDevice } from "../../src/gpu/node-gpu";
+import { initParams, seededUniform } from "../../src/model/init";
+import { LabEngine } from "../../src/rl/engine";
+import { textWindow } from "../../src/rl/text-window";
+import { PAD_ID } from "../../src/tasks/tokenizer";
+import { expectClose } from "../support/expect-close";
+import { TINY } from "../model/tiny";
+
+const G = 4;
+const shape = { promptLen: 4, maxNew: 4 };
+const L = shape.promptLen + shape.maxNew;
+
+describe("LabEngine policy update on the text window", () => {
+  let ctx: GpuContext;
+  beforeAll(async () => {
+    ctx = new GpuContext(await requestNodeDevice());
+  });
+  afterAll(() => ctx?.destroy());
+
+  it("gives the statistics and the gradient of the update over every column", async () => {
+    const u = seededUniform(9);
+    const id = () => {
+      let t = PAD_ID;
+      while (t === PAD_ID) t = Math.floor(u() * TINY.vocabSize);
+      return t;
+    };
+    // Rows: 2 or 3 leading PADs, a 2-token prompt tail, responses of 1–2 tokens, PAD after.
+    const tokens = new Int32Array(G * L).fill(PAD_ID);
+    const mask = new Float32Array(G * L);
+    const lengths = Int32Array.from([1, 2, 2, 1]);
+    for (let b = 0; b < G; b++) {
+      for (let s = b % 2 === 0 ? 2 : 3; s < shape.promptLen; s++) tokens[b * L + s] = id();
+      for (let s = 0; s < lengths[b]; s++) {
+        tokens[b * L + shape.promptLen + s] = id();
+        mask[b * L + shape.promptLen + s] = 1;
+      }
+    }
+    const batch = { tokens, mask, lengths };
+    expect(textWindow(batch, shape, 4)).toEqual({ start: 2, len: 4 });
+    const images = Float32Array.from({ length: G * 64 }, () => u());
+    const engine = new LabEngine(ctx, TINY, shape, initParams(TINY, 3));
+    const adam = { lr: 1e-3, weightDecay: 0, maxGradNorm: 0 };
+    const opts = {
+      clipEps: 0.2,
+      beta: 0.05,
+      aggregation: "seq-mean-token-mean" as const,
+      lr: 1e-3,
+    };
+    const adv = await engine.advantages([1, 0, 0.5, 0], G, "grpo", "sample", 1e-6);
+    const n = engine.layout.totalFloats;
+    const run = async (trim: boolean) => {
+      engine.trimText = trim;
+      const policy = engine.createPolicy(`p.${trim}`, adam);
+      const stats = await engine.policyUpdate(policy, images, batch, adv.kernel.advantages, opts);
+      return { stats, grads: await ctx.readF32(engine.grads, 0, n) };
+    };
+    const full = await run(false);
+    const win = await run(true);
+    expect(win.stats.tokens).toBe(full.stats.tokens);
+    expectClose(
+      "loss, kl, entropy, grad norm",
+      [win.stats.loss, win.stats.kl, win.stats.entropy, win.stats.gradNorm],
+      [full.stats.loss, full.stats.kl, full.stats.entropy, full.stats.gradNorm],
+      1e-6,
+      1e-5,
+    );
+    expect(full.grads.some((g) => g !== 0)).toBe(true);
+    expectClose("gradient", win.grads, full.grads, 1e-6, 1e-4);
+  });
+});
