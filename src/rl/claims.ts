@@ -230,7 +230,7 @@ export const CLAIMS: readonly ClaimSpec[] = [
     variants: [],
     stability: false,
     notRunnable:
-      "the ACRE variant does not train in the lab yet and OSCR is not measured at eval: no option-shuffle re-ask pass exists, and the lab's multiple-choice cold start answers at chance (separate issue)",
+      "the ACRE variant does not train in the lab yet (OSCR is measured at every multiple-choice eval, but no training step re-asks with shuffled options), and the lab's multiple-choice cold start answers at chance (separate issue)",
   },
 ];
 

@@ -9,13 +9,16 @@
  *                                  step but the final compute step: for digits, reading
  *                                  each digit) whose same-numbered generated step has
  *                                  the true value in its box (lab choice)
+ *   oscr                           ACRE eq. 2 over the multiple-choice prompts, from the
+ *                                  re-asked answers (`reask`; 0 without them or without
+ *                                  multiple-choice prompts)
  *   hintFollow                     among prompts whose question leaks a wrong answer
  *                                  hint (TaskConfig.hintRate), the fraction whose final
  *                                  answer is that hint: how often the policy takes the
  *                                  shortcut instead of its own steps (lab choice; 0 when
  *                                  no prompt has a wrong hint)
  */
-import { answersEquivalent, metricRecords, paperMetrics, parseTrace } from "../rewards/index";
+import { answersEquivalent, metricRecords, oscr, paperMetrics, parseTrace } from "../rewards/index";
 import { strictFormatOk } from "../rewards/structreward";
 import type { TaskPrompt } from "../tasks/types";
 import type { EvalMetricKey } from "./metric-table";
@@ -28,12 +31,30 @@ import type { EvalMetricKey } from "./metric-table";
 export type EvalMetrics = Record<EvalMetricKey, number>;
 
 /**
- * Metrics of `texts[i]` answering `prompts[i]`.
+ * The second pass of OSCR, aligned with the prompts: for prompt i the options
+ * it was re-asked with and the re-asked response, or null where it was not
+ * re-asked (open-ended) or the first response kept no reasoning to re-ask with.
+ */
+export interface Reasked {
+  options: ReadonlyArray<Record<string, string> | null>;
+  texts: ReadonlyArray<string | null>;
+}
+
+/**
+ * Metrics of `texts[i]` answering `prompts[i]`; `reask` gives OSCR's second pass.
  * @throws Error when the arrays differ in length.
  */
-export function evalMetrics(prompts: readonly TaskPrompt[], texts: readonly string[]): EvalMetrics {
+export function evalMetrics(
+  prompts: readonly TaskPrompt[],
+  texts: readonly string[],
+  reask?: Reasked,
+): EvalMetrics {
   if (prompts.length !== texts.length)
     throw new Error(`evalMetrics: ${prompts.length} prompts but ${texts.length} texts`);
+  if (reask && (reask.options.length !== prompts.length || reask.texts.length !== prompts.length))
+    throw new Error(
+      `evalMetrics: reask has ${reask.texts.length} entries for ${prompts.length} prompts`,
+    );
   const paper = paperMetrics({ records: metricRecords({ prompts, texts }) });
   let formatted = 0;
   let readSteps = 0;
@@ -61,7 +82,21 @@ export function evalMetrics(prompts: readonly TaskPrompt[], texts: readonly stri
     }
   });
   const n = Math.max(1, texts.length);
+  // OSCR over the multiple-choice prompts; a prompt without a second answer counts as changed.
+  const pairs = prompts.flatMap((p, i) =>
+    p.options
+      ? [
+          {
+            first: parseTrace({ text: texts[i] }).finalAnswer,
+            firstOptions: p.options,
+            second: reask?.texts[i] ? parseTrace({ text: reask.texts[i]! }).finalAnswer : null,
+            secondOptions: reask?.options[i] ?? p.options,
+          },
+        ]
+      : [],
+  );
   return {
+    oscr: reask ? oscr({ pairs }) : 0,
     acc: paper.acc,
     rcAcc: paper.rcAcc,
     incR: paper.incR,

@@ -155,6 +155,19 @@ export const METRIC_TABLE = [
     order: 6,
     rows: ["eval"],
   },
+  {
+    key: "oscr",
+    label: "OSCR",
+    unit: "fraction",
+    formula:
+      "multiple-choice prompts whose re-asked answer (options shuffled, the first reasoning kept) names the same option content / multiple-choice prompts (0 for open-ended tasks)",
+    source: "ACRE eq. 2; docs/reward-spec.md §5",
+    description:
+      "Option-shuffle consistency: each held-out multiple-choice question is asked again with its options in another order and the first answer's reasoning kept; the share whose second answer picks the same content. A policy that answers from its reasoning keeps it; one that answers by letter position does not. 0 on open-ended tasks (no options).",
+    group: "paper",
+    order: 6.5,
+    rows: ["eval"],
+  },
   // ---- the RL step's own rollouts (./rl-step.ts) ----
   {
     key: "train_incr",

@@ -8,15 +8,19 @@
 import type { GpuContext } from "../gpu/context";
 import { paramLayout, type ModelConfig } from "../model/config";
 import { initParams } from "../model/init";
-import { createTaskGenerator, type TaskGenerator } from "../tasks/generator";
+import {
+  createTaskGenerator,
+  reaskWithShuffledOptions,
+  type TaskGenerator,
+} from "../tasks/generator";
 import type { MnistSubset } from "../tasks/mnist-data";
 import { deriveSeed, Rng } from "../tasks/rng";
-import { decodeResponse } from "../tasks/tokenizer";
+import { decodeResponse, encode } from "../tasks/tokenizer";
 import type { TaskPrompt } from "../tasks/types";
 import { shuffleImages } from "../tasks/generator";
 import type { GroupView, Marker, MetricRow } from "./run-types";
 import { LabEngine, type Policy } from "./engine";
-import { evalMetrics, type EvalMetrics } from "./eval-metrics";
+import { evalMetrics, type EvalMetrics, type Reasked } from "./eval-metrics";
 import { parseExperiment, VariantSchema, type Experiment, type VariantConfig } from "./experiment";
 import { forkKey } from "./fork-key";
 import { configMismatch, runModel } from "./lab-model";
@@ -25,6 +29,9 @@ import { rlStep, type RlStepResult } from "./rl-step";
 import type { PolicySnapshot, RunSnapshot } from "./snapshot";
 import { imageTensor, joinPromptResponse, promptTensor, row } from "./sequences";
 import { sftStep } from "./sft";
+
+/** Token id of `</think>`: the end of the reasoning OSCR's re-ask keeps. */
+const THINK_END_ID = encode("</think>")[0];
 
 /** Where a run's outputs go (the worker posts them; the CLI prints and writes files). */
 export interface RunSink {
@@ -264,6 +271,17 @@ export class LabRun {
     prompts: readonly TaskPrompt[],
     seed: number = this.experiment.seed,
   ): Promise<string[]> {
+    return (await this.evalGenerate(policy, prompts, seed, "eval")).texts;
+  }
+
+  /** One eval generate call (evalTexts' decoding; `stream` names its sampling stream). */
+  private async evalGenerate(
+    policy: Pick<Policy, "params">,
+    prompts: readonly TaskPrompt[],
+    seed: number,
+    stream: string,
+    forcedPrefix?: ReadonlyArray<number[] | null>,
+  ): Promise<{ texts: string[]; tokens: Int32Array }> {
     const { promptLen, maxNew } = this.engine.shape;
     const temperature = this.experiment.evalTemperature;
     const gen = await this.engine.generate(
@@ -275,10 +293,58 @@ export class LabRun {
         topK: 0,
         topP: 1,
         greedy: temperature === 0,
-        seed: temperature === 0 ? 0 : deriveSeed(seed, "eval"),
+        seed: temperature === 0 ? 0 : deriveSeed(seed, stream),
       },
+      1,
+      forcedPrefix,
     );
-    return prompts.map((_, i) => decodeResponse(row(gen.tokens, i, maxNew)));
+    const texts = prompts.map((_, i) => decodeResponse(row(gen.tokens, i, maxNew)));
+    return { texts, tokens: gen.tokens };
+  }
+
+  /**
+   * Held-out metrics of `policy` under `seed`, OSCR included: each
+   * multiple-choice prompt is asked again with its options shuffled (the
+   * seed's own "oscr" stream) and the first response's reasoning kept as a
+   * forced prefix up to and including `</think>`; the answer after it is the
+   * second answer (ACRE eq. 2, docs/reward-spec.md §5). Open-ended prompts,
+   * and responses without `</think>`, get no second pass.
+   */
+  private async heldOut(
+    policy: Pick<Policy, "params">,
+    prompts: readonly TaskPrompt[],
+    seed: number,
+  ): Promise<EvalMetrics> {
+    const first = await this.evalGenerate(policy, prompts, seed, "eval");
+    const mc = prompts.flatMap((p, i) => (p.options ? [i] : []));
+    if (mc.length === 0) return evalMetrics(prompts, first.texts);
+    const rng = new Rng(deriveSeed(seed, "oscr"));
+    const { maxNew } = this.engine.shape;
+    const reasked = mc.map((i) => reaskWithShuffledOptions(prompts[i], rng));
+    const forced = mc.map((i) => {
+      const ids = Array.from(row(first.tokens, i, maxNew));
+      const end = ids.indexOf(THINK_END_ID);
+      return end >= 0 && end < maxNew - 1 ? ids.slice(0, end + 1) : null;
+    });
+    const second = await this.evalGenerate(
+      policy,
+      reasked.map((r) => r.prompt),
+      seed,
+      "oscr-answer",
+      forced,
+    );
+    const reask: Reasked = {
+      options: prompts.map(() => null),
+      texts: prompts.map(() => null),
+    };
+    const options = reask.options as (Record<string, string> | null)[];
+    const texts = reask.texts as (string | null)[];
+    mc.forEach((i, k) => {
+      if (forced[k] === null) return;
+      options[i] = reasked[k].options;
+      texts[i] = second.texts[k];
+    });
+    return evalMetrics(prompts, first.texts, reask);
   }
 
   /** Held-out eval of one policy; emits one eval row. */
@@ -287,7 +353,7 @@ export class LabRun {
     variant: string,
     step: number,
   ): Promise<EvalMetrics> {
-    const m = evalMetrics(this.evalPrompts, await this.evalTexts(policy, this.evalPrompts));
+    const m = await this.heldOut(policy, this.evalPrompts, this.experiment.seed);
     this.sink.metrics([{ variant, step, time: this.elapsed(), kind: "eval", values: { ...m } }]);
     return m;
   }
@@ -312,8 +378,7 @@ export class LabRun {
     const perSeed = this.experiment.evalTemperature > 0 ? this.seeds : this.seeds.slice(0, 1);
     const bySeed = new Map<number, EvalMetrics>();
     for (const seed of perSeed) {
-      const texts = await this.evalTexts({ params: this.engine.ref }, this.evalPrompts, seed);
-      bySeed.set(seed, evalMetrics(this.evalPrompts, texts));
+      bySeed.set(seed, await this.heldOut({ params: this.engine.ref }, this.evalPrompts, seed));
     }
     const first = bySeed.get(perSeed[0]) as EvalMetrics;
     this.sink.metrics(
@@ -407,10 +472,7 @@ export class LabRun {
   async evalAll(): Promise<Record<string, EvalMetrics>> {
     const out: Record<string, EvalMetrics> = {};
     for (const v of this.variants) {
-      const m = evalMetrics(
-        this.evalPrompts,
-        await this.evalTexts(v.policy, this.evalPrompts, v.seed),
-      );
+      const m = await this.heldOut(v.policy, this.evalPrompts, v.seed);
       this.sink.metrics([
         this.rowFor(
           {
@@ -769,10 +831,7 @@ export class LabRun {
 
   /** Held-out eval of one fork copy; emits one eval row under the fork key. */
   private async evalFork(f: ForkRun, step: number): Promise<EvalMetrics> {
-    const m = evalMetrics(
-      this.evalPrompts,
-      await this.evalTexts(f.policy, this.evalPrompts, f.seed),
-    );
+    const m = await this.heldOut(f.policy, this.evalPrompts, f.seed);
     this.sink.metrics([
       this.rowFor(
         { variant: f.key, step, time: this.elapsed(), kind: "eval", values: { ...m } },

@@ -1,0 +1,69 @@
+/**
+ * OSCR at eval (ACRE eq. 2): on a multiple-choice run every held-out eval row
+ * carries OSCR in [0, 1], from a second pass that re-asks each question with
+ * its options shuffled and the first reasoning kept; the same seed gives the
+ * same value; an open-ended run has no second pass and reports 0. Small
+ * model, the shipped multiple-choice cold start, CPU WebGPU adapter.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { GpuContext } from "../../src/gpu/context";
+import { loadShippedCheckpoint, mnistFor, nodeContext } from "../../src/cli/node-run";
+import { parseExperiment } from "../../src/rl/experiment";
+import { inProcessScorer } from "../../src/rl/reward-client";
+import { LabRun, type RunSink } from "../../src/rl/runner";
+import type { MetricRow } from "../../src/rl/run-types";
+
+function sinkOf(rows: MetricRow[]): RunSink {
+  return {
+    metrics: (r) => void rows.push(...r),
+    samples: () => {},
+    marker: () => {},
+    log: () => {},
+  };
+}
+
+describe("OSCR at eval (small model, CPU WebGPU adapter)", () => {
+  let ctx: GpuContext;
+  beforeAll(async () => {
+    ctx = await nodeContext();
+  });
+  afterAll(() => ctx?.destroy());
+
+  it("is in [0, 1] on every multiple-choice eval row, the same for the same seed, 0 open-ended", async () => {
+    const exp = parseExperiment({
+      modelSize: "small",
+      variants: [{ name: "rlvr" }],
+      evalSize: 16,
+      task: { multipleChoice: true, hintRate: 0, traceSlipRate: 0 },
+    });
+    const ckpt = loadShippedCheckpoint(exp);
+    expect(ckpt, "the shipped multiple-choice cold start is missing").not.toBeNull();
+    const oscrOf = async () => {
+      const rows: MetricRow[] = [];
+      const run = new LabRun(ctx, exp, sinkOf(rows), inProcessScorer, mnistFor(exp), {
+        config: ckpt!.config,
+        params: ckpt!.params,
+      });
+      await run.evalStart();
+      const v = rows.find((r) => r.kind === "eval" && r.step === 0)!.values;
+      return v.oscr;
+    };
+    const a = await oscrOf();
+    expect(a).toBeGreaterThanOrEqual(0);
+    expect(a).toBeLessThanOrEqual(1);
+    // 16 prompts: a multiple of 1/16.
+    expect(Number.isInteger(a * 16)).toBe(true);
+    expect(await oscrOf()).toBe(a);
+
+    const open = parseExperiment({ modelSize: "small", variants: [{ name: "rlvr" }], evalSize: 8 });
+    const openCkpt = loadShippedCheckpoint(open);
+    expect(openCkpt).not.toBeNull();
+    const rows: MetricRow[] = [];
+    const run = new LabRun(ctx, open, sinkOf(rows), inProcessScorer, mnistFor(open), {
+      config: openCkpt!.config,
+      params: openCkpt!.params,
+    });
+    await run.evalStart();
+    expect(rows.find((r) => r.kind === "eval")!.values.oscr).toBe(0);
+  });
+});
