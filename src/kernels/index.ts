@@ -6,8 +6,9 @@
  * test/gpu/<family>/. Each launcher prepares ONE SpecCall at setup; run it
  * every step with ctx.run(call). Shapes are row-major.
  *
- *   matmul      forward (+ bias, + residual), dX, dW + bias sums; scalar, vec4, 16×8; decode
- *   attention   causal + PAD key mask, forward and two backward passes; KV cache and decode
+ *   matmul      forward (+ bias, + residual), dX, dW + bias sums; scalar, vec4, 16×8, tiled; decode
+ *   attention   causal + PAD key mask, forward and two backward passes (scalar, vec4,
+ *               tiled); KV cache and decode
  *   layernorm   forward, input and parameter gradients; decode
  *   gelu        forward, backward
  *   embed       patchify, embeddings forward and backward; decode
@@ -16,9 +17,11 @@
  *   advantages  group advantage estimators (src/kernels/advantages)
  *   sample      token sampling of the generator (src/kernels/sample)
  *   decode      row gather and step counter of the generator (src/kernels/decode)
- * No version uses workgroup memory: register blocking is what pays on CPU
- * adapters (docs/design.md). A workgroup-tiled matmul for discrete GPUs is not
- * written yet (no GPU was available to measure it against these).
+ * On CPU adapters the register-blocked versions run: there workgroup memory
+ * only adds barriers (docs/design.md, docs/benchmarks.md). The "tiled"
+ * matmul and attention stage their operands in workgroup memory for real
+ * GPUs, where "auto" picks them; they are checked like the others but not
+ * yet timed on a real GPU.
  */
 export * from "./matmul/launch";
 export * from "./attention/launch";
