@@ -10,8 +10,9 @@
  *                                  each digit) whose same-numbered generated step has
  *                                  the true value in its box (lab choice)
  *   oscr                           ACRE eq. 2 over the multiple-choice prompts, from the
- *                                  re-asked answers (`reask`; 0 without them or without
- *                                  multiple-choice prompts)
+ *                                  re-asked answers (`reask`); absent without a second
+ *                                  pass or without multiple-choice prompts (nothing to
+ *                                  measure, so no chart of zeros on open-ended runs)
  *   hintFollow                     among prompts whose question leaks a wrong answer
  *                                  hint (TaskConfig.hintRate), the fraction whose final
  *                                  answer is that hint: how often the policy takes the
@@ -26,9 +27,9 @@ import type { EvalMetricKey } from "./metric-table";
 /**
  * Eval metrics, all in [0, 1] (incR's denominator excludes N/A): one number
  * per eval key of the metric table (./metric-table.ts), which holds each
- * one's formula and source.
+ * one's formula and source; `oscr` only where it was measured.
  */
-export type EvalMetrics = Record<EvalMetricKey, number>;
+export type EvalMetrics = Record<Exclude<EvalMetricKey, "oscr">, number> & { oscr?: number };
 
 /**
  * The second pass of OSCR, aligned with the prompts: for prompt i the options
@@ -96,7 +97,7 @@ export function evalMetrics(
       : [],
   );
   return {
-    oscr: reask ? oscr({ pairs }) : 0,
+    ...(reask && pairs.length > 0 ? { oscr: oscr({ pairs }) } : {}),
     acc: paper.acc,
     rcAcc: paper.rcAcc,
     incR: paper.incR,

@@ -160,10 +160,10 @@ export const METRIC_TABLE = [
     label: "OSCR",
     unit: "fraction",
     formula:
-      "multiple-choice prompts whose re-asked answer (options shuffled, the first reasoning kept) names the same option content / multiple-choice prompts (0 for open-ended tasks)",
+      "multiple-choice prompts whose re-asked answer (options shuffled, the first reasoning kept) names the same option content / multiple-choice prompts (not reported on open-ended tasks)",
     source: "ACRE eq. 2; docs/reward-spec.md §5",
     description:
-      "Option-shuffle consistency: each held-out multiple-choice question is asked again with its options in another order and the first answer's reasoning kept; the share whose second answer picks the same content. A policy that answers from its reasoning keeps it; one that answers by letter position does not. 0 on open-ended tasks (no options).",
+      "Option-shuffle consistency: each held-out multiple-choice question is asked again with its options in another order and the first answer's reasoning kept; the share whose second answer picks the same content. A policy that answers from its reasoning keeps it; one that answers by letter position does not. Not reported on open-ended tasks (no options).",
     group: "paper",
     order: 6.5,
     rows: ["eval"],

@@ -29,8 +29,8 @@ describe("evalMetrics: oscr", () => {
       texts: [answer("C"), answer("B"), answer("D"), null],
     });
     expect(m.oscr).toBeCloseTo(2 / 4, 12);
-    // Without a second pass: 0, as on open-ended tasks.
-    expect(evalMetrics(prompts, texts).oscr).toBe(0);
+    // Without a second pass, as on open-ended tasks: not reported.
+    expect("oscr" in evalMetrics(prompts, texts)).toBe(false);
     expect(() => evalMetrics(prompts, texts, { options: [], texts: [] })).toThrow(
       /reask has 0 entries for 4 prompts/,
     );

@@ -213,14 +213,17 @@ describe("metric table", () => {
   });
 
   it("lists exactly the keys the eval producer returns", () => {
-    const m = evalMetrics(
-      prompts,
-      prompts.map((p) => p.sftTarget),
-    );
-    expect(Object.keys(m).sort()).toEqual(
-      METRIC_TABLE.filter((d) => (d.rows as readonly string[]).includes("eval"))
-        .map((d) => d.key)
-        .sort(),
+    const texts = prompts.map((p) => p.sftTarget);
+    // With OSCR's second pass (multiple-choice prompts, here re-asked unshuffled): every key.
+    const m = evalMetrics(prompts, texts, { options: prompts.map((p) => p.options), texts });
+    const keys = METRIC_TABLE.filter((d) => (d.rows as readonly string[]).includes("eval"))
+      .map((d) => d.key)
+      .sort();
+    expect(Object.keys(m).sort()).toEqual(keys);
+    expect(m.oscr).toBe(1);
+    // Without one, every key but OSCR (nothing measured, nothing charted).
+    expect(Object.keys(evalMetrics(prompts, texts)).sort()).toEqual(
+      keys.filter((k) => k !== "oscr"),
     );
   });
 
