@@ -80,6 +80,7 @@ export function makeBatch(
   return { images, tokens };
 }
 
+/** Times y [1024, 1024] = x [1024, 1024] · w [1024, 1024] with the training forward matmul ("auto" variant), ms. */
 export async function benchMatmul(env: BenchEnv, ctx: GpuContext): Promise<Timing> {
   const u = seededUniform(3);
   const x = ctx.createBufferFrom(
@@ -101,6 +102,7 @@ export async function benchMatmul(env: BenchEnv, ctx: GpuContext): Promise<Timin
   return t;
 }
 
+/** Times one Generator call: GEN.N sequences, GEN.promptLen prompt and GEN.maxNew new tokens, sampled at τ = 1, ms. */
 export async function benchGenerate(
   env: BenchEnv,
   ctx: GpuContext,
@@ -123,6 +125,11 @@ export async function benchGenerate(
   );
 }
 
+/**
+ * Times one SFT step (TrainGraph.sftStep + AdamW + the stats read-back) at
+ * `size` (B rows of textLen text tokens, the loss on every text token), ms;
+ * also returns each run's loss (nats), which both environments must agree on.
+ */
 export async function benchTrain(
   env: BenchEnv,
   ctx: GpuContext,

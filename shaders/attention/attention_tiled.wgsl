@@ -38,9 +38,23 @@ fn tileOf(w: u32) -> Tile {
   return Tile(w % nBlk, bh / p.NH, bh % p.NH);
 }
 
+// Stages rows r0 .. r0+KT−1 (zeros past T) of the qkv columns col .. col+HD−1
+// of sequence b into S1; the 64 invocations of the workgroup share the loads.
+fn stageQkv(b: u32, r0: u32, col: u32, lid: u32) {
+  for (var x = lid; x < KT * HD; x += RB) {
+    let r = r0 + x / HD;
+    S1[x] = select(0.0, qkv[rowOf(b, min(r, p.T - 1u), 3u * p.C, col, x % HD)], r < p.T);
+  }
+}
+
 //>>FWD
 fn keyOk(b: u32, j: u32) -> bool {
   return j < p.P || tokens[b * p.L + j - p.P] != p.padId;
+}
+
+// Stages whether keys j0 .. j0+KT−1 may be attended (in range, not a PAD text token).
+fn stageKeyOk(b: u32, j0: u32, lid: u32) {
+  if (lid < KT) { okS[lid] = select(0u, 1u, j0 + lid < p.T && keyOk(b, min(j0 + lid, p.T - 1u))); }
 }
 
 @compute @workgroup_size(WG)
@@ -60,11 +74,8 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid:
   let lastKey = min(p.T, blk * RB + RB); // keys 0 .. lastKey−1 serve this block
   var maxv = -3.0e38;
   for (var j0 = 0u; j0 < lastKey; j0 += KT) {
-    for (var x = lid; x < KT * HD; x += RB) {
-      let j = j0 + x / HD;
-      S1[x] = select(0.0, qkv[rowOf(b, min(j, p.T - 1u), C3, p.C + h * HD, x % HD)], j < p.T);
-    }
-    if (lid < KT) { okS[lid] = select(0u, 1u, j0 + lid < p.T && keyOk(b, min(j0 + lid, p.T - 1u))); }
+    stageQkv(b, j0, p.C + h * HD, lid);
+    stageKeyOk(b, j0, lid);
     workgroupBarrier();
     if (valid) {
       for (var jj = 0u; jj < KT; jj++) {
@@ -81,11 +92,8 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid:
   }
   var sum = 0.0;
   for (var j0 = 0u; j0 < lastKey; j0 += KT) {
-    for (var x = lid; x < KT * HD; x += RB) {
-      let j = j0 + x / HD;
-      S1[x] = select(0.0, qkv[rowOf(b, min(j, p.T - 1u), C3, 2u * p.C + h * HD, x % HD)], j < p.T);
-    }
-    if (lid < KT) { okS[lid] = select(0u, 1u, j0 + lid < p.T && keyOk(b, min(j0 + lid, p.T - 1u))); }
+    stageQkv(b, j0, 2u * p.C + h * HD, lid);
+    stageKeyOk(b, j0, lid);
     workgroupBarrier();
     if (valid) {
       for (var jj = 0u; jj < KT; jj++) {
@@ -127,10 +135,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid:
   let lastKey = min(p.T, blk * RB + RB);
   var dot_ = 0.0;
   for (var j0 = 0u; j0 < lastKey; j0 += KT) {
-    for (var x = lid; x < KT * HD; x += RB) {
-      let j = j0 + x / HD;
-      S1[x] = select(0.0, qkv[rowOf(b, min(j, p.T - 1u), C3, 2u * p.C + h * HD, x % HD)], j < p.T);
-    }
+    stageQkv(b, j0, 2u * p.C + h * HD, lid);
     workgroupBarrier();
     if (valid) {
       for (var jj = 0u; jj < KT; jj++) {
@@ -146,10 +151,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid:
     workgroupBarrier();
   }
   for (var j0 = 0u; j0 < lastKey; j0 += KT) {
-    for (var x = lid; x < KT * HD; x += RB) {
-      let j = j0 + x / HD;
-      S1[x] = select(0.0, qkv[rowOf(b, min(j, p.T - 1u), C3, p.C + h * HD, x % HD)], j < p.T);
-    }
+    stageQkv(b, j0, p.C + h * HD, lid);
     workgroupBarrier();
     if (valid) {
       for (var jj = 0u; jj < KT; jj++) {
@@ -183,11 +185,10 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid:
   for (var e = 0u; e < HD; e++) { sk[e] = 0.0; sv[e] = 0.0; }
   // Queries i ≥ j: from the block's first key row to the end.
   for (var i0 = blk * RB; i0 < p.T; i0 += KT) {
+    stageQkv(b, i0, h * HD, lid);
     for (var x = lid; x < KT * HD; x += RB) {
       let i = i0 + x / HD;
-      let ic = min(i, p.T - 1u);
-      S1[x] = select(0.0, qkv[rowOf(b, ic, C3, h * HD, x % HD)], i < p.T);
-      S2[x] = select(0.0, dout[rowOf(b, ic, p.C, h * HD, x % HD)], i < p.T);
+      S2[x] = select(0.0, dout[rowOf(b, min(i, p.T - 1u), p.C, h * HD, x % HD)], i < p.T);
     }
     workgroupBarrier();
     if (valid) {
