@@ -28,7 +28,9 @@ import { readFileSync } from "node:fs";
 import { loadCheckpoint, saveCheckpoint, type Checkpoint } from "../model/checkpoint";
 import { givenFlags, parseExperimentFlags } from "./flag-errors";
 import { checkInputFile, checkOutputFile, finishCli, writeFileAtomic } from "./out-files";
-import { LabRun } from "../rl/runner";
+import { LabRun, taskGeneratorFor } from "../rl/runner";
+import { runModel } from "../rl/lab-model";
+import { extendPositions } from "../model/resize";
 import { inProcessScorer } from "../rl/reward-client";
 import { VOCAB } from "../tasks/tokenizer";
 import { checkpointFile, consoleSink, mnistFor, nodeContext, parseFlags } from "./node-run";
@@ -104,6 +106,13 @@ async function main(): Promise<void> {
   }
   const sink = consoleSink(undefined, Boolean(flags.quiet));
   if (resume?.warning) sink.log(`--resume: ${resume.warning}`);
+  let start = resume ? { config: resume.config, params: resume.params } : null;
+  const model = runModel(exp.modelSize, taskGeneratorFor(exp, mnistFor(exp)), exp.evalSize).config;
+  if (start && start.config.maxSeqLen < model.maxSeqLen) {
+    // A longer answer form (more response positions) than the checkpoint was trained on.
+    start = { config: model, params: extendPositions(start.params, start.config, model) };
+    sink.log(`--resume: position table extended from ${resume!.config.maxSeqLen} to ${model.maxSeqLen}`);
+  }
   const ctx = await nodeContext();
   sink.log(`adapter: ${ctx.adapter.description}`);
   const run = new LabRun(
@@ -112,7 +121,7 @@ async function main(): Promise<void> {
     sink,
     inProcessScorer,
     mnistFor(exp),
-    resume ? { config: resume.config, params: resume.params } : null,
+    start,
   );
   const before = resume ? Number(resume.meta?.step ?? 0) : 0;
   sink.log(

@@ -59,11 +59,28 @@ export function step(expr: string, value: number): ReferenceStep {
 
 /**
  * The normalized response of docs/reward-spec.md §0:
- * `<think> Step 1: … Step 2: … </think> \boxed{final}`.
+ * `<think> Step 1: … Step 2: … </think> \boxed{final}` (open-ended), or with
+ * `options`, `<think> … </think> 7 is \boxed{C}`: before the final box the
+ * answer names the content of the option it boxes. Lab choice: the lookup
+ * "which letter holds 7" then takes a copy of the value one token back and a
+ * match against the prompt's `C: 7`, two attention steps the small model
+ * learns; a bare box after `</think>` needed three and stayed at chance. The
+ * line sits after `</think>`, so the trace's conclusion (its last step) and
+ * every step metric are unchanged, and ACRE's second pass, which keeps the
+ * trace up to `</think>`, redoes the lookup against the shuffled options.
+ * @throws Error when `options` is given and has no option `final`.
  */
-export function formatResponse(steps: readonly ReferenceStep[], final: string): string {
+export function formatResponse(
+  steps: readonly ReferenceStep[],
+  final: string,
+  options?: Readonly<Record<string, string>> | null,
+): string {
   const body = steps.map((s, i) => `Step ${i + 1}: ${s.text}`).join(" ");
-  return `<think> ${body} </think> ${boxed(final)}`;
+  if (!options) return `<think> ${body} </think> ${boxed(final)}`;
+  const content = options[final];
+  if (content === undefined)
+    throw new Error(`formatResponse: final answer ${final} is not an option letter`);
+  return `<think> ${body} </think> ${content} is ${boxed(final)}`;
 }
 
 /** Renders options as `A: 7 B: 9 C: 6 D: 8` (letters in order). */
@@ -185,7 +202,7 @@ export function assemblePrompt(
     options,
     answer: { letter, content },
     referenceSteps: spec.steps,
-    sftTarget: formatResponse(steps, finalBox),
+    sftTarget: formatResponse(steps, finalBox, options),
     meta: slips ? { ...withHint, traceSlip: true } : withHint,
   };
 }

@@ -214,7 +214,7 @@ export function reaskWithShuffledOptions<P extends TaskPrompt>(prompt: P, rng: R
     ...prompt,
     options,
     answer: { letter, content: prompt.answer.content },
-    sftTarget: formatResponse(prompt.referenceSteps, letter ?? prompt.answer.content),
+    sftTarget: formatResponse(prompt.referenceSteps, letter ?? prompt.answer.content, options),
   } as P;
   return { prompt: reasked, options, toNew, toOriginal };
 }

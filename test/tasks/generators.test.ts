@@ -32,7 +32,7 @@ function checkPrompt(p: LabTaskPrompt, cfg: Partial<TaskConfig>): void {
   } else {
     expect([p.height, p.width, p.channels]).toEqual([cfg.imageSize ?? 28, cfg.imageSize ?? 28, 3]);
   }
-  const { stepValues, final } = checkNormalizedFormat(p.sftTarget);
+  const { stepValues, final, named } = checkNormalizedFormat(p.sftTarget);
   expect(stepValues).toEqual(p.referenceSteps.map((s) => s.value));
   expect(
     p.referenceSteps.map((s) => s.text).every((t) => /^[^{}]* = \\boxed\{-?\d+\}$/.test(t)),
@@ -44,12 +44,15 @@ function checkPrompt(p: LabTaskPrompt, cfg: Partial<TaskConfig>): void {
     expect(p.options).toBeNull();
     expect(p.answer.letter).toBeNull();
     expect(final).toBe(p.answer.content);
+    expect(named).toBeNull();
   } else {
     const letters = "ABCDE".slice(0, cfg.numOptions ?? 4).split("");
     expect(Object.keys(p.options!).sort()).toEqual(letters);
     expect(new Set(Object.values(p.options!)).size).toBe(letters.length);
     expect(p.options![p.answer.letter!]).toBe(p.answer.content);
     expect(final).toBe(p.answer.letter);
+    // The answer names the content of the option it boxes (the letter lookup the model learns).
+    expect(named).toBe(p.options![final]);
   }
 }
 
@@ -314,7 +317,9 @@ describe("task generators", () => {
       expect(r.prompt.options![r.prompt.answer.letter!]).toBe(p.answer.content);
       expect(r.prompt.answer.content).toBe(p.answer.content);
       expect(r.prompt.image).toBe(p.image);
-      expect(checkNormalizedFormat(r.prompt.sftTarget).final).toBe(r.prompt.answer.letter);
+      const target = checkNormalizedFormat(r.prompt.sftTarget);
+      expect(target.final).toBe(r.prompt.answer.letter);
+      expect(target.named).toBe(p.answer.content);
     }
     const open = gen({ family: "bars", multipleChoice: false }).sampleBatch(1, new Rng(1))[0];
     expect(() => reaskWithShuffledOptions(open, rng)).toThrow(/open-ended/);

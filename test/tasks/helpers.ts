@@ -57,12 +57,17 @@ export const configArb: fc.Arbitrary<Partial<TaskConfig>> = fc
  * per step, one final \boxed{} after </think>. Returns the step values and the
  * final box, or throws describing the violation.
  */
-export function checkNormalizedFormat(text: string): { stepValues: string[]; final: string } {
+export function checkNormalizedFormat(text: string): {
+  stepValues: string[];
+  final: string;
+  /** The option content the answer names before its box (multiple choice), else null. */
+  named: string | null;
+} {
   const count = (s: string) => text.split(s).length - 1;
   if (count("<think>") !== 1 || count("</think>") !== 1)
     throw new Error(`not exactly one think block: ${text}`);
-  const m = /^<think> (.*) <\/think> \\boxed\{([^{}]+)\}$/.exec(text);
-  if (!m) throw new Error(`not <think> … </think> \\boxed{…}: ${text}`);
+  const m = /^<think> (.*) <\/think> (?:(-?\d+) is )?\\boxed\{([^{}]+)\}$/.exec(text);
+  if (!m) throw new Error(`not <think> … </think> [v is ]\\boxed{…}: ${text}`);
   const body = m[1];
   const markers = [...body.matchAll(/Step (\d+):/g)];
   if (markers.length === 0 || markers[0].index !== 0)
@@ -78,7 +83,7 @@ export function checkNormalizedFormat(text: string): { stepValues: string[]; fin
     if (boxes.length !== 1) throw new Error(`step ${i + 1} has ${boxes.length} boxes: ${stepText}`);
     stepValues.push(boxes[0][1]);
   });
-  return { stepValues, final: m[2] };
+  return { stepValues, final: m[3], named: m[2] ?? null };
 }
 
 /** Bytes of a Float32Array (for exact image comparisons). */
