@@ -39,6 +39,8 @@ export interface GpuStats {
   bindGroupsCreated: number;
   dispatches: number;
   submits: number;
+  /** Copies read back to the CPU (readBytes calls). */
+  readbacks: number;
 }
 
 /** Rounds a byte size up to WebGPU's 4-byte (and our 16-byte) granularity. */
@@ -57,6 +59,7 @@ export class GpuContext {
     bindGroupsCreated: 0,
     dispatches: 0,
     submits: 0,
+    readbacks: 0,
   };
   private kernels = new Map<string, Kernel>();
   private staging = new Map<number, GPUBuffer[]>();
@@ -294,6 +297,7 @@ export class GpuContext {
     const size = roundUp(bytes ?? buffer.size - offset, 4);
     const stagingSize = roundUp(size, 256);
     const staging = this.takeStaging(stagingSize);
+    this.stats.readbacks++;
     this.copy(buffer, offset, staging, 0, size);
     this.flush();
     try {

@@ -10,6 +10,7 @@ import {
   JudgeSchema,
   VARIANT_NAMES,
   variantEntry,
+  needsOptions,
   type JudgeConfig,
   type VariantName,
   type WeightValue,
@@ -101,6 +102,8 @@ const MAX_SFT_BATCH = 512;
 const MAX_STEPS = 100_000;
 /** top-k at most: at or above the vocabulary size (196) it keeps every token, as 0 does. */
 const MAX_TOP_K = 256;
+/** Variants side by side in one experiment (the page draws up to six; lab choice). */
+export const MAX_VARIANTS = 6;
 /** Gradient-norm clip at most: far above any gradient norm of the lab's models. */
 const MAX_GRAD_CLIP = 1000;
 
@@ -265,7 +268,7 @@ export const ExperimentSchema = z.object({
   variants: z
     .array(VariantSchema)
     .min(1)
-    .max(4)
+    .max(MAX_VARIANTS, atMost(MAX_VARIANTS, "MAX_VARIANTS", "variants side by side"))
     .default([VariantSchema.parse({ name: "rlvr" }), VariantSchema.parse({ name: "grr" })]),
   algorithm: AlgorithmSchema.superRefine(checkRolloutsPerStep).default(AlgorithmSchema.parse({})),
   /** SFT steps when cold-start SFT runs from scratch. */
@@ -317,6 +320,12 @@ export function parseExperiment(input: unknown): Experiment {
   const names = r.data.variants.map((v) => v.name);
   const dup = names.find((n, i) => names.indexOf(n) !== i);
   if (dup) throw new Error(`Invalid experiment config: variants: '${dup}' appears twice`);
+  // ACRE's re-ask shuffles options: it needs the multiple-choice form of the task.
+  const reasks = names.find(needsOptions);
+  if (reasks && !r.data.task.multipleChoice)
+    throw new Error(
+      `Invalid experiment config: variants: '${reasks}' re-asks with the options shuffled and needs a multiple-choice task (task.multipleChoice, --multiple-choice)`,
+    );
   return r.data;
 }
 

@@ -406,6 +406,18 @@ export const METRIC_TABLE = [
     rows: ["train"],
   },
   {
+    key: "passes_ms",
+    label: "Extra-pass time",
+    unit: "ms",
+    formula: "wall-clock time of one phase of this variant's step",
+    source: "lab metric",
+    description:
+      "Wall-clock milliseconds spent on the variant's extra generation passes: SCS's truncated continuations under perturbed images, ACRE's option-shuffled re-ask (0 for the others).",
+    group: "cost",
+    order: 43.5,
+    rows: ["train"],
+  },
+  {
     key: "reward_ms",
     label: "Reward time",
     unit: "ms",

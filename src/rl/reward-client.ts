@@ -8,7 +8,7 @@
 import { mulberry32, type GroupScore } from "../rewards/index";
 import type { TaskPrompt } from "../tasks/types";
 import type { VariantConfig } from "./experiment";
-import { variantEntry } from "./variant-table";
+import { variantEntry, type GroupPasses } from "./variant-table";
 
 /** A prompt as the reward side sees it: everything but the image. */
 export type ScoringPrompt = Omit<TaskPrompt, "image">;
@@ -21,6 +21,8 @@ export interface ScoreRequest {
   texts: string[][];
   /** Seed of the judges' noise for this batch (same seed, same rewards). */
   seed: number;
+  /** passes[g] = what the variant's generation passes produced for group g (absent: none ran). */
+  passes?: GroupPasses[];
 }
 
 /** Scores of a batch, one GroupScore per prompt. */
@@ -53,6 +55,10 @@ export function scoreBatch(req: ScoreRequest): ScoreResponse {
       `scoreBatch: ${req.prompts.length} prompts but ${req.texts.length} groups of texts`,
     );
   }
+  if (req.passes !== undefined && req.passes.length !== req.prompts.length)
+    throw new Error(
+      `scoreBatch: ${req.prompts.length} prompts but ${req.passes.length} groups of pass results`,
+    );
   const rng = mulberry32(req.seed >>> 0);
   const v = req.variant;
   const entry = variantEntry(v.name);
@@ -64,6 +70,7 @@ export function scoreBatch(req: ScoreRequest): ScoreResponse {
       weights: v.weights,
       judge: v.judge,
       rng,
+      passes: req.passes?.[g] ?? {},
     }),
   );
   return { groups };

@@ -8,7 +8,7 @@
  * The same prompts are used by every variant at a step, so curves compare
  * step for step.
  */
-import { judgeConsistency, type GroupScore } from "../rewards/index";
+import { judgeConsistency, parseTrace, type GroupScore } from "../rewards/index";
 import { decodeResponse } from "../tasks/tokenizer";
 import type { TaskPrompt } from "../tasks/types";
 import type { GroupView, MetricValues } from "./run-types";
@@ -19,7 +19,9 @@ import { foldKlIntoRewards } from "./advantages";
 import { estimatorEntry } from "./estimator-table";
 import { evalMetrics } from "./eval-metrics";
 import { COMPONENT_PREFIX, type TrainMetricKey } from "./metric-table";
-import { variantEntry } from "./variant-table";
+import { variantEntry, type GroupPasses, type VariantEntry } from "./variant-table";
+import { optionShuffleReask, truncatedContinuations } from "./passes";
+import type { GenerateResult } from "../model/generate";
 import { imageTensor, joinPromptResponse, promptTensor, row, type TextBatch } from "./sequences";
 
 /** Inputs of one step. */
@@ -88,6 +90,46 @@ async function rolloutKlSums(
   });
 }
 
+/**
+ * Runs the generation passes of `entry` (in table order; each adds its part
+ * of every group's GroupPasses), or returns undefined when it has none.
+ * The pass weights are the variant's, parsed by its schema.
+ */
+async function runPasses(
+  entry: VariantEntry,
+  variant: VariantConfig,
+  args: RlStepArgs,
+  gen: GenerateResult,
+): Promise<GroupPasses[] | undefined> {
+  if (entry.passes.length === 0) return undefined;
+  const { engine, policy, prompts, algorithm: alg } = args;
+  const G = alg.groupSize;
+  const weights = entry.weights.parse(variant.weights);
+  const sampling = { alg, seed: args.seed };
+  const out: GroupPasses[] = prompts.map(() => ({}));
+  for (const pass of entry.passes) {
+    const part =
+      pass === "truncated-continuations"
+        ? await truncatedContinuations(
+            engine,
+            policy,
+            prompts,
+            G,
+            gen,
+            {
+              k: Number(weights.k),
+              m: Number(weights.m),
+              sigmaMin: Number(weights.sigmaMin),
+              sigmaMax: Number(weights.sigmaMax),
+            },
+            sampling,
+          )
+        : await optionShuffleReask(engine, policy, prompts, G, gen, sampling);
+    part.groups.forEach((g, i) => Object.assign(out[i], g));
+  }
+  return out;
+}
+
 /** Runs one RL step. @throws Error on a diverged loss (parameters untouched) or a reward-side failure. */
 export async function rlStep(args: RlStepArgs): Promise<RlStepResult> {
   const { engine, policy, variant, algorithm: alg, prompts, scorer } = args;
@@ -97,11 +139,7 @@ export async function rlStep(args: RlStepArgs): Promise<RlStepResult> {
   const { promptLen, maxNew } = engine.shape;
   const estimator = variant.estimator ?? alg.estimator;
   const beta = variant.beta ?? alg.beta;
-  const passes = variantEntry(variant.name).passes;
-  if (passes.length > 0)
-    throw new Error(
-      `rlStep: variant '${variant.name}' needs generation passes the RL step does not run yet (${passes.join(", ")})`,
-    );
+  const entry = variantEntry(variant.name);
 
   // ---- 1 rollouts: G samples of every prompt, in group order ----
   const images = imageTensor(prompts, G);
@@ -126,12 +164,17 @@ export async function rlStep(args: RlStepArgs): Promise<RlStepResult> {
   const batch = joinPromptResponse(promptIds, gen.tokens, engine.shape);
   const t1 = performance.now();
 
+  // ---- 1b the variant's extra generation passes (SCS continuations, ACRE re-ask) ----
+  const passes = await runPasses(entry, variant, args, gen);
+  const t1b = performance.now();
+
   // ---- 2 rewards (reward worker in the browser) ----
   const scored = await scorer.score({
     variant,
     prompts: prompts.map(scoringPrompt),
     texts,
     seed: args.seed,
+    passes,
   });
   const groups: GroupScore[] = scored.groups;
   const rawRewards = groups.flatMap((g) => g.rollouts.map((r) => (r.unscorable ? NaN : r.total)));
@@ -190,7 +233,8 @@ export async function rlStep(args: RlStepArgs): Promise<RlStepResult> {
     judge_failures: groups.reduce((a, g) => a + g.judgeFailures, 0),
     step_time_ms: stepMs,
     generate_ms: t1 - t0,
-    reward_ms: t2 - t1,
+    passes_ms: t1b - t1,
+    reward_ms: t2 - t1b,
     advantages_ms: t3 - t2,
     update_ms: t4 - t3,
     dispatches: engine.ctx.stats.dispatches - stats0.dispatches,
@@ -223,6 +267,8 @@ export async function rlStep(args: RlStepArgs): Promise<RlStepResult> {
       texts[0],
       groups[0],
       advantages.subarray(0, G),
+      passes?.[0],
+      Array.from({ length: G }, (_, k) => row(gen.tokens, k, maxNew)),
     ),
   };
 }
@@ -235,7 +281,29 @@ function groupView(
   texts: readonly string[],
   group: GroupScore,
   advantages: ArrayLike<number>,
+  passes: GroupPasses | undefined,
+  responseIds: readonly Int32Array[],
 ): GroupView {
+  const answerOf = (t: string | null) => {
+    if (t === null) return null;
+    const p = parseTrace({ text: t });
+    return p.answerTruncated ? null : p.finalAnswer;
+  };
+  const scsOf = (i: number) =>
+    passes?.continuations && passes.keptTokens
+      ? {
+          keptTokens: passes.keptTokens[i],
+          keptText: decodeResponse(responseIds[i].subarray(0, passes.keptTokens[i])),
+          continuations: passes.continuations[i].map((t, c) => ({
+            answer: answerOf(t),
+            sigma: passes.sigmas?.[i][c] ?? 0,
+          })),
+        }
+      : undefined;
+  const reaskOf = (i: number) =>
+    passes?.reask
+      ? { options: passes.reask.options[i], answer: answerOf(passes.reask.texts[i]) }
+      : undefined;
   const rankOf = new Map<number, number>();
   group.tiers?.forEach((tier, m) => {
     for (const i of tier) rankOf.set(i, m + 1);
@@ -264,6 +332,8 @@ function groupView(
       rank: rankOf.get(i) ?? null,
       advantage: advantages[i],
       unscorable: group.rollouts[i].unscorable,
+      scs: scsOf(i),
+      reask: reaskOf(i),
     })),
     judgeReply: group.judgeOutputs?.[0],
   };

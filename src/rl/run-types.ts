@@ -36,6 +36,20 @@ interface RolloutView {
   rank?: number | null;
   advantage: number;
   unscorable?: boolean;
+  /**
+   * SCS: where the rollout was cut (response tokens kept, and their text) and
+   * each continuation's final answer (null: none parsed) and image-noise σ.
+   */
+  scs?: {
+    keptTokens: number;
+    keptText: string;
+    continuations: { answer: string | null; sigma: number }[];
+  };
+  /**
+   * ACRE: the options of the second ask, and the answer given after the kept
+   * trace (null: no `</think>` in the rollout, or no answer parsed).
+   */
+  reask?: { options: Record<string, string>; answer: string | null };
 }
 
 /** A group of rollouts for one prompt, kept per step (history). */

@@ -22,6 +22,10 @@ import {
   scorePointwiseGR,
   scoreRLVR,
   scoreStructReward,
+  scoreSCS,
+  scoreACRE,
+  SCS_NOISE_RANGE,
+  ACRE_DEFAULT_ALPHAS,
   STRUCT_DEFAULT_WEIGHTS,
   type GroupScore,
   type Rng,
@@ -38,7 +42,26 @@ export type JudgeKind = "none" | "pointwise" | "groupwise";
  * with the options shuffled (ACRE §3). The RL step refuses a variant whose
  * passes it does not run.
  */
-type GenerationPass = "truncated-continuations" | "option-shuffle-reask";
+export type GenerationPass = "truncated-continuations" | "option-shuffle-reask";
+
+/**
+ * What the generation passes produced for one group (src/rl/passes.ts), one
+ * entry per rollout of the group; absent for a variant without passes.
+ */
+export interface GroupPasses {
+  /** SCS: the m continuation texts of each rollout (kept prefix + continuation). */
+  continuations?: string[][];
+  /** SCS: response tokens each rollout kept before resampling, floor(k·L). */
+  keptTokens?: number[];
+  /** SCS: the noise level σ of each continuation of each rollout. */
+  sigmas?: number[][];
+  /**
+   * ACRE: each rollout's second response (its trace up to `</think>`, then
+   * the answer asked with the shuffled options), null when the rollout had no
+   * `</think>`; and the options of that second ask.
+   */
+  reask?: { texts: (string | null)[]; options: Record<string, string>[] };
+}
 
 /** A weight's value: a number (a slider) or one of a few named choices. */
 export type WeightValue = number | string;
@@ -128,6 +151,8 @@ interface VariantScoreArgs<W> {
   judge: JudgeConfig;
   /** Seeded randomness of the judge's noise, shared by the groups of a batch. */
   rng: Rng;
+  /** The group's generation-pass results (the entry's `passes`); {} when it has none. */
+  passes: GroupPasses;
 }
 
 /** Where a variant's formula comes from. */
@@ -368,6 +393,194 @@ export const VARIANT_TABLE = [
     beta: 1e-3,
     score: ({ prompt, texts, weights }) => scoreStructReward(prompt, texts, { weights }),
   }),
+  defineVariant({
+    name: "scs",
+    label: "SCS",
+    color: "#8e44ad",
+    formula: [
+      "R = r_fmt + r_acc + r_con",
+      "r_con = c·(m − |𝒜|)/m, 𝒜 = answers of m continuations",
+      "each from the first ⌊k·L⌋ tokens, image + N(0, σ²), σ ~ U(σ_min, σ_max)",
+    ],
+    source: {
+      paper: "“Self-Consistency Sampling” (SCS)",
+      where:
+        "SCS §3, Alg. 1 and eq. 9 (perturbation); Tab. 6 (RLOO: k 0.8, m 4); docs/reward-spec.md §4",
+    },
+    blurb:
+      "Cuts each rollout short, adds noise to the image and lets the policy finish it m times: a trace whose continuations agree on one answer is paid more, a lucky guess less.",
+    weights: z
+      .strictObject({
+        c: z.number().min(0).max(10).default(1),
+        form: z.enum(["paper", "released"]).default("paper"),
+        k: z.number().min(0).max(1).default(0.8),
+        m: z.number().int().min(1).max(16).default(4),
+        sigmaMin: z.number().min(0).max(1).default(SCS_NOISE_RANGE.min),
+        sigmaMax: z.number().min(0).max(1).default(SCS_NOISE_RANGE.max),
+      })
+      .refine((w) => w.sigmaMin <= w.sigmaMax, {
+        message: "sigmaMin must be <= sigmaMax",
+        path: ["sigmaMin"],
+      }),
+    weightInfo: {
+      c: {
+        kind: "number",
+        label: "c (consistency weight)",
+        short: "c",
+        tip: "Scale of r_con. The paper does not give it; 1 is the lab's choice.",
+        paper: 1,
+        sliderMax: 3,
+      },
+      form: {
+        kind: "choice",
+        label: "SCS form",
+        short: "form",
+        tip: "The paper's r_con, or the authors' released code (0.3·(5 − |𝒜|), half-weight format, first capital letter as the answer).",
+        paper: "paper",
+        options: [
+          { value: "paper", label: "paper: c·(m − |𝒜|)/m", formula: "r_fmt + r_acc + c·(m − |𝒜|)/m" },
+          {
+            value: "released",
+            label: "released code: 0.3·(5 − |𝒜|)",
+            formula: "0.5·r_fmt + r_acc + 0.3·(5 − |𝒜|)",
+          },
+        ],
+      },
+      k: {
+        kind: "number",
+        label: "k (truncation ratio)",
+        short: "k",
+        tip: "Share of each rollout's response tokens kept before resampling. Paper 0.8 with RLOO (0.4 with GRPO).",
+        paper: 0.8,
+        sliderMax: 1,
+      },
+      m: {
+        kind: "number",
+        label: "m (continuations)",
+        short: "m",
+        tip: "Continuations sampled from each kept prefix, in one batched pass. Paper 4 with RLOO.",
+        paper: 4,
+        sliderMax: 8,
+      },
+      sigmaMin: {
+        kind: "number",
+        label: "σ_min (image noise)",
+        short: "σ_min",
+        tip: "Lower end of the per-continuation pixel-noise level (pixels in [0, 1]). Released code: 0.01.",
+        paper: SCS_NOISE_RANGE.min,
+        sliderMax: 1,
+      },
+      sigmaMax: {
+        kind: "number",
+        label: "σ_max (image noise)",
+        short: "σ_max",
+        tip: "Upper end of the per-continuation pixel-noise level. Released code: 0.40.",
+        paper: SCS_NOISE_RANGE.max,
+        sliderMax: 1,
+      },
+    },
+    judge: "none",
+    passes: ["truncated-continuations"],
+    // SCS's headline result is with RLOO (SCS Tab. 1, Tab. 6).
+    estimator: "rloo",
+    score: ({ prompt, texts, weights, passes }) => {
+      if (!passes.continuations)
+        throw new Error("scs: the truncated-continuations pass gave no continuations");
+      return scoreSCS(prompt, texts, passes.continuations, { c: weights.c, form: weights.form });
+    },
+  }),
+  defineVariant({
+    name: "acre",
+    label: "ACRE",
+    color: "#c0392b",
+    formula: [
+      "R = r_acc + r_fmt + r_c + r_len",
+      "r_c = α1 agree & right, α2 one right, α3 agree & wrong, else 0",
+      "2nd answer: options shuffled, same trace; compared by option content",
+    ],
+    source: {
+      paper: "“Answer-Consistent Reinforcement Learning” (ACRE)",
+      where: "ACRE §3, eq. 3 (r_c), eq. 7 (length reward), GRPO; docs/reward-spec.md §5",
+    },
+    blurb:
+      "Asks the question again with the options shuffled and the same reasoning: an answer that follows the reasoning, not the letter position, picks the same content both times.",
+    weights: z
+      .strictObject({
+        alpha1: z.number().min(0).max(10).default(ACRE_DEFAULT_ALPHAS[0]),
+        alpha2: z.number().min(0).max(10).default(ACRE_DEFAULT_ALPHAS[1]),
+        alpha3: z.number().min(0).max(10).default(ACRE_DEFAULT_ALPHAS[2]),
+        omega: z.number().min(0).max(10).default(0.2),
+        lMin: z.number().int().min(0).max(1000).default(20),
+        lMax: z.number().int().min(0).max(1000).default(32),
+      })
+      .refine((w) => w.lMin <= w.lMax, { message: "lMin must be <= lMax", path: ["lMin"] }),
+    weightInfo: {
+      alpha1: {
+        kind: "number",
+        label: "α1 (agree, right)",
+        short: "α1",
+        tip: "r_c when both answers agree and are right. Paper 1.",
+        paper: 1,
+        sliderMax: 2,
+      },
+      alpha2: {
+        kind: "number",
+        label: "α2 (one right)",
+        short: "α2",
+        tip: "r_c when the answers disagree and exactly one is right. Paper 0.9 (ablation 1, .9, .8, .7).",
+        paper: 0.9,
+        sliderMax: 2,
+      },
+      alpha3: {
+        kind: "number",
+        label: "α3 (agree, wrong)",
+        short: "α3",
+        tip: "r_c when both answers agree and are wrong. Paper 0.3 (ablation 0, .3, .5).",
+        paper: 0.3,
+        sliderMax: 2,
+      },
+      omega: {
+        kind: "number",
+        label: "ω (length reward)",
+        short: "ω",
+        tip: "Paid to a right answer whose response is l_min–l_max words long (ACRE eq. 7). Paper 0.2.",
+        paper: 0.2,
+        sliderMax: 1,
+      },
+      lMin: {
+        kind: "number",
+        label: "l_min (words)",
+        short: "l_min",
+        tip: "Shortest response the length reward pays. Paper 320 tokens; the lab's full trace is 24 words, so 20 (lab choice).",
+        paper: 20,
+        sliderMax: 64,
+      },
+      lMax: {
+        kind: "number",
+        label: "l_max (words)",
+        short: "l_max",
+        tip: "Longest response the length reward pays. Paper 512 tokens; 32 words here (lab choice).",
+        paper: 32,
+        sliderMax: 64,
+      },
+    },
+    judge: "none",
+    passes: ["option-shuffle-reask"],
+    // ACRE is trained with GRPO (ACRE §3).
+    estimator: "grpo",
+    score: ({ prompt, texts, weights, passes }) => {
+      if (!passes.reask) throw new Error("acre: the option-shuffle-reask pass gave no answers");
+      return scoreACRE(
+        prompt,
+        texts,
+        { texts: passes.reask.texts.map((t) => t ?? ""), options: passes.reask.options },
+        {
+          alphas: [weights.alpha1, weights.alpha2, weights.alpha3],
+          length: { omega: weights.omega, lMin: weights.lMin, lMax: weights.lMax },
+        },
+      );
+    },
+  }),
 ] as const;
 
 /** Name of a variant ("grr"): an entry of VARIANT_TABLE. */
@@ -392,4 +605,9 @@ export function variantEntry(name: string): VariantEntry<VariantName> {
   const e = VARIANT_TABLE.find((v) => v.name === name);
   if (!e) throw new Error(`unknown variant '${name}'; known: ${VARIANT_NAMES.join(", ")}`);
   return e;
+}
+
+/** Whether variant `name` re-asks with the options shuffled, so it needs a multiple-choice task (ACRE). */
+export function needsOptions(name: string): boolean {
+  return variantEntry(name).passes.includes("option-shuffle-reask");
 }

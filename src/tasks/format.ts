@@ -62,9 +62,8 @@ export function step(expr: string, value: number): ReferenceStep {
  * `<think> Step 1: … Step 2: … </think> \boxed{final}` (open-ended), or with
  * `options`, `<think> … </think> 7 is \boxed{C}`: before the final box the
  * answer names the content of the option it boxes. Lab choice: the lookup
- * "which letter holds 7" then takes a copy of the value one token back and a
- * match against the prompt's `C: 7`, two attention steps the small model
- * learns; a bare box after `</think>` needed three and stayed at chance. The
+ * "which letter holds 7" then matches the prompt's `7 is C` (renderOptions);
+ * a bare box after `</think>` left the small model at chance. The
  * line sits after `</think>`, so the trace's conclusion (its last step) and
  * every step metric are unchanged, and ACRE's second pass, which keeps the
  * trace up to `</think>`, redoes the lookup against the shuffled options.
@@ -83,11 +82,17 @@ export function formatResponse(
   return `<think> ${body} </think> ${content} is ${boxed(final)}`;
 }
 
-/** Renders options as `A: 7 B: 9 C: 6 D: 8` (letters in order). */
+/**
+ * Renders options as `7 is A 9 is B 6 is C 8 is D` (letters in order, each
+ * content before its letter). Lab choice: the answer's `7 is \boxed{C}` then
+ * has the same two tokens before its letter as the option it picks, so one
+ * attention head that looks two tokens back serves both sides and a second
+ * matches them and copies the letter (the pattern of an induction head).
+ */
 export function renderOptions(options: Record<string, string>): string {
   return Object.keys(options)
     .sort()
-    .map((l) => `${l}: ${options[l]}`)
+    .map((l) => `${options[l]} is ${l}`)
     .join(" ");
 }
 

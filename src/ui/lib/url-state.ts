@@ -18,6 +18,7 @@
 import { FORBIDDEN_REASON, isForbiddenKey } from "../../lib/untrusted";
 import {
   DEFAULT_EXPERIMENT,
+  MAX_VARIANTS,
   ExperimentSchema,
   VARIANT_NAMES,
   VariantSchema,
@@ -227,7 +228,8 @@ export function decodeExperiment(hash: string): DecodeResult {
           `unknown variant '${shortValue(n)}' (known: ${VARIANT_NAMES.join(", ")})`,
         );
       else if (names.includes(n as VariantName)) ignore("variants", `'${n}' appears twice`);
-      else if (names.length >= 4) ignore("variants", `'${n}': at most 4 variants`);
+      else if (names.length >= MAX_VARIANTS)
+        ignore("variants", `'${n}': at most ${MAX_VARIANTS} variants`);
       else names.push(n as VariantName);
     }
     if (names.length === 0) {

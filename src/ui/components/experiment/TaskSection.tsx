@@ -1,12 +1,23 @@
 /** Task family and the knobs a teacher can turn (docs/design.md "Tasks"). */
 import { useLab, labStore } from "../../../store";
-import type { Experiment } from "../../../rl/experiment";
+import { variantDefaults, type Experiment } from "../../../rl/experiment";
+import { needsOptions } from "../../../rl/variant-table";
 import { Section, Select, Slider } from "../Field";
 
 type Task = Experiment["task"];
 
 const setTask = (patch: Partial<Task>) =>
   labStore.getState().updateExperiment((e) => ({ ...e, task: { ...e.task, ...patch } }));
+
+/** Switches the answer format; open-ended drops the variants that re-ask with shuffled options (ACRE). */
+function setAnswerFormat(multipleChoice: boolean) {
+  labStore.getState().updateExperiment((e) => {
+    const task = { ...e.task, multipleChoice };
+    if (multipleChoice) return { ...e, task };
+    const kept = e.variants.filter((v) => !needsOptions(v.name));
+    return { ...e, task, variants: kept.length > 0 ? kept : [variantDefaults("rlvr")] };
+  });
+}
 
 export function TaskSection() {
   const task = useLab((s) => s.experiment.task);
@@ -32,7 +43,7 @@ export function TaskSection() {
           { value: "mc", label: "Multiple choice (A–D)" },
           { value: "open", label: "Open-ended (a number)" },
         ]}
-        onChange={(v) => setTask({ multipleChoice: v === "mc" })}
+        onChange={(v) => setAnswerFormat(v === "mc")}
       />
       <Slider
         label="Answer hint"

@@ -1,7 +1,12 @@
 /** Which reward variants train side by side (each from the same SFT checkpoint). */
 import { useLab, labStore } from "../../../store";
-import { variantDefaults } from "../../../rl/experiment";
-import { VARIANT_NAMES, VARIANT_TABLE, type VariantName } from "../../../rl/variant-table";
+import { MAX_VARIANTS, variantDefaults } from "../../../rl/experiment";
+import {
+  needsOptions,
+  VARIANT_NAMES,
+  VARIANT_TABLE,
+  type VariantName,
+} from "../../../rl/variant-table";
 import { Section } from "../Field";
 import { VariantCard } from "./VariantCard";
 
@@ -23,7 +28,9 @@ function toggle(name: VariantName, on: boolean) {
 /** The variant checkboxes (one per variant-table entry, in table order) and the chosen variants' cards. */
 export function VariantsSection() {
   const variants = useLab((s) => s.experiment.variants);
+  const multipleChoice = useLab((s) => s.experiment.task.multipleChoice);
   const chosen = new Set(variants.map((v) => v.name));
+  const full = chosen.size >= MAX_VARIANTS;
   return (
     <Section
       title="Reward variants to compare"
@@ -31,13 +38,26 @@ export function VariantsSection() {
     >
       <fieldset className="variant-checks" aria-label="Variants to compare">
         {VARIANT_TABLE.map(({ name: n, label, color }) => (
-          <label key={n} className="variant-check" style={{ borderColor: color }}>
+          <label
+            key={n}
+            className="variant-check"
+            style={{ borderColor: color }}
+            title={
+              !multipleChoice && needsOptions(n)
+                ? `${label} re-asks with the options shuffled: choose the multiple-choice answer format first`
+                : undefined
+            }
+          >
             <input
               type="checkbox"
               aria-label={`Compare ${label} (${n})`}
               data-variant={n}
               checked={chosen.has(n)}
-              disabled={chosen.has(n) && chosen.size === 1}
+              disabled={
+                chosen.has(n)
+                  ? chosen.size === 1
+                  : full || (!multipleChoice && needsOptions(n))
+              }
               onChange={(e) => toggle(n, e.target.checked)}
             />
             <span className="swatch" style={{ background: color }} />

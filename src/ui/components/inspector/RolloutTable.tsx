@@ -9,6 +9,39 @@ const num = (v: number) =>
       : v.toFixed(3)
     : String(v);
 
+/** SCS: where the rollout was cut and what its continuations answered. */
+function ScsDetail({ scs }: { scs: NonNullable<GroupView["rollouts"][number]["scs"]> }) {
+  return (
+    <div className="pass-detail" data-testid="scs-detail">
+      cut after {scs.keptTokens} tokens: <code className="kept">{scs.keptText || "(nothing kept)"}</code>
+      <br />
+      continuations answered{" "}
+      {scs.continuations.map((c, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: a continuation's index is its identity
+        <span key={i} className="badge" title={`image noise σ = ${c.sigma.toFixed(3)}`}>
+          {c.answer ?? "none"}
+        </span>
+      ))}
+    </div>
+  );
+}
+
+/** ACRE: the shuffled options of the second ask and the answer given after the same trace. */
+function ReaskDetail({ reask }: { reask: NonNullable<GroupView["rollouts"][number]["reask"]> }) {
+  const shown = Object.keys(reask.options)
+    .sort()
+    .map((l) => `${l}: ${reask.options[l]}`)
+    .join("  ");
+  const content = reask.answer !== null ? reask.options[reask.answer] : undefined;
+  return (
+    <div className="pass-detail" data-testid="reask-detail">
+      re-asked with options <code>{shown}</code>, same trace → answered{" "}
+      <b>{reask.answer ?? "none"}</b>
+      {content !== undefined && ` (${content})`}
+    </div>
+  );
+}
+
 export function RolloutTable({ group }: { group: GroupView }) {
   const compKeys = Array.from(new Set(group.rollouts.flatMap((r) => Object.keys(r.components))));
   const hasRank = group.rollouts.some((r) => r.rank !== undefined && r.rank !== null);
@@ -58,6 +91,8 @@ export function RolloutTable({ group }: { group: GroupView }) {
             <td className="rollout-text">
               <code>{r.text}</code>
               {r.unscorable && <span className="badge warn">unscorable</span>}
+              {r.scs && <ScsDetail scs={r.scs} />}
+              {r.reask && <ReaskDetail reask={r.reask} />}
             </td>
             <td className={r.verifierPassed ? "pass" : "fail"}>
               {r.verifierPassed ? "✓ pass" : "✗ fail"}
