@@ -2,10 +2,12 @@
  * Runs the papers' claims in the lab and judges each one over seeds:
  *   npm run claims -- [--size ci|full] [--seeds S1,S2,…] [--claims ID,…] [--out DIR] [--checkpoint FILE] [--quiet]
  *
- * One multi-seed lab run trains every variant the selected claims need from
- * the same cold start (the shipped hinted checkpoint of the default
- * experiment) under each seed; the judge-stability sweep runs on each seed's
- * cold-start rollouts. Each claim's per-seed figure (src/rl/claims.ts) is
+ * One multi-seed lab run per task trains every variant the selected claims
+ * need from the same cold start under each seed: the default experiment's
+ * (the shipped hinted checkpoint; --checkpoint replaces it), and for SCS and
+ * ACRE a multiple-choice run without hints, every variant with GRPO (the
+ * shipped multiple-choice checkpoint). The judge-stability sweep runs on each
+ * seed's cold-start rollouts. Each claim's per-seed figure (src/rl/claims.ts) is
  * summarized as mean and 95 % Student-t interval over seeds, and judged
  * "reproduced" (interval strictly on the paper's side of 0), "not reproduced"
  * (interval on the other side or at 0) or "inconclusive" (straddles 0);
@@ -16,7 +18,7 @@
  *    "lab": {"mean", "ci95", "per_seed"} | null, "verdict", "command", "metric", "reason"?}]}
  * --out DIR (a new or empty folder; an existing non-empty one is refused so
  * no earlier report is overwritten) gets claims.json, claims.md, metrics.jsonl
- * and per claim <id>.svg and <id>.png (mean curves with 95 % bands). DIR and
+ * (and metrics-multiple-choice.jsonl when that run ran) and per claim <id>.svg and <id>.png (mean curves with 95 % bands). DIR and
  * --checkpoint are checked before any work; every file is written under a
  * temporary name and renamed. On failure the last stdout line is {"error"}.
  */
@@ -129,16 +131,67 @@ async function main(): Promise<void> {
   const t0 = performance.now();
 
   const runnable = claims.filter((c) => !c.notRunnable);
-  const variants = [...new Set(runnable.flatMap((c) => c.variants))].sort(
-    (a, b) =>
-      CLAIMS.flatMap((c) => c.variants).indexOf(a) - CLAIMS.flatMap((c) => c.variants).indexOf(b),
+  const sink = consoleSink(undefined, Boolean(flags.quiet));
+  const ctx = await nodeContext();
+  sink.log(`adapter: ${ctx.adapter.description}${ctx.adapter.isFallback ? " (CPU fallback)" : ""}`);
+  sink.log(`claims: ${claims.map((c) => c.id).join(", ")}; size ${size}; seeds ${seeds.join(",")}`);
+  // One multi-seed run per task: the default scenario's, and a multiple-choice one (SCS, ACRE).
+  const inputs = new Map<TaskKey, ClaimInputs>();
+  for (const task of TASK_KEYS) {
+    const group = runnable.filter((c) => taskOf(c) === task);
+    if (group.length === 0) continue;
+    inputs.set(
+      task,
+      await runGroup(ctx, sink, task, group, {
+        size: S,
+        seeds,
+        checkpoint: task === "default" ? (flags.checkpoint as string | undefined) : undefined,
+      }),
+    );
+  }
+  ctx.destroy();
+
+  const empty: ClaimInputs = { rows: [], stability: new Map() };
+  const inputsOf = (c: ClaimSpec) => inputs.get(taskOf(c)) ?? empty;
+  const results: ClaimResult[] = claims.map((c) => judgeClaim(c, inputsOf(c), seeds, size));
+  const seconds = Math.round((performance.now() - t0) / 1000);
+  if (out) writeReport(out, claims, results, inputsOf, inputs, seeds);
+  process.stdout.write(`${JSON.stringify({ size, seeds, seconds, claims: results })}\n`);
+}
+
+/** The runs claims come from (ClaimSpec.task; absent = the default scenario's). */
+const TASK_KEYS = ["default", "multiple-choice"] as const;
+type TaskKey = (typeof TASK_KEYS)[number];
+const taskOf = (c: ClaimSpec): TaskKey => c.task ?? "default";
+
+/**
+ * Runs what the claims of one task need, under every seed from one cold
+ * start: the judge-stability sweep (when a claim needs it) and one
+ * multi-seed RL run of the variants they name. The default task is the
+ * default experiment's (the hinted scenario); the multiple-choice one has no
+ * hints and trains every variant with GRPO. Sizes from CLAIM_SIZES.
+ * @throws Error when no cold-start checkpoint fits the task.
+ */
+async function runGroup(
+  ctx: Awaited<ReturnType<typeof nodeContext>>,
+  sink: ReturnType<typeof consoleSink>,
+  task: TaskKey,
+  claims: readonly ClaimSpec[],
+  opts: { size: (typeof CLAIM_SIZES)[ClaimSize]; seeds: number[]; checkpoint?: string },
+): Promise<ClaimInputs> {
+  const S = opts.size;
+  const order = CLAIMS.flatMap((c) => c.variants);
+  const variants = [...new Set(claims.flatMap((c) => c.variants))].sort(
+    (a, b) => order.indexOf(a) - order.indexOf(b),
   ) as VariantName[];
-  const needsStability = runnable.some((c) => c.stability);
-  // The default experiment's task (the hinted scenario) on the small model; sizes from the table.
+  const mc = task === "multiple-choice";
   const exp: Experiment = parseExperiment({
     modelSize: "small",
-    seeds,
-    variants: (variants.length ? variants : ["rlvr"]).map((name) => ({ name })),
+    seeds: opts.seeds,
+    ...(mc ? { task: { multipleChoice: true, hintRate: 0, traceSlipRate: 0 } } : {}),
+    variants: (variants.length ? variants : ["rlvr"]).map((name) =>
+      mc ? { name, estimator: "grpo" } : { name },
+    ),
     algorithm: {
       steps: S.steps,
       groupSize: S.groupSize,
@@ -148,27 +201,25 @@ async function main(): Promise<void> {
     },
     evalSize: S.evalSize,
   });
-  const sink = consoleSink(undefined, Boolean(flags.quiet));
-  const ctx = await nodeContext();
-  sink.log(`adapter: ${ctx.adapter.description}${ctx.adapter.isFallback ? " (CPU fallback)" : ""}`);
-  const ckpt = flags.checkpoint
-    ? loadCheckpoint(new Uint8Array(readFileSync(String(flags.checkpoint))))
+  const ckpt = opts.checkpoint
+    ? loadCheckpoint(new Uint8Array(readFileSync(opts.checkpoint)))
     : loadShippedCheckpoint(exp);
   if (!ckpt)
     throw new Error(
-      "no shipped cold-start checkpoint for the default experiment's task (public/checkpoints); make it with npm run train:sft",
+      `no shipped cold-start checkpoint for the ${task} claims' task (public/checkpoints); make it with npm run train:sft`,
     );
+  const rows0 = sink.rows.length;
   const run = new LabRun(ctx, exp, sink, inProcessScorer, mnistFor(exp), {
     config: ckpt.config,
     params: ckpt.params,
   });
   sink.log(
-    `claims: ${claims.map((c) => c.id).join(", ")}; size ${size}; seeds ${seeds.join(",")}; variants ${variants.join(", ") || "none"}`,
+    `[${task}] claims ${claims.map((c) => c.id).join(", ")}; variants ${variants.join(", ") || "none"}`,
   );
 
   const stability = new Map<number, StabilityPoint[]>();
-  if (needsStability) {
-    for (const seed of seeds) {
+  if (claims.some((c) => c.stability)) {
+    for (const seed of opts.seeds) {
       const rep = await stabilityReport(run, {
         prompts: S.stabilityPrompts,
         groupSize: S.groupSize,
@@ -193,13 +244,7 @@ async function main(): Promise<void> {
     await run.evalStart();
     for (let s = 0; s < exp.algorithm.steps; s++) await run.rlStep();
   }
-  ctx.destroy();
-
-  const inputs: ClaimInputs = { rows: sink.rows, stability };
-  const results: ClaimResult[] = claims.map((c) => judgeClaim(c, inputs, seeds, size));
-  const seconds = Math.round((performance.now() - t0) / 1000);
-  if (out) writeReport(out, claims, results, inputs, seeds);
-  process.stdout.write(`${JSON.stringify({ size, seeds, seconds, claims: results })}\n`);
+  return { rows: sink.rows.slice(rows0), stability };
 }
 
 /** One claim's result: per-seed figures, their summary and the verdict. */
@@ -274,15 +319,18 @@ function writeReport(
   dir: string,
   claims: ClaimSpec[],
   results: ClaimResult[],
-  inputs: ClaimInputs,
+  inputsOf: (c: ClaimSpec) => ClaimInputs,
+  byTask: ReadonlyMap<TaskKey, ClaimInputs>,
   seeds: number[],
 ): void {
-  writeFileAtomic(
-    join(dir, "metrics.jsonl"),
-    `${inputs.rows.map((r) => JSON.stringify(r)).join("\n")}\n`,
-  );
+  // One metrics file per run: metrics.jsonl (default scenario), metrics-multiple-choice.jsonl.
+  for (const [task, inputs] of byTask)
+    writeFileAtomic(
+      join(dir, task === "default" ? "metrics.jsonl" : `metrics-${task}.jsonl`),
+      `${inputs.rows.map((r) => JSON.stringify(r)).join("\n")}\n`,
+    );
   claims.forEach((c) => {
-    const plot = plotFor(c, inputs, seeds);
+    const plot = plotFor(c, inputsOf(c), seeds);
     if (!plot) return;
     const svg = curvesSvg(plot);
     writeFileAtomic(join(dir, `${c.id}.svg`), svg);

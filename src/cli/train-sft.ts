@@ -111,18 +111,13 @@ async function main(): Promise<void> {
   if (start && start.config.maxSeqLen < model.maxSeqLen) {
     // A longer answer form (more response positions) than the checkpoint was trained on.
     start = { config: model, params: extendPositions(start.params, start.config, model) };
-    sink.log(`--resume: position table extended from ${resume!.config.maxSeqLen} to ${model.maxSeqLen}`);
+    sink.log(
+      `--resume: position table extended from ${resume!.config.maxSeqLen} to ${model.maxSeqLen}`,
+    );
   }
   const ctx = await nodeContext();
   sink.log(`adapter: ${ctx.adapter.description}`);
-  const run = new LabRun(
-    ctx,
-    exp,
-    sink,
-    inProcessScorer,
-    mnistFor(exp),
-    start,
-  );
+  const run = new LabRun(ctx, exp, sink, inProcessScorer, mnistFor(exp), start);
   const before = resume ? Number(resume.meta?.step ?? 0) : 0;
   sink.log(
     `model: ${run.paramCount} parameters; SFT ${exp.sftSteps} steps, batch ${exp.sftBatch}, lr ${exp.sftLr}, seed ${exp.seed}`,

@@ -61,6 +61,12 @@ export interface ClaimSpec {
   variants: VariantName[];
   /** Needs the judge-stability sweep. */
   stability: boolean;
+  /**
+   * The run the claim's figure comes from: the default scenario's (absent)
+   * or a multiple-choice run (no hints, every variant with GRPO; SCS and
+   * ACRE are multiple-choice methods).
+   */
+  task?: "multiple-choice";
   /** Set when the lab cannot run the claim yet: the reason, printed with "not runnable". */
   notRunnable?: string;
   /** The per-seed figure. @throws Error when a needed row is missing. */
@@ -211,26 +217,31 @@ export const CLAIMS: readonly ClaimSpec[] = [
     id: "scs-gain",
     paper: "SCS",
     statement:
-      "Adding the self-consistency reward to RLOO raises accuracy and lowers inconsistency.",
-    paper_figure: "SCS Table 1: accuracy and consistency gains of RLOO + SCS over RLOO",
-    metric: "—",
+      "Adding the self-consistency reward raises held-out accuracy over the outcome-only baseline.",
+    paper_figure:
+      "SCS Table 1: GRPO 63.6 → 64.5 with SCS (RLOO 57.8 → 65.5); the lab's run trains both with GRPO",
+    metric: "final Acc of SCS minus final Acc of RLVR, multiple choice, GRPO (per seed, held-out)",
     direction: 1,
-    variants: [],
+    variants: ["rlvr", "scs"],
     stability: false,
-    notRunnable:
-      "the SCS variant does not train in the lab yet: no truncation-resampling pass with perturbed images exists (separate issue)",
+    task: "multiple-choice",
+    perSeed: ({ rows }, seed) =>
+      finalValue(rows, "scs", seed, "acc") - finalValue(rows, "rlvr", seed, "acc"),
+    plot: { metric: "acc", variants: ["rlvr", "scs"], yLabel: "Acc (held-out, multiple choice)" },
   },
   {
     id: "acre-oscr",
     paper: "ACRE",
     statement: "ACRE raises option-shuffle consistency (OSCR) over GRPO.",
     paper_figure: "ACRE Table 2: OSCR gains of ACRE over GRPO",
-    metric: "—",
+    metric: "final OSCR of ACRE minus final OSCR of RLVR with GRPO (per seed, held-out)",
     direction: 1,
-    variants: [],
+    variants: ["rlvr", "acre"],
     stability: false,
-    notRunnable:
-      "the ACRE variant does not train in the lab yet (OSCR is measured at every multiple-choice eval, but no training step re-asks with shuffled options), and the lab's multiple-choice cold start answers at chance (separate issue)",
+    task: "multiple-choice",
+    perSeed: ({ rows }, seed) =>
+      finalValue(rows, "acre", seed, "oscr") - finalValue(rows, "rlvr", seed, "oscr"),
+    plot: { metric: "oscr", variants: ["rlvr", "acre"], yLabel: "OSCR (held-out)" },
   },
 ];
 

@@ -568,6 +568,65 @@ export const METRIC_TABLE = [
     order: 27,
     rows: ["component"],
   },
+  {
+    key: "components/rFmt",
+    label: "r_fmt (SCS, ACRE)",
+    unit: "reward",
+    formula: "1[one closed think block and an answer not cut off]",
+    source: "SCS §3, ACRE §3; docs/reward-spec.md §4–§5",
+    description:
+      "1 if the response has its think block closed and a final answer that is not cut off.",
+    group: "component",
+    order: 28,
+    rows: ["component"],
+  },
+  {
+    key: "components/rAcc",
+    label: "r_acc (SCS, ACRE)",
+    unit: "reward",
+    formula: "1[final answer ≡ ground truth]",
+    source: "SCS §3, ACRE §3; docs/reward-spec.md §4–§5",
+    description: "1 if the final answer matches the ground truth (by option content), else 0.",
+    group: "component",
+    order: 29,
+    rows: ["component"],
+  },
+  {
+    key: "components/rCon",
+    label: "r_con (SCS)",
+    unit: "reward",
+    formula: "c·(m − |𝒜|)/m",
+    source: "SCS §3; docs/reward-spec.md §4",
+    description:
+      "Self-consistency of the rollout's truncated continuations under image noise: higher when the m continuations agree on fewer distinct answers.",
+    group: "component",
+    order: 30,
+    rows: ["component"],
+  },
+  {
+    key: "components/rC",
+    label: "r_c (ACRE)",
+    unit: "reward",
+    formula: "α1 agree & right; α2 one right; α3 agree & wrong; else 0",
+    source: "ACRE §3, eq. 3; docs/reward-spec.md §5",
+    description:
+      "Answer consistency between the rollout and its re-ask with the options shuffled and the same trace, compared by option content.",
+    group: "component",
+    order: 31,
+    rows: ["component"],
+  },
+  {
+    key: "components/rLen",
+    label: "r_len (ACRE)",
+    unit: "reward",
+    formula: "ω·1[right and l_min ≤ words ≤ l_max]",
+    source: "ACRE §3, eq. 7; docs/reward-spec.md §5",
+    description:
+      "Length reward: paid to a right answer whose response length lies in the interval.",
+    group: "component",
+    order: 32,
+    rows: ["component"],
+  },
 ] as const satisfies readonly MetricDef[];
 
 type Def = (typeof METRIC_TABLE)[number];

@@ -11,7 +11,7 @@ import { Rng } from "../tasks/rng";
  * Standard normal draws by Box–Muller from `rng` (two uniforms per pair; the
  * second value of a pair is kept for the next call).
  */
-export class NormalStream {
+class NormalStream {
   private spare: number | null = null;
   constructor(private readonly rng: Rng) {}
   next(): number {

@@ -74,6 +74,38 @@ const PRESETS: Record<string, unknown> = {
     ],
     algorithm: { groupSize: 8, beta: 1e-2, lr: 3e-5, batchPrompts: 8, evalEvery: 10 },
   },
+  /**
+   * scs-paper: SCS's headline comparison, RLOO vs RLOO + SCS (SCS Tab. 1:
+   * RLOO 57.8 → 65.5; Tab. 6: k 0.8, m 4, τ 1), on the multiple-choice task
+   * without hints from the shipped multiple-choice cold start. The lab's
+   * sizes: small model, G 8, 4 prompts per step, 20 steps, lr 5e-5 (lab
+   * choices, sized for a CPU adapter; the paper uses 16 samples per prompt).
+   */
+  "scs-paper": {
+    modelSize: "small",
+    task: { multipleChoice: true, hintRate: 0, traceSlipRate: 0 },
+    evalSize: 64,
+    variants: [
+      { name: "rlvr", estimator: "rloo" },
+      { name: "scs", estimator: "rloo" },
+    ],
+    algorithm: { groupSize: 8, batchPrompts: 4, steps: 20, evalEvery: 5, lr: 5e-5 },
+  },
+  /**
+   * acre-paper: ACRE's comparison, GRPO vs GRPO + ACRE's consistency and
+   * length rewards (ACRE Tab. 2), on the multiple-choice task without hints;
+   * OSCR at every eval. Same lab sizes as scs-paper.
+   */
+  "acre-paper": {
+    modelSize: "small",
+    task: { multipleChoice: true, hintRate: 0, traceSlipRate: 0 },
+    evalSize: 64,
+    variants: [
+      { name: "rlvr", estimator: "grpo" },
+      { name: "acre", estimator: "grpo" },
+    ],
+    algorithm: { groupSize: 8, batchPrompts: 4, steps: 20, evalEvery: 5, lr: 5e-5 },
+  },
 };
 
 /** Names of the presets, for help texts. */

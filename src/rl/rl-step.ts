@@ -125,7 +125,9 @@ async function runPasses(
             sampling,
           )
         : await optionShuffleReask(engine, policy, prompts, G, gen, sampling);
-    part.groups.forEach((g, i) => Object.assign(out[i], g));
+    part.groups.forEach((g, i) => {
+      Object.assign(out[i], g);
+    });
   }
   return out;
 }

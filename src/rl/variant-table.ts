@@ -42,7 +42,7 @@ export type JudgeKind = "none" | "pointwise" | "groupwise";
  * with the options shuffled (ACRE §3). The RL step refuses a variant whose
  * passes it does not run.
  */
-export type GenerationPass = "truncated-continuations" | "option-shuffle-reask";
+type GenerationPass = "truncated-continuations" | "option-shuffle-reask";
 
 /**
  * What the generation passes produced for one group (src/rl/passes.ts), one
@@ -438,7 +438,11 @@ export const VARIANT_TABLE = [
         tip: "The paper's r_con, or the authors' released code (0.3·(5 − |𝒜|), half-weight format, first capital letter as the answer).",
         paper: "paper",
         options: [
-          { value: "paper", label: "paper: c·(m − |𝒜|)/m", formula: "r_fmt + r_acc + c·(m − |𝒜|)/m" },
+          {
+            value: "paper",
+            label: "paper: c·(m − |𝒜|)/m",
+            formula: "r_fmt + r_acc + c·(m − |𝒜|)/m",
+          },
           {
             value: "released",
             label: "released code: 0.3·(5 − |𝒜|)",

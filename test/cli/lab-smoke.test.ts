@@ -81,6 +81,8 @@ describe("npm run lab -- --preset smoke", () => {
           "smoke",
           "--variants",
           names.join(","),
+          // ACRE re-asks with the options shuffled: the whole table runs on multiple choice.
+          "--multiple-choice",
           "--steps",
           "1",
           "--group-size",
@@ -108,13 +110,23 @@ describe("npm run lab -- --preset smoke", () => {
         expect(row, name).toBeDefined();
         expect(Number.isFinite(row.values.reward_mean), name).toBe(true);
         // The phases add up to no more than the step; every step dispatches and submits.
-        const phases = ["generate_ms", "reward_ms", "advantages_ms", "update_ms"];
+        const phases = ["generate_ms", "passes_ms", "reward_ms", "advantages_ms", "update_ms"];
         for (const k of phases) expect(row.values[k], `${name} ${k}`).toBeGreaterThanOrEqual(0);
         const sum = phases.reduce((a, k) => a + row.values[k], 0);
         expect(sum).toBeLessThanOrEqual(row.values.step_time_ms + 1e-6);
         expect(row.values.dispatches, name).toBeGreaterThan(0);
         expect(row.values.submits, name).toBeGreaterThan(0);
+        // Every component the variant's scorer pays is in the row.
+        const eval1 = jsonl.find((r) => r.variant === name && r.kind === "eval" && r.step === 1);
+        expect(eval1?.values.oscr, `${name} OSCR`).toBeGreaterThanOrEqual(0);
+        expect(eval1?.values.oscr, `${name} OSCR`).toBeLessThanOrEqual(1);
       }
+      const scs = jsonl.find((r) => r.variant === "scs" && r.kind === "train");
+      expect(scs.values["components/rCon"]).toBeGreaterThanOrEqual(0);
+      expect(scs.values.passes_ms).toBeGreaterThan(0);
+      const acre = jsonl.find((r) => r.variant === "acre" && r.kind === "train");
+      expect(acre.values["components/rC"]).toBeGreaterThanOrEqual(0);
+      expect(acre.values.passes_ms).toBeGreaterThan(0);
     } finally {
       rmSync(out, { recursive: true, force: true });
     }

@@ -20,6 +20,7 @@ import {
   VARIANT_NAMES,
   VARIANT_TABLE,
   variantEntry,
+  type GroupPasses,
 } from "../../src/rl/variant-table";
 import { samplePrompts, sampleRollout } from "../rewards/policy";
 
@@ -29,6 +30,31 @@ const texts = prompts.map((p) => [
   p.sftTarget,
   ...Array.from({ length: 5 }, () => sampleRollout(p, rng)),
 ]);
+
+/**
+ * What a variant's generation passes would hand the reward side for these
+ * texts (src/rl/passes.ts): SCS continuations (each rollout's own text and
+ * two of its group's), ACRE second asks (the same texts under reversed options).
+ */
+function passesFor(entry: (typeof VARIANT_TABLE)[number]): GroupPasses[] | undefined {
+  if (entry.passes.length === 0) return undefined;
+  return texts.map((group, g) => {
+    const out: GroupPasses = {};
+    if (entry.passes.includes("truncated-continuations")) {
+      out.continuations = group.map((t, k) => [t, group[(k + 1) % group.length], group[0]]);
+      out.keptTokens = group.map(() => 3);
+    }
+    if (entry.passes.includes("option-shuffle-reask")) {
+      const o = prompts[g].options!;
+      const reversed = { A: o.D, B: o.C, C: o.B, D: o.A };
+      out.reask = {
+        texts: group.map((t, k) => (k === 1 ? null : t)),
+        options: group.map(() => reversed),
+      };
+    }
+    return out;
+  });
+}
 
 describe("variant table", () => {
   it("names each variant once, in the order of VARIANT_NAMES", () => {
@@ -94,6 +120,7 @@ describe("variant table", () => {
           prompts: prompts.map(scoringPrompt),
           texts,
           seed: 5,
+          passes: passesFor(entry),
         });
         expect(res.groups).toHaveLength(prompts.length);
         for (const [g, group] of res.groups.entries()) {
@@ -117,8 +144,19 @@ describe("variant table", () => {
           prompts: prompts.map(scoringPrompt),
           texts,
           seed: 5,
+          passes: passesFor(entry),
         });
         expect(again).toEqual(res);
+        // A variant whose passes did not run says which pass is missing.
+        if (entry.passes.length > 0)
+          expect(() =>
+            scoreBatch({
+              variant: variantDefaults(entry.name),
+              prompts: prompts.map(scoringPrompt),
+              texts,
+              seed: 5,
+            }),
+          ).toThrow(/pass gave no/);
       });
     });
   }

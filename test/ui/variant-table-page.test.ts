@@ -12,7 +12,11 @@ import { parseExperiment } from "../../src/rl/experiment";
 import { ESTIMATOR_NAMES } from "../../src/rl/estimator-table";
 import { JUDGE_FIELDS, VARIANT_NAMES, VARIANT_TABLE } from "../../src/rl/variant-table";
 
-const experiment = parseExperiment({ variants: VARIANT_NAMES.map((name) => ({ name })) });
+// Multiple choice: ACRE re-asks with the options shuffled, so the whole table trains only there.
+const experiment = parseExperiment({
+  task: { multipleChoice: true },
+  variants: VARIANT_NAMES.map((name) => ({ name })),
+});
 const state: Record<string, unknown> = {
   experiment,
   sentExperiment: null,

@@ -54,9 +54,7 @@ export function VariantsSection() {
               data-variant={n}
               checked={chosen.has(n)}
               disabled={
-                chosen.has(n)
-                  ? chosen.size === 1
-                  : full || (!multipleChoice && needsOptions(n))
+                chosen.has(n) ? chosen.size === 1 : full || (!multipleChoice && needsOptions(n))
               }
               onChange={(e) => toggle(n, e.target.checked)}
             />

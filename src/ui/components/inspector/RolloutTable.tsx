@@ -13,7 +13,8 @@ const num = (v: number) =>
 function ScsDetail({ scs }: { scs: NonNullable<GroupView["rollouts"][number]["scs"]> }) {
   return (
     <div className="pass-detail" data-testid="scs-detail">
-      cut after {scs.keptTokens} tokens: <code className="kept">{scs.keptText || "(nothing kept)"}</code>
+      cut after {scs.keptTokens} tokens:{" "}
+      <code className="kept">{scs.keptText || "(nothing kept)"}</code>
       <br />
       continuations answered{" "}
       {scs.continuations.map((c, i) => (
