@@ -2,7 +2,12 @@
  * RL-step benchmark: what one RL step of the default experiment costs, where
  * the time goes, in Node and in the page. Prints ONE JSON line per environment:
  *
- *   npm run bench:rl -- [--steps N] [--env node,chromium] [--page-minutes M] [--full-text]
+ *   npm run bench:rl -- [--steps N] [--env node,chromium] [--page-minutes M] [--full-text] [--passes]
+ *
+ * --passes (node only): the multiple-choice task without hints, RLVR, SCS and
+ * ACRE side by side on the same prompts; the line then has `extra_passes`:
+ * per variant with generation passes, passes_ms (SCS's continuations, ACRE's
+ * re-ask) and its step and passes as ratios to RLVR's plain step (same run).
  *
  * --full-text (node only): the update runs every text column, the path before
  * the text window (LabEngine.trimText = false), for a before/after on one machine.
@@ -53,7 +58,7 @@ function phaseMedians(
   for (const v of variants) {
     const own = rows.filter((r) => r.variant === v && r.step > 1);
     const m: Record<string, number> = { steps: own.length };
-    for (const k of PHASE_KEYS) {
+    for (const k of [...PHASE_KEYS, "passes_ms"]) {
       const xs = own.map((r) => r.values[k]).filter((x): x is number => Number.isFinite(x));
       if (xs.length) m[k] = round(median(xs));
     }
@@ -66,12 +71,22 @@ function phaseMedians(
   return out;
 }
 
-async function nodeLine(steps: number, fullText: boolean): Promise<Record<string, unknown>> {
+async function nodeLine(
+  steps: number,
+  fullText: boolean,
+  passes: boolean,
+): Promise<Record<string, unknown>> {
   const ctx = await nodeContext();
   const exp = parseExperiment({
     modelSize: ctx.adapter.isFallback ? "small" : "default",
     // No eval inside the timed steps: evals are timed on their own below.
     algorithm: { steps: steps + 2, evalEvery: 10_000 },
+    ...(passes
+      ? {
+          task: { multipleChoice: true, hintRate: 0, traceSlipRate: 0 },
+          variants: [{ name: "rlvr" }, { name: "scs" }, { name: "acre" }],
+        }
+      : {}),
   });
   const ckpt = loadShippedCheckpoint(exp);
   const sink = consoleSink(undefined, true);
@@ -114,7 +129,25 @@ async function nodeLine(steps: number, fullText: boolean): Promise<Record<string
     variants,
     step_ms: round(Object.values(variants).reduce((a, m) => a + (m.step_time_ms ?? 0), 0)),
     eval_ms: round(median(evalMs)),
+    ...(passes ? { extra_passes: extraPasses(variants) } : {}),
   };
+}
+
+/** Each pass variant's extra generation cost as a ratio to RLVR's plain step (same run, same prompts). */
+function extraPasses(
+  variants: Record<string, Record<string, number>>,
+): Record<string, Record<string, number>> {
+  const plain = variants.rlvr?.step_time_ms;
+  const out: Record<string, Record<string, number>> = {};
+  for (const [name, m] of Object.entries(variants)) {
+    if (name === "rlvr" || !plain) continue;
+    out[name] = {
+      passes_ms: m.passes_ms,
+      step_over_plain_step: Math.round((m.step_time_ms / plain) * 100) / 100,
+      passes_over_plain_step: Math.round((m.passes_ms / plain) * 100) / 100,
+    };
+  }
+  return out;
 }
 
 async function main(): Promise<void> {
@@ -123,6 +156,7 @@ async function main(): Promise<void> {
     env: "string",
     "page-minutes": "number",
     "full-text": "boolean",
+    passes: "boolean",
   });
   const steps = Number(flags.steps ?? 5);
   if (!Number.isInteger(steps) || steps < 5 || steps > 50)
@@ -134,8 +168,11 @@ async function main(): Promise<void> {
   const fullText = flags["full-text"] === true;
   if (fullText && envs.includes("chromium"))
     throw new Error("--full-text is for the node environment only: add --env node");
+  const passes = flags.passes === true;
+  if (passes && envs.includes("chromium"))
+    throw new Error("--passes is for the node environment only: add --env node");
   if (envs.includes("node"))
-    process.stdout.write(`${JSON.stringify(await nodeLine(steps, fullText))}\n`);
+    process.stdout.write(`${JSON.stringify(await nodeLine(steps, fullText, passes))}\n`);
   if (envs.includes("chromium")) {
     const page = await runPage({
       minutes: Number(flags["page-minutes"] ?? 20),

@@ -60,13 +60,17 @@ export function step(expr: string, value: number): ReferenceStep {
 /**
  * The normalized response of docs/reward-spec.md §0:
  * `<think> Step 1: … Step 2: … </think> \boxed{final}` (open-ended), or with
- * `options`, `<think> … </think> 7 is \boxed{C}`: before the final box the
- * answer names the content of the option it boxes. Lab choice: the lookup
- * "which letter holds 7" then matches the prompt's `7 is C` (renderOptions);
- * a bare box after `</think>` left the small model at chance. The
- * line sits after `</think>`, so the trace's conclusion (its last step) and
- * every step metric are unchanged, and ACRE's second pass, which keeps the
- * trace up to `</think>`, redoes the lookup against the shuffled options.
+ * `options`, `<think> … </think> 11 Incorrect 7 Correct 13 Incorrect 15
+ * Incorrect \boxed{B}`: before the final box the answer checks each option's
+ * content, in letter order, and marks the one it boxes. Lab choice: a bare
+ * box after `</think>` needs one attention head to find which option equals
+ * the result, and the small model stayed at chance (held-out Acc 0.28, and
+ * 0.19–0.27 with `7 is \boxed{C}` after 300 more SFT steps); here each option
+ * is copied from a fixed place of the prompt, compared with the result by the
+ * MLP, and the box copies the letter of the marked place. The check sits
+ * after `</think>`, so the trace's conclusion (its last step) and every step
+ * metric are unchanged, and ACRE's second pass, which keeps the trace up to
+ * `</think>`, redoes the check against the shuffled options.
  * @throws Error when `options` is given and has no option `final`.
  */
 export function formatResponse(
@@ -76,23 +80,20 @@ export function formatResponse(
 ): string {
   const body = steps.map((s, i) => `Step ${i + 1}: ${s.text}`).join(" ");
   if (!options) return `<think> ${body} </think> ${boxed(final)}`;
-  const content = options[final];
-  if (content === undefined)
+  if (options[final] === undefined)
     throw new Error(`formatResponse: final answer ${final} is not an option letter`);
-  return `<think> ${body} </think> ${content} is ${boxed(final)}`;
+  const check = Object.keys(options)
+    .sort()
+    .map((l) => `${options[l]} ${l === final ? "Correct" : "Incorrect"}`)
+    .join(" ");
+  return `<think> ${body} </think> ${check} ${boxed(final)}`;
 }
 
-/**
- * Renders options as `7 is A 9 is B 6 is C 8 is D` (letters in order, each
- * content before its letter). Lab choice: the answer's `7 is \boxed{C}` then
- * has the same two tokens before its letter as the option it picks, so one
- * attention head that looks two tokens back serves both sides and a second
- * matches them and copies the letter (the pattern of an induction head).
- */
+/** Renders options as `A: 7 B: 9 C: 6 D: 8` (letters in order). */
 export function renderOptions(options: Record<string, string>): string {
   return Object.keys(options)
     .sort()
-    .map((l) => `${options[l]} is ${l}`)
+    .map((l) => `${l}: ${options[l]}`)
     .join(" ");
 }
 

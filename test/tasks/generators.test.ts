@@ -32,7 +32,7 @@ function checkPrompt(p: LabTaskPrompt, cfg: Partial<TaskConfig>): void {
   } else {
     expect([p.height, p.width, p.channels]).toEqual([cfg.imageSize ?? 28, cfg.imageSize ?? 28, 3]);
   }
-  const { stepValues, final, named } = checkNormalizedFormat(p.sftTarget);
+  const { stepValues, final, check } = checkNormalizedFormat(p.sftTarget);
   expect(stepValues).toEqual(p.referenceSteps.map((s) => s.value));
   expect(
     p.referenceSteps.map((s) => s.text).every((t) => /^[^{}]* = \\boxed\{-?\d+\}$/.test(t)),
@@ -44,15 +44,17 @@ function checkPrompt(p: LabTaskPrompt, cfg: Partial<TaskConfig>): void {
     expect(p.options).toBeNull();
     expect(p.answer.letter).toBeNull();
     expect(final).toBe(p.answer.content);
-    expect(named).toBeNull();
+    expect(check).toBeNull();
   } else {
     const letters = "ABCDE".slice(0, cfg.numOptions ?? 4).split("");
     expect(Object.keys(p.options!).sort()).toEqual(letters);
     expect(new Set(Object.values(p.options!)).size).toBe(letters.length);
     expect(p.options![p.answer.letter!]).toBe(p.answer.content);
     expect(final).toBe(p.answer.letter);
-    // The answer names the content of the option it boxes (the letter lookup the model learns).
-    expect(named).toBe(p.options![final]);
+    // The answer checks every option in letter order and marks the one it boxes.
+    expect(check).toEqual(
+      letters.map((l) => ({ content: p.options![l], correct: l === final })),
+    );
   }
 }
 
@@ -319,7 +321,9 @@ describe("task generators", () => {
       expect(r.prompt.image).toBe(p.image);
       const target = checkNormalizedFormat(r.prompt.sftTarget);
       expect(target.final).toBe(r.prompt.answer.letter);
-      expect(target.named).toBe(p.answer.content);
+      expect(target.check!.filter((c) => c.correct)).toEqual([
+        { content: p.answer.content, correct: true },
+      ]);
     }
     const open = gen({ family: "bars", multipleChoice: false }).sampleBatch(1, new Rng(1))[0];
     expect(() => reaskWithShuffledOptions(open, rng)).toThrow(/open-ended/);

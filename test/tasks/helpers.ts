@@ -60,14 +60,14 @@ export const configArb: fc.Arbitrary<Partial<TaskConfig>> = fc
 export function checkNormalizedFormat(text: string): {
   stepValues: string[];
   final: string;
-  /** The option content the answer names before its box (multiple choice), else null. */
-  named: string | null;
+  /** The option check before the box (multiple choice: content and mark per option), else null. */
+  check: { content: string; correct: boolean }[] | null;
 } {
   const count = (s: string) => text.split(s).length - 1;
   if (count("<think>") !== 1 || count("</think>") !== 1)
     throw new Error(`not exactly one think block: ${text}`);
-  const m = /^<think> (.*) <\/think> (?:(-?\d+) is )?\\boxed\{([^{}]+)\}$/.exec(text);
-  if (!m) throw new Error(`not <think> … </think> [v is ]\\boxed{…}: ${text}`);
+  const m = /^<think> (.*) <\/think> ((?:-?\d+ (?:Correct|Incorrect) )*)\\boxed\{([^{}]+)\}$/.exec(text);
+  if (!m) throw new Error(`not <think> … </think> [v Correct|Incorrect …] \\boxed{…}: ${text}`);
   const body = m[1];
   const markers = [...body.matchAll(/Step (\d+):/g)];
   if (markers.length === 0 || markers[0].index !== 0)
@@ -83,7 +83,15 @@ export function checkNormalizedFormat(text: string): {
     if (boxes.length !== 1) throw new Error(`step ${i + 1} has ${boxes.length} boxes: ${stepText}`);
     stepValues.push(boxes[0][1]);
   });
-  return { stepValues, final: m[3], named: m[2] ?? null };
+  const words = m[2].trim() === "" ? [] : m[2].trim().split(" ");
+  const check =
+    words.length === 0
+      ? null
+      : Array.from({ length: words.length / 2 }, (_, i) => ({
+          content: words[2 * i],
+          correct: words[2 * i + 1] === "Correct",
+        }));
+  return { stepValues, final: m[3], check };
 }
 
 /** Bytes of a Float32Array (for exact image comparisons). */
