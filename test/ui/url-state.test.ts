@@ -199,3 +199,19 @@ describe("hostile links", () => {
     );
   });
 });
+
+describe("URL state: up to six variants", () => {
+  it("keeps all six variants of the table on a multiple-choice task", () => {
+    const all = "rlvr,pointwise-gr,grr,structreward,scs,acre";
+    const r = decodeExperiment(`#v=1&task.multipleChoice=true&variants=${all}`);
+    expect(r.experiment.variants.map((v) => v.name)).toEqual(all.split(","));
+    expect(r.experiment.variants.find((v) => v.name === "scs")?.estimator).toBe("rloo");
+    expect(r.experiment.variants.find((v) => v.name === "acre")?.estimator).toBe("grpo");
+  });
+
+  it("refuses ACRE on an open-ended task with a reason that names it", () => {
+    const r = decodeExperiment("#v=1&task.multipleChoice=false&variants=rlvr,acre");
+    expect(JSON.stringify(r)).toMatch(/acre/);
+    expect(r.experiment.variants.map((v) => v.name)).not.toContain("acre");
+  });
+});
