@@ -86,6 +86,10 @@ export type WeightInfo =
       paper: number;
       /** Upper end of the page's slider (the schema allows more). */
       sliderMax: number;
+      /** Lower end of the page's slider (default 0). */
+      sliderMin?: number;
+      /** Slider step (default 0.01; 1 for a count). */
+      step?: number;
     }
   | {
       kind: "choice";
@@ -465,6 +469,8 @@ export const VARIANT_TABLE = [
         tip: "Continuations sampled from each kept prefix, in one batched pass. Paper 4 with RLOO.",
         paper: 4,
         sliderMax: 8,
+        sliderMin: 1,
+        step: 1,
       },
       sigmaMin: {
         kind: "number",
@@ -558,6 +564,7 @@ export const VARIANT_TABLE = [
         tip: "Shortest response the length reward pays. Paper 320 tokens; the lab's full trace is 24 words, so 20 (lab choice).",
         paper: 20,
         sliderMax: 64,
+        step: 1,
       },
       lMax: {
         kind: "number",
@@ -566,6 +573,7 @@ export const VARIANT_TABLE = [
         tip: "Longest response the length reward pays. Paper 512 tokens; 32 words here (lab choice).",
         paper: 32,
         sliderMax: 64,
+        step: 1,
       },
     },
     judge: "none",

@@ -63,9 +63,9 @@ function ForkBox({ name }: { name: VariantName }) {
               label={info.short}
               name={`${name} fork ${w}`}
               value={Number(value(w))}
-              min={0}
-              max={10}
-              step={0.05}
+              min={info.sliderMin ?? 0}
+              max={info.step === 1 ? info.sliderMax : 10}
+              step={info.step ?? 0.05}
               onChange={(x) => setDraft((d) => ({ ...d, [w]: x }))}
             />
           );
@@ -138,10 +138,10 @@ export function VariantCard({ name }: { name: VariantName }) {
             label={info.label}
             name={`${name} ${info.label}`}
             value={Number(v.weights[w])}
-            min={0}
+            min={info.sliderMin ?? 0}
             max={info.sliderMax}
-            step={0.01}
-            format={(x) => x.toFixed(2)}
+            step={info.step ?? 0.01}
+            format={(x) => (info.step === 1 ? String(x) : x.toFixed(2))}
             tip={`${info.tip} Changes apply live, from the next step (a marker appears on the charts).`}
             onChange={(x) => setW(name, { [w]: x })}
           />
