@@ -52,9 +52,7 @@ function checkPrompt(p: LabTaskPrompt, cfg: Partial<TaskConfig>): void {
     expect(p.options![p.answer.letter!]).toBe(p.answer.content);
     expect(final).toBe(p.answer.letter);
     // The answer checks every option in letter order and marks the one it boxes.
-    expect(check).toEqual(
-      letters.map((l) => ({ content: p.options![l], correct: l === final })),
-    );
+    expect(check).toEqual(letters.map((l) => ({ content: p.options![l], correct: l === final })));
   }
 }
 

@@ -66,7 +66,9 @@ export function checkNormalizedFormat(text: string): {
   const count = (s: string) => text.split(s).length - 1;
   if (count("<think>") !== 1 || count("</think>") !== 1)
     throw new Error(`not exactly one think block: ${text}`);
-  const m = /^<think> (.*) <\/think> ((?:-?\d+ (?:Correct|Incorrect) )*)\\boxed\{([^{}]+)\}$/.exec(text);
+  const m = /^<think> (.*) <\/think> ((?:-?\d+ (?:Correct|Incorrect) )*)\\boxed\{([^{}]+)\}$/.exec(
+    text,
+  );
   if (!m) throw new Error(`not <think> … </think> [v Correct|Incorrect …] \\boxed{…}: ${text}`);
   const body = m[1];
   const markers = [...body.matchAll(/Step (\d+):/g)];
