@@ -304,4 +304,63 @@ describe("the lab in headless Chromium", () => {
     expect(consoleErrors, consoleErrors.join("\n")).toEqual([]);
     await page.close();
   }, 1_200_000);
+
+  it("trains SCS and ACRE on multiple choice: their cards, the cut and the re-ask in the inspector, OSCR charted", async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const consoleErrors: string[] = [];
+    page.on("console", (m) => {
+      if (m.type() === "error") consoleErrors.push(m.text());
+    });
+    page.on("pageerror", (e) => consoleErrors.push(`pageerror: ${e.message}`));
+    const hash = encodeExperiment(
+      parseExperiment({
+        modelSize: "small",
+        task: { multipleChoice: true, hintRate: 0, traceSlipRate: 0 },
+        variants: [{ name: "scs", weights: { m: 2 } }, { name: "acre" }],
+        algorithm: { groupSize: 2, batchPrompts: 1, evalEvery: 1, steps: 1 },
+        evalSize: 4,
+      }),
+    );
+    await page.goto(`${origin}#${hash}`);
+    const phase = (want: RegExp) =>
+      page.waitForFunction(
+        (re) =>
+          new RegExp(re).test(
+            document.querySelector('[data-testid="status-phase"]')?.textContent ?? "",
+          ),
+        want.source,
+        { timeout: 600_000, polling: 500 },
+      );
+    await phase(/ready/);
+    // The cards come from the variant table: formulas and one control per weight.
+    const cards = page.getByTestId("variant-scs");
+    await expect.poll(() => cards.textContent()).toContain("r_con = c·(m − |𝒜|)/m");
+    await expect
+      .poll(() => page.getByTestId("variant-acre").textContent())
+      .toContain("α2 (one right)");
+    expect(await page.getByLabel("scs k (truncation ratio)", { exact: true }).count()).toBe(1);
+    await page.getByRole("button", { name: "Train", exact: true }).click();
+    await phase(/done/);
+    await page.getByRole("button", { name: "Inspect rollouts", exact: true }).click();
+    const inspector = page.getByTestId("inspector");
+    await inspector.getByRole("tab", { name: "SCS" }).click();
+    await expect.poll(() => inspector.getByTestId("scs-detail").count()).toBe(2);
+    await expect
+      .poll(() => inspector.getByTestId("scs-detail").first().textContent())
+      .toMatch(/cut after \d+ tokens/);
+    await inspector.getByRole("tab", { name: "ACRE" }).click();
+    await expect.poll(() => inspector.getByTestId("reask-detail").count()).toBe(2);
+    await expect
+      .poll(() => inspector.getByTestId("reask-detail").first().textContent())
+      .toMatch(/re-asked with options A: -?\d+/);
+    // LAB_SCREENSHOT_DIR=dir keeps a picture of the inspector on ACRE (scs-acre.png).
+    if (process.env.LAB_SCREENSHOT_DIR)
+      await page.screenshot({ path: join(process.env.LAB_SCREENSHOT_DIR, "scs-acre.png") });
+    const oscr = page.getByTestId("chart-oscr");
+    await oscr.scrollIntoViewIfNeeded();
+    for (const v of ["scs", "acre"])
+      await expect.poll(() => oscr.getAttribute(`data-points-${v}`)).toBe("2"); // steps 0 and 1
+    expect(consoleErrors, consoleErrors.join("\n")).toEqual([]);
+    await page.close();
+  }, 1_200_000);
 });
