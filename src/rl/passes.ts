@@ -45,6 +45,33 @@ function responseIds(gen: GenerateResult, i: number, maxNew: number, eosId: numb
 }
 
 /**
+ * One generate call of a pass: every row its own image [rows, pixels] and
+ * prompt [rows, promptLen] (no shared groups), its forced prefix (null:
+ * none), then sampling at the step's temperature and filters from the
+ * pass's own stream `stream` of the step seed.
+ */
+function sampleForced(
+  engine: LabEngine,
+  policy: Pick<Policy, "params">,
+  images: Float32Array,
+  promptIds: Int32Array,
+  forced: readonly (Int32Array | null)[],
+  sampling: PassSampling,
+  stream: string,
+): Promise<GenerateResult> {
+  const { temperature, topK, topP } = sampling.alg;
+  const seed = deriveSeed(sampling.seed, stream);
+  return engine.generate(
+    policy,
+    images,
+    promptIds,
+    { temperature, topK, topP, greedy: false, seed },
+    1,
+    forced,
+  );
+}
+
+/**
  * Kept prefix length of a response of `length` tokens: floor(k·length)
  * (docs/reward-spec.md §4: k fixed, in model tokens).
  */
@@ -94,19 +121,14 @@ export async function truncatedContinuations(
     kept.push(keep);
     for (let t = 0; t < m; t++) forced.push(keep > 0 ? ids.subarray(0, keep) : null);
   }
-  const result = await engine.generate(
+  const result = await sampleForced(
+    engine,
     policy,
     perturbed.images,
     promptTensor(prompts, promptLen, groupSize * m),
-    {
-      temperature: sampling.alg.temperature,
-      topK: sampling.alg.topK,
-      topP: sampling.alg.topP,
-      greedy: false,
-      seed: deriveSeed(sampling.seed, "scs"),
-    },
-    1,
     forced,
+    sampling,
+    "scs",
   );
   const groups = prompts.map((_, g): GroupPasses => {
     const rollouts = Array.from({ length: groupSize }, (_, r) => g * groupSize + r);
@@ -151,22 +173,17 @@ export async function optionShuffleReask(
     const end = ids.indexOf(THINK_END_ID);
     return end >= 0 && end < maxNew - 1 ? ids.subarray(0, end + 1) : null;
   });
-  const result = await engine.generate(
+  const result = await sampleForced(
+    engine,
     policy,
     imageTensor(prompts, groupSize),
     promptTensor(
       reasked.map((r) => r.prompt),
       promptLen,
     ),
-    {
-      temperature: sampling.alg.temperature,
-      topK: sampling.alg.topK,
-      topP: sampling.alg.topP,
-      greedy: false,
-      seed: deriveSeed(sampling.seed, "acre-answer"),
-    },
-    1,
     forced,
+    sampling,
+    "acre-answer",
   );
   const groups = prompts.map((_, g): GroupPasses => {
     const rollouts = Array.from({ length: groupSize }, (_, r) => g * groupSize + r);

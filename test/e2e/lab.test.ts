@@ -26,6 +26,28 @@ const VARIANTS = ["rlvr", "grr"];
 const LONGEST_TASK_BUDGET_MS = 500;
 const LONG_TASK_SHARE_BUDGET = 0.05;
 
+/** The console errors and uncaught page errors of `page`, as they come. */
+function collectErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on("console", (m) => {
+    if (m.type() === "error") errors.push(m.text());
+  });
+  page.on("pageerror", (e) => errors.push(`pageerror: ${e.message}`));
+  return errors;
+}
+
+/** Waits until the status line's phase matches `want` (ready, paused, done, …). */
+function waitForPhase(page: Page, want: RegExp) {
+  return page.waitForFunction(
+    (re) =>
+      new RegExp(re).test(
+        document.querySelector('[data-testid="status-phase"]')?.textContent ?? "",
+      ),
+    want.source,
+    { timeout: 600_000, polling: 500 },
+  );
+}
+
 describe("the lab in headless Chromium", () => {
   let outDir: string;
   let server: PreviewServer;
@@ -73,11 +95,7 @@ describe("the lab in headless Chromium", () => {
 
   it("trains the smoke preset with two variants and shows their curves and rollouts", async () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-    const consoleErrors: string[] = [];
-    page.on("console", (m) => {
-      if (m.type() === "error") consoleErrors.push(m.text());
-    });
-    page.on("pageerror", (e) => consoleErrors.push(`pageerror: ${e.message}`));
+    const consoleErrors = collectErrors(page);
     await page.addInitScript(() => {
       const w = window as unknown as { __longTasks: Array<{ at: number; ms: number }> };
       w.__longTasks = [];
@@ -192,20 +210,8 @@ describe("the lab in headless Chromium", () => {
         }),
       );
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-    const consoleErrors: string[] = [];
-    page.on("console", (m) => {
-      if (m.type() === "error") consoleErrors.push(m.text());
-    });
-    page.on("pageerror", (e) => consoleErrors.push(`pageerror: ${e.message}`));
-    const phase = (want: RegExp) =>
-      page.waitForFunction(
-        (re) =>
-          new RegExp(re).test(
-            document.querySelector('[data-testid="status-phase"]')?.textContent ?? "",
-          ),
-        want.source,
-        { timeout: 600_000, polling: 500 },
-      );
+    const consoleErrors = collectErrors(page);
+    const phase = (want: RegExp) => waitForPhase(page, want);
     // The run control (the x-axis toggle has a "Step" button too).
     const stepButton = page
       .getByRole("button", { name: "Step", exact: true })
@@ -307,11 +313,7 @@ describe("the lab in headless Chromium", () => {
 
   it("trains SCS and ACRE on multiple choice: their cards, the cut and the re-ask in the inspector, OSCR charted", async () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-    const consoleErrors: string[] = [];
-    page.on("console", (m) => {
-      if (m.type() === "error") consoleErrors.push(m.text());
-    });
-    page.on("pageerror", (e) => consoleErrors.push(`pageerror: ${e.message}`));
+    const consoleErrors = collectErrors(page);
     const hash = encodeExperiment(
       parseExperiment({
         modelSize: "small",
@@ -322,15 +324,7 @@ describe("the lab in headless Chromium", () => {
       }),
     );
     await page.goto(`${origin}#${hash}`);
-    const phase = (want: RegExp) =>
-      page.waitForFunction(
-        (re) =>
-          new RegExp(re).test(
-            document.querySelector('[data-testid="status-phase"]')?.textContent ?? "",
-          ),
-        want.source,
-        { timeout: 600_000, polling: 500 },
-      );
+    const phase = (want: RegExp) => waitForPhase(page, want);
     await phase(/ready/);
     // The cards come from the variant table: formulas and one control per weight.
     const cards = page.getByTestId("variant-scs");
