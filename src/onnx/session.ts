@@ -16,7 +16,7 @@
  * cross-origin isolated page (COOP same-origin + COEP require-corp, which
  * vite.config.ts sends in dev and preview).
  */
-import * as ort from "onnxruntime-web";
+import * as ort from "onnxruntime-web/wasm";
 import { POLICY_ONNX_IO } from "./export";
 
 /** Options of createOnnxSession. */
