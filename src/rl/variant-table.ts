@@ -251,15 +251,20 @@ const STRUCT_WEIGHT = (value: number) => z.number().min(0).max(10).default(value
  * figures, measured without them) stay as they were (lab choice).
  */
 const ON_OFF = z.enum(["off", "on"]).default("off");
-const onOffInfo = (label: string, short: string, tip: string): WeightInfo => ({
+const onOffInfo = (
+  label: string,
+  short: string,
+  tip: string,
+  formulas: { off: string; on: string },
+): WeightInfo => ({
   kind: "choice",
   label,
   short,
   tip,
   paper: "on",
   options: [
-    { value: "off", label: "off", formula: `${short}: off` },
-    { value: "on", label: "on (paper)", formula: `${short}: on` },
+    { value: "off", label: "off", formula: formulas.off },
+    { value: "on", label: "on (paper)", formula: formulas.on },
   ],
 });
 const GRR_PAPER = "“Prioritizing the Best: Groupwise Ranking Reward” (GRR)";
@@ -423,11 +428,19 @@ export const VARIANT_TABLE = [
         "Rollout recycling",
         "recycle",
         "After the update, train the policy on its own rollouts as judgments: 'is this response correct?' (Correct/Incorrect) and 'which of a correct and an incorrect rollout is correct?' (A/B), target cross-entropy (StructReward §3.3). On in the paper; off by default here.",
+        {
+          off: "rollouts not recycled (the paper recycles them)",
+          on: "+ L_recycle after the update: CE on Correct/Incorrect and A/B",
+        },
       ),
       hardNegatives: onOffInfo(
         "Hard negatives",
         "hard negatives",
         "After the update, rewrite one step of each answer-correct rollout and train the policy to find it ('Incorrect Step k') and to choose the original over the rewrite (StructReward §3.4). On in the paper; off by default here.",
+        {
+          off: "no hard negatives (the paper trains them)",
+          on: "+ L_hard after the update: CE on 'Incorrect Step k' and A/B",
+        },
       ),
       auxLr: {
         kind: "number",
