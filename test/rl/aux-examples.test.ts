@@ -18,6 +18,8 @@ import { buildAuxBatch, compactResponse, type AuxKind } from "../../src/rl/aux-e
 import { parseExperiment } from "../../src/rl/experiment";
 import { runModel } from "../../src/rl/lab-model";
 import { taskGeneratorFor } from "../../src/rl/runner";
+import { applyVariantSetting } from "../../src/rl/variant-settings";
+import { VARIANT_TABLE, variantEntry } from "../../src/rl/variant-table";
 import { Rng } from "../../src/tasks/rng";
 import { decode, EOS_ID, PAD_ID, SEP_ID } from "../../src/tasks/tokenizer";
 
@@ -215,5 +217,49 @@ describe("StructReward auxiliary batch (default task)", () => {
     ).toBe("<think> Step 1: 2 + 3 = \\boxed{5} </think> \\boxed{A}");
     expect(compactResponse("<think> Step 1: \\boxed{5}")).toBe("<think> Step 1: \\boxed{5}");
     expect(compactResponse("<think> </think> 5")).toBe("<think> </think> 5");
+  });
+});
+
+describe("StructReward's auxiliary settings (variant table, --set)", () => {
+  const entry = variantEntry("structreward");
+  const aux = (settings: string[]) =>
+    entry.auxiliary!(settings.reduce(applyVariantSetting, exp.variants)[0].weights);
+
+  it("is off by default and on per option, with the learning-rate scale", () => {
+    expect(exp.variants[0].weights).toMatchObject({
+      recycle: "off",
+      hardNegatives: "off",
+      auxLr: 1,
+    });
+    expect(aux([])).toBeNull();
+    expect(aux(["structreward.recycle=on"])).toEqual({
+      recycle: true,
+      hardNegatives: false,
+      lrScale: 1,
+    });
+    expect(aux(["structreward.hardNegatives=on", "structreward.auxLr=0.1"])).toEqual({
+      recycle: false,
+      hardNegatives: true,
+      lrScale: 0.1,
+    });
+    expect(() => aux(["structreward.auxLr=-1"])).toThrow(/structreward\.weights\.auxLr/);
+    // No other variant trains an auxiliary step.
+    for (const v of VARIANT_TABLE)
+      if (v.name !== "structreward") expect(v.auxiliary).toBeUndefined();
+  });
+
+  it("the options do not change the reward", () => {
+    const on = aux(["structreward.recycle=on", "structreward.hardNegatives=on"]);
+    expect(on).not.toBeNull();
+    const score = (weights: Record<string, unknown>) =>
+      entry.score({
+        prompt: prompts[0],
+        texts: texts[0],
+        weights,
+        judge: exp.variants[0].judge,
+        rng: mulberry32(1),
+        passes: {},
+      });
+    expect(score({ recycle: "on", hardNegatives: "on", auxLr: 3 })).toEqual(score({}));
   });
 });
