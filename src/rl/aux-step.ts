@@ -5,11 +5,14 @@
  * policy with target-sequence cross-entropy (./aux-examples.ts builds them).
  *
  * Lab choices (the paper gives no weight or schedule for L_recycle and
- * L_hard): one cross-entropy step per RL step, on the same parameters and
- * AdamW state as the policy update (LabEngine.sftStep: mean cross-entropy
- * over the target tokens, AdamW with the run's gradient clip), at learning
- * rate `lrScale` × the RL learning rate; its rows are the step's rollout
- * count, so it reuses the update's graph. With both options off nothing
+ * L_hard): one cross-entropy step per RL step on the policy's parameters
+ * (LabEngine.sftStep: mean cross-entropy over the target tokens) with its own
+ * AdamW state (LabEngine.auxOptimizer: the run's gradient clip, no weight
+ * decay), at learning rate `lrScale` × the RL learning rate; its rows are
+ * the step's rollout count, so it reuses the update's graph. Sharing the
+ * policy update's AdamW state instead would carry the auxiliary gradients
+ * (the loss starts near 16 nats/token at the cold start) into the next
+ * update's momentum at the full RL learning rate, whatever `lrScale` is. With both options off nothing
  * runs and the RL step is as before.
  */
 import { deriveSeed } from "../tasks/rng";
@@ -70,7 +73,13 @@ export async function auxStep(
   };
   if (aux.examples.length > 0)
     out.aux_loss = (
-      await engine.sftStep(policy, aux.images, aux.text, config.lrScale * args.lr)
+      await engine.sftStep(
+        policy,
+        aux.images,
+        aux.text,
+        config.lrScale * args.lr,
+        engine.auxOptimizer(policy),
+      )
     ).loss;
   out.aux_ms = performance.now() - t0;
   return out;

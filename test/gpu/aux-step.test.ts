@@ -3,7 +3,8 @@
  * (SwiftShader) with the small model from the shipped multiple-choice cold
  * start:
  *   - on a fixed batch (the same prompts, rollouts and seed every step) the
- *     auxiliary cross-entropy falls step after step;
+ *     auxiliary cross-entropy falls step after step, stepping the policy's
+ *     auxiliary AdamW and leaving the policy update's own AdamW state alone;
  *   - a whole StructReward RL step with the options on reports the aux
  *     metrics (examples per kind as built for its rollouts, a finite loss,
  *     its time inside the step time) and moves the parameters past the
@@ -77,7 +78,21 @@ describe("StructReward auxiliary step (small model, CPU WebGPU adapter)", () => 
       losses.push(v.aux_loss!);
     }
     for (let s = 1; s < losses.length; s++) expect(losses[s]).toBeLessThan(losses[s - 1]);
+    // The auxiliary optimizer stepped 4 times; the policy update's own AdamW state is untouched.
+    expect(policy.auxAdam?.t).toBe(4);
+    expect(policy.adam.t).toBe(0);
+    expect(Array.from(await ctx.readF32(policy.adam.m, 0, 64)).every((x) => x === 0)).toBe(true);
     expect(losses[3]).toBeLessThan(0.9 * losses[0]);
+    // A fork continues the auxiliary optimizer too; a reset clears it.
+    const child = engine.forkPolicy(policy, "aux.fixed.fork");
+    expect(child.auxAdam?.t).toBe(4);
+    const n = 256;
+    expect(Array.from(await ctx.readF32(child.auxAdam!.v, 0, n))).toEqual(
+      Array.from(await ctx.readF32(policy.auxAdam!.v, 0, n)),
+    );
+    engine.resetPolicy(child);
+    expect(child.auxAdam?.t).toBe(0);
+    engine.destroyPolicy(child);
     engine.destroyPolicy(policy);
   });
 
