@@ -11,15 +11,17 @@
  * promptLen, left-padded][response columns, maxNew, right-padded]):
  *   - one response (pointwise, locate): prompt columns = the task prompt as
  *     the rollout saw it (`<bos> question options <sep>`); response columns =
- *     `response <sep> target <eos>`.
+ *     `response ? target <eos>`.
  *   - two responses (pairwise, choose): prompt columns = `<bos> A' <sep>`,
- *     response columns = `B' <sep> target <eos>`, where A', B' are the two
+ *     response columns = `B' ? target <eos>`, where A', B' are the two
  *     responses in compact form (the think block and the final `\boxed{}`
  *     answer after it; the option checks between them are dropped) so both
  *     fit; the question's text is not in the row (the image is).
- * `<sep>` marks where the judgment starts: the policy never writes it in a
- * response, so training the verdict after it does not teach the policy to
- * write a verdict where a rollout ends.
+ * `?` marks where the judgment starts: it occurs only in prompt columns,
+ * which no loss covers, so no other training says what follows it, and the
+ * policy never writes it in a response, so the verdict trained after it does
+ * not teach the policy to write one where a rollout ends. (`<sep>` would
+ * clash: after it the response's first token, `<think>`, is trained.)
  * Targets (the masked tokens, each followed by `<eos>`, which is masked too,
  * as in the SFT targets): pointwise `Correct` | `Incorrect` (eq. 14);
  * pairwise and choose `A` | `B`; locate `Incorrect Step k` (detect, then the
@@ -36,6 +38,9 @@ import {
   type Rng,
 } from "../rewards/index";
 import { BOS_ID, buildModelTokens, encode, EOS_ID, PAD_ID, SEP_ID } from "../tasks/tokenizer";
+
+/** Token that starts the judgment in a row (`?`; see the layout above). */
+export const JUDGE_MARK_ID = encode("?")[0];
 import type { TaskPrompt } from "../tasks/types";
 import type { TextBatch, TextShape } from "./sequences";
 
@@ -57,7 +62,7 @@ interface AuxExample {
   prompt: number;
   /** Prompt-column ids (left-padded in the row), ≤ promptLen. */
   context: number[];
-  /** Response-column ids before the target (the response(s) and `<sep>`), not in the loss. */
+  /** Response-column ids before the target (the response and `?`), not in the loss. */
   response: number[];
   /** Target ids then `<eos>`: the tokens of the loss mask. */
   target: number[];
@@ -135,7 +140,9 @@ function oneResponse(
   const t = tryEncode(target);
   if (r === null || t === null) return { drop: "untokenizable" };
   if (r.length + 1 + t.length + 1 > shape.maxNew) return { drop: "tooLong" };
-  return { ok: { kind, prompt, context, response: [...r, SEP_ID], target: [...t, EOS_ID] } };
+  return {
+    ok: { kind, prompt, context, response: [...r, JUDGE_MARK_ID], target: [...t, EOS_ID] },
+  };
 }
 
 function twoResponses(
@@ -157,7 +164,7 @@ function twoResponses(
       kind,
       prompt,
       context: [BOS_ID, ...ra, SEP_ID],
-      response: [...rb, SEP_ID],
+      response: [...rb, JUDGE_MARK_ID],
       target: [...t, EOS_ID],
     },
   };

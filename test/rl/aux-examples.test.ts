@@ -14,7 +14,12 @@ import {
   makeHardNegative,
   mulberry32,
 } from "../../src/rewards/index";
-import { buildAuxBatch, compactResponse, type AuxKind } from "../../src/rl/aux-examples";
+import {
+  buildAuxBatch,
+  compactResponse,
+  JUDGE_MARK_ID,
+  type AuxKind,
+} from "../../src/rl/aux-examples";
 import { parseExperiment } from "../../src/rl/experiment";
 import { runModel } from "../../src/rl/lab-model";
 import { taskGeneratorFor } from "../../src/rl/runner";
@@ -107,15 +112,15 @@ describe("StructReward auxiliary batch (default task)", () => {
     const size = prompts[0].image.length;
     for (const [i, w] of want.entries()) {
       const row = rowOf(aux.text.tokens, aux.text.mask, i);
-      const sep = row.response.indexOf(SEP_ID);
+      const sep = row.response.indexOf(JUDGE_MARK_ID);
       const end = row.response.indexOf(EOS_ID, sep);
       if (w.texts.length === 1) {
-        // Prompt columns: the task prompt; response columns: response <sep> target <eos>.
+        // Prompt columns: the task prompt; response columns: response ? target <eos>.
         expect(decode(row.context)).toBe(decode(aux.examples[i].context));
         expect(row.context[row.context.length - 1]).toBe(SEP_ID);
         expect(decode(row.response.slice(0, sep))).toBe(w.texts[0]);
       } else {
-        // Prompt columns: <bos> A' <sep>; response columns: B' <sep> target <eos>.
+        // Prompt columns: <bos> A' <sep>; response columns: B' ? target <eos>.
         expect(decode(row.context.slice(1, -1))).toBe(compactResponse(w.texts[0]));
         expect(decode(row.response.slice(0, sep))).toBe(compactResponse(w.texts[1]));
       }
