@@ -11,9 +11,10 @@
  * decay), at learning rate `lrScale` × the RL learning rate; its rows are
  * the step's rollout count, so it reuses the update's graph. Sharing the
  * policy update's AdamW state instead would carry the auxiliary gradients
- * (the loss starts near 16 nats/token at the cold start) into the next
- * update's momentum at the full RL learning rate, whatever `lrScale` is. With both options off nothing
- * runs and the RL step is as before.
+ * (the loss starts near 12 nats/token on the drift preset's cold start)
+ * into the next update's momentum at the full RL learning rate, whatever
+ * `lrScale` is. With both options off nothing runs and the RL step is as
+ * before.
  */
 import { deriveSeed } from "../tasks/rng";
 import type { TaskPrompt } from "../tasks/types";

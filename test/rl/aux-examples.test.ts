@@ -234,18 +234,18 @@ describe("StructReward's auxiliary settings (variant table, --set)", () => {
     expect(exp.variants[0].weights).toMatchObject({
       recycle: "off",
       hardNegatives: "off",
-      auxLr: 1,
+      auxLr: 0.1,
     });
     expect(aux([])).toBeNull();
     expect(aux(["structreward.recycle=on"])).toEqual({
       recycle: true,
       hardNegatives: false,
-      lrScale: 1,
+      lrScale: 0.1,
     });
-    expect(aux(["structreward.hardNegatives=on", "structreward.auxLr=0.1"])).toEqual({
+    expect(aux(["structreward.hardNegatives=on", "structreward.auxLr=0.5"])).toEqual({
       recycle: false,
       hardNegatives: true,
-      lrScale: 0.1,
+      lrScale: 0.5,
     });
     expect(() => aux(["structreward.auxLr=-1"])).toThrow(/structreward\.weights\.auxLr/);
     // No other variant trains an auxiliary step.
