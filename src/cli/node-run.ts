@@ -78,7 +78,7 @@ export function consoleSink(files?: RunFiles, quiet = false): RunSink & { rows: 
             );
         } else {
           console.error(
-            `[rl] ${r.variant}${seedTag(r)} step ${r.step}: reward ${fmt(v.reward_mean)} acc ${fmt(v.train_acc)} kl ${fmt(v.kl)} (${Math.round(v.step_time_ms)} ms)`,
+            `[rl] ${r.variant}${seedTag(r)} step ${r.step}: reward ${fmt(v.reward_mean)} acc ${fmt(v.train_acc)} kl ${fmt(v.kl)}${v.aux_loss === undefined ? "" : ` aux ${fmt(v.aux_loss)}`} (${Math.round(v.step_time_ms)} ms)`,
           );
         }
       }

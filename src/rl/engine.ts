@@ -25,6 +25,12 @@ export interface Policy {
   /** Flat f32 parameters [totalFloats] (paramLayout). */
   params: GPUBuffer;
   adam: AdamW;
+  /**
+   * AdamW state of the auxiliary cross-entropy step (StructReward's recycling
+   * and hard negatives, src/rl/aux-step.ts) on the same parameters, made on
+   * first use (LabEngine.auxOptimizer); absent until then.
+   */
+  auxAdam?: AdamW;
 }
 
 /** Sampling settings of a generate call. */
@@ -117,7 +123,9 @@ export class LabEngine {
     this.ctx.copy(parent.params, 0, params, 0, bytes);
     const adam = new AdamW(this.ctx, this.layout, params, this.grads, parent.adam.options);
     adam.copyStateFrom(parent.adam);
-    return { name, params, adam };
+    const child: Policy = { name, params, adam };
+    if (parent.auxAdam) this.auxOptimizer(child).copyStateFrom(parent.auxAdam);
+    return child;
   }
 
   /** Frees a policy's GPU buffers (parameters and optimizer state); it must not be used afterwards. */
@@ -125,6 +133,7 @@ export class LabEngine {
     this.ctx.flush();
     policy.params.destroy();
     policy.adam.destroy();
+    policy.auxAdam?.destroy();
   }
 
   /** Overwrites a policy's parameters (Reset) and clears its optimizer state. */
@@ -132,6 +141,7 @@ export class LabEngine {
     if (initial) this.ctx.write(policy.params, initial);
     else this.ctx.copy(this.ref, 0, policy.params, 0, this.layout.totalFloats * 4);
     policy.adam.reset();
+    policy.auxAdam?.reset();
   }
 
   /**
@@ -176,6 +186,25 @@ export class LabEngine {
     this.ctx.write(policy.adam.m, state.m);
     this.ctx.write(policy.adam.v, state.v);
     policy.adam.t = state.t;
+    // Snapshots hold the policy's own optimizer only: the auxiliary one starts afresh (lab choice).
+    policy.auxAdam?.reset();
+  }
+
+  /**
+   * The policy's auxiliary AdamW (Policy.auxAdam), made on first use: its own
+   * m, v and t on the policy's parameters and the shared gradient buffer, the
+   * policy's β, ε and gradient clip, no weight decay (the policy update
+   * applies it once per RL step). Lab choice: the auxiliary loss's large
+   * early gradients then neither enter the policy update's moments nor move
+   * it at the RL learning rate. Costs 2× the parameter bytes.
+   */
+  auxOptimizer(policy: Policy): AdamW {
+    if (!policy.auxAdam)
+      policy.auxAdam = new AdamW(this.ctx, this.layout, policy.params, this.grads, {
+        ...policy.adam.options,
+        weightDecay: 0,
+      });
+    return policy.auxAdam;
   }
 
   /** Replaces the reference policy (after SFT from scratch). */
@@ -406,6 +435,8 @@ export class LabEngine {
   /**
    * One SFT step (cross-entropy on the masked response tokens) of `policy`.
    * A NaN/Inf gradient skips the update as in policyUpdate (t put back).
+   * @param adam the optimizer that steps (default the policy's own; the
+   *   auxiliary step passes auxOptimizer(policy)).
    * @throws Error on a NaN/Inf loss (parameters untouched).
    */
   async sftStep(
@@ -413,6 +444,7 @@ export class LabEngine {
     images: Float32Array,
     batch: TextBatch,
     lr: number,
+    adam: AdamW = policy.adam,
   ): Promise<UpdateStats> {
     const B = batch.tokens.length / this.textLen;
     const g = this.graphFor(B);
@@ -420,10 +452,10 @@ export class LabEngine {
     this.ctx.copy(policy.params, 0, this.work, 0, this.layout.totalFloats * 4);
     g.graph.sftStep();
     const stats = await g.graph.readStats();
-    policy.adam.step(lr);
+    adam.step(lr);
     this.ctx.flush();
-    const grad = await policy.adam.readStats();
-    if (!grad.finite) policy.adam.t -= 1;
+    const grad = await adam.readStats();
+    if (!grad.finite) adam.t -= 1;
     return { ...stats, ...grad };
   }
 }

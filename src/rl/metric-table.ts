@@ -32,9 +32,11 @@ export type MetricGroup = "paper" | "reward" | "component" | "health" | "cost" |
 
 /**
  * Which rows carry a metric: held-out eval rows, RL step rows, SFT step rows,
- * or RL step rows as a reward component (`components/<name>`).
+ * RL step rows as a reward component (`components/<name>`), or RL step rows
+ * of a variant that trains an auxiliary step (StructReward's recycling and
+ * hard negatives, ./aux-step.ts).
  */
-type MetricRowKind = "eval" | "train" | "sft" | "component";
+type MetricRowKind = "eval" | "train" | "sft" | "component" | "aux";
 
 /** One metric. */
 export interface MetricDef {
@@ -388,7 +390,7 @@ export const METRIC_TABLE = [
     formula: "wall-clock time of this variant's step",
     source: "lab metric",
     description:
-      "Wall-clock milliseconds of this variant's step (rollouts, rewards, advantages, update); on SFT rows, of one SFT step.",
+      "Wall-clock milliseconds of this variant's step (rollouts, rewards, advantages, update, and StructReward's auxiliary step when it is on); on SFT rows, of one SFT step.",
     group: "cost",
     order: 41,
     rows: ["train", "sft"],
@@ -488,6 +490,92 @@ export const METRIC_TABLE = [
     rows: ["train"],
   },
   // ---- reward components (the scorers' component names) ----
+  // ---- StructReward's auxiliary step (./aux-step.ts), only where it runs ----
+  {
+    key: "aux_loss",
+    label: "Auxiliary loss (StructReward)",
+    unit: "nats/token",
+    formula: "mean −log π(v_t | u, v_<t) over the target tokens of the step's auxiliary examples",
+    source: "StructReward §3.3–3.4, eq. 15–16 (token mean: lab choice); docs/reward-spec.md §3",
+    description:
+      "Cross-entropy of the judgment targets (Correct/Incorrect, A/B, Incorrect Step k) the policy is trained on after its update, measured before that auxiliary update. Only on StructReward rows with recycling or hard negatives on.",
+    group: "other",
+    order: 50,
+    rows: ["aux"],
+  },
+  {
+    key: "aux_pointwise",
+    label: "Pointwise examples (StructReward)",
+    unit: "count",
+    formula: "recycled 'is this response correct?' examples trained this step",
+    source: "StructReward §3.3, eq. 14",
+    description:
+      "Rollouts of this step trained as pointwise judgments (target Correct or Incorrect by the final answer).",
+    group: "other",
+    order: 51,
+    rows: ["aux"],
+  },
+  {
+    key: "aux_pairwise",
+    label: "Pairwise examples (StructReward)",
+    unit: "count",
+    formula: "recycled (correct, incorrect) pairs trained this step",
+    source: "StructReward §3.3",
+    description:
+      "Pairs of a correct and an incorrect rollout of one group trained as 'which is correct, A or B?'.",
+    group: "other",
+    order: 52,
+    rows: ["aux"],
+  },
+  {
+    key: "aux_locate",
+    label: "Locate examples (StructReward)",
+    unit: "count",
+    formula: "hard negatives trained as detect + locate this step",
+    source: "StructReward §3.4",
+    description:
+      "Answer-correct rollouts with one step rewritten, trained to answer 'Incorrect Step k' (the rewritten step).",
+    group: "other",
+    order: 53,
+    rows: ["aux"],
+  },
+  {
+    key: "aux_choose",
+    label: "Choose examples (StructReward)",
+    unit: "count",
+    formula: "hard negatives trained as choose-the-correct-version this step",
+    source: "StructReward §3.4",
+    description:
+      "A rollout and its one-step rewrite in random order, trained to name the original.",
+    group: "other",
+    order: 54,
+    rows: ["aux"],
+  },
+  {
+    key: "aux_dropped",
+    label: "Dropped auxiliary examples",
+    unit: "count",
+    formula:
+      "built − trained (too long for the text columns, a word outside the vocabulary, over the batch's rows)",
+    source: "lab metric",
+    description:
+      "Auxiliary examples built this step but not trained: they did not fit the model's text columns, held a word the tokenizer lacks, or were beyond the batch's rows (a seeded subset is kept).",
+    group: "other",
+    order: 55,
+    rows: ["aux"],
+  },
+  {
+    key: "aux_ms",
+    label: "Auxiliary step time",
+    unit: "ms",
+    formula: "wall-clock time of one phase of this variant's step",
+    source: "lab metric",
+    description:
+      "Wall-clock milliseconds of StructReward's auxiliary step: building the examples, the cross-entropy forward and backward, AdamW. Part of the step time.",
+    group: "cost",
+    order: 46.5,
+    rows: ["aux"],
+  },
   {
     key: "components/rVer",
     label: "r_ver (verifier)",
@@ -644,6 +732,8 @@ type KeysOf<R extends MetricRowKind> = Def extends infer D
 export type EvalMetricKey = KeysOf<"eval">;
 /** Keys of an RL step row, besides its `components/<name>` entries. */
 export type TrainMetricKey = KeysOf<"train">;
+/** Keys an RL step row carries when the variant's auxiliary step ran (./aux-step.ts). */
+export type AuxMetricKey = KeysOf<"aux">;
 
 const BY_KEY: ReadonlyMap<string, MetricDef> = new Map(METRIC_TABLE.map((m) => [m.key, m]));
 

@@ -4,6 +4,8 @@
  *   2 rewards: the variant's reward on the detokenized texts (reward worker)
  *   3 advantages: the estimator kernel on the GPU
  *   4 update: clipped policy-gradient loss + k3 KL, backward, AdamW (GPU)
+ *   4b the variant's auxiliary step, if it has one on (StructReward's
+ *      recycling and hard negatives: target cross-entropy, ./aux-step.ts)
  *   5 metrics and a sample group for the inspector
  * The same prompts are used by every variant at a step, so curves compare
  * step for step.
@@ -21,6 +23,7 @@ import { evalMetrics } from "./eval-metrics";
 import { COMPONENT_PREFIX, type TrainMetricKey } from "./metric-table";
 import { variantEntry, type GroupPasses, type VariantEntry } from "./variant-table";
 import { optionShuffleReask, truncatedContinuations } from "./passes";
+import { auxStep } from "./aux-step";
 import type { GenerateResult } from "../model/generate";
 import { imageTensor, joinPromptResponse, promptTensor, row, type TextBatch } from "./sequences";
 
@@ -207,12 +210,24 @@ export async function rlStep(args: RlStepArgs): Promise<RlStepResult> {
     temperature: alg.temperature,
   });
   const advantages = await adv.kernel.readAdvantages();
+  const t4 = performance.now();
+
+  // ---- 4b the auxiliary step (StructReward recycling / hard negatives), after the update ----
+  const auxConfig = entry.auxiliary?.(variant.weights) ?? null;
+  const auxValues = auxConfig
+    ? await auxStep(engine, policy, {
+        prompts,
+        texts,
+        config: auxConfig,
+        lr: alg.lr,
+        seed: args.seed,
+      })
+    : null;
 
   // ---- 5 metrics ----
   // Metrics show the reward itself (without a folded KL penalty), comparable across variants.
   const finite = rawRewards.filter((r) => Number.isFinite(r));
-  const t4 = performance.now();
-  const stepMs = t4 - t0;
+  const stepMs = t4 - t0 + (auxValues?.aux_ms ?? 0);
   // The paper metrics on the step's own sampled rollouts: drift shows here every step, between the held-out evals.
   const onRollouts = evalMetrics(
     prompts.flatMap((p) => Array.from({ length: G }, () => p)),
@@ -247,7 +262,7 @@ export async function rlStep(args: RlStepArgs): Promise<RlStepResult> {
     train_hint_follow: onRollouts.hintFollow,
     train_step_acc: onRollouts.stepAcc,
   };
-  const values: MetricValues = { ...stepValues };
+  const values: MetricValues = { ...stepValues, ...auxValues };
   const componentNames = new Set(
     groups.flatMap((g) => g.rollouts.flatMap((r) => Object.keys(r.components))),
   );

@@ -32,6 +32,7 @@ import {
 } from "../rewards/index";
 import type { TaskPrompt } from "../tasks/types";
 import type { EstimatorName } from "./estimator-table";
+import type { AuxConfig } from "./aux-step";
 
 /** Which judge a variant calls: none, one call per rollout, or one call per group (GRR §2–§3). */
 export type JudgeKind = "none" | "pointwise" | "groupwise";
@@ -188,6 +189,8 @@ interface VariantSpec<N extends string, S extends z.ZodObject> {
   estimator?: EstimatorName;
   /** KL coefficient β unless set (absent: the algorithm's). */
   beta?: number;
+  /** The auxiliary step after the policy update, from the weights (StructReward §3.3–3.4); null or absent: none. */
+  auxiliary?(weights: z.output<S>): AuxConfig | null;
   score(args: VariantScoreArgs<z.output<S>>): GroupScore;
 }
 
@@ -206,6 +209,12 @@ export interface VariantEntry<N extends string = string> {
   estimator?: EstimatorName;
   beta?: number;
   /**
+   * The auxiliary step the RL step runs after the policy update (./aux-step.ts),
+   * or null; absent for a variant without one.
+   * @throws ZodError when `weights` does not fit the variant's schema.
+   */
+  auxiliary?(weights: Readonly<Record<string, unknown>>): AuxConfig | null;
+  /**
    * Scores one group: per-rollout totals and components, judge calls and
    * failures, tiers. Never throws on rollout text.
    * @throws ZodError when `weights` does not fit the variant's schema.
@@ -216,11 +225,12 @@ export interface VariantEntry<N extends string = string> {
 function defineVariant<const N extends string, S extends z.ZodObject>(
   spec: VariantSpec<N, S>,
 ): VariantEntry<N> {
-  const { score, weights, weightInfo, ...rest } = spec;
+  const { score, weights, weightInfo, auxiliary, ...rest } = spec;
   return {
     ...rest,
     weights: weights as unknown as VariantEntry["weights"],
     weightInfo: weightInfo as Readonly<Record<string, WeightInfo>>,
+    ...(auxiliary && { auxiliary: (w) => auxiliary(weights.parse(w)) }),
     score: (args) => score({ ...args, weights: weights.parse(args.weights) }),
   };
 }
@@ -235,6 +245,30 @@ const LAMBDA_INFO: WeightInfo = {
   sliderMax: 3,
 };
 const STRUCT_WEIGHT = (value: number) => z.number().min(0).max(10).default(value);
+/**
+ * StructReward's auxiliary options (StructReward §3.3–3.4): on in the
+ * paper; off by default here, so the lab's default runs (and the README's
+ * figures, measured without them) stay as they were (lab choice).
+ */
+const ON_OFF = z.enum(["off", "on"]).default("off");
+/** The auxiliary step's learning rate / the RL one: the paper gives none; lab choice (docs/reward-spec.md §3). */
+const AUX_LR_DEFAULT = 0.1;
+const onOffInfo = (
+  label: string,
+  short: string,
+  tip: string,
+  formulas: { off: string; on: string },
+): WeightInfo => ({
+  kind: "choice",
+  label,
+  short,
+  tip,
+  paper: "on",
+  options: [
+    { value: "off", label: "off", formula: formulas.off },
+    { value: "on", label: "on (paper)", formula: formulas.on },
+  ],
+});
 const GRR_PAPER = "“Prioritizing the Best: Groupwise Ranking Reward” (GRR)";
 
 /** The variants, in the order the page lists them (and colours stay put). */
@@ -355,6 +389,9 @@ export const VARIANT_TABLE = [
       right: STRUCT_WEIGHT(STRUCT_DEFAULT_WEIGHTS.right),
       rule: STRUCT_WEIGHT(STRUCT_DEFAULT_WEIGHTS.rule),
       cons: STRUCT_WEIGHT(STRUCT_DEFAULT_WEIGHTS.cons),
+      recycle: ON_OFF,
+      hardNegatives: ON_OFF,
+      auxLr: z.number().min(0).max(10).default(AUX_LR_DEFAULT),
     }),
     weightInfo: {
       fmt: {
@@ -389,13 +426,46 @@ export const VARIANT_TABLE = [
         paper: 0.15,
         sliderMax: 1,
       },
+      recycle: onOffInfo(
+        "Rollout recycling",
+        "recycle",
+        "After the update, train the policy on its own rollouts as judgments: 'is this response correct?' (Correct/Incorrect) and 'which of a correct and an incorrect rollout is correct?' (A/B), target cross-entropy (StructReward §3.3). On in the paper; off by default here.",
+        {
+          off: "rollouts not recycled (the paper recycles them)",
+          on: "+ L_recycle after the update: CE on Correct/Incorrect and A/B",
+        },
+      ),
+      hardNegatives: onOffInfo(
+        "Hard negatives",
+        "hard negatives",
+        "After the update, rewrite one step of each answer-correct rollout and train the policy to find it ('Incorrect Step k') and to choose the original over the rewrite (StructReward §3.4). On in the paper; off by default here.",
+        {
+          off: "no hard negatives (the paper trains them)",
+          on: "+ L_hard after the update: CE on 'Incorrect Step k' and A/B",
+        },
+      ),
+      auxLr: {
+        kind: "number",
+        label: "η_aux / η (auxiliary learning rate)",
+        short: "η_aux",
+        tip: "Learning rate of the auxiliary cross-entropy step as a multiple of the RL learning rate. The paper gives no weight or schedule; 0.1 is the lab's choice (on the drift preset, 1 lost the strict format within 10 steps on both seeds tried, 0.1 kept it).",
+        paper: AUX_LR_DEFAULT,
+        sliderMax: 1,
+      },
     },
     judge: "none",
     passes: [],
     // StructReward is optimized with GRPO-stable and β = 1e-3 (StructReward eq. 11, docs/reward-spec.md §3).
     estimator: "grpo-stable",
     beta: 1e-3,
-    score: ({ prompt, texts, weights }) => scoreStructReward(prompt, texts, { weights }),
+    auxiliary: (w) =>
+      w.recycle === "on" || w.hardNegatives === "on"
+        ? { recycle: w.recycle === "on", hardNegatives: w.hardNegatives === "on", lrScale: w.auxLr }
+        : null,
+    score: ({ prompt, texts, weights: w }) =>
+      scoreStructReward(prompt, texts, {
+        weights: { fmt: w.fmt, right: w.right, rule: w.rule, cons: w.cons },
+      }),
   }),
   defineVariant({
     name: "scs",
