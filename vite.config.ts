@@ -1,9 +1,12 @@
 import { defineConfig } from "vitest/config";
 import react from "@vitejs/plugin-react";
 
-// Cross-origin isolation (SharedArrayBuffer, precise timers). It is also what
-// onnxruntime-web needs for threads, for the learned PRM the design plans for
-// the reward worker; no ONNX model runs in the lab yet.
+// Cross-origin isolation (SharedArrayBuffer, precise timers), sent in dev and
+// preview. It is also what onnxruntime-web needs for threads: the trainer
+// worker loads and runs an exported policy there ("Export ONNX",
+// src/workers/onnx-export.ts). Its wasm runtime is served as `?url` assets
+// (src/onnx/browser-wasm.ts); the package is left out of the dev server's
+// dependency pre-bundling, which would move its module away from them.
 const isolation = {
   "Cross-Origin-Opener-Policy": "same-origin",
   "Cross-Origin-Embedder-Policy": "require-corp",
@@ -13,6 +16,7 @@ export default defineConfig({
   base: "./",
   plugins: [react()],
   worker: { format: "es" },
+  optimizeDeps: { exclude: ["onnxruntime-web"] },
   server: { headers: isolation },
   preview: { headers: isolation },
   test: {

@@ -103,6 +103,8 @@ export interface LabState extends RunData {
    * the branch's rows arrive as `<variant>@fork<step>`).
    */
   fork(variant: string, weights: VariantWeights, judge?: Partial<VariantConfig["judge"]>): void;
+  /** Asks the trainer worker for `variant`'s current policy as ONNX (answered by an `onnx` event, which the page downloads). */
+  exportOnnx(variant: string): void;
   /**
    * Continues a saved run: the live run is archived, the saved one's
    * settings and its metrics up to the snapshot's step become the live run,
@@ -348,6 +350,13 @@ export function createLabStore(
         }
         get().flushWeights();
         send({ type: "fork", variant, weights: { ...weights }, judge: judge && { ...judge } });
+      },
+      exportOnnx: (variant) => {
+        if (!get().sentExperiment) {
+          get().reportError("Nothing to export yet: press Train or Step first.", false, "page");
+          return;
+        }
+        send({ type: "exportOnnx", variant });
       },
       resumeRun: (saved) => {
         get().flushWeights();

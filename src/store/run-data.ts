@@ -176,6 +176,14 @@ export function reduceEvent(d: RunData, ev: TrainerEvent): RunData {
       };
     case "snapshot":
       return { ...d, runSnapshot: { step: ev.step, bytes: ev.bytes } };
+    case "onnx":
+      return {
+        ...d,
+        logs: appendLog(
+          d.logs,
+          `exported ${ev.variant} (seed ${ev.seed}, step ${ev.step}) as ONNX: ${ev.bytes.length} bytes; loaded and run in onnxruntime-web (${ev.probe.numThreads} thread${ev.probe.numThreads > 1 ? "s" : ""})`,
+        ),
+      };
     default: {
       const unknown = (ev as { type?: unknown }).type;
       return {

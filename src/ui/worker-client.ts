@@ -8,6 +8,7 @@ import { asTrainerEvent, type TrainerCommand, type TrainerEvent } from "../worke
 import type { StoreApi } from "zustand/vanilla";
 import type { LabState, TrainerPort } from "../store/lab-store";
 import { drawNow } from "./lib/render-gate";
+import { downloadBytes } from "./lib/download";
 
 export interface EventSink {
   dispatch(ev: TrainerEvent): void;
@@ -53,7 +54,15 @@ export interface TrainerClient extends TrainerPort {
 /** Starts the trainer worker and wires it to the store. */
 export function connectTrainer(store: StoreApi<LabState>): TrainerClient {
   const sink: EventSink = {
-    dispatch: (ev) => store.getState().dispatch(ev),
+    dispatch: (ev) => {
+      if (ev.type === "onnx")
+        downloadBytes(
+          `${ev.variant}-seed${ev.seed}-step${ev.step}.onnx`,
+          ev.bytes,
+          "application/octet-stream",
+        );
+      store.getState().dispatch(ev);
+    },
     reportError: (m, f, s) => store.getState().reportError(m, f, s),
     renderWindow: (id) => {
       void drawNow().then(() =>

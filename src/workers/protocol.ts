@@ -30,7 +30,13 @@ export type TrainerCommand =
   | Exclude<ControllerCommand, { type: "init" }>
   | InitMessage
   /** Answer to a `renderWindow` event: the page has drawn what it had. */
-  | { type: "renderDone"; id: number };
+  | { type: "renderDone"; id: number }
+  /**
+   * Export `variant`'s current policy (the run's snapshot at the last step
+   * boundary) as ONNX, in the worker (src/workers/onnx-export.ts); answered by
+   * an `onnx` event or an error event.
+   */
+  | { type: "exportOnnx"; variant: string };
 
 /** Events the trainer worker sends to the page: the trainer's events and render windows. */
 export type TrainerEvent =
@@ -40,7 +46,16 @@ export type TrainerEvent =
    * each step the trainer pauses and asks the page to draw now; it resumes on
    * `renderDone` (or after a timeout), so drawing never competes with training.
    */
-  | { type: "renderWindow"; id: number };
+  | { type: "renderWindow"; id: number }
+  /** Answer to `exportOnnx`: the .onnx file of a variant's policy (the page downloads it). */
+  | {
+      type: "onnx";
+      variant: string;
+      seed: number;
+      step: number;
+      bytes: Uint8Array;
+      probe: { numThreads: number; maxAbsLogit: number };
+    };
 
 const COMMAND_TYPES = new Set([
   "init",
@@ -54,6 +69,7 @@ const COMMAND_TYPES = new Set([
   "fork",
   "stability",
   "renderDone",
+  "exportOnnx",
 ]);
 const EVENT_TYPES = new Set([
   "ready",
@@ -66,6 +82,7 @@ const EVENT_TYPES = new Set([
   "renderWindow",
   "stability",
   "snapshot",
+  "onnx",
 ]);
 
 /**

@@ -14,12 +14,14 @@ import { Trainer } from "../rl/trainer";
 import { asTrainerCommand, type TrainerCommand, type TrainerEvent } from "./protocol";
 import { createRewardWorkerScorer } from "./reward-worker-client";
 import { PRM_FILE } from "../rl/prm-file";
+import { exportVariantOnnx } from "./onnx-export";
+import { ortWasmPaths } from "../onnx/browser-wasm";
 
 declare const self: DedicatedWorkerGlobalScope;
 
 function post(ev: TrainerEvent): void {
   // A snapshot's bytes are encoded for this event only: hand them over instead of copying.
-  if (ev.type === "snapshot") self.postMessage(ev, [ev.bytes.buffer]);
+  if (ev.type === "snapshot" || ev.type === "onnx") self.postMessage(ev, [ev.bytes.buffer]);
   else self.postMessage(ev);
 }
 
@@ -86,6 +88,23 @@ self.onmessage = (ev: MessageEvent) => {
   }
   if (cmd.type === "renderDone") {
     renderWaiters.get(cmd.id)?.();
+    return;
+  }
+  if (cmd.type === "exportOnnx") {
+    // Threads when the page is cross-origin isolated (vite.config.ts sends the headers).
+    const numThreads = self.crossOriginIsolated ? 2 : 1;
+    exportVariantOnnx(trainer.snapshot, cmd.variant, {
+      numThreads,
+      wasmPaths: ortWasmPaths(),
+    }).then(
+      (r) => post({ type: "onnx", ...r }),
+      (e) =>
+        post({
+          type: "error",
+          message: `Export ONNX of ${cmd.variant} failed: ${(e as Error).message}`,
+          fatal: false,
+        }),
+    );
     return;
   }
   if (cmd.type === "init") {

@@ -8,9 +8,10 @@
 // "longtask"): a budget a busy machine cannot break but a frozen page does.
 // Then, at the smallest sizes the page allows (G 2, 1 prompt, 4 held-out
 // prompts): a two-seed run draws a 95 % band per variant, a fork starts at
-// its parent's step, and two archived runs overlaid both appear in the legend.
+// its parent's step, "Export ONNX" downloads a policy that onnxruntime loads,
+// and two archived runs overlaid both appear in the legend.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { build, preview, type PreviewServer } from "vite";
@@ -18,6 +19,7 @@ import { chromium, type Browser, type Page } from "playwright-core";
 import { encodeExperiment } from "../../src/ui/lib/url-state";
 import { presetExperiment } from "../../src/rl/presets";
 import { parseExperiment } from "../../src/rl/experiment";
+import { createOnnxSession } from "../../src/onnx/session";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const CHROMIUM = "/usr/bin/chromium";
@@ -280,6 +282,28 @@ describe("the lab in headless Chromium", () => {
       timeout: 60_000,
     });
     await shot("fork.png");
+
+    // "Export ONNX" of RLVR's policy: written and run in onnxruntime-web in the trainer worker
+    // (threads: the page is cross-origin isolated), downloaded, and it loads and runs in Node.
+    expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
+    const [download] = await Promise.all([
+      page.waitForEvent("download", { timeout: 300_000 }),
+      page.getByTestId("export-onnx-rlvr").click(),
+    ]);
+    expect(download.suggestedFilename()).toBe("rlvr-seed1-step2.onnx");
+    const onnxFile = join(outDir, download.suggestedFilename());
+    await download.saveAs(onnxFile);
+    await expect
+      .poll(() => page.getByTestId("log").textContent())
+      .toMatch(
+        /exported rlvr \(seed 1, step 2\) as ONNX: \d+ bytes; loaded and run in onnxruntime-web \(2 threads\)/,
+      );
+    const ort = await createOnnxSession(new Uint8Array(readFileSync(onnxFile)));
+    const textLen = 10;
+    const logits = await ort.run(new Float32Array(28 * 56), new Int32Array(textLen).fill(5), 1);
+    expect(logits.length).toBe(textLen * 196);
+    expect(logits.every(Number.isFinite)).toBe(true);
+    await ort.release();
 
     // 3. Reset archives run 2; overlay runs 1 and 2 on the (empty) current run.
     await page.getByRole("button", { name: "Reset", exact: true }).click();

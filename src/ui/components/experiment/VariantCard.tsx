@@ -90,6 +90,36 @@ function ForkBox({ name }: { name: VariantName }) {
   );
 }
 
+/**
+ * "Export ONNX": downloads this variant's current policy (its first seed's
+ * weights at the last step boundary) as an ONNX file, written in the trainer
+ * worker (src/workers/onnx-export.ts), where the weights are.
+ */
+function ExportOnnxButton({ name }: { name: VariantName }) {
+  const canExport = useLab(
+    (s) =>
+      s.ready !== null &&
+      !["loading", "error"].includes(s.phase) &&
+      !!s.sentExperiment?.variants.some((x) => x.name === name),
+  );
+  return (
+    <button
+      type="button"
+      className="small-btn"
+      data-testid={`export-onnx-${name}`}
+      disabled={!canExport}
+      title={
+        canExport
+          ? "Download this variant's current policy as an ONNX model (opset 17; inputs images and tokens, output logits)"
+          : "Start the run first (Train or Step)"
+      }
+      onClick={() => labStore.getState().exportOnnx(name)}
+    >
+      Export ONNX
+    </button>
+  );
+}
+
 /** The card of variant `name` in the experiment panel (nothing when the experiment does not train it). */
 export function VariantCard({ name }: { name: VariantName }) {
   const v = useLab((s) => s.experiment.variants.find((x) => x.name === name));
@@ -149,6 +179,7 @@ export function VariantCard({ name }: { name: VariantName }) {
       })}
       {entry.judge !== "none" && <JudgeSliders name={name} kind={entry.judge} />}
       <ForkBox name={name} />
+      <ExportOnnxButton name={name} />
       <Select
         label="Estimator override"
         name={`${name} estimator override`}
