@@ -12,10 +12,12 @@ import { PAD_ID, vocabSize } from "../tasks/tokenizer";
 import { CORRECT_ID, INCORRECT_ID } from "./prm-data";
 import { createStepScorer, verdictScore, type StepScorer } from "./prm-scorer";
 import { prmShape } from "./prm-train";
+import { openPrmOnnx } from "./prm-onnx";
+import type { OnnxSessionOptions } from "../onnx/session";
 import type { PrmProvider } from "./reward-client";
 
 /** The shipped PRM, relative to the site root (public/): `npm run train:prm`'s output. */
-export const PRM_FILE = "prm/prm-digits2-small.ckpt";
+export const PRM_FILE = "prm/prm-digits2-small.onnx";
 
 /** Start of every PRM file error's message. */
 const PRM_ERROR_PREFIX = "PRM file ";
@@ -75,16 +77,16 @@ export function cachedPrm(
 }
 
 /**
- * Opens PRM file bytes as a step scorer: a lab checkpoint (magic
- * CHECKPOINT_MAGIC) on the CPU reference forward.
+ * Opens PRM file bytes as a step scorer: an ONNX model (the shipped form,
+ * src/rl/prm-onnx.ts) on onnxruntime-web with `opts`, or a lab checkpoint
+ * (magic CHECKPOINT_MAGIC, `npm run train:prm`'s .ckpt) on the CPU reference forward.
  * @throws Error saying what is wrong with the bytes.
  */
-export function openPrm(bytes: Uint8Array): Promise<StepScorer> {
+export function openPrm(bytes: Uint8Array, opts: OnnxSessionOptions = {}): Promise<StepScorer> {
+  if (bytes.length === 0) return Promise.reject(new Error("is empty"));
   const magic = new TextDecoder().decode(bytes.subarray(0, CHECKPOINT_MAGIC.length));
   if (magic === CHECKPOINT_MAGIC) return openPrmCheckpoint(bytes);
-  return Promise.reject(
-    new Error("is not a PRM file (neither a lab checkpoint nor an ONNX model)"),
-  );
+  return openPrmOnnx(bytes, opts);
 }
 
 /**

@@ -11,6 +11,7 @@
  * naming the file (src/rl/prm-file.ts), and every other variant's batch is
  * scored as before.
  */
+import { ortWasmPaths } from "../onnx/browser-wasm";
 import { cachedPrm, openPrm } from "../rl/prm-file";
 import { scoreRequest, type PrmProvider, type ScoreRequest } from "../rl/reward-client";
 
@@ -27,6 +28,17 @@ async function fetchPrm(url: string): Promise<Uint8Array | null> {
   return new Uint8Array(await res.arrayBuffer());
 }
 
+/**
+ * onnxruntime-web threads for the PRM: half the cores, at most 4, when the
+ * page is cross-origin isolated (threads need SharedArrayBuffer), else 1.
+ * Lab choice: the other half stays with the GPU loop, which on a CPU
+ * adapter runs on the same cores.
+ */
+function prmThreads(): number {
+  if (!self.crossOriginIsolated) return 1;
+  return Math.min(4, Math.max(1, Math.floor((navigator.hardwareConcurrency || 2) / 2)));
+}
+
 self.onmessage = async (ev: MessageEvent) => {
   const msg = ev.data as {
     type?: string;
@@ -36,7 +48,11 @@ self.onmessage = async (ev: MessageEvent) => {
   };
   if (msg?.type === "init" && typeof msg.prmUrl === "string") {
     const url = msg.prmUrl;
-    prm = cachedPrm(url, () => fetchPrm(url), openPrm);
+    prm = cachedPrm(
+      url,
+      () => fetchPrm(url),
+      (bytes) => openPrm(bytes, { wasmPaths: ortWasmPaths(), numThreads: prmThreads() }),
+    );
     return;
   }
   if (msg?.type !== "score") {
