@@ -23,6 +23,8 @@ import type { Rng } from "../tasks/rng";
 import { buildModelTokens } from "../tasks/tokenizer";
 import type { TextShape } from "./sequences";
 import { NUMBER_MAX, NUMBER_MIN } from "../tasks/format";
+import { numPatches, type ModelConfig } from "../model/config";
+import { MAX_PROMPT_TOKENS } from "../tasks/tokenizer";
 
 /** Token id of the verdict `Correct` (the positive class). */
 export const CORRECT_ID = encode("Correct")[0];
@@ -30,6 +32,18 @@ export const CORRECT_ID = encode("Correct")[0];
 export const INCORRECT_ID = encode("Incorrect")[0];
 if (CORRECT_ID >= vocabSize || INCORRECT_ID >= vocabSize)
   throw new Error("prm-data: verdict tokens are not in the vocabulary");
+
+/**
+ * Text shape of a PRM of `config`: the lab's prompt length (MAX_PROMPT_TOKENS)
+ * and every remaining position for the response prefix and the verdict.
+ * @throws Error when the config leaves no response column.
+ */
+export function prmShape(config: ModelConfig): TextShape {
+  const maxNew = config.maxSeqLen - numPatches(config) - MAX_PROMPT_TOKENS;
+  if (maxNew < 2)
+    throw new Error(`PRM: maxSeqLen ${config.maxSeqLen} leaves ${maxNew} response columns`);
+  return { promptLen: MAX_PROMPT_TOKENS, maxNew };
+}
 
 /** How a corrupted trace errs (lab choice: the errors the lab's policies make). */
 export type CorruptionKind = "misread" | "wrong-result" | "operation-swap";

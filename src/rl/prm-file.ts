@@ -11,7 +11,7 @@ import { referenceForward } from "../model/reference";
 import { PAD_ID, vocabSize } from "../tasks/tokenizer";
 import { CORRECT_ID, INCORRECT_ID } from "./prm-data";
 import { createStepScorer, verdictScore, type StepScorer } from "./prm-scorer";
-import { prmShape } from "./prm-train";
+import { prmShape } from "./prm-data";
 import { openPrmOnnx } from "./prm-onnx";
 import type { OnnxSessionOptions } from "../onnx/session";
 import type { PrmProvider } from "./reward-client";

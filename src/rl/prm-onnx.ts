@@ -17,7 +17,7 @@ import { createOnnxSession, type OnnxSessionOptions } from "../onnx/session";
 import { vocabSize } from "../tasks/tokenizer";
 import { CORRECT_ID, INCORRECT_ID } from "./prm-data";
 import { createStepScorer, verdictScore, type StepScorer } from "./prm-scorer";
-import { prmShape } from "./prm-train";
+import { prmShape } from "./prm-data";
 
 const { onnx } = onnxProto;
 

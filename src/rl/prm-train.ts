@@ -6,10 +6,10 @@
  */
 import type { GpuContext } from "../gpu/context";
 import type { ModelConfig } from "../model/config";
-import { numPatches } from "../model/config";
 import type { TaskGenerator } from "../tasks/generator";
 import { deriveSeed, Rng } from "../tasks/rng";
 import {
+  prmShape,
   CORRECT_ID,
   INCORRECT_ID,
   heldOutExamples,
@@ -21,19 +21,6 @@ import type { VerdictForward } from "./prm-scorer";
 import { LabEngine, type Policy } from "./engine";
 import { imageTensor, type TextShape } from "./sequences";
 import { sftLearningRate } from "./sft";
-import { MAX_PROMPT_TOKENS } from "../tasks/tokenizer";
-
-/**
- * Text shape of a PRM of `config`: the lab's prompt length (MAX_PROMPT_TOKENS)
- * and every remaining position for the response prefix and the verdict.
- * @throws Error when the config leaves no response column.
- */
-export function prmShape(config: ModelConfig): TextShape {
-  const maxNew = config.maxSeqLen - numPatches(config) - MAX_PROMPT_TOKENS;
-  if (maxNew < 2)
-    throw new Error(`PRM: maxSeqLen ${config.maxSeqLen} leaves ${maxNew} response columns`);
-  return { promptLen: MAX_PROMPT_TOKENS, maxNew };
-}
 
 /** Step-level figures of a PRM on labelled steps. */
 export interface PrmFigures {
