@@ -12,11 +12,17 @@ const isolation = {
   "Cross-Origin-Embedder-Policy": "require-corp",
 };
 
-export default defineConfig({
+// The page takes onnxruntime-web's wasm-only build (the pair of files
+// src/onnx/browser-wasm.ts serves); Node (tests, CLIs) keeps the package's
+// own entry, whose "node" build finds its wasm and runs threads there.
+const ortWasmOnly = [{ find: /^onnxruntime-web$/, replacement: "onnxruntime-web/wasm" }];
+
+export default defineConfig(({ mode }) => ({
   base: "./",
   plugins: [react()],
+  resolve: { alias: mode === "test" ? [] : ortWasmOnly },
   worker: { format: "es" },
-  optimizeDeps: { exclude: ["onnxruntime-web"] },
+  optimizeDeps: { exclude: ["onnxruntime-web", "onnxruntime-web/wasm"] },
   server: { headers: isolation },
   preview: { headers: isolation },
   test: {
@@ -29,4 +35,4 @@ export default defineConfig({
     hookTimeout: 300_000,
     reporters: ["default", "./test/support/summary-reporter.ts"],
   },
-});
+}));

@@ -9,7 +9,8 @@
  * it from its own URL instead of the copy embedded in its bundle, so its
  * thread workers start from that file, wherever the bundler put the rest.
  * The two files are the pair of the "onnxruntime-web/wasm" build (wasm
- * execution provider only), the entry src/onnx/session.ts imports.
+ * execution provider only), which vite.config.ts makes the page's
+ * "onnxruntime-web".
  */
 import wasmUrl from "onnxruntime-web/ort-wasm-simd-threaded.wasm?url";
 import mjsUrl from "onnxruntime-web/ort-wasm-simd-threaded.mjs?url";

@@ -3,10 +3,12 @@
  * exported by exportPolicyOnnx (src/onnx/export.ts), in Node (vitest, CLIs)
  * and in the browser (page or web worker).
  *
- * Where the wasm runtime comes from: in Node, onnxruntime-web's node build
+ * Where the wasm runtime comes from: in Node, onnxruntime-web's "node" build
  * loads `ort-wasm-simd-threaded.wasm` from its own dist folder, so nothing is
- * needed. In the browser pass `wasmPaths: ORT_WASM_PATHS` (src/onnx/browser-wasm.ts,
- * Vite `?url` imports, so dev and build serve the files).
+ * needed. In the browser, vite.config.ts points the import at the wasm-only
+ * build ("onnxruntime-web/wasm") and the caller passes `wasmPaths:
+ * ortWasmPaths()` (src/onnx/browser-wasm.ts: Vite `?url` imports, so dev and
+ * build serve the files).
  *
  * Threads: onnxruntime-web starts its wasm runtime ONCE per JS realm (process,
  * page or worker), with `env.wasm.numThreads` as it is then; every later
@@ -16,14 +18,14 @@
  * cross-origin isolated page (COOP same-origin + COEP require-corp, which
  * vite.config.ts sends in dev and preview).
  */
-import * as ort from "onnxruntime-web/wasm";
+import * as ort from "onnxruntime-web";
 import { POLICY_ONNX_IO } from "./export";
 
 /** Options of createOnnxSession. */
 export interface OnnxSessionOptions {
   /** wasm threads, an integer ≥ 1; default 1 (lab choice: deterministic and no isolation needed). */
   numThreads?: number;
-  /** Where the browser finds the wasm runtime (ORT_WASM_PATHS); unused in Node. */
+  /** Where the browser finds the wasm runtime (ortWasmPaths()); unused in Node. */
   wasmPaths?: ort.Env.WasmPrefixOrFilePaths;
   /** onnxruntime's graph optimizations; default "all" (onnxruntime's default). */
   graphOptimizationLevel?: "disabled" | "basic" | "extended" | "all";

@@ -198,7 +198,7 @@ describe("the lab in headless Chromium", () => {
     );
     await page.close();
   }, 1_500_000); // WebGPU on SwiftShader: minutes, not seconds
-  it("draws a seed band per variant, starts a fork at its parent's step, and names two overlaid runs in the legend", async () => {
+  it("draws a seed band per variant, starts a fork at its parent's step, exports a policy to ONNX, and names two overlaid runs in the legend", async () => {
     // The smallest run the page allows, on the shipped cold start (no hint, no trace slips: its checkpoint ships).
     const tiny = (extra: Record<string, unknown>) =>
       encodeExperiment(
