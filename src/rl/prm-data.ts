@@ -46,7 +46,7 @@ export function prmShape(config: ModelConfig): TextShape {
 }
 
 /** How a corrupted trace errs (lab choice: the errors the lab's policies make). */
-export type CorruptionKind = "misread" | "wrong-result" | "operation-swap";
+type CorruptionKind = "misread" | "wrong-result" | "operation-swap";
 
 /** A trace as step bodies (`first digit = \boxed{3}`), with where it first departs from the reference. */
 export interface LabelledTrace {

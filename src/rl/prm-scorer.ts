@@ -15,7 +15,7 @@ import type { TextShape } from "./sequences";
 type PromptText = Pick<TaskPrompt, "id" | "question" | "options" | "sftTarget">;
 
 /** One batch of PRM queries. */
-export interface VerdictBatch {
+interface VerdictBatch {
   /** Number of queries N. */
   n: number;
   /** [N, H·W·C] pixels in [0, 1]. */
@@ -30,7 +30,7 @@ export interface VerdictBatch {
 export type VerdictForward = (batch: VerdictBatch) => Promise<Float32Array>;
 
 /** Steps of one batch of groups to score. */
-export interface StepScoreRequest {
+interface StepScoreRequest {
   prompts: readonly PromptText[];
   /** images[g] = the image of prompts[g], [H·W·C]. */
   images: readonly Float32Array[];

@@ -23,7 +23,7 @@ import { imageTensor, type TextShape } from "./sequences";
 import { sftLearningRate } from "./sft";
 
 /** Step-level figures of a PRM on labelled steps. */
-export interface PrmFigures {
+interface PrmFigures {
   steps: number;
   positives: number;
   accuracy: number;
@@ -31,7 +31,7 @@ export interface PrmFigures {
 }
 
 /** Accuracy and AUC of `forward` on `examples` (batches of `batch` queries). */
-export async function evaluatePrm(
+async function evaluatePrm(
   forward: VerdictForward,
   examples: readonly PrmExample[],
   batch: number,

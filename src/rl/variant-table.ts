@@ -663,11 +663,6 @@ export function variantEntry(name: string): VariantEntry<VariantName> {
   return e;
 }
 
-/** Whether variant `name` reads the learned PRM (its requests carry the prompts' images). */
-export function usesPrm(name: string): boolean {
-  return variantEntry(name).prm === true;
-}
-
 /** Whether variant `name` re-asks with the options shuffled, so it needs a multiple-choice task (ACRE). */
 export function needsOptions(name: string): boolean {
   return variantEntry(name).passes.includes("option-shuffle-reask");
