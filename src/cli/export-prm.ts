@@ -53,14 +53,12 @@ async function main(): Promise<void> {
   const viaRef = await (await openPrm(bytes)).scoreSteps(req);
   let maxDiff = 0;
   let steps = 0;
-  viaOnnx.forEach((g, i) =>
-    g.forEach((r, j) =>
-      r.forEach((s, k) => {
+  for (const [i, g] of viaOnnx.entries())
+    for (const [j, r] of g.entries())
+      for (const [k, s] of r.entries()) {
         steps++;
         maxDiff = Math.max(maxDiff, Math.abs(s - viaRef[i][j][k]));
-      }),
-    ),
-  );
+      }
   if (!(maxDiff <= MAX_DIFF))
     throw new Error(`ONNX and CPU reference step scores differ by ${maxDiff} (> ${MAX_DIFF})`);
   if (new TextDecoder().decode(onnxBytes.subarray(0, CHECKPOINT_MAGIC.length)) === CHECKPOINT_MAGIC)

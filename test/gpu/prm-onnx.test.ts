@@ -61,15 +61,14 @@ describe("PRM: onnxruntime-web vs the engine's forward", () => {
     const b = await viaEngine.scoreSteps(req);
     let worst = 0;
     let n = 0;
-    a.forEach((g, i) =>
-      g.forEach((r, j) => {
+    for (const [i, g] of a.entries())
+      for (const [j, r] of g.entries()) {
         expect(r).toHaveLength(b[i][j].length);
-        r.forEach((s, k) => {
+        for (const [k, s] of r.entries()) {
           n++;
           worst = Math.max(worst, Math.abs(s - b[i][j][k]));
-        });
-      }),
-    );
+        }
+      }
     console.log(`PRM ONNX vs WGSL: ${n} step scores, largest difference ${worst.toExponential(2)}`);
     expect(n).toBeGreaterThanOrEqual(30);
     expect(worst).toBeLessThanOrEqual(TOL);

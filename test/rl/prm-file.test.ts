@@ -53,15 +53,14 @@ async function heldOutAuc(scorer: StepScorer, prompts: TaskPrompt[]): Promise<nu
   });
   const s: number[] = [];
   const l: number[] = [];
-  traces.forEach((ts, g) =>
-    ts.forEach((t, i) => {
+  for (const [g, ts] of traces.entries())
+    for (const [i, t] of ts.entries()) {
       expect(scores[g][i]).toHaveLength(t.steps.length);
       for (let k = t.firstWrong ?? 0; k < t.steps.length; k++) {
         s.push(scores[g][i][k]);
         l.push(stepLabel(t, k));
       }
-    }),
-  );
+    }
   return rankAuc(s, l);
 }
 
