@@ -19,7 +19,7 @@ import {
 import { rankAuc, stepAccuracy } from "./prm-metrics";
 import type { VerdictForward } from "./prm-scorer";
 import { LabEngine, type Policy } from "./engine";
-import { imageTensor, type TextShape } from "./sequences";
+import { imageTensor } from "./sequences";
 import { sftLearningRate } from "./sft";
 
 /** Step-level figures of a PRM on labelled steps. */
