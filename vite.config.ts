@@ -4,7 +4,8 @@ import react from "@vitejs/plugin-react";
 // Cross-origin isolation (SharedArrayBuffer, precise timers), sent in dev and
 // preview. It is also what onnxruntime-web needs for threads: the trainer
 // worker loads and runs an exported policy there ("Export ONNX",
-// src/workers/onnx-export.ts). Its wasm runtime is served as `?url` assets
+// src/workers/onnx-export.ts), and the reward worker runs the learned PRM
+// (public/prm/*.onnx, src/workers/reward.worker.ts). Its wasm runtime is served as `?url` assets
 // (src/onnx/browser-wasm.ts); the package is left out of the dev server's
 // dependency pre-bundling, which would move its module away from them.
 const isolation = {

@@ -1,9 +1,11 @@
 /**
  * Reward-library benchmark: rollouts per second for each reward on groups of
- * 8 realistic traces, parser throughput, and the time of the large /
- * pathological case vectors against the budgets in their notes.
+ * 8 realistic traces, parser throughput, the time of the large /
+ * pathological case vectors against the budgets in their notes, and the
+ * learned PRM's cost per RL step (scripts/bench-prm.ts, 1, 2 and 4 threads).
  * Run: npx tsx scripts/bench-rewards.ts   (single thread = one core)
  */
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -271,4 +273,28 @@ if (timedVectors.length > 0) {
       limit === null ? "(none stated)" : best < limit ? `ok (< ${limit} ms)` : `OVER ${limit} ms`;
     console.log(`${v.id.padEnd(56) + best.toFixed(2).padStart(14)}  ${verdict}`);
   }
+}
+
+// The learned PRM's cost per RL step (onnxruntime-web wasm, Node): one process per thread
+// count, since onnxruntime-web fixes its thread count once per process (scripts/bench-prm.ts).
+console.log(
+  `\n${"learned PRM, ONNX in onnxruntime-web (wasm), 64 rollouts".padEnd(56)}${"ms median".padStart(14)}  ms min`,
+);
+for (const threads of [1, 2, 4]) {
+  const res = spawnSync(
+    process.execPath,
+    ["--import", "tsx", path.join(here, "bench-prm.ts"), String(threads)],
+    { encoding: "utf8", timeout: 600_000 },
+  );
+  const last = res.stdout.trim().split("\n").pop() ?? "";
+  if (res.status !== 0) {
+    console.log(
+      `${`  ${threads} thread(s)`.padEnd(56)}  failed: ${res.stderr.trim().split("\n")[0]}`,
+    );
+    continue;
+  }
+  const r = JSON.parse(last) as { steps: number; msMedian: number; msMin: number };
+  console.log(
+    `${`  ${threads} thread(s), ${r.steps} steps`.padEnd(56)}${r.msMedian.toFixed(0).padStart(14)}  ${r.msMin.toFixed(0)}`,
+  );
 }

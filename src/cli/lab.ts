@@ -25,6 +25,9 @@
  * (a cold start for another run with --checkpoint), and the run snapshot
  * (src/rl/snapshot.ts: every variant's parameters and AdamW state) is written
  * after every RL step to snapshot.rlsnap.partial (snapshot.rlsnap at the end).
+ * --prm FILE reads the learned PRM of the `prm` variant from FILE instead of
+ * the shipped public/prm file; a missing, corrupt or wrong-shaped PRM stops
+ * only that variant (its entry in the JSON is {"stopped": message}).
  * --resume FILE continues such a snapshot (a crashed run's .partial one too)
  * with its own experiment up to --steps (default: the snapshot's); only
  * --steps, --out, --force, --quiet and --dry-run go with it. Paths and input files are
@@ -48,7 +51,9 @@ import { presetExperiment, PRESET_NAMES } from "../rl/presets";
 import { estimatorEntry } from "../rl/estimator-table";
 import { variantEntry } from "../rl/variant-table";
 import { applyVariantSetting } from "../rl/variant-settings";
-import { inProcessScorer } from "../rl/reward-client";
+import { createInProcessScorer } from "../rl/reward-client";
+import { PRM_FILE } from "../rl/prm-file";
+import { nodePrm } from "./node-prm";
 import type { EvalMetrics } from "../rl/eval-metrics";
 import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
@@ -105,7 +110,7 @@ let runFiles: RunFiles | null = null;
 /** Name of the run snapshot in the --out folder (src/rl/snapshot.ts). */
 const SNAPSHOT_FILE = "snapshot.rlsnap";
 /** The flags that may go with --resume (the rest would change the snapshot's experiment). */
-const WITH_RESUME = new Set(["resume", "steps", "out", "force", "quiet", "dry-run"]);
+const WITH_RESUME = new Set(["resume", "steps", "out", "force", "quiet", "dry-run", "prm"]);
 
 /**
  * The snapshot --resume names, read and checked before any work.
@@ -142,13 +147,14 @@ function nodeTrainer(
   sink: ReturnType<typeof consoleSink>,
   files: RunFiles | null,
   fromStep: number,
+  prmFile: string,
 ): { trainer: Trainer; driven: Driven } {
   const driven: Driven = { error: null, coldStartEval: null, lastSftEval: null };
   let written = fromStep;
   const trainer: Trainer = new Trainer(
     {
       createContext: nodeContext,
-      createScorer: () => inProcessScorer,
+      createScorer: () => createInProcessScorer(nodePrm(prmFile)),
       readAsset: async (path) => {
         const file = resolve(REPO_ROOT, "public", path);
         return existsSync(file) ? new Uint8Array(readFileSync(file)) : null;
@@ -224,6 +230,7 @@ async function main(): Promise<void> {
     set: "list",
     "dry-run": "boolean",
     resume: "string",
+    prm: "string",
   });
   const resumed = flags.resume !== undefined ? readResume(String(flags.resume), flags) : null;
   const preset = resumed ? "resume" : String(flags.preset ?? "smoke");
@@ -332,7 +339,12 @@ async function main(): Promise<void> {
       sink.log(
         `note: ${v.name} trains with its own estimator ${v.estimator} (--set ${v.name}.estimator=${exp.algorithm.estimator} to change)`,
       );
-  const { trainer, driven } = nodeTrainer(sink, runFiles, resumed?.step ?? 0);
+  const { trainer, driven } = nodeTrainer(
+    sink,
+    runFiles,
+    resumed?.step ?? 0,
+    flags.prm !== undefined ? resolve(String(flags.prm)) : resolve(REPO_ROOT, "public", PRM_FILE),
+  );
   if (resumed)
     await trainer.send({
       type: "init",
@@ -373,10 +385,16 @@ async function main(): Promise<void> {
   const sftRow = ckpt || resumed ? driven.coldStartEval : driven.lastSftEval;
   if (!sftRow) throw new Error("the run has no eval of its cold start");
   const sft = sftRow.values as unknown as EvalMetrics;
-  const variants: Record<string, ReturnType<typeof finalMetrics>> = {};
+  const variants: Record<string, ReturnType<typeof finalMetrics> | { stopped: string }> = {};
   // Every output is serialized before the first one is written (all or none).
   const outputs: { name: string; data: Uint8Array }[] = [];
   for (const name of run.variantNames) {
+    // A variant stopped by its PRM file (the others trained on): its reason instead of metrics.
+    const stopped = [...run.stoppedVariants].find(([key]) => key.startsWith(`${name}|`));
+    if (stopped) {
+      variants[name] = { stopped: stopped[1] };
+      continue;
+    }
     variants[name] = finalMetrics(sink.rows, name, exp.seeds);
     if (runFiles) {
       for (const seed of run.seeds) {

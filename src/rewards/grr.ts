@@ -166,6 +166,7 @@ export function scorePRMMean(
       components: { rVer: ver.rVer, rPrm },
       verifierPassed: ver.passed,
       answer: ver.answer,
+      stepScores: Array.from(labels, (x) => Math.min(1, Math.max(0, x))),
     };
   });
   return { rollouts, judgeCalls: 0, judgeFailures: 0 };

@@ -14,6 +14,8 @@ export interface RolloutScore {
   unscorable?: boolean;
   /** Final answer as read, for the inspector. */
   answer: string | null;
+  /** The PRM variant's score of each step (in [0, 1], step order), for the inspector; absent otherwise. */
+  stepScores?: number[];
 }
 
 export interface GroupScore {

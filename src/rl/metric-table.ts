@@ -600,6 +600,18 @@ export const METRIC_TABLE = [
     rows: ["component"],
   },
   {
+    key: "components/rPrm",
+    label: "r_prm (learned PRM)",
+    unit: "reward",
+    formula: "mean_k P(Correct | steps 1..k)",
+    source: "GRR §3, eq. 3 (Agg = mean); docs/reward-spec.md §2",
+    description:
+      "Mean of the learned PRM's step scores, each P(Correct)/(P(Correct)+P(Incorrect)) of its verdict on the trace up to that step, in [0, 1].",
+    group: "component",
+    order: 21,
+    rows: ["component"],
+  },
+  {
     key: "components/rGr",
     label: "r_gr (pointwise judge)",
     unit: "reward",

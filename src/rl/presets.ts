@@ -58,20 +58,16 @@ const PRESETS: Record<string, unknown> = {
     evalSize: 128,
   },
   /**
-   * grr-paper: the GRR paper's comparison (λ = 1, G = 8; GRR §4) on the
-   * open-ended task without hints, at the settings its README figures were
-   * measured with (lr 3e-5, 8 prompts, eval every 10 on 64 prompts).
+   * grr-paper: the GRR paper's four arms, RLVR, PRM (the learned PRM of
+   * public/prm, mean step score), pointwise GR and GRR (λ = 1, G = 8; GRR §4,
+   * Table 1) on the open-ended task without hints, at the settings its README
+   * figures were measured with (lr 3e-5, 8 prompts, eval every 10 on 64 prompts).
    */
   "grr-paper": {
     task: { hintRate: 0, traceSlipRate: 0 },
     evalTemperature: 0,
     evalSize: 64,
-    variants: [
-      { name: "rlvr" },
-      { name: "pointwise-gr" },
-      { name: "grr" },
-      { name: "structreward", estimator: "grpo-stable", beta: 1e-3 },
-    ],
+    variants: [{ name: "rlvr" }, { name: "prm" }, { name: "pointwise-gr" }, { name: "grr" }],
     algorithm: { groupSize: 8, beta: 1e-2, lr: 3e-5, batchPrompts: 8, evalEvery: 10 },
   },
   /**

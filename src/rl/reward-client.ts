@@ -8,6 +8,7 @@
 import { mulberry32, type GroupScore } from "../rewards/index";
 import type { TaskPrompt } from "../tasks/types";
 import type { VariantConfig } from "./experiment";
+import type { StepScorer, StepScores } from "./prm-scorer";
 import { variantEntry, type GroupPasses } from "./variant-table";
 
 /** A prompt as the reward side sees it: everything but the image. */
@@ -23,6 +24,11 @@ export interface ScoreRequest {
   seed: number;
   /** passes[g] = what the variant's generation passes produced for group g (absent: none ran). */
   passes?: GroupPasses[];
+  /**
+   * images[g] = the image of prompts[g] [H·W·C], for a variant that reads the
+   * learned PRM (variant table `prm`); absent for every other variant.
+   */
+  images?: Float32Array[];
 }
 
 /** Scores of a batch, one GroupScore per prompt. */
@@ -36,7 +42,13 @@ export interface RewardScorer {
   dispose?(): void;
 }
 
-/** Drops the image: only metadata crosses to the reward side. */
+/**
+ * Where a reward side gets the learned PRM: resolves to its step scorer, or
+ * rejects with an error naming the PRM file (src/rl/prm-file.ts).
+ */
+export type PrmProvider = () => Promise<StepScorer>;
+
+/** Drops the image: only metadata crosses to the reward side (a PRM variant's request carries the images beside). */
 export function scoringPrompt(p: TaskPrompt): ScoringPrompt {
   const { image: _image, ...rest } = p;
   return rest;
@@ -46,10 +58,12 @@ export function scoringPrompt(p: TaskPrompt): ScoringPrompt {
  * Scores every group of a request with its variant's scorer from the variant
  * table (docs/reward-spec.md §2–§3). Pure CPU; deterministic for a seed: one judge-noise
  * stream per batch, consumed group after group.
+ * @param stepScores the PRM's step scores of every rollout (stepScores[g][i]),
+ *   required by a variant that reads the PRM (scoreRequest runs it).
  * @throws Error when texts and prompts differ in number or the variant is unknown;
  *   ZodError when its weights do not fit the variant's schema.
  */
-export function scoreBatch(req: ScoreRequest): ScoreResponse {
+export function scoreBatch(req: ScoreRequest, stepScores?: StepScores): ScoreResponse {
   if (req.texts.length !== req.prompts.length) {
     throw new Error(
       `scoreBatch: ${req.prompts.length} prompts but ${req.texts.length} groups of texts`,
@@ -71,12 +85,39 @@ export function scoreBatch(req: ScoreRequest): ScoreResponse {
       judge: v.judge,
       rng,
       passes: req.passes?.[g] ?? {},
+      stepScores: stepScores?.[g],
     }),
   );
   return { groups };
 }
 
-/** The Node scorer: same function, same thread. */
-export const inProcessScorer: RewardScorer = {
-  score: async (req) => scoreBatch(req),
-};
+/**
+ * Scores a request: for a variant that reads the PRM, runs the PRM on the
+ * request's images and texts first (docs/reward-spec.md §2), then scoreBatch.
+ * @throws Error when a PRM variant's request has no PRM to run (`prm` absent)
+ *   or its images do not match its prompts; the PRM's own errors (a missing,
+ *   corrupt or wrong-shaped file, named) pass through; scoreBatch's errors.
+ */
+export async function scoreRequest(req: ScoreRequest, prm?: PrmProvider): Promise<ScoreResponse> {
+  if (variantEntry(req.variant.name).prm !== true) return scoreBatch(req);
+  if (!prm) throw new Error(`${req.variant.name}: this reward scorer has no PRM to run`);
+  if (!req.images || req.images.length !== req.prompts.length)
+    throw new Error(
+      `${req.variant.name}: the request carries ${req.images?.length ?? 0} images for ${req.prompts.length} prompts`,
+    );
+  const scorer = await prm();
+  const stepScores = await scorer.scoreSteps({
+    prompts: req.prompts,
+    images: req.images,
+    texts: req.texts,
+  });
+  return scoreBatch(req, stepScores);
+}
+
+/** A scorer in this thread (Node: the CLI; tests): scoreRequest with `prm` as its PRM. */
+export function createInProcessScorer(prm?: PrmProvider): RewardScorer {
+  return { score: (req) => scoreRequest(req, prm) };
+}
+
+/** The Node scorer without a PRM: same function, same thread (a PRM variant's batch fails, naming why). */
+export const inProcessScorer: RewardScorer = createInProcessScorer();

@@ -180,6 +180,8 @@ export async function rlStep(args: RlStepArgs): Promise<RlStepResult> {
     texts,
     seed: args.seed,
     passes,
+    // Only a variant that reads the learned PRM sends the images to the reward side.
+    images: entry.prm === true ? prompts.map((p) => p.image) : undefined,
   });
   const groups: GroupScore[] = scored.groups;
   const rawRewards = groups.flatMap((g) => g.rollouts.map((r) => (r.unscorable ? NaN : r.total)));
@@ -351,6 +353,7 @@ function groupView(
       unscorable: group.rollouts[i].unscorable,
       scs: scsOf(i),
       reask: reaskOf(i),
+      stepScores: group.rollouts[i].stepScores,
     })),
     judgeReply: group.judgeOutputs?.[0],
   };

@@ -50,6 +50,8 @@ interface RolloutView {
    * trace (null: no `</think>` in the rollout, or no answer parsed).
    */
   reask?: { options: Record<string, string>; answer: string | null };
+  /** PRM: the learned PRM's score of each step, in [0, 1] (P(Correct) of the verdict). */
+  stepScores?: number[];
 }
 
 /** A group of rollouts for one prompt, kept per step (history). */
@@ -82,7 +84,9 @@ export interface Marker {
    * Set on the marker of a fault the run got over (drawn ⚠): "device-lost"
    * (the GPU device was lost; the run went on from the snapshot of the step
    * before, on a new device) or "update-skipped" (AdamW skipped the variant's
-   * update: a NaN/Inf gradient).
+   * update: a NaN/Inf gradient) or "variant-stopped" (the variant's reward
+   * could not be computed for good, e.g. its PRM file is missing; `label`
+   * says why, and the other variants went on).
    */
-  fault?: "device-lost" | "update-skipped";
+  fault?: "device-lost" | "update-skipped" | "variant-stopped";
 }

@@ -29,6 +29,7 @@ import { rlStep, type RlStepResult } from "./rl-step";
 import type { PolicySnapshot, RunSnapshot } from "./snapshot";
 import { imageTensor, joinPromptResponse, promptTensor, row } from "./sequences";
 import { sftStep } from "./sft";
+import { isPrmFileError } from "./prm-file";
 
 /** Token id of `</think>`: the end of the reasoning OSCR's re-ask keeps. */
 const THINK_END_ID = encode("</think>")[0];
@@ -87,6 +88,8 @@ export class LabRun {
   private sftPolicy: Policy | null = null;
   /** Variants that finished the step in progress (a failed step resumes with the others only). */
   private stepDone = new Set<string>();
+  /** Variant copies (`name|seed`) stopped by a PRM file error, with the message (stopVariant). */
+  private stopped = new Map<string, string>();
   private initial: Float32Array;
   private startTime = performance.now();
   /** Forked branches, every seed's copy (LabRun.fork); trained by `stepAll`. */
@@ -433,18 +436,25 @@ export class LabRun {
       );
       for (const v of this.variants) {
         const key = `${v.config.name}|${v.seed}`;
-        if (v.seed !== seed || this.stepDone.has(key)) continue;
-        const res = await rlStep({
-          engine: this.engine,
-          policy: v.policy,
-          variant: v.config,
-          algorithm: exp.algorithm,
-          prompts,
-          scorer: this.scorer,
-          step,
-          // Same seed for every variant: at step 1 (same weights) they see the same rollouts.
-          seed: deriveSeed(seed, "rollout", step),
-        });
+        if (v.seed !== seed || this.stepDone.has(key) || this.stopped.has(key)) continue;
+        let res: Awaited<ReturnType<typeof rlStep>>;
+        try {
+          res = await rlStep({
+            engine: this.engine,
+            policy: v.policy,
+            variant: v.config,
+            algorithm: exp.algorithm,
+            prompts,
+            scorer: this.scorer,
+            step,
+            // Same seed for every variant: at step 1 (same weights) they see the same rollouts.
+            seed: deriveSeed(seed, "rollout", step),
+          });
+        } catch (e) {
+          if (!isPrmFileError(e)) throw e;
+          this.stopVariant(key, v.config.name, step, (e as Error).message);
+          continue;
+        }
         this.stepDone.add(key);
         this.noteSkip(v.policy.name, v.config.name, seed, step, res);
         this.sink.metrics([
@@ -468,10 +478,28 @@ export class LabRun {
     if (step % exp.algorithm.evalEvery === 0 || step === exp.algorithm.steps) await this.evalAll();
   }
 
+  /**
+   * Stops one variant copy whose reward cannot be computed for a reason that
+   * will not pass (its PRM file is missing, corrupt or of the wrong shape):
+   * it trains no further steps and is not evaluated; the others go on. The
+   * reason goes to the log and, as a ⚠ marker, to the charts.
+   */
+  private stopVariant(key: string, name: string, step: number, message: string): void {
+    this.stopped.set(key, message);
+    this.sink.log(`${name} stopped at step ${step}: ${message}; the other variants keep training`);
+    this.sink.marker({ variant: name, step, label: message, fault: "variant-stopped" });
+  }
+
+  /** Why each stopped variant copy (`name|seed`) stopped (empty when none did). */
+  get stoppedVariants(): ReadonlyMap<string, string> {
+    return this.stopped;
+  }
+
   /** Evaluates every variant (under every seed) at the current step; keyed `name` (one seed) or `name.s<seed>`. */
   async evalAll(): Promise<Record<string, EvalMetrics>> {
     const out: Record<string, EvalMetrics> = {};
     for (const v of this.variants) {
+      if (this.stopped.has(`${v.config.name}|${v.seed}`)) continue;
       const m = await this.heldOut(v.policy, this.evalPrompts, v.seed);
       this.sink.metrics([
         this.rowFor(

@@ -22,6 +22,7 @@ import {
   scorePointwiseGR,
   scoreRLVR,
   scoreStructReward,
+  scorePRMMean,
   scoreSCS,
   scoreACRE,
   SCS_NOISE_RANGE,
@@ -158,6 +159,12 @@ interface VariantScoreArgs<W> {
   rng: Rng;
   /** The group's generation-pass results (the entry's `passes`); {} when it has none. */
   passes: GroupPasses;
+  /**
+   * The learned PRM's step scores of each rollout of the group (scores[i][k]
+   * ∈ [0, 1] for step k of rollout i), for an entry with `prm: true`; absent
+   * otherwise.
+   */
+  stepScores?: readonly (readonly number[])[];
 }
 
 /** Where a variant's formula comes from. */
@@ -185,6 +192,12 @@ interface VariantSpec<N extends string, S extends z.ZodObject> {
   weightInfo: { readonly [K in keyof z.output<S>]-?: WeightInfo };
   judge: JudgeKind;
   passes: readonly GenerationPass[];
+  /**
+   * The variant reads the learned PRM's step scores (docs/reward-spec.md §2):
+   * its requests carry the prompts' images and the reward side runs the PRM
+   * before the scorer. Absent: false.
+   */
+  prm?: boolean;
   /** Estimator the variant trains with unless set (absent: the algorithm's). */
   estimator?: EstimatorName;
   /** KL coefficient β unless set (absent: the algorithm's). */
@@ -206,6 +219,7 @@ export interface VariantEntry<N extends string = string> {
   weightInfo: Readonly<Record<string, WeightInfo>>;
   judge: JudgeKind;
   passes: readonly GenerationPass[];
+  prm?: boolean;
   estimator?: EstimatorName;
   beta?: number;
   /**
@@ -289,6 +303,36 @@ export const VARIANT_TABLE = [
     judge: "none",
     passes: [],
     score: ({ prompt, texts }) => scoreRLVR(prompt, texts),
+  }),
+  defineVariant({
+    name: "prm",
+    label: "PRM",
+    color: "#b5651d",
+    formula: [
+      "R = r_ver + λ·mean_k s_k",
+      "s_k = P(Correct)/(P(Correct)+P(Incorrect)): the learned PRM's verdict on steps 1..k",
+    ],
+    source: {
+      paper: GRR_PAPER,
+      where:
+        "process reward model baseline, GRR §3 eq. 3 (Agg = mean), App. B.1; docs/reward-spec.md §2",
+    },
+    blurb:
+      "A small learned model (the PRM) reads the image and the trace and scores each step; the reward adds the mean step score. It is frozen: as the policy drifts from the traces it was trained on, its scores can mislead.",
+    weights: z.strictObject({ lambda: LAMBDA }),
+    weightInfo: { lambda: LAMBDA_INFO },
+    judge: "none",
+    passes: [],
+    prm: true,
+    score: ({ prompt, texts, weights, stepScores }) => {
+      if (!stepScores) throw new Error("prm: the PRM gave no step scores");
+      if (stepScores.length !== texts.length)
+        throw new Error(`prm: ${stepScores.length} step-score lists for ${texts.length} rollouts`);
+      return scorePRMMean(prompt, texts, {
+        prm: ({ text }) => stepScores[texts.indexOf(text)],
+        lambda: weights.lambda,
+      });
+    },
   }),
   defineVariant({
     name: "pointwise-gr",

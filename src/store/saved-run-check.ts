@@ -29,7 +29,7 @@ const MarkerSchema = z.object({
   variant: name,
   step: anyNumber,
   label: z.string().max(2000),
-  fault: z.enum(["device-lost", "update-skipped"]).optional(),
+  fault: z.enum(["device-lost", "update-skipped", "variant-stopped"]).optional(),
   fork: z
     .object({ parent: name, changes: z.record(name, z.union([anyNumber, z.string().max(200)])) })
     .optional(),

@@ -29,6 +29,8 @@ export interface RewardWorkerOptions {
   timeoutMs?: number;
   /** Told about each restart (the trainer logs it), with the crash message. */
   onRestart?: (message: string) => void;
+  /** Absolute URL of the learned PRM file, sent to every worker started (absent: the worker has no PRM). */
+  prmUrl?: string;
 }
 
 const defaultWorker = () =>
@@ -44,14 +46,15 @@ export function createRewardWorkerScorer(opts: RewardWorkerOptions = {}): Reward
   const makeWorker = opts.makeWorker ?? defaultWorker;
   const retries = opts.retries ?? REWARD_WORKER_RETRIES;
   const timeoutMs = opts.timeoutMs ?? REWARD_TIMEOUT_MS;
-  let scorer = startScorer(makeWorker, timeoutMs);
+  const start = () => startScorer(makeWorker, timeoutMs, opts.prmUrl);
+  let scorer = start();
   let disposed = false;
   return {
     async score(request) {
       for (let attempt = 0; ; attempt++) {
         if (disposed) throw new Error("reward worker stopped");
         if (scorer.dead) {
-          scorer = startScorer(makeWorker, timeoutMs);
+          scorer = start();
         }
         try {
           return await scorer.score(request);
@@ -75,8 +78,10 @@ export function createRewardWorkerScorer(opts: RewardWorkerOptions = {}): Reward
 function startScorer(
   makeWorker: () => Worker,
   timeoutMs: number,
+  prmUrl: string | undefined,
 ): RewardScorer & { dead: boolean; dispose(): void } {
   const worker = makeWorker();
+  if (prmUrl !== undefined) worker.postMessage({ type: "init", prmUrl });
   const pending = new Map<
     number,
     { resolve: (r: ScoreResponse) => void; reject: (e: Error) => void }

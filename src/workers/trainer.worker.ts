@@ -13,6 +13,7 @@ import { requestLabDevice } from "../gpu/device";
 import { Trainer } from "../rl/trainer";
 import { asTrainerCommand, type TrainerCommand, type TrainerEvent } from "./protocol";
 import { createRewardWorkerScorer } from "./reward-worker-client";
+import { PRM_FILE } from "../rl/prm-file";
 import { exportVariantOnnx } from "./onnx-export";
 import { ortWasmPaths } from "../onnx/browser-wasm";
 
@@ -67,7 +68,10 @@ const trainer = new Trainer(
   {
     createContext: async () => new GpuContext(await requestLabDevice(navigator.gpu)),
     createScorer: () =>
-      createRewardWorkerScorer({ onRestart: (message) => post({ type: "log", message }) }),
+      createRewardWorkerScorer({
+        onRestart: (message) => post({ type: "log", message }),
+        prmUrl: new URL(PRM_FILE, assetBase).href,
+      }),
     readAsset: fetchBytes,
     afterWork: renderWindow,
   },

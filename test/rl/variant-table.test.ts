@@ -6,6 +6,7 @@
  * and components the metric table knows; every estimator runs in the CPU
  * reference; every eval metric the producer returns is in the metric table.
  */
+import { rolloutPrefixes } from "../../src/rl/prm-scorer";
 import { describe, expect, it } from "vitest";
 import { groupAdvantages, mulberry32 } from "../../src/rewards/index";
 import { ADVANTAGE_METHODS } from "../../src/rl/advantages";
@@ -115,13 +116,20 @@ describe("variant table", () => {
       });
 
       it("scores a batch of groups through the reward side, with components the metric table knows", () => {
-        const res = scoreBatch({
-          variant: variantDefaults(entry.name),
-          prompts: prompts.map(scoringPrompt),
-          texts,
-          seed: 5,
-          passes: passesFor(entry),
-        });
+        // A variant that reads the PRM gets its step scores (here 0.5 for every step).
+        const steps = entry.prm
+          ? texts.map((g) => g.map((t) => rolloutPrefixes(t).map(() => 0.5)))
+          : undefined;
+        const res = scoreBatch(
+          {
+            variant: variantDefaults(entry.name),
+            prompts: prompts.map(scoringPrompt),
+            texts,
+            seed: 5,
+            passes: passesFor(entry),
+          },
+          steps,
+        );
         expect(res.groups).toHaveLength(prompts.length);
         for (const [g, group] of res.groups.entries()) {
           expect(group.rollouts).toHaveLength(texts[g].length);
@@ -139,14 +147,27 @@ describe("variant table", () => {
         // The reference trace passes the verifier: the groupwise judge is called once per group.
         if (entry.judge === "groupwise") for (const g of res.groups) expect(g.judgeCalls).toBe(1);
         // Same seed, same rewards.
-        const again = scoreBatch({
-          variant: variantDefaults(entry.name),
-          prompts: prompts.map(scoringPrompt),
-          texts,
-          seed: 5,
-          passes: passesFor(entry),
-        });
+        const again = scoreBatch(
+          {
+            variant: variantDefaults(entry.name),
+            prompts: prompts.map(scoringPrompt),
+            texts,
+            seed: 5,
+            passes: passesFor(entry),
+          },
+          steps,
+        );
         expect(again).toEqual(res);
+        // A PRM variant without step scores says the PRM gave none.
+        if (entry.prm)
+          expect(() =>
+            scoreBatch({
+              variant: variantDefaults(entry.name),
+              prompts: prompts.map(scoringPrompt),
+              texts,
+              seed: 5,
+            }),
+          ).toThrow(/PRM gave no step scores/);
         // A variant whose passes did not run says which pass is missing.
         if (entry.passes.length > 0)
           expect(() =>

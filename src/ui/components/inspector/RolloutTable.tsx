@@ -27,6 +27,27 @@ function ScsDetail({ scs }: { scs: NonNullable<GroupView["rollouts"][number]["sc
   );
 }
 
+/** PRM: each step's score by the learned PRM (P(Correct) of its verdict on steps 1..k). */
+function PrmDetail({ scores }: { scores: readonly number[] }) {
+  return (
+    <div className="pass-detail" data-testid="prm-detail">
+      PRM step scores{" "}
+      {scores.length === 0
+        ? "(no steps)"
+        : scores.map((s, k) => (
+            <span
+              // biome-ignore lint/suspicious/noArrayIndexKey: a step's index is its identity
+              key={k}
+              className={`badge ${s < 0.5 ? "bad" : ""}`}
+              title={`Step ${k + 1}: P(Correct) = ${s.toFixed(3)}`}
+            >
+              {k + 1}: {s.toFixed(2)}
+            </span>
+          ))}
+    </div>
+  );
+}
+
 /** ACRE: the shuffled options of the second ask and the answer given after the same trace. */
 function ReaskDetail({ reask }: { reask: NonNullable<GroupView["rollouts"][number]["reask"]> }) {
   const shown = Object.keys(reask.options)
@@ -94,6 +115,7 @@ export function RolloutTable({ group }: { group: GroupView }) {
               {r.unscorable && <span className="badge warn">unscorable</span>}
               {r.scs && <ScsDetail scs={r.scs} />}
               {r.reask && <ReaskDetail reask={r.reask} />}
+              {r.stepScores && <PrmDetail scores={r.stepScores} />}
             </td>
             <td className={r.verifierPassed ? "pass" : "fail"}>
               {r.verifierPassed ? "✓ pass" : "✗ fail"}
