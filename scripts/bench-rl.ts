@@ -2,7 +2,7 @@
  * RL-step benchmark: what one RL step of the default experiment costs, where
  * the time goes, in Node and in the page. Prints ONE JSON line per environment:
  *
- *   npm run bench:rl -- [--steps N] [--env node,chromium] [--page-minutes M] [--full-text] [--passes]
+ *   npm run bench:rl -- [--steps N] [--env node,chromium] [--page-minutes M] [--full-text] [--all-rows] [--passes]
  *
  * --passes (node only): the multiple-choice task without hints, RLVR, SCS and
  * ACRE side by side on the same prompts; the line then has `extra_passes`:
@@ -11,6 +11,10 @@
  *
  * --full-text (node only): the update runs every text column, the path before
  * the text window (LabEngine.trimText = false), for a before/after on one machine.
+ *
+ * --all-rows (node only): the update's last block, final layer norm and LM
+ * head run on every row, the path before the compacted last layer
+ * (LabEngine.compactRows = false), for a before/after on one machine.
  *
  * Keys (every *_ms a median over N ≥ 5 steps after one warm-up step, per variant):
  *   environment      "node" (npm `webgpu`, Dawn) or "chromium" (the built page, trainer worker)
@@ -74,6 +78,7 @@ function phaseMedians(
 async function nodeLine(
   steps: number,
   fullText: boolean,
+  allRows: boolean,
   passes: boolean,
 ): Promise<Record<string, unknown>> {
   const ctx = await nodeContext();
@@ -99,6 +104,7 @@ async function nodeLine(
     ckpt ? { config: ckpt.config, params: ckpt.params } : null,
   );
   run.engine.trimText = !fullText;
+  run.engine.compactRows = !allRows;
   if (!ckpt) await run.sft();
   for (let s = 0; s <= steps; s++) await run.rlStep();
   const evalMs: number[] = [];
@@ -118,6 +124,9 @@ async function nodeLine(
     environment: "node",
     adapter: ctx.adapter.description,
     update_text: fullText ? "every column (--full-text)" : "the used columns (text window)",
+    update_rows: allRows
+      ? "every row (--all-rows)"
+      : "last block after attention and the head on the loss rows (compacted)",
     experiment: {
       modelSize: exp.modelSize,
       variants: exp.variants.map((v) => v.name),
@@ -156,6 +165,7 @@ async function main(): Promise<void> {
     env: "string",
     "page-minutes": "number",
     "full-text": "boolean",
+    "all-rows": "boolean",
     passes: "boolean",
   });
   const steps = Number(flags.steps ?? 5);
@@ -168,11 +178,14 @@ async function main(): Promise<void> {
   const fullText = flags["full-text"] === true;
   if (fullText && envs.includes("chromium"))
     throw new Error("--full-text is for the node environment only: add --env node");
+  const allRows = flags["all-rows"] === true;
+  if (allRows && envs.includes("chromium"))
+    throw new Error("--all-rows is for the node environment only: add --env node");
   const passes = flags.passes === true;
   if (passes && envs.includes("chromium"))
     throw new Error("--passes is for the node environment only: add --env node");
   if (envs.includes("node"))
-    process.stdout.write(`${JSON.stringify(await nodeLine(steps, fullText, passes))}\n`);
+    process.stdout.write(`${JSON.stringify(await nodeLine(steps, fullText, allRows, passes))}\n`);
   if (envs.includes("chromium")) {
     const page = await runPage({
       minutes: Number(flags["page-minutes"] ?? 20),
