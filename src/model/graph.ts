@@ -151,7 +151,8 @@ export interface TrainGraphOptions {
    */
   shareBuffersOf?: TrainGraph;
   /**
-   * Run the last block after its attention (output projection, MLP), the
+   * Run the last block from its attention queries on (attention, output
+   * projection, MLP; with a head size % 4 ≠ 0 from after the attention), the
    * final layer norm and the LM head, forward and backward, only on the rows
    * whose logits the loss reads (setBatch's mask; kernels/rows lossRows),
    * packed by an indexed row gather; the keys and values of every row are
@@ -231,6 +232,7 @@ export class TrainGraph {
   private packed: {
     idx: GPUBuffer;
     inv: GPUBuffer;
+    start: GPUBuffer; // i32 [B + 1]
     atty: GPUBuffer; // [rows, C]
     xin: GPUBuffer; // [rows, C]
     logits: GPUBuffer; // [rows, V]
@@ -238,6 +240,12 @@ export class TrainGraph {
     dres: GPUBuffer; // [rows, C]
     datty: GPUBuffer; // [rows, C]
   } | null = null;
+  /**
+   * The compacted last layer also runs its attention on the packed query rows
+   * (attention_*_rows_vec4; needs a head size % 4 = 0), else the attention of
+   * every row and a gather of its output.
+   */
+  private readonly packedAttention: boolean;
   /** Setters of the packed row count of every compacted call (setBatch runs them). */
   private rowSetters: ((rows: number) => void)[] = [];
   /** Packed row count of the current batch (B·T until the first setBatch). */
@@ -333,6 +341,7 @@ export class TrainGraph {
       return buf;
     };
     this.compactLastLayer = opts.compactLastLayer ?? false;
+    this.packedAttention = this.compactLastLayer && (C / config.nHeads) % 4 === 0;
     this.rows = BT;
     if (this.compactLastLayer && (config.nLayers < 1 || V % 4 !== 0))
       throw new Error(
@@ -391,6 +400,7 @@ export class TrainGraph {
       this.packed = {
         idx: packedBuffer("rows.idx", 1),
         inv: packedBuffer("rows.inv", 1),
+        start: packedBuffer("rows.start", 1),
         atty: packedBuffer("rows.atty", C),
         xin: packedBuffer("rows.xin", C),
         logits: packedBuffer("rows.logits", V),
@@ -532,22 +542,29 @@ export class TrainGraph {
           3 * C,
         ),
       );
-      calls.push(
-        K.attentionForward(
-          ctx,
-          { qkv: a.qkv, tokens: this.tokens, att: a.att, out: a.atty },
-          attnDims,
-        ),
-      );
-      // The last block of a compacted graph continues on the loss rows only (packed).
+      // The last block of a compacted graph continues on the loss rows only (packed):
+      // with a head size % 4 = 0 from its attention queries on, else after the attention.
       const pk = l === config.nLayers - 1 ? this.packed : null;
       const R = pk ? this.rows : BT;
+      if (pk && this.packedAttention) {
+        const bind = { qkv: a.qkv, tokens: this.tokens, idx: pk.idx, att: a.att, out: pk.atty };
+        calls.push(this.packedCall(K.attentionForwardRows(ctx, bind, attnDims, R)));
+      } else {
+        calls.push(
+          K.attentionForward(
+            ctx,
+            { qkv: a.qkv, tokens: this.tokens, att: a.att, out: a.atty },
+            attnDims,
+          ),
+        );
+      }
       let atty = a.atty;
       let xin = x;
       if (pk) {
-        calls.push(
-          this.packedCall(K.rowsGather(ctx, { idx: pk.idx, x: a.atty, y: pk.atty }, R, C)),
-        );
+        if (!this.packedAttention)
+          calls.push(
+            this.packedCall(K.rowsGather(ctx, { idx: pk.idx, x: a.atty, y: pk.atty }, R, C)),
+          );
         calls.push(this.packedCall(K.rowsGather(ctx, { idx: pk.idx, x, y: pk.xin }, R, C)));
         atty = pk.atty;
         xin = pk.xin;
@@ -880,18 +897,25 @@ export class TrainGraph {
         ),
       );
       if (lpk) {
-        // Back to every row: d atty and d xin (= d res2 through the residual) are 0 off the loss rows.
-        calls.push(K.rowsGather(ctx, { idx: lpk.inv, x: lpk.datty, y: this.datty }, BT, C));
+        // Back to every row: d xin (= d res2 through the residual) and d atty are 0 off the loss rows.
         calls.push(K.rowsGather(ctx, { idx: lpk.inv, x: lpk.dres, y: this.dres }, BT, C));
+        if (!this.packedAttention)
+          calls.push(K.rowsGather(ctx, { idx: lpk.inv, x: lpk.datty, y: this.datty }, BT, C));
       }
       // atty = attention(qkv)
-      calls.push(
-        ...K.attentionBackward(
-          ctx,
-          { dout: this.datty, qkv: a.qkv, att: a.att, dpre: this.dpre, dqkv: this.dqkv },
-          attnDims,
-        ),
-      );
+      if (lpk && this.packedAttention) {
+        const { idx, inv, start } = lpk;
+        const bind = { dout: lpk.datty, qkv: a.qkv, att: a.att, dpre: this.dpre, dqkv: this.dqkv };
+        calls.push(...K.attentionBackwardRows(ctx, { ...bind, idx, inv, start }, attnDims));
+      } else {
+        calls.push(
+          ...K.attentionBackward(
+            ctx,
+            { dout: this.datty, qkv: a.qkv, att: a.att, dpre: this.dpre, dqkv: this.dqkv },
+            attnDims,
+          ),
+        );
+      }
       // qkv = ln1·wqkv + bqkv
       calls.push(
         K.matmulBackwardDx(ctx, { dy: this.dqkv, w: hw("attn.wqkv"), dx: this.dln }, BT, C, 3 * C),
@@ -1027,6 +1051,7 @@ export class TrainGraph {
     if (rows && this.packed) {
       this.ctx.write(this.packed.idx, rows.idx);
       this.ctx.write(this.packed.inv, rows.inv);
+      this.ctx.write(this.packed.start, rows.start);
       if (rows.rows !== this.rows) {
         this.rows = rows.rows;
         for (const set of this.rowSetters) set(rows.rows);

@@ -145,6 +145,42 @@ describe("TrainGraph on SMALL_CONFIG", () => {
     expect(() => window.setTextOffset(1000)).toThrow(/setTextOffset: offset must be an integer/);
   });
 
+  it("a compacted last layer with a head size that is not a multiple of 4 (attention on every row, then packed) gives the whole graph's loss and gradients", async () => {
+    const config = { ...SMALL_CONFIG, dModel: 24, nHeads: 4 }; // head size 6
+    const n = paramLayout(config).totalFloats;
+    const params = ctx.createBufferFrom("params6", initParams(config, 4));
+    const grads = ctx.createBuffer("grads6", n * 4);
+    const batch = tinyBatch(config, B, L, 20, 9);
+    for (const s of [21, 25, 26]) batch.mask[L + s] = 0;
+    const advantages = Float32Array.from([-0.5, 1.3, 0.2, -0.9]);
+    const full = new TrainGraph(ctx, config, B, L, { padId: 0, params, grads });
+    const compact = new TrainGraph(ctx, config, B, L, {
+      padId: 0,
+      params,
+      grads,
+      shareBuffersOf: full,
+      compactLastLayer: true,
+    });
+    const run = async (g: TrainGraph) => {
+      g.setBatch(batch);
+      const ref = g.forwardLogprobs(g.params, ctx.createBuffer("ref6", B * L * 4));
+      g.policyStep({ advantages, refLogprobs: ref, beta: 0.05 });
+      return { stats: await g.readStats(), grads: await ctx.readF32(g.grads, 0, n) };
+    };
+    const a = await run(full);
+    const c = await run(compact);
+    expect(c.stats.tokens).toBe(a.stats.tokens);
+    expectClose(
+      "loss, kl, entropy",
+      [c.stats.loss, c.stats.kl, c.stats.entropy],
+      [a.stats.loss, a.stats.kl, a.stats.entropy],
+      1e-5,
+      1e-5,
+    );
+    expect(a.grads.some((x) => x !== 0)).toBe(true);
+    expectClose("gradients", c.grads, a.grads, 1e-5, 1e-4);
+  });
+
   it("a compacted last layer (loss rows only) gives the loss, masked logprobs and gradients of the whole graph", async () => {
     const n = paramLayout(SMALL_CONFIG).totalFloats;
     const V = SMALL_CONFIG.vocabSize;

@@ -16,9 +16,12 @@ import type { Binding, GpuContext } from "../../gpu/context";
 import type { SpecCall } from "../../gpu/kernel-spec";
 import {
   attentionBackwardKVScalar,
+  attentionBackwardKVRowsVec4,
   attentionBackwardKVVec4,
+  attentionBackwardQRowsVec4,
   attentionBackwardQScalar,
   attentionBackwardQVec4,
+  attentionForwardRowsVec4,
   attentionForwardScalar,
   attentionForwardVec4,
   attentionTiledSpecs,
@@ -114,6 +117,64 @@ export function attentionBackward(
   return [
     (v4 ? attentionBackwardQVec4 : attentionBackwardQScalar).call(ctx, bindings, u),
     (v4 ? attentionBackwardKVVec4 : attentionBackwardKVScalar).call(ctx, bindings, u),
+  ];
+}
+
+/**
+ * Attention of a compacted last layer, forward: the queries at the packed
+ * rows idx [R] (i32 absolute rows b·T + i; −1: padding, output 0) only, out
+ * [R, C] packed, their att rows (others not written). The full kernel's
+ * arithmetic for every written value. R may change per step (set({ R })).
+ * @throws Error when the head size C/NH is not a multiple of 4.
+ */
+export function attentionForwardRows(
+  ctx: GpuContext,
+  b: { qkv: Binding; tokens: Binding; idx: Binding; att: Binding; out: Binding },
+  d: AttnDims,
+  R: number,
+): SpecCall<typeof attentionForwardRowsVec4.uniforms> {
+  attnVec4(d, "vec4");
+  const { B, T, C, NH, P, L, padId } = d;
+  const u = { B, T, C, NH, P, L, padId, R, scale: 1 / Math.sqrt(C / NH) };
+  const { qkv, tokens, idx, att, out } = b;
+  return attentionForwardRowsVec4.call(ctx, { qkv, tokens, idx, att, out }, u);
+}
+
+/**
+ * Attention backward of a compacted last layer, both passes: the gradient
+ * dout [R, C] is on the packed query rows only (idx [R] ascending, then −1;
+ * inv [B·T] each row's packed index or −1; start [B + 1] sequence b's packed
+ * rows). Writes dqkv [B, T, 3C] as attentionBackward would from dout spread
+ * to [B, T, C] with zeros elsewhere (exact: the skipped terms are 0).
+ * @throws Error when the head size C/NH is not a multiple of 4.
+ */
+export function attentionBackwardRows(
+  ctx: GpuContext,
+  b: {
+    dout: Binding;
+    qkv: Binding;
+    att: Binding;
+    dpre: Binding;
+    dqkv: Binding;
+    idx: Binding;
+    inv: Binding;
+    start: Binding;
+  },
+  d: AttnDims,
+): [
+  SpecCall<typeof attentionBackwardQRowsVec4.uniforms>,
+  SpecCall<typeof attentionBackwardKVRowsVec4.uniforms>,
+] {
+  attnVec4(d, "vec4");
+  const u = { B: d.B, T: d.T, C: d.C, NH: d.NH, scale: 1 / Math.sqrt(d.C / d.NH) };
+  const { dout, qkv, att, dpre, dqkv } = b;
+  return [
+    attentionBackwardQRowsVec4.call(ctx, { dout, qkv, att, inv: b.inv, dpre, dqkv }, u),
+    attentionBackwardKVRowsVec4.call(
+      ctx,
+      { dout, qkv, att, dpre, idx: b.idx, start: b.start, dqkv },
+      u,
+    ),
   ];
 }
 

@@ -13,6 +13,9 @@ import backQCode from "../../../shaders/attention/attention_backward_q.wgsl?raw"
 import backQVec4Code from "../../../shaders/attention/attention_backward_q_vec4.wgsl?raw";
 import backKVCode from "../../../shaders/attention/attention_backward_kv.wgsl?raw";
 import backKVVec4Code from "../../../shaders/attention/attention_backward_kv_vec4.wgsl?raw";
+import forwardRowsCode from "../../../shaders/attention/attention_forward_rows_vec4.wgsl?raw";
+import backQRowsCode from "../../../shaders/attention/attention_backward_q_rows_vec4.wgsl?raw";
+import backKVRowsCode from "../../../shaders/attention/attention_backward_kv_rows_vec4.wgsl?raw";
 import kvAppendCode from "../../../shaders/attention/kv_append.wgsl?raw";
 import tiledCode from "../../../shaders/attention/attention_tiled.wgsl?raw";
 import decodeCode from "../../../shaders/attention/decode_attention.wgsl?raw";
@@ -263,6 +266,60 @@ export function decodeAttentionSpec(hd: number, forceScalar = false): DecodeAtte
 }
 
 /** Every attention kernel variant (spec tests). */
+/**
+ * The forward on packed query rows (a compacted last layer): out [R, C] for
+ * the queries at rows idx [R] of [B, T] (−1: 0), their att rows; vec4 head channels.
+ */
+export const attentionForwardRowsVec4 = defineKernel({
+  name: "attention_forward_rows_vec4",
+  source: forwardRowsCode,
+  uniforms: { ...FORWARD, R: "u32" },
+  bindings: {
+    qkv: ["read", "vec4f"], // [B, T, 3C/4]
+    tokens: ["read", "i32"], // [B, L]
+    idx: ["read", "i32"], // [R] absolute query rows b·T + i, −1 padding
+    att: ["read_write", "f32"], // [B, NH, T, T] (the packed rows' rows only)
+    out: ["read_write", "vec4f"], // [R, C/4]
+  },
+  workgroupSize: 64,
+  grid: { kind: "x", threads: (u) => u.R * u.NH },
+});
+
+/** Backward q pass with the gradient on packed query rows: dout [R, C], inv [B·T] (−1: no gradient). */
+export const attentionBackwardQRowsVec4 = defineKernel({
+  name: "attention_backward_q_rows_vec4",
+  source: backQRowsCode,
+  uniforms: BACKWARD,
+  bindings: {
+    dout: ["read", "vec4f"], // [R, C/4] packed
+    qkv: ["read", "vec4f"], // [B, T, 3C/4]
+    att: ["read", "f32"], // [B, NH, T, T]
+    inv: ["read", "i32"], // [B·T] packed index of each row, −1 none
+    dpre: ["read_write", "f32"], // [B, NH, T, T] scratch (packed rows' rows)
+    dqkv: ["read_write", "vec4f"], // [B, T, 3C/4] (q part)
+  },
+  workgroupSize: 64,
+  grid: rows,
+});
+
+/** Backward kv pass over packed query rows: idx [≥ start[B]] ascending, start [B + 1] per sequence. */
+export const attentionBackwardKVRowsVec4 = defineKernel({
+  name: "attention_backward_kv_rows_vec4",
+  source: backKVRowsCode,
+  uniforms: BACKWARD,
+  bindings: {
+    dout: ["read", "vec4f"], // [R, C/4] packed
+    qkv: ["read", "vec4f"], // [B, T, 3C/4]
+    att: ["read", "f32"], // [B, NH, T, T]
+    dpre: ["read", "f32"], // [B, NH, T, T]
+    idx: ["read", "i32"], // packed rows' absolute rows
+    start: ["read", "i32"], // [B + 1]
+    dqkv: ["read_write", "vec4f"], // [B, T, 3C/4] (k and v parts)
+  },
+  workgroupSize: 64,
+  grid: rows,
+});
+
 export const ATTENTION_SPECS: KernelSpec[] = [
   attentionForwardScalar,
   attentionForwardVec4,
@@ -270,6 +327,9 @@ export const ATTENTION_SPECS: KernelSpec[] = [
   attentionBackwardQVec4,
   attentionBackwardKVScalar,
   attentionBackwardKVVec4,
+  attentionForwardRowsVec4,
+  attentionBackwardQRowsVec4,
+  attentionBackwardKVRowsVec4,
   ...Object.values(attentionTiledSpecs(16)),
   ...Object.values(attentionTiledSpecs(6)),
   kvAppend,
