@@ -232,7 +232,6 @@ export class TrainGraph {
   private packed: {
     idx: GPUBuffer;
     inv: GPUBuffer;
-    start: GPUBuffer; // i32 [B + 1]
     atty: GPUBuffer; // [rows, C]
     xin: GPUBuffer; // [rows, C]
     logits: GPUBuffer; // [rows, V]
@@ -241,9 +240,9 @@ export class TrainGraph {
     datty: GPUBuffer; // [rows, C]
   } | null = null;
   /**
-   * The compacted last layer also runs its attention on the packed query rows
-   * (attention_*_rows_vec4; needs a head size % 4 = 0), else the attention of
-   * every row and a gather of its output.
+   * The compacted last layer also runs its attention forward and backward q
+   * pass on the packed query rows (attention_*_rows_vec4; needs a head size
+   * % 4 = 0), else the attention of every row and a gather of its output.
    */
   private readonly packedAttention: boolean;
   /** Setters of the packed row count of every compacted call (setBatch runs them). */
@@ -400,7 +399,6 @@ export class TrainGraph {
       this.packed = {
         idx: packedBuffer("rows.idx", 1),
         inv: packedBuffer("rows.inv", 1),
-        start: packedBuffer("rows.start", 1),
         atty: packedBuffer("rows.atty", C),
         xin: packedBuffer("rows.xin", C),
         logits: packedBuffer("rows.logits", V),
@@ -899,14 +897,26 @@ export class TrainGraph {
       if (lpk) {
         // Back to every row: d xin (= d res2 through the residual) and d atty are 0 off the loss rows.
         calls.push(K.rowsGather(ctx, { idx: lpk.inv, x: lpk.dres, y: this.dres }, BT, C));
-        if (!this.packedAttention)
-          calls.push(K.rowsGather(ctx, { idx: lpk.inv, x: lpk.datty, y: this.datty }, BT, C));
+        calls.push(K.rowsGather(ctx, { idx: lpk.inv, x: lpk.datty, y: this.datty }, BT, C));
       }
       // atty = attention(qkv)
       if (lpk && this.packedAttention) {
-        const { idx, inv, start } = lpk;
-        const bind = { dout: lpk.datty, qkv: a.qkv, att: a.att, dpre: this.dpre, dqkv: this.dqkv };
-        calls.push(...K.attentionBackwardRows(ctx, { ...bind, idx, inv, start }, attnDims));
+        // dpre and dqkv were cleared (recordBackward): the q pass writes the packed rows only.
+        const [qPass, kvPass] = K.attentionBackwardRows(
+          ctx,
+          {
+            doutPacked: lpk.datty,
+            dout: this.datty,
+            qkv: a.qkv,
+            att: a.att,
+            dpre: this.dpre,
+            dqkv: this.dqkv,
+            idx: lpk.idx,
+          },
+          attnDims,
+          R,
+        );
+        calls.push(this.packedCall(qPass), kvPass);
       } else {
         calls.push(
           ...K.attentionBackward(
@@ -1051,7 +1061,6 @@ export class TrainGraph {
     if (rows && this.packed) {
       this.ctx.write(this.packed.idx, rows.idx);
       this.ctx.write(this.packed.inv, rows.inv);
-      this.ctx.write(this.packed.start, rows.start);
       if (rows.rows !== this.rows) {
         this.rows = rows.rows;
         for (const set of this.rowSetters) set(rows.rows);
@@ -1077,11 +1086,23 @@ export class TrainGraph {
   }
 
   private recordForward(params: GPUBuffer): void {
+    if (this.packedAttention) {
+      // The packed forward writes only the loss rows' att rows; the full kv pass reads every row (as 0).
+      const { B, T, config } = this;
+      const last = this.layers[config.nLayers - 1];
+      this.ctx.clear(last.att, 0, B * config.nHeads * T * T * 4);
+    }
     for (const c of this.forwardCalls(params).calls) this.ctx.run(c);
   }
 
   private recordBackward(): void {
     this.ctx.clear(this.grads);
+    if (this.packedAttention) {
+      // The packed q pass writes only the loss rows' dpre and dq; the rest must read 0.
+      const { B, T, config } = this;
+      this.ctx.clear(this.dpre, 0, B * config.nHeads * T * T * 4);
+      this.ctx.clear(this.dqkv, 0, B * T * 3 * config.dModel * 4);
+    }
     for (const c of this.backwardCalls) this.ctx.run(c);
   }
 

@@ -16,7 +16,6 @@ import type { Binding, GpuContext } from "../../gpu/context";
 import type { SpecCall } from "../../gpu/kernel-spec";
 import {
   attentionBackwardKVScalar,
-  attentionBackwardKVRowsVec4,
   attentionBackwardKVVec4,
   attentionBackwardQRowsVec4,
   attentionBackwardQScalar,
@@ -123,7 +122,8 @@ export function attentionBackward(
 /**
  * Attention of a compacted last layer, forward: the queries at the packed
  * rows idx [R] (i32 absolute rows b·T + i; −1: padding, output 0) only, out
- * [R, C] packed, their att rows (others not written). The full kernel's
+ * [R, C] packed, their att rows (others not written: clear att first when a
+ * later pass reads every row, as attentionBackwardRows' kv pass does). The full kernel's
  * arithmetic for every written value. R may change per step (set({ R })).
  * @throws Error when the head size C/NH is not a multiple of 4.
  */
@@ -141,40 +141,43 @@ export function attentionForwardRows(
 }
 
 /**
- * Attention backward of a compacted last layer, both passes: the gradient
- * dout [R, C] is on the packed query rows only (idx [R] ascending, then −1;
- * inv [B·T] each row's packed index or −1; start [B + 1] sequence b's packed
- * rows). Writes dqkv [B, T, 3C] as attentionBackward would from dout spread
- * to [B, T, C] with zeros elsewhere (exact: the skipped terms are 0).
+ * Attention backward of a compacted last layer, both passes: the gradient is
+ * on the packed query rows only (doutPacked [R, C], idx [R] their absolute
+ * rows, −1 padding; dout [B, T, C] the same spread with zeros elsewhere).
+ * The q pass runs on the packed rows, the kv pass is the full one. The
+ * caller must clear dpre and dqkv first, and att before attentionForwardRows
+ * (the kv pass reads every row of both): then dqkv [B, T, 3C] is what
+ * attentionBackward computes from dout (the rows skipped give exactly 0).
+ * R may change per step (set({ R }) on the q pass).
  * @throws Error when the head size C/NH is not a multiple of 4.
  */
 export function attentionBackwardRows(
   ctx: GpuContext,
   b: {
+    doutPacked: Binding;
     dout: Binding;
     qkv: Binding;
     att: Binding;
     dpre: Binding;
     dqkv: Binding;
     idx: Binding;
-    inv: Binding;
-    start: Binding;
   },
   d: AttnDims,
+  R: number,
 ): [
   SpecCall<typeof attentionBackwardQRowsVec4.uniforms>,
-  SpecCall<typeof attentionBackwardKVRowsVec4.uniforms>,
+  SpecCall<typeof attentionBackwardKVVec4.uniforms>,
 ] {
   attnVec4(d, "vec4");
   const u = { B: d.B, T: d.T, C: d.C, NH: d.NH, scale: 1 / Math.sqrt(d.C / d.NH) };
-  const { dout, qkv, att, dpre, dqkv } = b;
+  const { dout, qkv, att, dpre, dqkv, idx } = b;
   return [
-    attentionBackwardQRowsVec4.call(ctx, { dout, qkv, att, inv: b.inv, dpre, dqkv }, u),
-    attentionBackwardKVRowsVec4.call(
+    attentionBackwardQRowsVec4.call(
       ctx,
-      { dout, qkv, att, dpre, idx: b.idx, start: b.start, dqkv },
-      u,
+      { dout: b.doutPacked, qkv, att, idx, dpre, dqkv },
+      { ...u, R },
     ),
+    attentionBackwardKVVec4.call(ctx, { dout, qkv, att, dpre, dqkv }, u),
   ];
 }
 

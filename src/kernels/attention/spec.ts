@@ -15,7 +15,6 @@ import backKVCode from "../../../shaders/attention/attention_backward_kv.wgsl?ra
 import backKVVec4Code from "../../../shaders/attention/attention_backward_kv_vec4.wgsl?raw";
 import forwardRowsCode from "../../../shaders/attention/attention_forward_rows_vec4.wgsl?raw";
 import backQRowsCode from "../../../shaders/attention/attention_backward_q_rows_vec4.wgsl?raw";
-import backKVRowsCode from "../../../shaders/attention/attention_backward_kv_rows_vec4.wgsl?raw";
 import kvAppendCode from "../../../shaders/attention/kv_append.wgsl?raw";
 import tiledCode from "../../../shaders/attention/attention_tiled.wgsl?raw";
 import decodeCode from "../../../shaders/attention/decode_attention.wgsl?raw";
@@ -285,39 +284,25 @@ export const attentionForwardRowsVec4 = defineKernel({
   grid: { kind: "x", threads: (u) => u.R * u.NH },
 });
 
-/** Backward q pass with the gradient on packed query rows: dout [R, C], inv [B·T] (−1: no gradient). */
+/**
+ * Backward q pass with the gradient on packed query rows only: dout [R, C]
+ * packed, idx [R] their absolute rows (−1 padding); writes those rows' dpre
+ * and dq only.
+ */
 export const attentionBackwardQRowsVec4 = defineKernel({
   name: "attention_backward_q_rows_vec4",
   source: backQRowsCode,
-  uniforms: BACKWARD,
+  uniforms: { ...BACKWARD, R: "u32" },
   bindings: {
     dout: ["read", "vec4f"], // [R, C/4] packed
     qkv: ["read", "vec4f"], // [B, T, 3C/4]
     att: ["read", "f32"], // [B, NH, T, T]
-    inv: ["read", "i32"], // [B·T] packed index of each row, −1 none
-    dpre: ["read_write", "f32"], // [B, NH, T, T] scratch (packed rows' rows)
-    dqkv: ["read_write", "vec4f"], // [B, T, 3C/4] (q part)
+    idx: ["read", "i32"], // [R] absolute query rows, −1 padding
+    dpre: ["read_write", "f32"], // [B, NH, T, T] scratch (the packed rows' rows)
+    dqkv: ["read_write", "vec4f"], // [B, T, 3C/4] (q part of the packed rows)
   },
   workgroupSize: 64,
-  grid: rows,
-});
-
-/** Backward kv pass over packed query rows: idx [≥ start[B]] ascending, start [B + 1] per sequence. */
-export const attentionBackwardKVRowsVec4 = defineKernel({
-  name: "attention_backward_kv_rows_vec4",
-  source: backKVRowsCode,
-  uniforms: BACKWARD,
-  bindings: {
-    dout: ["read", "vec4f"], // [R, C/4] packed
-    qkv: ["read", "vec4f"], // [B, T, 3C/4]
-    att: ["read", "f32"], // [B, NH, T, T]
-    dpre: ["read", "f32"], // [B, NH, T, T]
-    idx: ["read", "i32"], // packed rows' absolute rows
-    start: ["read", "i32"], // [B + 1]
-    dqkv: ["read_write", "vec4f"], // [B, T, 3C/4] (k and v parts)
-  },
-  workgroupSize: 64,
-  grid: rows,
+  grid: { kind: "x", threads: (u) => u.R * u.NH },
 });
 
 export const ATTENTION_SPECS: KernelSpec[] = [
@@ -329,7 +314,6 @@ export const ATTENTION_SPECS: KernelSpec[] = [
   attentionBackwardKVVec4,
   attentionForwardRowsVec4,
   attentionBackwardQRowsVec4,
-  attentionBackwardKVRowsVec4,
   ...Object.values(attentionTiledSpecs(16)),
   ...Object.values(attentionTiledSpecs(6)),
   kvAppend,

@@ -36,15 +36,13 @@ export interface LossRows {
   rows: number;
   /** Rows that feed the loss. */
   kept: number;
-  /** i32 [B + 1]: sequence b's kept rows are idx[start[b] .. start[b + 1]). */
-  start: Int32Array;
 }
 
 /**
  * The rows of logits [B, T, V] (T = P + L) that a step's loss reads: token s
  * of row b is predicted by row b·T + P + s − 1, and only tokens 1 ≤ s < L
- * with mask ≠ 0 enter the loss (shaders/loss/loss_token.wgsl). The kept rows
- * are listed in ascending order, so sequence b's are a range. Linear in B·T.
+ * with mask ≠ 0 enter the loss (shaders/loss/loss_token.wgsl). Kept rows
+ * are listed in ascending order. Linear in B·T.
  * @param mask [B, L] loss mask (CPU).
  * @param quantum the packed row count is rounded up to a multiple of this
  *   (lab choice in TrainGraph: 16, the forward matmul's row tile), never past B·T.
@@ -67,10 +65,8 @@ export function lossRows(
   const T = P + L;
   const idx = new Int32Array(B * T).fill(-1);
   const inv = new Int32Array(B * T).fill(-1);
-  const start = new Int32Array(B + 1);
   let kept = 0;
   for (let b = 0; b < B; b++) {
-    start[b] = kept;
     for (let s = 1; s < L; s++) {
       if (mask[b * L + s] === 0) continue;
       const row = b * T + P + s - 1;
@@ -78,7 +74,6 @@ export function lossRows(
       inv[row] = kept++;
     }
   }
-  start[B] = kept;
   const rows = Math.min(B * T, Math.max(1, Math.ceil(kept / quantum)) * quantum);
-  return { idx, inv, rows, kept, start };
+  return { idx, inv, rows, kept };
 }

@@ -134,23 +134,22 @@ describe("attention kernels", () => {
         dqkv = new Float64Array(B * T * 3 * C);
       attentionForwardRef(out, att, qkv, keyOk, B, T, C, NH);
       attentionBackwardRef(dqkv, doutFull, qkv, att, B, T, C, NH);
-      const idx = i32("idx", rows.idx);
       const b = {
         qkv: f32("qkv", qkv),
         tokens: i32("tokens", tokens),
-        idx,
-        inv: i32("inv", rows.inv),
-        start: i32("start", rows.start),
-        att: f32("att", new Float32Array(att.length).fill(Number.NaN)),
+        idx: i32("idx", rows.idx),
+        // Cleared by the caller too: the forward writes the packed rows' att rows only.
+        att: ctx.createBuffer("att", att.length * 4),
         out: f32("out", new Float32Array(R * C).fill(9)),
-        dout: f32("dout", doutPacked),
-        dpre: f32("dpre", new Float32Array(att.length).fill(Number.NaN)),
-        // q parts of rows off the loss must be written 0; NaN shows one that is not.
-        dqkv: f32("dqkv", new Float32Array(dqkv.length).fill(Number.NaN)),
+        doutPacked: f32("doutPacked", doutPacked),
+        dout: f32("dout", doutFull),
+        // Cleared by the caller (the contract): the q pass writes the packed rows only.
+        dpre: ctx.createBuffer("dpre", att.length * 4),
+        dqkv: ctx.createBuffer("dqkv", dqkv.length * 4),
       };
       const dims = { B, T, C, NH, P, L, padId: PAD };
       ctx.run(attentionForwardRows(ctx, b, dims, R));
-      for (const call of attentionBackwardRows(ctx, b, dims)) ctx.run(call);
+      for (const call of attentionBackwardRows(ctx, b, dims, R)) ctx.run(call);
       const packedOut = new Float64Array(R * C);
       for (let r = 0; r < rows.kept; r++)
         packedOut.set(out.subarray(rows.idx[r] * C, (rows.idx[r] + 1) * C), r * C);
