@@ -25,6 +25,10 @@
  *                    dispatches and submits per step, response_length (tokens),
  *                    rollout_tokens_per_s (G · prompts · mean response length / generate_ms)
  *   step_ms          one RL step of the experiment: the variants' step medians summed
+ *   cpu_ms_per_step  node only: CPU time of the process (all threads, SwiftShader's
+ *                    included) over the N timed steps, per step: the figure that
+ *                    other jobs on the machine distort least (wall times scale with
+ *                    the CPU left to SwiftShader)
  *   eval_ms          node only: one held-out eval of every variant, median of 3 (the page's
  *                    charts are redrawn on a throttle, so they cannot time an eval; its
  *                    first_eval_s is the user's view of it)
@@ -106,7 +110,11 @@ async function nodeLine(
   run.engine.trimText = !fullText;
   run.engine.compactRows = !allRows;
   if (!ckpt) await run.sft();
-  for (let s = 0; s <= steps; s++) await run.rlStep();
+  await run.rlStep(); // warm-up
+  const cpu0 = process.cpuUsage();
+  for (let s = 1; s <= steps; s++) await run.rlStep();
+  const cpu = process.cpuUsage(cpu0);
+  const cpuMsPerStep = (cpu.user + cpu.system) / 1000 / steps;
   const evalMs: number[] = [];
   for (let i = 0; i < 3; i++) {
     const t0 = performance.now();
@@ -137,6 +145,7 @@ async function nodeLine(
     },
     variants,
     step_ms: round(Object.values(variants).reduce((a, m) => a + (m.step_time_ms ?? 0), 0)),
+    cpu_ms_per_step: round(cpuMsPerStep),
     eval_ms: round(median(evalMs)),
     ...(passes ? { extra_passes: extraPasses(variants) } : {}),
   };
