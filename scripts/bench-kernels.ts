@@ -2,7 +2,7 @@
  * Kernel profile of the RL update: where one forward + backward of the
  * policy step goes, kernel by kernel. Prints ONE JSON line.
  *
- *   npm run bench:kernels -- [--text L] [--batch B] [--size small|default]
+ *   npm run bench:kernels -- [--text L] [--batch B] [--size small|default] [--compact]
  *
  * The graph is the update's (TrainGraph.policyStep) at B rows of L text
  * tokens after the 32 patch tokens of the digits task; defaults: the default
@@ -12,6 +12,11 @@
  * Each dispatch is submitted and awaited on its own, 3 times after a warm-up,
  * so the per-kernel sums are larger than a step that submits once (they add
  * each submit's overhead); the shares are what the figure is for.
+ * --compact: the graph the RL update runs (compactLastLayer), with the loss
+ * mask on the responses only: the first 15 text columns are the prompt, each
+ * row's response fills 15 to L − 15 columns after it (drawn uniformly, lab
+ * choice), so the last block and head run on the packed loss rows.
+ * Without it every text token is in the loss (mask all 1).
  * Keys: environment, adapter, shape {B, L, T}, total_ms (sum of the kernels'
  * means), kernels: [{phase: "forward" | "backward", kernel, ms, share}] sorted
  * by ms. A figure, not a test.
@@ -28,7 +33,9 @@ async function main(): Promise<void> {
     text: "number",
     batch: "number",
     size: "string",
+    compact: "boolean",
   });
+  const compact = flags.compact === true;
   const L = Number(flags.text ?? 49);
   const B = Number(flags.batch ?? 32);
   const size = String(flags.size ?? "small");
@@ -52,12 +59,26 @@ async function main(): Promise<void> {
   const ctx = await nodeContext();
   const params = ctx.createBufferFrom("params", initParams(config, 1));
   const grads = ctx.createBuffer("grads", paramLayout(config).totalFloats * 4);
-  const graph = new TrainGraph(ctx, config, B, L, { padId: PAD_ID, params, grads });
+  const graph = new TrainGraph(ctx, config, B, L, {
+    padId: PAD_ID,
+    params,
+    grads,
+    compactLastLayer: compact,
+  });
   const u = seededUniform(3);
+  const prompt = 15;
+  const mask = new Float32Array(B * L).fill(compact ? 0 : 1);
+  if (compact) {
+    if (L < 2 * prompt) throw new Error(`--compact needs --text ≥ ${2 * prompt}, got ${L}`);
+    for (let b = 0; b < B; b++) {
+      const n = prompt + Math.floor(u() * (L - 2 * prompt + 1));
+      mask.fill(1, b * L + prompt, b * L + prompt + n);
+    }
+  }
   graph.setBatch({
     images: Float32Array.from({ length: B * 28 * 56 }, () => u()),
     tokens: Int32Array.from({ length: B * L }, () => 1 + Math.floor(u() * (vocabSize - 1))),
-    mask: new Float32Array(B * L).fill(1),
+    mask,
   });
   graph.policyStep({ advantages: new Float32Array(B).fill(0.5) });
   await graph.readStats();
@@ -95,6 +116,8 @@ async function main(): Promise<void> {
       environment: "node",
       adapter: ctx.adapter.description,
       shape: { size, B, L, T: numPatches(config) + L },
+      compact,
+      loss_tokens: mask.reduce((a, m) => a + m, 0),
       total_ms: Math.round(total * 10) / 10,
       kernels,
     })}\n`,

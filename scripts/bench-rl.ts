@@ -2,7 +2,7 @@
  * RL-step benchmark: what one RL step of the default experiment costs, where
  * the time goes, in Node and in the page. Prints ONE JSON line per environment:
  *
- *   npm run bench:rl -- [--steps N] [--env node,chromium] [--page-minutes M] [--full-text] [--passes]
+ *   npm run bench:rl -- [--steps N] [--env node,chromium] [--page-minutes M] [--full-text] [--all-rows] [--passes]
  *
  * --passes (node only): the multiple-choice task without hints, RLVR, SCS and
  * ACRE side by side on the same prompts; the line then has `extra_passes`:
@@ -11,6 +11,10 @@
  *
  * --full-text (node only): the update runs every text column, the path before
  * the text window (LabEngine.trimText = false), for a before/after on one machine.
+ *
+ * --all-rows (node only): the update's last block, final layer norm and LM
+ * head run on every row, the path before the compacted last layer
+ * (LabEngine.compactRows = false), for a before/after on one machine.
  *
  * Keys (every *_ms a median over N ≥ 5 steps after one warm-up step, per variant):
  *   environment      "node" (npm `webgpu`, Dawn) or "chromium" (the built page, trainer worker)
@@ -21,6 +25,10 @@
  *                    dispatches and submits per step, response_length (tokens),
  *                    rollout_tokens_per_s (G · prompts · mean response length / generate_ms)
  *   step_ms          one RL step of the experiment: the variants' step medians summed
+ *   cpu_ms_per_step  node only: CPU time of the process (all threads, SwiftShader's
+ *                    included) over the N timed steps, per step: the figure that
+ *                    other jobs on the machine distort least (wall times scale with
+ *                    the CPU left to SwiftShader)
  *   eval_ms          node only: one held-out eval of every variant, median of 3 (the page's
  *                    charts are redrawn on a throttle, so they cannot time an eval; its
  *                    first_eval_s is the user's view of it)
@@ -74,6 +82,7 @@ function phaseMedians(
 async function nodeLine(
   steps: number,
   fullText: boolean,
+  allRows: boolean,
   passes: boolean,
 ): Promise<Record<string, unknown>> {
   const ctx = await nodeContext();
@@ -99,8 +108,13 @@ async function nodeLine(
     ckpt ? { config: ckpt.config, params: ckpt.params } : null,
   );
   run.engine.trimText = !fullText;
+  run.engine.compactRows = !allRows;
   if (!ckpt) await run.sft();
-  for (let s = 0; s <= steps; s++) await run.rlStep();
+  await run.rlStep(); // warm-up
+  const cpu0 = process.cpuUsage();
+  for (let s = 1; s <= steps; s++) await run.rlStep();
+  const cpu = process.cpuUsage(cpu0);
+  const cpuMsPerStep = (cpu.user + cpu.system) / 1000 / steps;
   const evalMs: number[] = [];
   for (let i = 0; i < 3; i++) {
     const t0 = performance.now();
@@ -118,6 +132,9 @@ async function nodeLine(
     environment: "node",
     adapter: ctx.adapter.description,
     update_text: fullText ? "every column (--full-text)" : "the used columns (text window)",
+    update_rows: allRows
+      ? "every row (--all-rows)"
+      : "last block after attention and the head on the loss rows (compacted)",
     experiment: {
       modelSize: exp.modelSize,
       variants: exp.variants.map((v) => v.name),
@@ -128,6 +145,7 @@ async function nodeLine(
     },
     variants,
     step_ms: round(Object.values(variants).reduce((a, m) => a + (m.step_time_ms ?? 0), 0)),
+    cpu_ms_per_step: round(cpuMsPerStep),
     eval_ms: round(median(evalMs)),
     ...(passes ? { extra_passes: extraPasses(variants) } : {}),
   };
@@ -156,6 +174,7 @@ async function main(): Promise<void> {
     env: "string",
     "page-minutes": "number",
     "full-text": "boolean",
+    "all-rows": "boolean",
     passes: "boolean",
   });
   const steps = Number(flags.steps ?? 5);
@@ -168,11 +187,14 @@ async function main(): Promise<void> {
   const fullText = flags["full-text"] === true;
   if (fullText && envs.includes("chromium"))
     throw new Error("--full-text is for the node environment only: add --env node");
+  const allRows = flags["all-rows"] === true;
+  if (allRows && envs.includes("chromium"))
+    throw new Error("--all-rows is for the node environment only: add --env node");
   const passes = flags.passes === true;
   if (passes && envs.includes("chromium"))
     throw new Error("--passes is for the node environment only: add --env node");
   if (envs.includes("node"))
-    process.stdout.write(`${JSON.stringify(await nodeLine(steps, fullText, passes))}\n`);
+    process.stdout.write(`${JSON.stringify(await nodeLine(steps, fullText, allRows, passes))}\n`);
   if (envs.includes("chromium")) {
     const page = await runPage({
       minutes: Number(flags["page-minutes"] ?? 20),

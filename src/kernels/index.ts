@@ -17,6 +17,7 @@
  *   advantages  group advantage estimators (src/kernels/advantages)
  *   sample      token sampling of the generator (src/kernels/sample)
  *   decode      row gather and step counter of the generator (src/kernels/decode)
+ *   rows        indexed row gather: the compacted last layer of a training step
  * On CPU adapters the register-blocked versions run: there workgroup memory
  * only adds barriers (docs/design.md, docs/benchmarks.md). The "tiled"
  * matmul and attention stage their operands in workgroup memory for real
@@ -29,3 +30,4 @@ export * from "./layernorm/launch";
 export * from "./gelu/launch";
 export * from "./embed/launch";
 export * from "./loss/launch";
+export * from "./rows/launch";

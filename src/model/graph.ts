@@ -150,7 +150,23 @@ export interface TrainGraphOptions {
    * allocating a graph per length.
    */
   shareBuffersOf?: TrainGraph;
+  /**
+   * Run the last block from its attention queries on (attention, output
+   * projection, MLP; with a head size % 4 ≠ 0 from after the attention), the
+   * final layer norm and the LM head, forward and backward, only on the rows
+   * whose logits the loss reads (setBatch's mask; kernels/rows lossRows),
+   * packed by an indexed row gather; the keys and values of every row are
+   * still computed. No other row's output reaches the loss, so loss,
+   * statistics and gradients are those of the whole graph (up to float
+   * summation order); logprobs at tokens outside the mask are those of zero
+   * logits (−ln V). Needs a CPU mask in every setBatch, nLayers ≥ 1 and V % 4 = 0.
+   * Default false (lab choice: the RL update turns it on).
+   */
+  compactLastLayer?: boolean;
 }
+
+/** Packed row counts are rounded up to a multiple of this (the 16×8 forward matmul's row tile; lab choice). */
+const ROW_QUANTUM = 16;
 
 /** The tiny VLM's forward, losses and backward as prepared GPU dispatches. */
 export class TrainGraph {
@@ -206,6 +222,33 @@ export class TrainGraph {
   private dpre: GPUBuffer;
   private dpatchEmb: GPUBuffer;
   private dummy: GPUBuffer;
+  /** True when the last block runs on the loss rows only (TrainGraphOptions.compactLastLayer). */
+  readonly compactLastLayer: boolean;
+  /**
+   * Buffers of the compacted last layer (compactLastLayer; null otherwise):
+   * the row maps (lossRows idx, inv) and the packed inputs / gradients that
+   * cannot live in the full buffers' first rows.
+   */
+  private packed: {
+    idx: GPUBuffer;
+    inv: GPUBuffer;
+    atty: GPUBuffer; // [rows, C]
+    xin: GPUBuffer; // [rows, C]
+    logits: GPUBuffer; // [rows, V]
+    dlogits: GPUBuffer; // [rows, V]
+    dres: GPUBuffer; // [rows, C]
+    datty: GPUBuffer; // [rows, C]
+  } | null = null;
+  /**
+   * The compacted last layer also runs its attention forward and backward q
+   * pass on the packed query rows (attention_*_rows_vec4; needs a head size
+   * % 4 = 0), else the attention of every row and a gather of its output.
+   */
+  private readonly packedAttention: boolean;
+  /** Setters of the packed row count of every compacted call (setBatch runs them). */
+  private rowSetters: ((rows: number) => void)[] = [];
+  /** Packed row count of the current batch (B·T until the first setBatch). */
+  private rows: number;
 
   private forwards = new Map<GPUBuffer, ForwardCalls>();
   /** Buffers by label, allocated by this graph or taken from shareBuffersOf. */
@@ -287,6 +330,22 @@ export class TrainGraph {
       this.buffers.set(label, buf);
       return buf;
     };
+    // Packed buffers hold at most base's B·T rows; allocated once and lent to base's other windows.
+    const capRows = B * (base ? base.T : T);
+    const packedBuffer = (label: string, width: number) => {
+      const shared = base?.buffers.get(label) ?? this.buffers.get(label);
+      const buf = shared ?? ctx.createBuffer(`graph.${label}`, capRows * width * 4);
+      this.buffers.set(label, buf);
+      base?.buffers.set(label, buf);
+      return buf;
+    };
+    this.compactLastLayer = opts.compactLastLayer ?? false;
+    this.packedAttention = this.compactLastLayer && (C / config.nHeads) % 4 === 0;
+    this.rows = BT;
+    if (this.compactLastLayer && (config.nLayers < 1 || V % 4 !== 0))
+      throw new Error(
+        `TrainGraph: compactLastLayer needs at least one layer and a vocabulary size that is a multiple of 4 (the row gather reads vec4), got ${config.nLayers} and ${V}`,
+      );
     const pixels = config.imageHeight * config.imageWidth * config.imageChannels;
 
     this.images = buffer("images", B * pixels);
@@ -336,6 +395,18 @@ export class TrainGraph {
     this.dpre = buffer("dpre", B * NH * T * T);
     this.dpatchEmb = buffer("dpatchEmb", B * P * C);
     this.dummy = buffer("dummy", 4);
+    if (this.compactLastLayer) {
+      this.packed = {
+        idx: packedBuffer("rows.idx", 1),
+        inv: packedBuffer("rows.inv", 1),
+        atty: packedBuffer("rows.atty", C),
+        xin: packedBuffer("rows.xin", C),
+        logits: packedBuffer("rows.logits", V),
+        dlogits: packedBuffer("rows.dlogits", V),
+        dres: packedBuffer("rows.dres", C),
+        datty: packedBuffer("rows.datty", C),
+      };
+    }
 
     // loss dispatches (independent of the parameter buffer)
     const ld = { B, T, L, P, V };
@@ -357,6 +428,22 @@ export class TrainGraph {
     this.reducePolicyCall = K.lossReduce(ctx, rb, B, L, K.AGGREGATION[AGG_DEFAULT], L - 1);
     this.backwardCalls = this.buildBackward();
     this.forwardCalls(this.params);
+  }
+
+  /**
+   * Registers a call of the compacted last layer whose row count follows the
+   * batch's packed rows: matmul M, layer-norm N, GELU N = rows·4C, gather R.
+   */
+  private packedCall<T extends KernelCall>(c: T, per: "M" | "N" | "NH4" | "R" = "R"): T {
+    const H4 = this.config.mlpRatio * this.config.dModel;
+    const call = c as unknown as { set(v: Record<string, number>): void };
+    this.rowSetters.push((rows) => {
+      if (per === "M") call.set({ M: rows });
+      else if (per === "N") call.set({ N: rows });
+      else if (per === "NH4") call.set({ N: rows * H4 });
+      else call.set({ R: rows });
+    });
+    return c;
   }
 
   /** A tensor of a flat parameter-like buffer as a 256-byte aligned binding. */
@@ -453,82 +540,143 @@ export class TrainGraph {
           3 * C,
         ),
       );
+      // The last block of a compacted graph continues on the loss rows only (packed):
+      // with a head size % 4 = 0 from its attention queries on, else after the attention.
+      const pk = l === config.nLayers - 1 ? this.packed : null;
+      const R = pk ? this.rows : BT;
+      if (pk && this.packedAttention) {
+        const bind = { qkv: a.qkv, tokens: this.tokens, idx: pk.idx, att: a.att, out: pk.atty };
+        calls.push(this.packedCall(K.attentionForwardRows(ctx, bind, attnDims, R)));
+      } else {
+        calls.push(
+          K.attentionForward(
+            ctx,
+            { qkv: a.qkv, tokens: this.tokens, att: a.att, out: a.atty },
+            attnDims,
+          ),
+        );
+      }
+      let atty = a.atty;
+      let xin = x;
+      if (pk) {
+        if (!this.packedAttention)
+          calls.push(
+            this.packedCall(K.rowsGather(ctx, { idx: pk.idx, x: a.atty, y: pk.atty }, R, C)),
+          );
+        calls.push(this.packedCall(K.rowsGather(ctx, { idx: pk.idx, x, y: pk.xin }, R, C)));
+        atty = pk.atty;
+        xin = pk.xin;
+      }
+      const rowsOf = <T extends KernelCall>(c: T, per: "M" | "N" | "NH4"): T =>
+        pk ? this.packedCall(c, per) : c;
       calls.push(
-        K.attentionForward(
-          ctx,
-          { qkv: a.qkv, tokens: this.tokens, att: a.att, out: a.atty },
-          attnDims,
+        rowsOf(
+          K.matmulForward(
+            ctx,
+            { x: atty, w: h("attn.wo"), bias: h("attn.bo"), res: xin, y: a.res2, dummy },
+            R,
+            C,
+            C,
+          ),
+          "M",
         ),
       );
       calls.push(
-        K.matmulForward(
-          ctx,
-          { x: a.atty, w: h("attn.wo"), bias: h("attn.bo"), res: x, y: a.res2, dummy },
-          BT,
-          C,
-          C,
+        rowsOf(
+          K.layernormForward(
+            ctx,
+            {
+              inp: a.res2,
+              g: h("ln2.g"),
+              b: h("ln2.b"),
+              out: a.ln2,
+              mean: a.ln2Mean,
+              rstd: a.ln2Rstd,
+            },
+            R,
+            C,
+          ),
+          "N",
         ),
       );
       calls.push(
-        K.layernormForward(
-          ctx,
-          {
-            inp: a.res2,
-            g: h("ln2.g"),
-            b: h("ln2.b"),
-            out: a.ln2,
-            mean: a.ln2Mean,
-            rstd: a.ln2Rstd,
-          },
-          BT,
-          C,
+        rowsOf(
+          K.matmulForward(
+            ctx,
+            { x: a.ln2, w: h("mlp.wfc"), bias: h("mlp.bfc"), res: null, y: a.fch, dummy },
+            R,
+            C,
+            H4,
+          ),
+          "M",
         ),
       );
+      calls.push(rowsOf(K.geluForward(ctx, { inp: a.fch, out: a.fchGelu }, R * H4), "NH4"));
       calls.push(
-        K.matmulForward(
-          ctx,
-          { x: a.ln2, w: h("mlp.wfc"), bias: h("mlp.bfc"), res: null, y: a.fch, dummy },
-          BT,
-          C,
-          H4,
-        ),
-      );
-      calls.push(K.geluForward(ctx, { inp: a.fch, out: a.fchGelu }, BT * H4));
-      calls.push(
-        K.matmulForward(
-          ctx,
-          { x: a.fchGelu, w: h("mlp.wproj"), bias: h("mlp.bproj"), res: a.res2, y: a.res3, dummy },
-          BT,
-          H4,
-          C,
+        rowsOf(
+          K.matmulForward(
+            ctx,
+            {
+              x: a.fchGelu,
+              w: h("mlp.wproj"),
+              bias: h("mlp.bproj"),
+              res: a.res2,
+              y: a.res3,
+              dummy,
+            },
+            R,
+            H4,
+            C,
+          ),
+          "M",
         ),
       );
       x = a.res3;
     });
+    const pk = this.packed;
+    const R = pk ? this.rows : BT;
+    const rowsOf = <T extends KernelCall>(c: T, per: "M" | "N"): T =>
+      pk ? this.packedCall(c, per) : c;
     calls.push(
-      K.layernormForward(
-        ctx,
-        {
-          inp: x,
-          g: w("lnf.g"),
-          b: w("lnf.b"),
-          out: this.lnf,
-          mean: this.lnfMean,
-          rstd: this.lnfRstd,
-        },
-        BT,
-        C,
+      rowsOf(
+        K.layernormForward(
+          ctx,
+          {
+            inp: x,
+            g: w("lnf.g"),
+            b: w("lnf.b"),
+            out: this.lnf,
+            mean: this.lnfMean,
+            rstd: this.lnfRstd,
+          },
+          R,
+          C,
+        ),
+        "N",
       ),
     );
+    const V = config.vocabSize;
     calls.push(
-      K.matmulForward(
-        ctx,
-        { x: this.lnf, w: w("head.w"), bias: null, res: null, y: this.logits, dummy },
-        BT,
-        C,
-        config.vocabSize,
+      rowsOf(
+        K.matmulForward(
+          ctx,
+          {
+            x: this.lnf,
+            w: w("head.w"),
+            bias: null,
+            res: null,
+            y: pk?.logits ?? this.logits,
+            dummy,
+          },
+          R,
+          C,
+          V,
+        ),
+        "M",
       ),
     );
+    // Spread the packed logits back to [B, T, V] (zeros on the rows the loss does not read).
+    if (pk) calls.push(K.rowsGather(ctx, { idx: pk.inv, x: pk.logits, y: this.logits }, BT, V));
     const fc = { calls };
     this.forwards.set(params, fc);
     return fc;
@@ -558,50 +706,72 @@ export class TrainGraph {
       { B, T, L, P, V },
     );
     calls.push(this.logitsGradCall);
+    // A compacted graph runs the head, lnf and the last block's MLP and output
+    // projection on the packed loss rows (pk), then spreads d atty and d res back.
+    const pk = this.packed;
+    const R = pk ? this.rows : BT;
+    const rowsOf = <T extends KernelCall>(c: T, per: "M" | "N" | "NH4"): T =>
+      pk ? this.packedCall(c, per) : c;
+    let dlogits = this.dlogits;
+    if (pk) {
+      calls.push(
+        this.packedCall(K.rowsGather(ctx, { idx: pk.idx, x: this.dlogits, y: pk.dlogits }, R, V)),
+      );
+      dlogits = pk.dlogits;
+    }
     // logits = lnf · head.w
     calls.push(
-      K.matmulBackwardDx(ctx, { dy: this.dlogits, w: w("head.w"), dx: this.dln }, BT, C, V),
+      rowsOf(K.matmulBackwardDx(ctx, { dy: dlogits, w: w("head.w"), dx: this.dln }, R, C, V), "M"),
     );
     calls.push(
-      K.matmulBackwardDw(
-        ctx,
-        { x: this.lnf, dy: this.dlogits, dw: g("head.w"), dbias: null, dummy },
-        BT,
-        C,
-        V,
+      rowsOf(
+        K.matmulBackwardDw(
+          ctx,
+          { x: this.lnf, dy: dlogits, dw: g("head.w"), dbias: null, dummy },
+          R,
+          C,
+          V,
+        ),
+        "M",
       ),
     );
     // lnf: dres = LN'(dln) starts the residual-stream gradient
     const xf = this.finalResidual;
     calls.push(
-      K.layernormBackwardDx(
-        ctx,
-        {
-          dout: this.dln,
-          inp: xf,
-          g: w("lnf.g"),
-          mean: this.lnfMean,
-          rstd: this.lnfRstd,
-          dinp: this.dres,
-        },
-        BT,
-        C,
-        false,
+      rowsOf(
+        K.layernormBackwardDx(
+          ctx,
+          {
+            dout: this.dln,
+            inp: xf,
+            g: w("lnf.g"),
+            mean: this.lnfMean,
+            rstd: this.lnfRstd,
+            dinp: pk?.dres ?? this.dres,
+          },
+          R,
+          C,
+          false,
+        ),
+        "N",
       ),
     );
     calls.push(
-      K.layernormBackwardParams(
-        ctx,
-        {
-          dout: this.dln,
-          inp: xf,
-          mean: this.lnfMean,
-          rstd: this.lnfRstd,
-          dg: g("lnf.g"),
-          db: g("lnf.b"),
-        },
-        BT,
-        C,
+      rowsOf(
+        K.layernormBackwardParams(
+          ctx,
+          {
+            dout: this.dln,
+            inp: xf,
+            mean: this.lnfMean,
+            rstd: this.lnfRstd,
+            dg: g("lnf.g"),
+            db: g("lnf.b"),
+          },
+          R,
+          C,
+        ),
+        "N",
       ),
     );
     const attnDims = { B, T, C, NH: config.nHeads, P, L, padId: this.padId };
@@ -610,95 +780,152 @@ export class TrainGraph {
       const xin = l === 0 ? this.encoded : this.layers[l - 1].res3;
       const hw = (n: string) => w(`h.${l}.${n}`);
       const hg = (n: string) => g(`h.${l}.${n}`);
+      // The last block of a compacted graph: packed rows up to the output projection.
+      const lpk = l === config.nLayers - 1 ? pk : null;
+      const Rl = lpk ? R : BT;
+      const rowsOfL = <T extends KernelCall>(c: T, per: "M" | "N" | "NH4"): T =>
+        lpk ? this.packedCall(c, per) : c;
+      const dres = lpk?.dres ?? this.dres;
       // res3 = res2 + fchGelu·wproj + bproj
       calls.push(
-        K.matmulBackwardDx(
-          ctx,
-          { dy: this.dres, w: hw("mlp.wproj"), dx: this.dfchGelu },
-          BT,
-          H4,
-          C,
+        rowsOfL(
+          K.matmulBackwardDx(ctx, { dy: dres, w: hw("mlp.wproj"), dx: this.dfchGelu }, Rl, H4, C),
+          "M",
         ),
       );
       calls.push(
-        K.matmulBackwardDw(
-          ctx,
-          { x: a.fchGelu, dy: this.dres, dw: hg("mlp.wproj"), dbias: hg("mlp.bproj"), dummy },
-          BT,
-          H4,
-          C,
+        rowsOfL(
+          K.matmulBackwardDw(
+            ctx,
+            { x: a.fchGelu, dy: dres, dw: hg("mlp.wproj"), dbias: hg("mlp.bproj"), dummy },
+            Rl,
+            H4,
+            C,
+          ),
+          "M",
         ),
       );
       // fchGelu = gelu(fch)
       calls.push(
-        K.geluBackward(ctx, { inp: a.fch, dout: this.dfchGelu, dinp: this.dfch }, BT * H4),
+        rowsOfL(
+          K.geluBackward(ctx, { inp: a.fch, dout: this.dfchGelu, dinp: this.dfch }, Rl * H4),
+          "NH4",
+        ),
       );
       // fch = ln2·wfc + bfc
       calls.push(
-        K.matmulBackwardDx(ctx, { dy: this.dfch, w: hw("mlp.wfc"), dx: this.dln }, BT, C, H4),
+        rowsOfL(
+          K.matmulBackwardDx(ctx, { dy: this.dfch, w: hw("mlp.wfc"), dx: this.dln }, Rl, C, H4),
+          "M",
+        ),
       );
       calls.push(
-        K.matmulBackwardDw(
-          ctx,
-          { x: a.ln2, dy: this.dfch, dw: hg("mlp.wfc"), dbias: hg("mlp.bfc"), dummy },
-          BT,
-          C,
-          H4,
+        rowsOfL(
+          K.matmulBackwardDw(
+            ctx,
+            { x: a.ln2, dy: this.dfch, dw: hg("mlp.wfc"), dbias: hg("mlp.bfc"), dummy },
+            Rl,
+            C,
+            H4,
+          ),
+          "M",
         ),
       );
       // ln2 = LN(res2): dres += LN'(dln)  (dres now holds d res2)
       calls.push(
-        K.layernormBackwardDx(
-          ctx,
-          {
-            dout: this.dln,
-            inp: a.res2,
-            g: hw("ln2.g"),
-            mean: a.ln2Mean,
-            rstd: a.ln2Rstd,
-            dinp: this.dres,
-          },
-          BT,
-          C,
-          true,
+        rowsOfL(
+          K.layernormBackwardDx(
+            ctx,
+            {
+              dout: this.dln,
+              inp: a.res2,
+              g: hw("ln2.g"),
+              mean: a.ln2Mean,
+              rstd: a.ln2Rstd,
+              dinp: dres,
+            },
+            Rl,
+            C,
+            true,
+          ),
+          "N",
         ),
       );
       calls.push(
-        K.layernormBackwardParams(
-          ctx,
-          {
-            dout: this.dln,
-            inp: a.res2,
-            mean: a.ln2Mean,
-            rstd: a.ln2Rstd,
-            dg: hg("ln2.g"),
-            db: hg("ln2.b"),
-          },
-          BT,
-          C,
+        rowsOfL(
+          K.layernormBackwardParams(
+            ctx,
+            {
+              dout: this.dln,
+              inp: a.res2,
+              mean: a.ln2Mean,
+              rstd: a.ln2Rstd,
+              dg: hg("ln2.g"),
+              db: hg("ln2.b"),
+            },
+            Rl,
+            C,
+          ),
+          "N",
         ),
       );
       // res2 = xin + atty·wo + bo
       calls.push(
-        K.matmulBackwardDx(ctx, { dy: this.dres, w: hw("attn.wo"), dx: this.datty }, BT, C, C),
-      );
-      calls.push(
-        K.matmulBackwardDw(
-          ctx,
-          { x: a.atty, dy: this.dres, dw: hg("attn.wo"), dbias: hg("attn.bo"), dummy },
-          BT,
-          C,
-          C,
+        rowsOfL(
+          K.matmulBackwardDx(
+            ctx,
+            { dy: dres, w: hw("attn.wo"), dx: lpk?.datty ?? this.datty },
+            Rl,
+            C,
+            C,
+          ),
+          "M",
         ),
       );
+      calls.push(
+        rowsOfL(
+          K.matmulBackwardDw(
+            ctx,
+            { x: lpk?.atty ?? a.atty, dy: dres, dw: hg("attn.wo"), dbias: hg("attn.bo"), dummy },
+            Rl,
+            C,
+            C,
+          ),
+          "M",
+        ),
+      );
+      if (lpk) {
+        // Back to every row: d xin (= d res2 through the residual) and d atty are 0 off the loss rows.
+        calls.push(K.rowsGather(ctx, { idx: lpk.inv, x: lpk.dres, y: this.dres }, BT, C));
+        calls.push(K.rowsGather(ctx, { idx: lpk.inv, x: lpk.datty, y: this.datty }, BT, C));
+      }
       // atty = attention(qkv)
-      calls.push(
-        ...K.attentionBackward(
+      if (lpk && this.packedAttention) {
+        // dpre and dqkv were cleared (recordBackward): the q pass writes the packed rows only.
+        const [qPass, kvPass] = K.attentionBackwardRows(
           ctx,
-          { dout: this.datty, qkv: a.qkv, att: a.att, dpre: this.dpre, dqkv: this.dqkv },
+          {
+            doutPacked: lpk.datty,
+            dout: this.datty,
+            qkv: a.qkv,
+            att: a.att,
+            dpre: this.dpre,
+            dqkv: this.dqkv,
+            idx: lpk.idx,
+          },
           attnDims,
-        ),
-      );
+          R,
+        );
+        calls.push(this.packedCall(qPass), kvPass);
+      } else {
+        calls.push(
+          ...K.attentionBackward(
+            ctx,
+            { dout: this.datty, qkv: a.qkv, att: a.att, dpre: this.dpre, dqkv: this.dqkv },
+            attnDims,
+          ),
+        );
+      }
       // qkv = ln1·wqkv + bqkv
       calls.push(
         K.matmulBackwardDx(ctx, { dy: this.dqkv, w: hw("attn.wqkv"), dx: this.dln }, BT, C, 3 * C),
@@ -799,7 +1026,7 @@ export class TrainGraph {
 
   /**
    * Sets the batch for the next steps (queued writes or GPU copies; nothing runs yet).
-   * @throws Error on a size mismatch, or a token id outside [0, V).
+   * @throws Error on a size mismatch, a token id outside [0, V), or (compactLastLayer) a mask that is not a CPU array.
    */
   setBatch(batch: TrainBatch): void {
     const { B, textLen: L, config } = this;
@@ -813,6 +1040,14 @@ export class TrainGraph {
     if (batch.tokens.length !== B * L)
       throw new Error(`TrainGraph: tokens has ${batch.tokens.length} values, expected ${B * L}`);
     const { order, start } = K.tokenOrder(batch.tokens, config.vocabSize);
+    // Checked before anything is written: a refused batch leaves the graph's inputs as they were.
+    if (this.packed && !(batch.mask instanceof Float32Array))
+      throw new Error(
+        "TrainGraph.setBatch: a compacted graph (compactLastLayer) needs the mask as a CPU array",
+      );
+    const rows = this.packed
+      ? K.lossRows(batch.mask as Float32Array, B, L, this.P, ROW_QUANTUM)
+      : null;
     this.put(
       this.images,
       batch.images,
@@ -823,6 +1058,14 @@ export class TrainGraph {
     this.ctx.write(this.tokenOrder, order);
     this.ctx.write(this.tokenStart, start);
     if (batch.mask) this.put(this.mask, batch.mask, B * L, "mask");
+    if (rows && this.packed) {
+      this.ctx.write(this.packed.idx, rows.idx);
+      this.ctx.write(this.packed.inv, rows.inv);
+      if (rows.rows !== this.rows) {
+        this.rows = rows.rows;
+        for (const set of this.rowSetters) set(rows.rows);
+      }
+    }
   }
 
   /**
@@ -843,11 +1086,23 @@ export class TrainGraph {
   }
 
   private recordForward(params: GPUBuffer): void {
+    if (this.packedAttention) {
+      // The packed forward writes only the loss rows' att rows; the full kv pass reads every row (as 0).
+      const { B, T, config } = this;
+      const last = this.layers[config.nLayers - 1];
+      this.ctx.clear(last.att, 0, B * config.nHeads * T * T * 4);
+    }
     for (const c of this.forwardCalls(params).calls) this.ctx.run(c);
   }
 
   private recordBackward(): void {
     this.ctx.clear(this.grads);
+    if (this.packedAttention) {
+      // The packed q pass writes only the loss rows' dpre and dq; the rest must read 0.
+      const { B, T, config } = this;
+      this.ctx.clear(this.dpre, 0, B * config.nHeads * T * T * 4);
+      this.ctx.clear(this.dqkv, 0, B * T * 3 * config.dModel * 4);
+    }
     for (const c of this.backwardCalls) this.ctx.run(c);
   }
 

@@ -75,6 +75,14 @@ export class LabEngine {
    * (`npm run bench:rl -- --full-text` times both).
    */
   trimText = true;
+  /**
+   * Run each policy update's last block after its attention, final layer
+   * norm and LM head on the loss rows only (TrainGraphOptions.compactLastLayer:
+   * the same loss and gradients up to float summation order). Default true
+   * (lab choice); false runs them on every row, as before
+   * (`npm run bench:rl -- --all-rows` times both).
+   */
+  compactRows = true;
   /** Window graphs by `${B}x${len}`: views of graphs.get(B)'s buffers at a shorter text. */
   private windows = new Map<string, TrainGraph>();
   private generators = new Map<string, Generator>();
@@ -236,11 +244,16 @@ export class LabEngine {
     return g;
   }
 
-  /** The graph of B rows of `len` text columns: the full graph, or a window view of its buffers. */
+  /**
+   * The graph of B rows of `len` text columns: the full graph, or a view of
+   * its buffers (a shorter window, or a compacted last layer: compactRows).
+   */
   private windowGraph(B: number, len: number): TrainGraph {
     const base = this.graphFor(B);
-    if (len === this.textLen) return base.graph;
-    const key = `${B}x${len}`;
+    // The compacted graph needs V % 4 = 0 (the lab's vocabularies have it); other configs run every row.
+    const compact = this.compactRows && this.config.vocabSize % 4 === 0 && this.config.nLayers > 0;
+    if (len === this.textLen && !compact) return base.graph;
+    const key = `${B}x${len}${compact ? "c" : ""}`;
     let g = this.windows.get(key);
     if (!g) {
       g = new TrainGraph(this.ctx, this.config, B, len, {
@@ -248,10 +261,31 @@ export class LabEngine {
         params: this.work,
         grads: this.grads,
         shareBuffersOf: base.graph,
+        compactLastLayer: compact,
       });
       this.windows.set(key, g);
     }
     return g;
+  }
+
+  /**
+   * The graph of a policy update on `batch` (its text window when trimText,
+   * compacted when compactRows), with the batch set: queued writes only.
+   */
+  private updateGraph(images: Float32Array, batch: TextBatch): TrainGraph {
+    const B = batch.tokens.length / this.textLen;
+    const L = this.textLen;
+    const win = this.trimText
+      ? textWindow(batch, this.shape, WINDOW_QUANTUM)
+      : { start: 0, len: L };
+    const graph = this.windowGraph(B, win.len);
+    graph.setTextOffset(win.start);
+    graph.setBatch({
+      images,
+      tokens: win.len === L ? batch.tokens : sliceColumns(batch.tokens, L, win),
+      mask: win.len === L ? batch.mask : sliceColumns(batch.mask, L, win),
+    });
+    return graph;
   }
 
   private generatorFor(n: number, groupSize: number): Generator {
@@ -368,13 +402,13 @@ export class LabEngine {
    */
   async warmUpdate(images: Float32Array, batch: TextBatch): Promise<void> {
     const B = batch.tokens.length / this.textLen;
-    const g = this.graphFor(B);
-    g.graph.setBatch({ images, tokens: batch.tokens, mask: batch.mask });
+    const refLp = this.graphFor(B).refLp;
+    const graph = this.updateGraph(images, batch);
     this.ctx.copy(this.ref, 0, this.work, 0, this.layout.totalFloats * 4);
-    g.graph.forwardLogprobs(this.ref, g.refLp, 1);
-    g.graph.policyStep({ advantages: new Float32Array(B), refLogprobs: g.refLp, beta: 0 });
-    await g.graph.readStats();
-    g.graph.forgetStepTimes();
+    graph.forwardLogprobs(this.ref, refLp, 1);
+    graph.policyStep({ advantages: new Float32Array(B), refLogprobs: refLp, beta: 0 });
+    await graph.readStats();
+    graph.forgetStepTimes();
   }
 
   /**
@@ -397,18 +431,8 @@ export class LabEngine {
     opts: UpdateOptions,
   ): Promise<UpdateStats> {
     const B = batch.tokens.length / this.textLen;
-    const L = this.textLen;
-    const win = this.trimText
-      ? textWindow(batch, this.shape, WINDOW_QUANTUM)
-      : { start: 0, len: L };
-    const graph = this.windowGraph(B, win.len);
     const refLp = this.graphFor(B).refLp; // [B, textLen] fits any window
-    graph.setTextOffset(win.start);
-    graph.setBatch({
-      images,
-      tokens: win.len === L ? batch.tokens : sliceColumns(batch.tokens, L, win),
-      mask: win.len === L ? batch.mask : sliceColumns(batch.mask, L, win),
-    });
+    const graph = this.updateGraph(images, batch);
     this.ctx.copy(policy.params, 0, this.work, 0, this.layout.totalFloats * 4);
     const temperature = opts.temperature ?? 1;
     // One update per batch of rollouts, from the parameters that sampled them: on-policy, so

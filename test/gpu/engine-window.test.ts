@@ -1,8 +1,10 @@
 /**
  * LabEngine.policyUpdate on the batch's used text columns (src/rl/text-window.ts)
- * against the same update over every column (trimText = false): the same
- * loss statistics and the same gradient, on a batch whose leading prompt
- * columns and trailing response columns are PAD in every row.
+ * and with its last block and head on the loss rows only (compactRows),
+ * against the same update over every column and every row (trimText and
+ * compactRows false): the same loss statistics and the same gradient, on a
+ * batch whose leading prompt columns and trailing response columns are PAD
+ * in every row.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GpuContext } from "../../src/gpu/context";
@@ -56,23 +58,31 @@ describe("LabEngine policy update on the text window", () => {
     };
     const adv = await engine.advantages([1, 0, 0.5, 0], G, "grpo", "sample", 1e-6);
     const n = engine.layout.totalFloats;
-    const run = async (trim: boolean) => {
+    const run = async (trim: boolean, compact: boolean) => {
       engine.trimText = trim;
-      const policy = engine.createPolicy(`p.${trim}`, adam);
+      engine.compactRows = compact;
+      const policy = engine.createPolicy(`p.${trim}.${compact}`, adam);
       const stats = await engine.policyUpdate(policy, images, batch, adv.kernel.advantages, opts);
       return { stats, grads: await ctx.readF32(engine.grads, 0, n) };
     };
-    const full = await run(false);
-    const win = await run(true);
-    expect(win.stats.tokens).toBe(full.stats.tokens);
-    expectClose(
-      "loss, kl, entropy, grad norm",
-      [win.stats.loss, win.stats.kl, win.stats.entropy, win.stats.gradNorm],
-      [full.stats.loss, full.stats.kl, full.stats.entropy, full.stats.gradNorm],
-      1e-6,
-      1e-5,
-    );
+    const full = await run(false, false);
     expect(full.grads.some((g) => g !== 0)).toBe(true);
-    expectClose("gradient", win.grads, full.grads, 1e-6, 1e-4);
+    for (const [trim, compact] of [
+      [true, false],
+      [false, true],
+      [true, true],
+    ]) {
+      const got = await run(trim, compact);
+      const what = `trimText ${trim}, compactRows ${compact}`;
+      expect(got.stats.tokens).toBe(full.stats.tokens);
+      expectClose(
+        `loss, kl, entropy, grad norm (${what})`,
+        [got.stats.loss, got.stats.kl, got.stats.entropy, got.stats.gradNorm],
+        [full.stats.loss, full.stats.kl, full.stats.entropy, full.stats.gradNorm],
+        1e-6,
+        1e-5,
+      );
+      expectClose(`gradient (${what})`, got.grads, full.grads, 1e-6, 1e-4);
+    }
   });
 });

@@ -19,6 +19,7 @@ import { EMBED_SPECS } from "../../src/kernels/embed/spec";
 import { GELU_SPECS } from "../../src/kernels/gelu/spec";
 import { LAYERNORM_SPECS } from "../../src/kernels/layernorm/spec";
 import { LOSS_SPECS } from "../../src/kernels/loss/spec";
+import { ROWS_SPECS } from "../../src/kernels/rows/spec";
 import { MATMUL_SPECS, matmulForwardScalar } from "../../src/kernels/matmul/spec";
 import { SAMPLE_SPECS, sampleSpec } from "../../src/kernels/sample/spec";
 
@@ -33,6 +34,7 @@ const ALL: KernelSpec[] = [
   ...ADVANTAGES_SPECS,
   ...SAMPLE_SPECS,
   ...DECODE_SPECS,
+  ...ROWS_SPECS,
 ];
 
 /** out[i] = a[i]·scale + i + k for i < n: the toy kernel of these tests. */

@@ -144,4 +144,116 @@ describe("TrainGraph on SMALL_CONFIG", () => {
     expect(Math.max(...shifted.map((x, i) => Math.abs(x - lpWin[i])))).toBeGreaterThan(1e-3);
     expect(() => window.setTextOffset(1000)).toThrow(/setTextOffset: offset must be an integer/);
   });
+
+  it("a compacted last layer with a head size that is not a multiple of 4 (attention on every row, then packed) gives the whole graph's loss and gradients", async () => {
+    const config = { ...SMALL_CONFIG, dModel: 24, nHeads: 4 }; // head size 6
+    const n = paramLayout(config).totalFloats;
+    const params = ctx.createBufferFrom("params6", initParams(config, 4));
+    const grads = ctx.createBuffer("grads6", n * 4);
+    const batch = tinyBatch(config, B, L, 20, 9);
+    for (const s of [21, 25, 26]) batch.mask[L + s] = 0;
+    const advantages = Float32Array.from([-0.5, 1.3, 0.2, -0.9]);
+    const full = new TrainGraph(ctx, config, B, L, { padId: 0, params, grads });
+    const compact = new TrainGraph(ctx, config, B, L, {
+      padId: 0,
+      params,
+      grads,
+      shareBuffersOf: full,
+      compactLastLayer: true,
+    });
+    const run = async (g: TrainGraph) => {
+      g.setBatch(batch);
+      const ref = g.forwardLogprobs(g.params, ctx.createBuffer("ref6", B * L * 4));
+      g.policyStep({ advantages, refLogprobs: ref, beta: 0.05 });
+      return { stats: await g.readStats(), grads: await ctx.readF32(g.grads, 0, n) };
+    };
+    const a = await run(full);
+    const c = await run(compact);
+    expect(c.stats.tokens).toBe(a.stats.tokens);
+    expectClose(
+      "loss, kl, entropy",
+      [c.stats.loss, c.stats.kl, c.stats.entropy],
+      [a.stats.loss, a.stats.kl, a.stats.entropy],
+      1e-5,
+      1e-5,
+    );
+    expect(a.grads.some((x) => x !== 0)).toBe(true);
+    expectClose("gradients", c.grads, a.grads, 1e-5, 1e-4);
+  });
+
+  it("a compacted last layer (loss rows only) gives the loss, masked logprobs and gradients of the whole graph", async () => {
+    const n = paramLayout(SMALL_CONFIG).totalFloats;
+    const V = SMALL_CONFIG.vocabSize;
+    // Gaps in the mask, a row with no loss token, and a window at an offset.
+    const batch = tinyBatch(SMALL_CONFIG, B, L, 20, 7);
+    for (let s = 0; s < L; s++) batch.mask[2 * L + s] = 0;
+    for (const s of [22, 23, 30]) batch.mask[s] = 0;
+    for (let b = 0; b < B; b++)
+      for (let s = 0; s < 4; s++) {
+        batch.tokens[b * L + s] = 0;
+        batch.mask[b * L + s] = 0;
+      }
+    const advantages = Float32Array.from([0.7, -0.3, 0.9, -1.2]);
+    const full = new TrainGraph(ctx, SMALL_CONFIG, B, L, {
+      padId: 0,
+      params: graph.params,
+      grads: graph.grads,
+    });
+    const run = async (g: TrainGraph, win: { start: number; len: number }) => {
+      g.setTextOffset(win.start);
+      g.setBatch({
+        images: batch.images,
+        tokens: sliceColumns(batch.tokens, L, win),
+        mask: sliceColumns(batch.mask, L, win),
+      });
+      const ref = g.forwardLogprobs(g.params, ctx.createBuffer("ref", B * win.len * 4));
+      g.policyStep({ advantages, refLogprobs: ref, beta: 0.03 });
+      const stats = await g.readStats();
+      return {
+        stats,
+        grads: await ctx.readF32(g.grads, 0, n),
+        lp: await ctx.readF32(ref, 0, B * win.len),
+      };
+    };
+    const a = await run(full, { start: 0, len: L });
+    for (const win of [
+      { start: 0, len: L },
+      { start: 4, len: L - 4 },
+    ]) {
+      const compact = new TrainGraph(ctx, SMALL_CONFIG, B, win.len, {
+        padId: 0,
+        params: graph.params,
+        grads: graph.grads,
+        shareBuffersOf: full,
+        compactLastLayer: true,
+      });
+      const c = await run(compact, win);
+      expect(c.stats.tokens).toBe(a.stats.tokens);
+      expectClose(
+        `loss, kl, entropy, clip (window at ${win.start})`,
+        [c.stats.loss, c.stats.kl, c.stats.entropy, c.stats.clipFrac],
+        [a.stats.loss, a.stats.kl, a.stats.entropy, a.stats.clipFrac],
+        1e-5,
+        1e-5,
+      );
+      // Masked tokens: the whole graph's logprobs; the rest: those of zero logits (−ln V).
+      for (let b = 0; b < B; b++)
+        for (let s = 1; s < win.len; s++) {
+          const want = batch.mask[b * L + win.start + s]
+            ? a.lp[b * L + win.start + s]
+            : -Math.log(V);
+          expectClose(`logprob ${b},${s}`, [c.lp[b * win.len + s]], [want], 1e-5, 1e-5);
+        }
+      expect(a.grads.some((x) => x !== 0)).toBe(true);
+      expectClose(`gradients (window at ${win.start})`, c.grads, a.grads, 1e-5, 1e-4);
+      const gpuMask = ctx.createBuffer("mask", B * win.len * 4);
+      expect(() =>
+        compact.setBatch({
+          images: batch.images,
+          tokens: sliceColumns(batch.tokens, L, win),
+          mask: gpuMask,
+        }),
+      ).toThrow(/compactLastLayer\) needs the mask as a CPU array/);
+    }
+  });
 });

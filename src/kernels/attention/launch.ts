@@ -17,8 +17,10 @@ import type { SpecCall } from "../../gpu/kernel-spec";
 import {
   attentionBackwardKVScalar,
   attentionBackwardKVVec4,
+  attentionBackwardQRowsVec4,
   attentionBackwardQScalar,
   attentionBackwardQVec4,
+  attentionForwardRowsVec4,
   attentionForwardScalar,
   attentionForwardVec4,
   attentionTiledSpecs,
@@ -114,6 +116,68 @@ export function attentionBackward(
   return [
     (v4 ? attentionBackwardQVec4 : attentionBackwardQScalar).call(ctx, bindings, u),
     (v4 ? attentionBackwardKVVec4 : attentionBackwardKVScalar).call(ctx, bindings, u),
+  ];
+}
+
+/**
+ * Attention of a compacted last layer, forward: the queries at the packed
+ * rows idx [R] (i32 absolute rows b·T + i; −1: padding, output 0) only, out
+ * [R, C] packed, their att rows (others not written: clear att first when a
+ * later pass reads every row, as attentionBackwardRows' kv pass does). The full kernel's
+ * arithmetic for every written value. R may change per step (set({ R })).
+ * @throws Error when the head size C/NH is not a multiple of 4.
+ */
+export function attentionForwardRows(
+  ctx: GpuContext,
+  b: { qkv: Binding; tokens: Binding; idx: Binding; att: Binding; out: Binding },
+  d: AttnDims,
+  R: number,
+): SpecCall<typeof attentionForwardRowsVec4.uniforms> {
+  attnVec4(d, "vec4");
+  const { B, T, C, NH, P, L, padId } = d;
+  const u = { B, T, C, NH, P, L, padId, R, scale: 1 / Math.sqrt(C / NH) };
+  const { qkv, tokens, idx, att, out } = b;
+  return attentionForwardRowsVec4.call(ctx, { qkv, tokens, idx, att, out }, u);
+}
+
+/**
+ * Attention backward of a compacted last layer, both passes: the gradient is
+ * on the packed query rows only (doutPacked [R, C], idx [R] their absolute
+ * rows, −1 padding; dout [B, T, C] the same spread with zeros elsewhere).
+ * The q pass runs on the packed rows, the kv pass is the full one. The
+ * caller must clear dpre and dqkv first, and att before attentionForwardRows
+ * (the kv pass reads every row of both): then dqkv [B, T, 3C] is what
+ * attentionBackward computes from dout (the rows skipped give exactly 0).
+ * R may change per step (set({ R }) on the q pass).
+ * @throws Error when the head size C/NH is not a multiple of 4.
+ */
+export function attentionBackwardRows(
+  ctx: GpuContext,
+  b: {
+    doutPacked: Binding;
+    dout: Binding;
+    qkv: Binding;
+    att: Binding;
+    dpre: Binding;
+    dqkv: Binding;
+    idx: Binding;
+  },
+  d: AttnDims,
+  R: number,
+): [
+  SpecCall<typeof attentionBackwardQRowsVec4.uniforms>,
+  SpecCall<typeof attentionBackwardKVVec4.uniforms>,
+] {
+  attnVec4(d, "vec4");
+  const u = { B: d.B, T: d.T, C: d.C, NH: d.NH, scale: 1 / Math.sqrt(d.C / d.NH) };
+  const { dout, qkv, att, dpre, dqkv, idx } = b;
+  return [
+    attentionBackwardQRowsVec4.call(
+      ctx,
+      { dout: b.doutPacked, qkv, att, idx, dpre, dqkv },
+      { ...u, R },
+    ),
+    attentionBackwardKVVec4.call(ctx, { dout, qkv, att, dpre, dqkv }, u),
   ];
 }
 

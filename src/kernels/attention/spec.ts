@@ -13,6 +13,8 @@ import backQCode from "../../../shaders/attention/attention_backward_q.wgsl?raw"
 import backQVec4Code from "../../../shaders/attention/attention_backward_q_vec4.wgsl?raw";
 import backKVCode from "../../../shaders/attention/attention_backward_kv.wgsl?raw";
 import backKVVec4Code from "../../../shaders/attention/attention_backward_kv_vec4.wgsl?raw";
+import forwardRowsCode from "../../../shaders/attention/attention_forward_rows_vec4.wgsl?raw";
+import backQRowsCode from "../../../shaders/attention/attention_backward_q_rows_vec4.wgsl?raw";
 import kvAppendCode from "../../../shaders/attention/kv_append.wgsl?raw";
 import tiledCode from "../../../shaders/attention/attention_tiled.wgsl?raw";
 import decodeCode from "../../../shaders/attention/decode_attention.wgsl?raw";
@@ -263,6 +265,46 @@ export function decodeAttentionSpec(hd: number, forceScalar = false): DecodeAtte
 }
 
 /** Every attention kernel variant (spec tests). */
+/**
+ * The forward on packed query rows (a compacted last layer): out [R, C] for
+ * the queries at rows idx [R] of [B, T] (−1: 0), their att rows; vec4 head channels.
+ */
+export const attentionForwardRowsVec4 = defineKernel({
+  name: "attention_forward_rows_vec4",
+  source: forwardRowsCode,
+  uniforms: { ...FORWARD, R: "u32" },
+  bindings: {
+    qkv: ["read", "vec4f"], // [B, T, 3C/4]
+    tokens: ["read", "i32"], // [B, L]
+    idx: ["read", "i32"], // [R] absolute query rows b·T + i, −1 padding
+    att: ["read_write", "f32"], // [B, NH, T, T] (the packed rows' rows only)
+    out: ["read_write", "vec4f"], // [R, C/4]
+  },
+  workgroupSize: 64,
+  grid: { kind: "x", threads: (u) => u.R * u.NH },
+});
+
+/**
+ * Backward q pass with the gradient on packed query rows only: dout [R, C]
+ * packed, idx [R] their absolute rows (−1 padding); writes those rows' dpre
+ * and dq only.
+ */
+export const attentionBackwardQRowsVec4 = defineKernel({
+  name: "attention_backward_q_rows_vec4",
+  source: backQRowsCode,
+  uniforms: { ...BACKWARD, R: "u32" },
+  bindings: {
+    dout: ["read", "vec4f"], // [R, C/4] packed
+    qkv: ["read", "vec4f"], // [B, T, 3C/4]
+    att: ["read", "f32"], // [B, NH, T, T]
+    idx: ["read", "i32"], // [R] absolute query rows, −1 padding
+    dpre: ["read_write", "f32"], // [B, NH, T, T] scratch (the packed rows' rows)
+    dqkv: ["read_write", "vec4f"], // [B, T, 3C/4] (q part of the packed rows)
+  },
+  workgroupSize: 64,
+  grid: { kind: "x", threads: (u) => u.R * u.NH },
+});
+
 export const ATTENTION_SPECS: KernelSpec[] = [
   attentionForwardScalar,
   attentionForwardVec4,
@@ -270,6 +312,8 @@ export const ATTENTION_SPECS: KernelSpec[] = [
   attentionBackwardQVec4,
   attentionBackwardKVScalar,
   attentionBackwardKVVec4,
+  attentionForwardRowsVec4,
+  attentionBackwardQRowsVec4,
   ...Object.values(attentionTiledSpecs(16)),
   ...Object.values(attentionTiledSpecs(6)),
   kvAppend,

@@ -11,7 +11,9 @@ import { GpuContext } from "../../../src/gpu/context";
 import { requestNodeDevice } from "../../../src/gpu/node-gpu";
 import {
   attentionBackward,
+  attentionBackwardRows,
   attentionForward,
+  attentionForwardRows,
   decodeAttention,
   kvAppendCall,
 } from "../../../src/kernels/attention/launch";
@@ -19,6 +21,7 @@ import {
   attentionBackward as attentionBackwardRef,
   attentionForward as attentionForwardRef,
 } from "../../../src/kernels/attention/reference";
+import { lossRows } from "../../../src/kernels/rows/launch";
 import { seededNormal, seededUniform } from "../../../src/model/init";
 import { expectClose } from "../../support/expect-close";
 import { randArray } from "../../model/tiny";
@@ -92,6 +95,81 @@ describe("attention kernels", () => {
       const lower = (_: number, k: number) => k % T <= Math.floor(k / T) % T; // j ≤ i
       expectClose("att (j ≤ i)", gotAtt.filter(lower), att.filter(lower), 1e-6, 1e-4);
       expectClose("attn out", await ctx.readF32(b.out, 0, out.length), out, 1e-5, 1e-4);
+      expectClose("dqkv", await ctx.readF32(b.dqkv, 0, dqkv.length), dqkv, 1e-5, 1e-3);
+    },
+  );
+
+  it.each([
+    { B: 2, P: 4, L: 6, C: 16, NH: 2 },
+    { B: 3, P: 5, L: 9, C: 12, NH: 3 },
+    { B: 1, P: 2, L: 3, C: 8, NH: 1 },
+    { B: 3, P: 7, L: 11, C: 64, NH: 4 }, // the small model's head size 16
+  ] as const)(
+    "attention on packed query rows (a compacted last layer) %o",
+    async ({ B, P, L, C, NH }) => {
+      const T = P + L;
+      const PAD = 0;
+      const u = seededUniform(B * 31 + C);
+      const tokens = Int32Array.from({ length: B * L }, (_, i) =>
+        i % L < Math.min(Math.floor(i / L) + 1, L - 1) ? PAD : 1 + Math.floor(u() * 5),
+      );
+      const keyOk = Uint8Array.from({ length: B * T }, (_, i) =>
+        i % T < P || tokens[Math.floor(i / T) * L + (i % T) - P] !== PAD ? 1 : 0,
+      );
+      // Loss rows: about half the text tokens, none in the last sequence when B > 1; padded to 4.
+      const mask = Float32Array.from({ length: B * L }, (_, i) =>
+        (B > 1 && i >= (B - 1) * L) || u() < 0.5 ? 0 : 1,
+      );
+      mask[1] = 1;
+      const rows = lossRows(mask, B, L, P, 4);
+      const R = rows.rows;
+      const qkv = randArray(B * T * 3 * C, 21, -1.5, 1.5);
+      // The gradient on the packed rows only (padding rows' entries must be ignored).
+      const doutPacked = randArray(R * C, 22);
+      const doutFull = new Float64Array(B * T * C);
+      for (let r = 0; r < rows.kept; r++)
+        for (let c = 0; c < C; c++) doutFull[rows.idx[r] * C + c] = doutPacked[r * C + c];
+      const out = new Float64Array(B * T * C),
+        att = new Float64Array(B * NH * T * T),
+        dqkv = new Float64Array(B * T * 3 * C);
+      attentionForwardRef(out, att, qkv, keyOk, B, T, C, NH);
+      attentionBackwardRef(dqkv, doutFull, qkv, att, B, T, C, NH);
+      const b = {
+        qkv: f32("qkv", qkv),
+        tokens: i32("tokens", tokens),
+        idx: i32("idx", rows.idx),
+        // Cleared by the caller too: the forward writes the packed rows' att rows only.
+        att: ctx.createBuffer("att", att.length * 4),
+        out: f32("out", new Float32Array(R * C).fill(9)),
+        doutPacked: f32("doutPacked", doutPacked),
+        dout: f32("dout", doutFull),
+        // Cleared by the caller (the contract): the q pass writes the packed rows only.
+        dpre: ctx.createBuffer("dpre", att.length * 4),
+        dqkv: ctx.createBuffer("dqkv", dqkv.length * 4),
+      };
+      const dims = { B, T, C, NH, P, L, padId: PAD };
+      ctx.run(attentionForwardRows(ctx, b, dims, R));
+      for (const call of attentionBackwardRows(ctx, b, dims, R)) ctx.run(call);
+      const packedOut = new Float64Array(R * C);
+      for (let r = 0; r < rows.kept; r++)
+        packedOut.set(out.subarray(rows.idx[r] * C, (rows.idx[r] + 1) * C), r * C);
+      expectClose("packed out", await ctx.readF32(b.out, 0, R * C), packedOut, 1e-5, 1e-4);
+      // att rows of the packed queries (j ≤ i) are the reference's.
+      const gotAtt = await ctx.readF32(b.att, 0, att.length);
+      const kept = (k: number) => {
+        const row = Math.floor(k / T); // (b·NH + h)·T + i
+        const i = row % T;
+        const bb = Math.floor(row / (NH * T));
+        return rows.inv[bb * T + i] >= 0 && k % T <= i;
+      };
+      const ks = Array.from({ length: att.length }, (_, k) => k).filter(kept);
+      expectClose(
+        "att (packed rows, j ≤ i)",
+        ks.map((k) => gotAtt[k]),
+        ks.map((k) => att[k]),
+        1e-6,
+        1e-4,
+      );
       expectClose("dqkv", await ctx.readF32(b.dqkv, 0, dqkv.length), dqkv, 1e-5, 1e-3);
     },
   );
