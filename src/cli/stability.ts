@@ -2,13 +2,17 @@
  * Judge stability on the lab's own rollouts (GRR §4.3.4), headless:
  *   npm run stability -- [--prompts N] [--group-size G] [--repeats R] [--seed S]
  *                        [--checkpoint FILE] [--temperature T] [--full-size] [--quiet]
+ *                        [--sigma-j LIST --sigma-b LIST [--delta X]]
  * Samples G rollouts of N training prompts once from a cold start (the
  * shipped checkpoint, or FILE: e.g. a `lab --out` variant checkpoint), then
  * repeats the reward assignment R times with the rubric auditor for each
  * judge-noise setting of DEFAULT_SWEEP_SETTINGS and reports the mean
  * per-rollout variance of pointwise GR and of GRR. Defaults 16 × 8, R = 4,
  * seed 1 (lab choice: a minute on a 2-core CPU adapter; the paper used
- * 500 × 8, R = 4). On a CPU adapter (SwiftShader) the small model is used
+ * 500 × 8, R = 4). With --sigma-j and --sigma-b (comma-separated values in
+ * [0, 1]) the settings are instead their grid, every σ_j with every σ_b, at
+ * δ = --delta (default the auditor's): e.g. to find the judge noise at which
+ * the lab's variances match the paper's. On a CPU adapter (SwiftShader) the small model is used
  * unless --full-size.
  * Without --checkpoint the cold start is the shipped one of the lab's default
  * task, or, when none ships, of the open-ended task without answer hints.
@@ -32,6 +36,7 @@ import {
   MAX_STABILITY_PROMPTS,
   stabilityReport,
 } from "../rl/stability-run";
+import { DEFAULT_AUDITOR } from "../rewards/auditor-judge";
 import { checkpointFile, consoleSink, mnistFor, nodeContext, parseFlags } from "./node-run";
 import { checkInputFile, finishCli } from "./out-files";
 
@@ -48,6 +53,42 @@ function intFlag(
   return v;
 }
 
+/** A comma-separated list of numbers in [0, 1] (`--sigma-j 0,0.05,0.1`). @throws Error naming the flag. */
+function unitList(flag: string, text: string): number[] {
+  const xs = text.split(",").map((t) => t.trim());
+  if (xs.length > 32) throw new Error(`--${flag}: at most 32 values, got ${xs.length}`);
+  return xs.map((t) => {
+    const x = Number(t);
+    if (t === "" || !Number.isFinite(x) || x < 0 || x > 1)
+      throw new Error(`--${flag}: '${t}' is not a number in [0, 1]; give e.g. 0,0.05,0.1`);
+    return x;
+  });
+}
+
+/** The σ_j × σ_b grid of --sigma-j / --sigma-b, or undefined for the default sweep. */
+function gridSettings(
+  flags: Record<string, unknown>,
+): { label: string; sigmaJ: number; sigmaB: number; delta: number }[] | undefined {
+  const j = flags["sigma-j"];
+  const b = flags["sigma-b"];
+  if (j === undefined && b === undefined) {
+    if (flags.delta !== undefined) throw new Error("--delta needs --sigma-j and --sigma-b");
+    return undefined;
+  }
+  if (j === undefined || b === undefined)
+    throw new Error("--sigma-j and --sigma-b go together (their grid is the sweep)");
+  const delta = (flags.delta as number | undefined) ?? DEFAULT_AUDITOR.delta;
+  if (!(delta >= 0 && delta <= 1)) throw new Error(`--delta must be in [0, 1], got ${delta}`);
+  return unitList("sigma-j", String(j)).flatMap((sigmaJ) =>
+    unitList("sigma-b", String(b)).map((sigmaB) => ({
+      label: `σ_j ${sigmaJ}, σ_b ${sigmaB}`,
+      sigmaJ,
+      sigmaB,
+      delta,
+    })),
+  );
+}
+
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2), {
     prompts: "number",
@@ -58,6 +99,9 @@ async function main(): Promise<void> {
     temperature: "number",
     "full-size": "boolean",
     quiet: "boolean",
+    "sigma-j": "string",
+    "sigma-b": "string",
+    delta: "number",
   });
   const prompts = intFlag(flags, "prompts", 16, 1, MAX_STABILITY_PROMPTS);
   const groupSize = intFlag(flags, "group-size", 8, 2, MAX_STABILITY_GROUP_SIZE);
@@ -67,6 +111,7 @@ async function main(): Promise<void> {
   if (temperature !== undefined && !(temperature > 0 && temperature <= 5))
     throw new Error(`--temperature must be in (0, 5], got ${temperature}`);
   if (flags.checkpoint !== undefined) checkInputFile("--checkpoint", String(flags.checkpoint));
+  const settings = gridSettings(flags);
   const sink = consoleSink(undefined, Boolean(flags.quiet));
 
   const ctx = await nodeContext();
@@ -118,6 +163,7 @@ async function main(): Promise<void> {
     repeats,
     seed,
     policy: "reference",
+    ...(settings ? { settings } : {}),
   });
   ctx.destroy();
   const {
@@ -127,7 +173,7 @@ async function main(): Promise<void> {
     seed: s,
     temperature: t,
     passRate,
-    settings,
+    settings: results,
   } = report;
   process.stdout.write(
     `${JSON.stringify({
@@ -138,7 +184,7 @@ async function main(): Promise<void> {
       checkpoint: basename(file),
       temperature: t,
       passRate,
-      settings,
+      settings: results,
     })}\n`,
   );
 }

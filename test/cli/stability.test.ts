@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
+import { DEFAULT_AUDITOR } from "../../src/rewards/auditor-judge";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 
@@ -83,6 +84,25 @@ describe("npm run stability", () => {
       "--quiet",
     ]);
     expect(again.stdout.trim()).toBe(lines[0]);
+    // A σ_j × σ_b grid: every pair, in order; the default's pair gives the default's figures.
+    const grid = runCli(
+      "--prompts 2 --group-size 4 --repeats 2 --seed 5 --quiet --sigma-j 0,DJ --sigma-b DB"
+        .replace("DJ", String(DEFAULT_AUDITOR.sigmaJ))
+        .replace("DB", String(DEFAULT_AUDITOR.sigmaB))
+        .split(" "),
+    );
+    expect(grid.status, `stderr:\n${grid.stderr}`).toBe(0);
+    const g = JSON.parse(grid.stdout.trim());
+    expect(g.settings.map((s: { judge: object }) => s.judge)).toEqual([
+      { sigmaJ: 0, sigmaB: DEFAULT_AUDITOR.sigmaB, delta: DEFAULT_AUDITOR.delta },
+      {
+        sigmaJ: DEFAULT_AUDITOR.sigmaJ,
+        sigmaB: DEFAULT_AUDITOR.sigmaB,
+        delta: DEFAULT_AUDITOR.delta,
+      },
+    ]);
+    expect(g.settings[1].pointwise).toBe(out.settings[0].pointwise);
+    expect(g.settings[1].groupwise).toBe(out.settings[0].groupwise);
   }, 600_000);
 
   it.each([
@@ -93,6 +113,10 @@ describe("npm run stability", () => {
     [["--temperature", "0"], /--temperature/],
     [["--checkpoint", "/nonexistent.ckpt"], /--checkpoint: no such file/],
     [["--bogus"], /unknown option --bogus/],
+    [["--sigma-j", "0.1"], /--sigma-j and --sigma-b go together/],
+    [["--sigma-j", "0.1,x", "--sigma-b", "0"], /--sigma-j: 'x' is not a number in \[0, 1\]/],
+    [["--sigma-j", "0.1", "--sigma-b", "2"], /--sigma-b: '2' is not a number/],
+    [["--delta", "0.1"], /--delta needs --sigma-j and --sigma-b/],
   ])(
     "%j fails naming the flag",
     (args, message) => {
