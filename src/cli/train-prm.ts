@@ -4,7 +4,7 @@
  *                        [--seed S] [--eval-size N] [--eval-every E] [--out FILE] [--quiet]
  * Starts from the shipped open-ended SFT cold start of the size
  * (public/checkpoints/sft-digits2-open-<size>.ckpt), fine-tunes it on the GPU
- * engine as a generative PRM on balanced correct / corrupted step prefixes of
+ * engine as a generative PRM on step-matched true / corrupted step prefixes of
  * open-ended and multiple-choice digit prompts (src/rl/prm-data.ts), prints
  * held-out step-level accuracy and AUC before and after, and writes the
  * weights as a lab checkpoint (default public/prm/prm-digits2-<size>.ckpt,
@@ -51,7 +51,7 @@ async function main(): Promise<void> {
   const size = String(flags.size ?? "small");
   if (size !== "small" && size !== "default")
     throw new Error(`--size must be small or default, got '${size}'`);
-  const steps = intFlag(flags, "steps", 300, 0, 1_000_000);
+  const steps = intFlag(flags, "steps", 150, 0, 1_000_000);
   const batch = intFlag(flags, "batch", 32, 2, 1024);
   if (batch % 2 !== 0) throw new Error(`--batch must be even, got ${batch}`);
   const seed = intFlag(flags, "seed", 1, 0, 2 ** 31 - 1);

@@ -19,6 +19,10 @@
  *   tokens  int32   [batch, textLen] prompt left-padded with PAD, then the
  *                                    response, PAD elsewhere (TrainBatch.tokens)
  *   logits  float32 [batch, textLen, V]  text row s predicts token s + 1
+ * or, with `tokenLogprobs` (the learned PRM, src/rl/prm-onnx.ts), instead of logits:
+ *   token_logprobs float32 [batch, textLen]  column s: log p(tokens[s] | images,
+ *                                    tokens[<s]) (LogSoftmax, then GatherElements
+ *                                    of the next token); column 0 holds 0
  * `batch` and `textLen` are symbolic (dynamic); P + textLen ≤ maxSeqLen.
  */
 import {
@@ -32,7 +36,12 @@ import { PAD_ID } from "../tasks/tokenizer";
 import { GraphBuilder } from "./builder";
 
 /** Names of the exported graph's inputs and output. */
-export const POLICY_ONNX_IO = { images: "images", tokens: "tokens", logits: "logits" } as const;
+export const POLICY_ONNX_IO = {
+  images: "images",
+  tokens: "tokens",
+  logits: "logits",
+  tokenLogprobs: "token_logprobs",
+} as const;
 
 /** The score given to masked attention keys before the softmax (exp underflows to 0 in f32). */
 const MASKED_SCORE = -1e30;
@@ -51,6 +60,11 @@ export interface PolicyOnnxOptions {
   head?: { weight: Float32Array; outDim: number; bias?: Float32Array };
   /** Extra metadata_props entries (string → string), e.g. what the head scores. */
   metadata?: Record<string, string>;
+  /**
+   * Output `token_logprobs` [batch, textLen] (each text column's token's
+   * log-probability under the model) instead of `logits`; not with `head`.
+   */
+  tokenLogprobs?: boolean;
 }
 
 function checkFinite(name: string, data: Float32Array): void {
@@ -86,6 +100,8 @@ export function exportPolicyOnnx(
     throw new Error(`padId ${padId} is outside [0, ${config.vocabSize})`);
   const d = config.dModel;
   const head = opts.head;
+  if (head && opts.tokenLogprobs)
+    throw new Error("tokenLogprobs reads the vocabulary head; it cannot go with a replaced head");
   if (head) {
     if (!Number.isInteger(head.outDim) || head.outDim < 1)
       throw new Error(`head.outDim must be a positive integer, got ${head.outDim}`);
@@ -240,6 +256,38 @@ export function exportPolicyOnnx(
     if (head.bias)
       g.op("Add", [mm, g.floats("head.b", [outDim], head.bias)], "head", {}, io.logits);
     else g.op("Identity", [mm], "head", {}, io.logits);
+  } else if (opts.tokenLogprobs) {
+    // Row s of the log-softmax scores token s + 1: gather it, then shift right by one column.
+    const logits = g.op("MatMul", [lnf, w("head.w")], "head");
+    const logp = g.op("LogSoftmax", [logits], "logsoftmax", { axis: -1 });
+    const one = g.ints("one", [1]);
+    const rows = g.op(
+      "Slice",
+      [logp, g.ints("zero", [0]), g.ints("minus_one", [-1]), one],
+      "logp_rows",
+    ); // [B, L−1, V]
+    const next = g.op(
+      "Slice",
+      [io.tokens, one, g.ints("int_max", [2 ** 31 - 1]), one],
+      "next_tokens",
+    ); // [B, L−1]
+    const idx = g.op(
+      "Unsqueeze",
+      [next, g.ints("last_axis", [2])], // int32 indices: GatherElements takes them
+      "next_idx",
+    ); // [B, L−1, 1]
+    const picked = g.op(
+      "Squeeze",
+      [g.op("GatherElements", [rows, idx], "gather_next", { axis: 2 }), g.ints("axis2", [2])],
+      "next_logp",
+    ); // [B, L−1]
+    const zeros = g.op(
+      "Mul",
+      [g.op("Slice", [picked, g.ints("c0", [0]), one, one], "first_col"), g.scalar("zero_f", 0)],
+      "zero_col",
+    ); // [B, 1] (0 · a finite logprob)
+    g.op("Concat", [zeros, picked], "token_logprobs", { axis: 1 }, io.tokenLogprobs);
+    meaning = "log p(token s | image, tokens before s) of each text column s; column 0 holds 0";
   } else {
     g.op("MatMul", [lnf, w("head.w")], "head", {}, io.logits);
   }
@@ -253,7 +301,11 @@ export function exportPolicyOnnx(
       },
       { name: io.tokens, type: "int32", dims: ["batch", "textLen"] },
     ],
-    [{ name: io.logits, type: "float32", dims: ["batch", "textLen", outDim] }],
+    [
+      opts.tokenLogprobs
+        ? { name: io.tokenLogprobs, type: "float32", dims: ["batch", "textLen"] }
+        : { name: io.logits, type: "float32", dims: ["batch", "textLen", outDim] },
+    ],
     {
       "reward_lab.config": JSON.stringify(config),
       "reward_lab.pad_id": String(padId),

@@ -27,6 +27,11 @@ export interface OnnxSessionOptions {
   numThreads?: number;
   /** Where the browser finds the wasm runtime (ortWasmPaths()); unused in Node. */
   wasmPaths?: ort.Env.WasmPrefixOrFilePaths;
+  /**
+   * The output `run` returns: "logits" (default; [batch, textLen, outDim]) or
+   * "token_logprobs" (a PRM file: [batch, textLen]; src/onnx/export.ts).
+   */
+  output?: "logits" | "token_logprobs";
   /** onnxruntime's graph optimizations; default "all" (onnxruntime's default). */
   graphOptimizationLevel?: "disabled" | "basic" | "extended" | "all";
 }
@@ -41,8 +46,9 @@ export interface OnnxPolicySession {
    * Runs the model on one batch.
    * @param images [batch, H·W·C] float32 pixels (TrainBatch.images layout).
    * @param tokens [batch, textLen] int32 ids (TrainBatch.tokens layout); textLen = tokens.length / batch.
-   * @returns logits [batch, textLen, outDim] float32, row-major (outDim = V, or the
-   *   exported head's width); text row s predicts token s + 1.
+   * @returns the chosen output, float32 row-major: logits [batch, textLen, outDim]
+   *   (outDim = V, or the exported head's width; text row s predicts token
+   *   s + 1), or token_logprobs [batch, textLen].
    * @throws Error when batch is not a positive integer dividing both lengths,
    *   or onnxruntime rejects the inputs (wrong image size, P + textLen > maxSeqLen,
    *   a token id outside [0, vocabSize)), naming the input.
@@ -103,10 +109,11 @@ export async function createOnnxSession(
         `ONNX model has inputs [${session.inputNames.join(", ")}], expected '${io.images}' and '${io.tokens}'`,
       );
     }
-  if (!session.outputNames.includes(io.logits)) {
+  const output = opts.output ?? io.logits;
+  if (!session.outputNames.includes(output)) {
     await session.release();
     throw new Error(
-      `ONNX model has outputs [${session.outputNames.join(", ")}], expected '${io.logits}'`,
+      `ONNX model has outputs [${session.outputNames.join(", ")}], expected '${output}'`,
     );
   }
   return {
@@ -131,16 +138,15 @@ export async function createOnnxSession(
       };
       let out: ort.InferenceSession.ReturnType;
       try {
-        out = await session.run(feeds, [io.logits]);
+        out = await session.run(feeds, [output]);
       } catch (e) {
         throw new Error(`ONNX run failed: ${e instanceof Error ? e.message : String(e)}`);
       }
-      const logits = out[io.logits];
-      const data = logits.data;
-      if (!(data instanceof Float32Array))
-        throw new Error(`ONNX output ${io.logits} is not float32`);
+      const result = out[output];
+      const data = result.data;
+      if (!(data instanceof Float32Array)) throw new Error(`ONNX output ${output} is not float32`);
       const copy = Float32Array.from(data);
-      logits.dispose();
+      result.dispose();
       return copy;
     },
     release: () => session.release(),

@@ -603,10 +603,10 @@ export const METRIC_TABLE = [
     key: "components/rPrm",
     label: "r_prm (learned PRM)",
     unit: "reward",
-    formula: "mean_k P(Correct | steps 1..k)",
+    formula: "mean_k min_{t ∈ steps 1..k} p_PRM(t)",
     source: "GRR §3, eq. 3 (Agg = mean); docs/reward-spec.md §2",
     description:
-      "Mean of the learned PRM's step scores, each P(Correct)/(P(Correct)+P(Incorrect)) of its verdict on the trace up to that step, in [0, 1].",
+      "Mean of the learned PRM's step scores, in [0, 1]: step k scores the smallest probability the PRM gives any token of steps 1..k, so a step it would not have written scores low.",
     group: "component",
     order: 21,
     rows: ["component"],

@@ -1,11 +1,13 @@
 /**
  * The learned PRM's data (docs/reward-spec.md §2, "PRM"; lab choice after
  * GRR §3 eq. 3 / App. B.1 and Math-Shepherd): the PRM is the tiny VLM read
- * as a generative verifier. For step k of a trace, one sequence holds the
- * image, the prompt and, in its response columns, the trace up to and
- * including step k followed by a verdict token, `Correct` or `Incorrect`;
- * the step's score is P(Correct) / (P(Correct) + P(Incorrect)) at the
- * position that predicts the verdict.
+ * as a generative step verifier. For step k of a trace, one sequence holds
+ * the image, the prompt and, in its response columns, the trace up to and
+ * including step k; the step's score is the smallest probability the PRM
+ * gives any response token of steps 1..k (src/rl/prm-scorer.ts). A model that
+ * has learned the task's true traces gives a misread digit, a wrong result or
+ * a swapped operation a low probability; the min over the prefix makes a
+ * step's score follow its label below.
  *
  * Labels (lab choice, Math-Shepherd's "every step so far is right"): step k
  * is correct when steps 1..k equal the task's true reference steps, so a
@@ -15,10 +17,11 @@
  * Corrupted traces imitate how the lab's models err: a misread digit (the
  * later arithmetic follows the misread value), a wrong result of the last
  * step with its expression kept (the `traceSlip` knob's near miss), or a
- * swapped operation (the result follows the swapped operation).
+ * swapped operation (the result follows the swapped operation). They make
+ * the held-out steps the PRM's figures are measured on.
  */
 import type { TaskPrompt } from "../tasks/types";
-import { encode, PAD_ID, vocabSize } from "../tasks/tokenizer";
+import { encode, PAD_ID } from "../tasks/tokenizer";
 import type { Rng } from "../tasks/rng";
 import { buildModelTokens } from "../tasks/tokenizer";
 import type { TextShape } from "./sequences";
@@ -26,21 +29,14 @@ import { NUMBER_MAX, NUMBER_MIN } from "../tasks/format";
 import { numPatches, type ModelConfig } from "../model/config";
 import { MAX_PROMPT_TOKENS } from "../tasks/tokenizer";
 
-/** Token id of the verdict `Correct` (the positive class). */
-export const CORRECT_ID = encode("Correct")[0];
-/** Token id of the verdict `Incorrect` (the negative class). */
-export const INCORRECT_ID = encode("Incorrect")[0];
-if (CORRECT_ID >= vocabSize || INCORRECT_ID >= vocabSize)
-  throw new Error("prm-data: verdict tokens are not in the vocabulary");
-
 /**
  * Text shape of a PRM of `config`: the lab's prompt length (MAX_PROMPT_TOKENS)
- * and every remaining position for the response prefix and the verdict.
+ * and every remaining position for the response prefix.
  * @throws Error when the config leaves no response column.
  */
 export function prmShape(config: ModelConfig): TextShape {
   const maxNew = config.maxSeqLen - numPatches(config) - MAX_PROMPT_TOKENS;
-  if (maxNew < 2)
+  if (maxNew < 1)
     throw new Error(`PRM: maxSeqLen ${config.maxSeqLen} leaves ${maxNew} response columns`);
   return { promptLen: MAX_PROMPT_TOKENS, maxNew };
 }
@@ -175,26 +171,23 @@ export function prefixText(steps: readonly string[], k: number): string {
     .join(" ")}`;
 }
 
-/** One PRM query: a text row and the column that holds the verdict. */
+/** One PRM query: a text row and where its response prefix ends. */
 export interface PrmQuery {
-  /** [promptLen + maxNew] token ids: prompt left-padded, then the prefix, the verdict slot, PAD. */
+  /** [promptLen + maxNew] token ids: prompt left-padded, then the prefix, then PAD. */
   tokens: Int32Array;
-  /** Text column of the verdict token; the logits at column − 1 predict it. */
-  verdictCol: number;
+  /** Text column just past the prefix's last token (exclusive end; the prefix starts at promptLen). */
+  endCol: number;
 }
 
 /**
- * The query for the response prefix `prefix` of `prompt`, with `verdict` in
- * the verdict slot (CORRECT_ID for training a positive, INCORRECT_ID a
- * negative; either when scoring: only the logits before it are read).
- * Returns null when the prefix and the verdict do not fit maxNew columns or
- * the prefix holds a word outside the vocabulary (an unscorable step).
+ * The query for the response prefix `prefix` of `prompt`. Returns null when
+ * the prefix does not fit maxNew columns or holds a word outside the
+ * vocabulary (an unscorable step).
  * @throws Error when the prompt does not fit promptLen.
  */
 export function prmQuery(
   prompt: Pick<TaskPrompt, "id" | "question" | "options" | "sftTarget">,
   prefix: string,
-  verdict: number,
   shape: TextShape,
 ): PrmQuery | null {
   const ids = buildModelTokens(prompt).prompt;
@@ -208,45 +201,34 @@ export function prmQuery(
   } catch {
     return null;
   }
-  if (resp.length + 1 > shape.maxNew) return null;
+  if (resp.length > shape.maxNew) return null;
   const tokens = new Int32Array(shape.promptLen + shape.maxNew).fill(PAD_ID);
   tokens.set(ids, shape.promptLen - ids.length);
   tokens.set(resp, shape.promptLen);
-  const verdictCol = shape.promptLen + resp.length;
-  tokens[verdictCol] = verdict;
-  return { tokens, verdictCol };
+  return { tokens, endCol: shape.promptLen + resp.length };
 }
 
-/** A labelled step for training or evaluation: the prompt (with its image), the query and the label. */
+/** A labelled held-out step: the prompt (with its image), the query and the label. */
 export interface PrmExample {
   prompt: TaskPrompt;
   query: PrmQuery;
   label: 0 | 1;
   kind: CorruptionKind | null;
+  /** 0-based index k of the prefix's last step (the step being scored). */
+  step: number;
 }
 
 /**
- * One balanced training example per prompt (lab choice): with probability ½ a
- * prefix of the true trace (label 1, step uniform), else a corrupted trace cut
- * at a step at or after its first error (label 0, step uniform over those).
- * Prefixes before the first error equal the true trace's, so positives need
- * no corrupted trace. A prompt with no applicable corruption gives a positive.
+ * The training query of `prompt` (lab choice): its true trace, every step,
+ * as the PRM reads it; the PRM learns the true steps' tokens.
+ * @throws Error when the trace does not fit the shape's response columns.
  */
-export function trainingExample(prompt: TaskPrompt, shape: TextShape, rng: Rng): PrmExample {
-  const bad = rng.chance(0.5) ? corruptTrace(prompt, rng) : null;
-  const trace = bad ?? referenceTrace(prompt);
-  const from = trace.firstWrong ?? 0;
-  const k = rng.int(from, trace.steps.length - 1);
-  const label = stepLabel(trace, k);
-  const query = prmQuery(
-    prompt,
-    prefixText(trace.steps, k),
-    label ? CORRECT_ID : INCORRECT_ID,
-    shape,
-  );
+export function trueTraceQuery(prompt: TaskPrompt, shape: TextShape): PrmQuery {
+  const steps = referenceTrace(prompt).steps;
+  const query = prmQuery(prompt, prefixText(steps, steps.length - 1), shape);
   if (query === null)
     throw new Error(`prompt ${prompt.id}: its trace does not fit ${shape.maxNew} response columns`);
-  return { prompt, query, label, kind: trace.kind };
+  return query;
 }
 
 /**
@@ -265,8 +247,9 @@ export function heldOutExamples(
     const bad = corruptTrace(prompt, rng);
     for (const trace of bad ? [good, bad] : [good]) {
       for (let k = trace.firstWrong ?? 0; k < trace.steps.length; k++) {
-        const query = prmQuery(prompt, prefixText(trace.steps, k), CORRECT_ID, shape);
-        if (query) out.push({ prompt, query, label: stepLabel(trace, k), kind: trace.kind });
+        const query = prmQuery(prompt, prefixText(trace.steps, k), shape);
+        if (query)
+          out.push({ prompt, query, label: stepLabel(trace, k), kind: trace.kind, step: k });
       }
     }
   }

@@ -7,10 +7,9 @@
  * (isPrmFileError), stop only the variant that reads the PRM, and show why.
  */
 import { CHECKPOINT_MAGIC, loadCheckpoint } from "../model/checkpoint";
-import { referenceForward } from "../model/reference";
+import { logSoftmaxForward, referenceForward } from "../model/reference";
 import { PAD_ID, vocabSize } from "../tasks/tokenizer";
-import { CORRECT_ID, INCORRECT_ID } from "./prm-data";
-import { createStepScorer, verdictScore, type StepScorer } from "./prm-scorer";
+import { createStepScorer, type StepScorer } from "./prm-scorer";
 import { prmShape } from "./prm-data";
 import { openPrmOnnx } from "./prm-onnx";
 import type { OnnxSessionOptions } from "../onnx/session";
@@ -104,25 +103,26 @@ async function openPrmCheckpoint(bytes: Uint8Array): Promise<StepScorer> {
   if (config.vocabSize !== vocabSize)
     throw new Error(`has a vocabulary of ${config.vocabSize} tokens, the lab's has ${vocabSize}`);
   const shape = prmShape(config);
-  const L = shape.promptLen + shape.maxNew;
   const V = config.vocabSize;
   return createStepScorer({
     shape,
     imageSize: config.imageHeight * config.imageWidth * config.imageChannels,
     maxBatch: 8,
-    forward: async ({ n, images, tokens, cols }) => {
+    forward: async ({ n, images, tokens, len }) => {
       const { logits } = referenceForward(config, params, {
         B: n,
-        textLen: L,
+        textLen: len,
         images,
         tokens,
         padId: PAD_ID,
       });
-      const out = new Float32Array(n);
-      for (let i = 0; i < n; i++) {
-        const at = (i * L + cols[i] - 1) * V;
-        out[i] = verdictScore(logits[at + CORRECT_ID], logits[at + INCORRECT_ID]);
-      }
+      const logp = new Float64Array(logits.length);
+      logSoftmaxForward(logp, logits, n * len, V);
+      // Column c's token is predicted by row c − 1.
+      const out = new Float32Array(n * len);
+      for (let i = 0; i < n; i++)
+        for (let c = 1; c < len; c++)
+          out[i * len + c] = logp[(i * len + c - 1) * V + tokens[i * len + c]];
       return out;
     },
   });

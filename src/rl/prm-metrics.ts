@@ -37,6 +37,55 @@ export function rankAuc(scores: ArrayLike<number>, labels: ArrayLike<number>): n
 }
 
 /**
+ * Step-matched AUC: the probability that a positive scores above a negative
+ * of the same stratum (here the step number), ties ½; Σ_s U_s / Σ_s n₁ₛ·n₀ₛ
+ * over strata s with both classes (lab choice). A score that reads only the
+ * step number gets ½, whatever the classes' mix per step; the pooled AUC
+ * (rankAuc) does not have that property. O(n log n).
+ * @param scores [n] finite scores; @param labels [n] 1 or 0; @param strata [n] integers.
+ * @throws Error when the lengths differ, on a bad score or label, or when no
+ *   stratum holds both classes.
+ */
+export function stepMatchedAuc(
+  scores: ArrayLike<number>,
+  labels: ArrayLike<number>,
+  strata: ArrayLike<number>,
+): number {
+  if (strata.length !== scores.length)
+    throw new Error(`stepMatchedAuc: ${scores.length} scores but ${strata.length} strata`);
+  if (labels.length !== scores.length)
+    throw new Error(`stepMatchedAuc: ${scores.length} scores but ${labels.length} labels`);
+  const groups = new Map<number, number[]>();
+  for (let i = 0; i < strata.length; i++) {
+    checkStep(scores[i], labels[i], i);
+    const g = groups.get(strata[i]);
+    if (g) g.push(i);
+    else groups.set(strata[i], [i]);
+  }
+  let u = 0;
+  let pairs = 0;
+  for (const idx of groups.values()) {
+    const pos = idx.filter((i) => labels[i] === 1).length;
+    const neg = idx.length - pos;
+    if (pos === 0 || neg === 0) continue; // no matched pair in this stratum
+    const auc = rankAuc(
+      idx.map((i) => scores[i]),
+      idx.map((i) => labels[i]),
+    );
+    u += auc * pos * neg;
+    pairs += pos * neg;
+  }
+  if (pairs === 0) throw new Error("stepMatchedAuc: no stratum holds both classes");
+  return u / pairs;
+}
+
+function checkStep(score: number, label: number, i: number): void {
+  if (!Number.isFinite(score)) throw new Error(`stepMatchedAuc: score ${i} is ${score}`);
+  if (label !== 0 && label !== 1)
+    throw new Error(`stepMatchedAuc: label ${i} is ${label}, not 0 or 1`);
+}
+
+/**
  * Share of steps whose score is on the label's side of ½ (score > ½ for a
  * correct step, < ½ for an incorrect one; exactly ½ counts as wrong).
  * @throws Error when the lengths differ or there are no steps.

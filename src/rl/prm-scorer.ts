@@ -1,33 +1,54 @@
 /**
  * The learned PRM as a step scorer (docs/reward-spec.md §2, "PRM"): rollout
- * texts in, one score in [0, 1] per step out. Each step becomes one query
- * (src/rl/prm-data.ts: the rollout's trace up to and including the step, then
- * the verdict slot) and a `VerdictForward` (onnxruntime-web in the reward
- * worker and the CLI, the engine or the CPU reference in tests) gives
- * P(Correct) / (P(Correct) + P(Incorrect)) for each.
+ * texts in, one score in [0, 1] per step out. A rollout becomes one row (the
+ * image, the prompt, and its trace up to its last readable step;
+ * src/rl/prm-data.ts) and a `TokenLogprobForward` (onnxruntime-web in the
+ * reward worker and the CLI, the engine or the CPU reference in tests) gives
+ * each column's token log-probability; step k's score is the smallest token
+ * probability over the response columns of steps 1..k (causal: one row
+ * scores every step).
  */
 import { parseTrace } from "../rewards/trace";
 import type { TaskPrompt } from "../tasks/types";
-import { CORRECT_ID, prmQuery, type PrmQuery } from "./prm-data";
+import { prmQuery, type PrmQuery } from "./prm-data";
 import type { TextShape } from "./sequences";
 
 /** What the reward side knows of a prompt (no image: images travel beside). */
 type PromptText = Pick<TaskPrompt, "id" | "question" | "options" | "sftTarget">;
 
-/** One batch of PRM queries. */
-interface VerdictBatch {
-  /** Number of queries N. */
+/** One batch of PRM rows. */
+interface PrmRows {
+  /** Number of rows N. */
   n: number;
   /** [N, H·W·C] pixels in [0, 1]. */
   images: Float32Array;
-  /** [N, promptLen + maxNew] token ids (prmQuery rows). */
+  /** [N, len] token ids: prmQuery rows cut to their first `len` columns. */
   tokens: Int32Array;
-  /** [N] verdict columns; the logits at column − 1 are read. */
-  cols: Int32Array;
+  len: number;
 }
 
-/** A PRM forward: [N] step scores P(Correct) / (P(Correct) + P(Incorrect)) in [0, 1]. */
-export type VerdictForward = (batch: VerdictBatch) => Promise<Float32Array>;
+/**
+ * A PRM forward: [N, len] float32, entry (i, c) = log p(tokens[i, c] |
+ * image i, tokens[i, <c]) for c ≥ 1 (column 0 is not read).
+ */
+export type TokenLogprobForward = (rows: PrmRows) => Promise<Float32Array>;
+
+/**
+ * Step score from one row's token log-probabilities (lab choice): exp of the
+ * smallest log-probability over columns [from, end), i.e. the least likely
+ * token of the prefix; 1 for an empty range.
+ * @param logprobs a row-major [*, width] array; @param offset the row's start.
+ */
+export function prefixScore(
+  logprobs: Float32Array,
+  offset: number,
+  from: number,
+  end: number,
+): number {
+  let min = 0;
+  for (let c = from; c < end; c++) min = Math.min(min, logprobs[offset + c]);
+  return Math.exp(min);
+}
 
 /** Steps of one batch of groups to score. */
 interface StepScoreRequest {
@@ -67,21 +88,20 @@ export function rolloutPrefixes(text: string): string[] {
  * A StepScorer over `forward`. A step whose prefix does not fit `shape`'s
  * response columns (or holds a word outside the vocabulary) scores 0 (lab
  * choice: the PRM cannot read it, and a trace too long to read is not paid).
- * Identical prefixes of a group are scored once.
+ * Identical rows of a group are run once.
  * @param imageSize pixels per image the PRM reads (H·W·C).
- * @param maxBatch queries per forward call (lab choice: memory bound).
+ * @param maxBatch rows per forward call (lab choice: memory bound).
  * @throws (from scoreSteps) Error when the request's arrays differ in length
  *   or an image has the wrong size; the forward's errors pass through.
  */
 export function createStepScorer(opts: {
   shape: TextShape;
   imageSize: number;
-  forward: VerdictForward;
+  forward: TokenLogprobForward;
   maxBatch?: number;
 }): StepScorer {
   const { shape, imageSize, forward } = opts;
   const maxBatch = opts.maxBatch ?? 64;
-  const L = shape.promptLen + shape.maxNew;
   return {
     async scoreSteps(req) {
       if (req.images.length !== req.prompts.length || req.texts.length !== req.prompts.length)
@@ -94,47 +114,53 @@ export function createStepScorer(opts: {
             `PRM: the image of prompt ${req.prompts[g].id} has ${img.length} values, the PRM reads ${imageSize}`,
           );
       });
-      const queries: { g: number; q: PrmQuery }[] = [];
+      // One row per distinct readable trace: its longest readable prefix; each step's end column.
+      const rows: { g: number; q: PrmQuery }[] = [];
       const slot = new Map<string, number>();
-      const where: (number | null)[][][] = req.texts.map((texts, g) =>
-        texts.map((text) =>
-          rolloutPrefixes(text).map((prefix) => {
-            const key = `${g}\u0000${prefix}`;
-            const known = slot.get(key);
-            if (known !== undefined) return known;
-            const q = prmQuery(req.prompts[g], prefix, CORRECT_ID, shape);
-            if (q === null) return null;
-            slot.set(key, queries.length);
-            queries.push({ g, q });
-            return queries.length - 1;
-          }),
-        ),
+      const steps = req.texts.map((texts, g) =>
+        texts.map((text) => {
+          const ends: (number | null)[] = [];
+          let last: { prefix: string; q: PrmQuery } | null = null;
+          for (const prefix of rolloutPrefixes(text)) {
+            const q = prmQuery(req.prompts[g], prefix, shape);
+            ends.push(q?.endCol ?? null);
+            if (q) last = { prefix, q };
+          }
+          if (last === null) return { row: -1, ends };
+          const key = `${g}\u0000${last.prefix}`;
+          let row = slot.get(key);
+          if (row === undefined) {
+            row = rows.length;
+            slot.set(key, row);
+            rows.push({ g, q: last.q });
+          }
+          return { row, ends };
+        }),
       );
-      const scores = new Float32Array(queries.length);
-      for (let at = 0; at < queries.length; at += maxBatch) {
-        const part = queries.slice(at, at + maxBatch);
+      const rowLogprobs: Float32Array[] = [];
+      for (let at = 0; at < rows.length; at += maxBatch) {
+        const part = rows.slice(at, at + maxBatch);
         const n = part.length;
+        let len = 1;
+        for (const { q } of part) len = Math.max(len, q.endCol);
         const images = new Float32Array(n * imageSize);
-        const tokens = new Int32Array(n * L);
-        const cols = new Int32Array(n);
+        const tokens = new Int32Array(n * len);
         part.forEach(({ g, q }, i) => {
           images.set(req.images[g], i * imageSize);
-          tokens.set(q.tokens, i * L);
-          cols[i] = q.verdictCol;
+          tokens.set(q.tokens.subarray(0, len), i * len);
         });
-        const out = await forward({ n, images, tokens, cols });
-        if (out.length !== n)
-          throw new Error(`PRM: the forward gave ${out.length} scores for ${n} steps`);
-        scores.set(out, at);
+        const lp = await forward({ n, images, tokens, len });
+        if (lp.length !== n * len)
+          throw new Error(`PRM: the forward gave ${lp.length} values for ${n} rows of ${len}`);
+        for (let i = 0; i < n; i++) rowLogprobs.push(lp.subarray(i * len, (i + 1) * len));
       }
-      return where.map((group) =>
-        group.map((steps) => steps.map((s) => (s === null ? 0 : scores[s]))),
+      return steps.map((group) =>
+        group.map(({ row, ends }) =>
+          ends.map((end) =>
+            row < 0 || end === null ? 0 : prefixScore(rowLogprobs[row], 0, shape.promptLen, end),
+          ),
+        ),
       );
     },
   };
-}
-
-/** σ(a − b): P(Correct) / (P(Correct) + P(Incorrect)) from the two logits. */
-export function verdictScore(logitCorrect: number, logitIncorrect: number): number {
-  return 1 / (1 + Math.exp(logitIncorrect - logitCorrect));
 }

@@ -1,25 +1,20 @@
 /**
  * Training the learned PRM on the GPU engine (docs/reward-spec.md §2, "PRM";
  * `npm run train:prm`): the tiny VLM, started from a shipped SFT cold start,
- * fine-tuned with the engine's SFT step on balanced verdict sequences
- * (src/rl/prm-data.ts), cross-entropy on the verdict token only.
+ * fine-tuned with the engine's SFT step on the true step traces of both
+ * answer forms (src/rl/prm-data.ts trueTraceQuery), cross-entropy on the
+ * trace's tokens; measured on held-out correct and corrupted steps.
  */
 import type { GpuContext } from "../gpu/context";
 import type { ModelConfig } from "../model/config";
 import type { TaskGenerator } from "../tasks/generator";
 import { deriveSeed, Rng } from "../tasks/rng";
-import {
-  prmShape,
-  CORRECT_ID,
-  INCORRECT_ID,
-  heldOutExamples,
-  trainingExample,
-  type PrmExample,
-} from "./prm-data";
-import { rankAuc, stepAccuracy } from "./prm-metrics";
-import type { VerdictForward } from "./prm-scorer";
+import { prmShape, heldOutExamples, trueTraceQuery, type PrmExample } from "./prm-data";
+import { rankAuc, stepAccuracy, stepMatchedAuc } from "./prm-metrics";
+import { prefixScore, type TokenLogprobForward } from "./prm-scorer";
 import { LabEngine, type Policy } from "./engine";
-import { imageTensor } from "./sequences";
+import { imageTensor, type TextShape } from "./sequences";
+import { PAD_ID } from "../tasks/tokenizer";
 import { sftLearningRate } from "./sft";
 
 /** Step-level figures of a PRM on labelled steps. */
@@ -27,34 +22,35 @@ interface PrmFigures {
   steps: number;
   positives: number;
   accuracy: number;
+  /** Pooled rank AUC over every correct / incorrect step pair. */
   auc: number;
+  /** AUC over pairs at the same step number only (stepMatchedAuc): ½ for a step-number-only score. */
+  stepMatchedAuc: number;
 }
 
-/** Accuracy and AUC of `forward` on `examples` (batches of `batch` queries). */
+/** Accuracy and AUC of `forward` on `examples` (batches of `batch` rows). */
 async function evaluatePrm(
-  forward: VerdictForward,
+  forward: TokenLogprobForward,
+  shape: TextShape,
   examples: readonly PrmExample[],
   batch: number,
 ): Promise<PrmFigures> {
   const scores = new Float32Array(examples.length);
   for (let at = 0; at < examples.length; at += batch) {
     const part = examples.slice(at, at + batch);
-    const L = part[0].query.tokens.length;
-    const tokens = new Int32Array(part.length * L);
-    const cols = new Int32Array(part.length);
-    part.forEach((e, i) => {
-      tokens.set(e.query.tokens, i * L);
-      cols[i] = e.query.verdictCol;
+    let len = 1;
+    for (const e of part) len = Math.max(len, e.query.endCol);
+    const tokens = new Int32Array(part.length * len);
+    for (const [i, e] of part.entries()) tokens.set(e.query.tokens.subarray(0, len), i * len);
+    const lp = await forward({
+      n: part.length,
+      images: imageTensor(part.map((e) => e.prompt)),
+      tokens,
+      len,
     });
-    scores.set(
-      await forward({
-        n: part.length,
-        images: imageTensor(part.map((e) => e.prompt)),
-        tokens,
-        cols,
-      }),
-      at,
-    );
+    part.forEach((e, i) => {
+      scores[at + i] = prefixScore(lp, i * len, shape.promptLen, e.query.endCol);
+    });
   }
   const labels = examples.map((e) => e.label);
   return {
@@ -62,47 +58,44 @@ async function evaluatePrm(
     positives: labels.reduce<number>((a, b) => a + b, 0),
     accuracy: stepAccuracy(scores, labels),
     auc: rankAuc(scores, labels),
+    stepMatchedAuc: stepMatchedAuc(
+      scores,
+      labels,
+      examples.map((e) => e.step),
+    ),
   };
 }
 
 /**
- * The engine's forward as a VerdictForward: each query runs twice in one
- * batch of `rows` rows, with `Correct` and with `Incorrect` in the verdict
- * slot; score = σ(logp(Correct) − logp(Incorrect)) at the verdict column.
- * Batches are padded to `rows` rows (one graph for every call).
- * @throws Error when a batch has more than rows/2 queries.
+ * The engine's forward as a TokenLogprobForward: rows padded with PAD to the
+ * engine's text length and to `rows` rows (one graph for every call), the
+ * engine's per-column log-probabilities (the RL step's `logprobs`), cut back
+ * to [n, len].
+ * @throws Error when a batch has more than `rows` rows or len > textLen.
  */
-export function engineVerdictForward(
+export function engineTokenLogprobs(
   engine: LabEngine,
   policy: Policy,
   rows: number,
-): VerdictForward {
+): TokenLogprobForward {
   const L = engine.textLen;
-  return async ({ n, images, tokens, cols }) => {
-    if (2 * n > rows) throw new Error(`engineVerdictForward: ${n} queries over ${rows / 2}`);
+  return async ({ n, images, tokens, len }) => {
+    if (n > rows) throw new Error(`engineTokenLogprobs: ${n} rows over ${rows}`);
+    if (len > L) throw new Error(`engineTokenLogprobs: ${len} columns over ${L}`);
     const size = images.length / n;
     const img = new Float32Array(rows * size);
-    const tok = new Int32Array(rows * L);
-    for (let i = 0; i < n; i++) {
-      for (const [r, verdict] of [
-        [i, CORRECT_ID],
-        [n + i, INCORRECT_ID],
-      ] as const) {
-        img.set(images.subarray(i * size, (i + 1) * size), r * size);
-        tok.set(tokens.subarray(i * L, (i + 1) * L), r * L);
-        tok[r * L + cols[i]] = verdict;
-      }
-    }
-    const mask = new Float32Array(rows * L);
+    img.set(images);
+    const tok = new Int32Array(rows * L).fill(PAD_ID);
+    for (let i = 0; i < n; i++) tok.set(tokens.subarray(i * len, (i + 1) * len), i * L);
     const lp = (
-      await engine.logprobs(policy, img, { tokens: tok, mask, lengths: new Int32Array(rows) })
+      await engine.logprobs(policy, img, {
+        tokens: tok,
+        mask: new Float32Array(rows * L),
+        lengths: new Int32Array(rows),
+      })
     ).old;
-    const out = new Float32Array(n);
-    for (let i = 0; i < n; i++) {
-      const c = lp[i * L + cols[i]];
-      const w = lp[(n + i) * L + cols[i]];
-      out[i] = 1 / (1 + Math.exp(w - c));
-    }
+    const out = new Float32Array(n * len);
+    for (let i = 0; i < n; i++) out.set(lp.subarray(i * L, i * L + len), i * len);
     return out;
   };
 }
@@ -114,7 +107,7 @@ export interface PrmTrainOptions {
   /** Prompt sources; each example draws one uniformly (e.g. open-ended and multiple-choice). */
   tasks: readonly TaskGenerator[];
   steps: number;
-  /** Examples per step (one per prompt). */
+  /** True traces per step (one per prompt). */
   batch: number;
   /** Peak learning rate of the warm-up + cosine schedule (sftLearningRate). */
   lr: number;
@@ -131,13 +124,13 @@ export interface PrmTrainResult {
   params: Float32Array;
   before: PrmFigures;
   after: PrmFigures;
-  /** Mean verdict cross-entropy of the last 10 steps (nats). */
+  /** Mean token cross-entropy of the last 10 steps (nats per trace token). */
   loss: number;
 }
 
 /**
  * Trains a PRM: AdamW (weight decay 0, gradient norm clipped at 1; lab
- * choice, as the lab's SFT) on `steps` batches of balanced examples,
+ * choice, as the lab's SFT) on `steps` batches of true traces,
  * figures on the held-out steps of every source's eval split before, every
  * `evalEvery` steps, and after.
  */
@@ -149,28 +142,26 @@ export async function trainPrm(ctx: GpuContext, o: PrmTrainOptions): Promise<Prm
   const held = o.tasks.flatMap((t) =>
     heldOutExamples(t.evalSet({ size: o.evalSize }), shape, evalRng),
   );
-  const forward = engineVerdictForward(engine, policy, o.batch);
-  const evalBatch = Math.max(1, Math.floor(o.batch / 2));
-  const figures = () => evaluatePrm(forward, held, evalBatch);
+  const forward = engineTokenLogprobs(engine, policy, o.batch);
+  const figures = () => evaluatePrm(forward, shape, held, o.batch);
   const before = await figures();
   o.log(`before: ${JSON.stringify(before)}`);
   const L = engine.textLen;
   const losses: number[] = [];
   for (let step = 0; step < o.steps; step++) {
     const rng = new Rng(deriveSeed(o.seed, "prm", step));
-    const examples = Array.from({ length: o.batch }, () => {
-      const tasks = rng.pick(o.tasks);
-      return trainingExample(tasks.sampleBatch(1, rng)[0], shape, rng);
-    });
+    const prompts = Array.from({ length: o.batch }, () => rng.pick(o.tasks).sampleBatch(1, rng)[0]);
     const tokens = new Int32Array(o.batch * L);
     const mask = new Float32Array(o.batch * L);
-    examples.forEach((e, i) => {
-      tokens.set(e.query.tokens, i * L);
-      mask[i * L + e.query.verdictCol] = 1;
+    prompts.forEach((prompt, i) => {
+      const q = trueTraceQuery(prompt, shape);
+      tokens.set(q.tokens, i * L);
+      // Loss on every token of the trace (column c's token is predicted by row c − 1).
+      mask.fill(1, i * L + shape.promptLen, i * L + q.endCol);
     });
     const stats = await engine.sftStep(
       policy,
-      imageTensor(examples.map((e) => e.prompt)),
+      imageTensor(prompts),
       { tokens, mask, lengths: new Int32Array(o.batch) },
       sftLearningRate(step, o.steps, o.lr),
     );

@@ -50,7 +50,7 @@ interface RolloutView {
    * trace (null: no `</think>` in the rollout, or no answer parsed).
    */
   reask?: { options: Record<string, string>; answer: string | null };
-  /** PRM: the learned PRM's score of each step, in [0, 1] (P(Correct) of the verdict). */
+  /** PRM: the learned PRM's score of each step, in [0, 1] (its smallest token probability over steps 1..k). */
   stepScores?: number[];
 }
 

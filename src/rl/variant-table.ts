@@ -310,7 +310,7 @@ export const VARIANT_TABLE = [
     color: "#b5651d",
     formula: [
       "R = r_ver + λ·mean_k s_k",
-      "s_k = P(Correct)/(P(Correct)+P(Incorrect)): the learned PRM's verdict on steps 1..k",
+      "s_k = min over tokens t of steps 1..k of p_PRM(t | image, prompt, earlier tokens)",
     ],
     source: {
       paper: GRR_PAPER,

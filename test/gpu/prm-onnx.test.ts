@@ -12,7 +12,7 @@ import { corruptTrace, prefixText, referenceTrace } from "../../src/rl/prm-data"
 import { openPrm } from "../../src/rl/prm-file";
 import { createStepScorer } from "../../src/rl/prm-scorer";
 import { prmShape } from "../../src/rl/prm-data";
-import { engineVerdictForward } from "../../src/rl/prm-train";
+import { engineTokenLogprobs } from "../../src/rl/prm-train";
 import { createTaskGenerator } from "../../src/tasks/generator";
 import { loadMnistSubsetNode } from "../../src/tasks/mnist-data-node";
 import { Rng } from "../../src/tasks/rng";
@@ -39,7 +39,7 @@ describe("PRM: onnxruntime-web vs the engine's forward", () => {
     const viaEngine = createStepScorer({
       shape,
       imageSize: ckpt.config.imageHeight * ckpt.config.imageWidth,
-      forward: engineVerdictForward(engine, policy, 32),
+      forward: engineTokenLogprobs(engine, policy, 16),
       maxBatch: 16,
     });
     const tasks = createTaskGenerator(

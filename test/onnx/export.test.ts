@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { paramLayout } from "../../src/model/config";
 import { initParams } from "../../src/model/init";
-import { referenceForward } from "../../src/model/reference";
+import { logSoftmaxForward, referenceForward } from "../../src/model/reference";
 import { exportPolicyOnnx } from "../../src/onnx/export";
 import { createOnnxSession } from "../../src/onnx/session";
 import { TINY, tinyBatch } from "../model/tiny";
@@ -61,6 +61,34 @@ describe("exportPolicyOnnx on the tiny config", () => {
     }
     expect(got.length).toBe(B * L * 2);
     expect(relMax(got, want)).toBeLessThan(1e-5);
+    await s.release();
+  });
+
+  it("token_logprobs: column c holds log-softmax(logits row c − 1)[token c], column 0 holds 0", async () => {
+    const V = TINY.vocabSize;
+    const ref = referenceForward(TINY, params, batch).logits;
+    const logp = new Float64Array(ref.length);
+    logSoftmaxForward(logp, ref, B * L, V);
+    const want = new Float64Array(B * L);
+    for (let b = 0; b < B; b++)
+      for (let c = 1; c < L; c++)
+        want[b * L + c] = logp[(b * L + c - 1) * V + batch.tokens[b * L + c]];
+    const bytes = exportPolicyOnnx(TINY, params, { padId: batch.padId, tokenLogprobs: true });
+    const s = await createOnnxSession(bytes, { output: "token_logprobs" });
+    const got = await s.run(batch.images, batch.tokens, B);
+    expect(got.length).toBe(B * L);
+    expect(relMax(got, want)).toBeLessThan(1e-5);
+    for (let b = 0; b < B; b++) expect(Math.abs(got[b * L])).toBe(0);
+    // A policy file has no such output, and the option does not go with a replaced head.
+    await expect(
+      createOnnxSession(exportPolicyOnnx(TINY, params), { output: "token_logprobs" }),
+    ).rejects.toThrow("ONNX model has outputs [logits], expected 'token_logprobs'");
+    expect(() =>
+      exportPolicyOnnx(TINY, params, {
+        tokenLogprobs: true,
+        head: { weight: new Float32Array(16), outDim: 1 },
+      }),
+    ).toThrow(/cannot go with a replaced head/);
     await s.release();
   });
 

@@ -1,20 +1,22 @@
 import { describe, expect, it } from "vitest";
-import { rankAuc, stepAccuracy } from "../../src/rl/prm-metrics";
+import { rankAuc, stepAccuracy, stepMatchedAuc } from "../../src/rl/prm-metrics";
 import {
-  CORRECT_ID,
-  INCORRECT_ID,
   corruptTrace,
   heldOutExamples,
   prefixText,
   prmQuery,
   referenceTrace,
   stepLabel,
-  trainingExample,
+  trueTraceQuery,
 } from "../../src/rl/prm-data";
-import { rolloutPrefixes } from "../../src/rl/prm-scorer";
+import { createStepScorer, prefixScore, rolloutPrefixes } from "../../src/rl/prm-scorer";
 import { Rng } from "../../src/tasks/rng";
 import { encode, MAX_PROMPT_TOKENS, PAD_ID } from "../../src/tasks/tokenizer";
 import type { TaskPrompt } from "../../src/tasks/types";
+
+function scoreSteps(scorer: ReturnType<typeof createStepScorer>, texts: string[]) {
+  return scorer.scoreSteps({ prompts: [SUM], images: [SUM.image], texts: [texts] });
+}
 
 function prompt(steps: [string, string][]): TaskPrompt {
   return {
@@ -53,6 +55,22 @@ describe("rankAuc (Mann–Whitney)", () => {
     expect(() => rankAuc([0.1, 0.2], [1, 2])).toThrow(/label 1/);
     expect(() => rankAuc([0.1], [1, 0])).toThrow(/1 scores but 2 labels/);
   });
+  it("step-matched AUC: pairs within a step only; a step-number-only score gets ½", () => {
+    // Step 0: positives 0.9, 0.4 vs negative 0.5 -> U = 1 of 2 pairs.
+    // Step 1: positive 0.2 vs negatives 0.2 (tie), 0.1 -> U = 1.5 of 2.
+    // Step 2: only positives -> no pairs. (1 + 1.5) / 4 = 0.625.
+    const scores = [0.9, 0.4, 0.5, 0.2, 0.2, 0.1, 0.7];
+    const labels = [1, 1, 0, 1, 0, 0, 1];
+    const steps = [0, 0, 0, 1, 1, 1, 2];
+    expect(stepMatchedAuc(scores, labels, steps)).toBeCloseTo(2.5 / 4, 12);
+    // A score that is a function of the step alone: pooled AUC far from ½, matched exactly ½.
+    const byStep = [0.8, 0.8, 0.8, 0.2, 0.2, 0.2, 0.5];
+    expect(rankAuc(byStep, [1, 1, 1, 0, 0, 0, 1])).toBeGreaterThan(0.7);
+    expect(stepMatchedAuc(byStep, labels, steps)).toBe(0.5);
+    expect(() => stepMatchedAuc([0.1, 0.2], [1, 0], [0, 1])).toThrow(/no stratum/);
+    expect(() => stepMatchedAuc([0.1, 0.2], [1, 0], [0])).toThrow(/2 scores but 1 strata/);
+    expect(() => stepMatchedAuc([0.1, Number.NaN], [1, 0], [0, 0])).toThrow(/score 1/);
+  });
   it("accuracy at ½", () => {
     expect(stepAccuracy([0.9, 0.5, 0.2, 0.3], [1, 1, 0, 1])).toBe(0.5);
   });
@@ -81,35 +99,72 @@ describe("PRM traces and labels", () => {
     }
     expect([...seen.keys()].sort()).toEqual(["misread", "operation-swap", "wrong-result"]);
   });
-  it("a query holds the prompt, the prefix and the verdict at verdictCol", () => {
+  it("a query holds the prompt and the prefix, which ends at endCol", () => {
     const shape = { promptLen: MAX_PROMPT_TOKENS, maxNew: 24 };
     const prefix = prefixText(referenceTrace(SUM).steps, 1);
     expect(prefix).toBe(
       "<think> Step 1: first digit = \\boxed{3} Step 2: second digit = \\boxed{4}",
     );
-    const q = prmQuery(SUM, prefix, INCORRECT_ID, shape)!;
+    const q = prmQuery(SUM, prefix, shape)!;
     const resp = encode(prefix);
-    expect(q.verdictCol).toBe(MAX_PROMPT_TOKENS + resp.length);
-    expect(Array.from(q.tokens.subarray(MAX_PROMPT_TOKENS, q.verdictCol))).toEqual(resp);
-    expect(q.tokens[q.verdictCol]).toBe(INCORRECT_ID);
-    expect(q.tokens[q.verdictCol + 1]).toBe(PAD_ID);
+    expect(q.endCol).toBe(MAX_PROMPT_TOKENS + resp.length);
+    expect(Array.from(q.tokens.subarray(MAX_PROMPT_TOKENS, q.endCol))).toEqual(resp);
+    expect(q.tokens[q.endCol]).toBe(PAD_ID);
+    expect(q.tokens[MAX_PROMPT_TOKENS - 1]).not.toBe(PAD_ID);
     // Too long for the response columns: unscorable.
     expect(
-      prmQuery(SUM, prefixText(referenceTrace(SUM).steps, 2), CORRECT_ID, { ...shape, maxNew: 10 }),
+      prmQuery(SUM, prefixText(referenceTrace(SUM).steps, 2), { ...shape, maxNew: 10 }),
     ).toBeNull();
-    expect(prmQuery(SUM, "<think> banana", CORRECT_ID, shape)).toBeNull();
+    expect(prmQuery(SUM, "<think> banana", shape)).toBeNull();
   });
-  it("training examples are balanced and held-out steps cover both classes", () => {
+  it("the training query is the whole true trace; held-out steps cover both classes", () => {
     const shape = { promptLen: MAX_PROMPT_TOKENS, maxNew: 40 };
-    const rng = new Rng(7);
-    const labels = Array.from({ length: 400 }, () => trainingExample(SUM, shape, rng).label);
-    const pos = labels.filter((l) => l === 1).length / labels.length;
-    expect(pos).toBeGreaterThan(0.42);
-    expect(pos).toBeLessThan(0.58);
+    const q = trueTraceQuery(SUM, shape);
+    expect(Array.from(q.tokens.subarray(MAX_PROMPT_TOKENS, q.endCol))).toEqual(
+      encode(prefixText(referenceTrace(SUM).steps, 2)),
+    );
+    expect(() => trueTraceQuery(SUM, { ...shape, maxNew: 10 })).toThrow(/does not fit 10/);
     const held = heldOutExamples([SUM], shape, new Rng(1));
-    expect(held.filter((e) => e.label === 1).length).toBe(3);
+    expect(held.filter((e) => e.label === 1).map((e) => e.step)).toEqual([0, 1, 2]);
     expect(held.filter((e) => e.label === 0).length).toBeGreaterThan(0);
-    for (const e of held) expect(e.query.tokens[e.query.verdictCol]).toBe(CORRECT_ID);
+    for (const e of held) expect(e.query.tokens[e.query.endCol]).toBe(PAD_ID);
+  });
+  it("step scores: the least likely token of steps 1..k; one row per trace; unreadable steps 0", async () => {
+    const shape = { promptLen: MAX_PROMPT_TOKENS, maxNew: 40 };
+    const eight = encode("8")[0];
+    const calls: number[] = [];
+    // A fake PRM: every token has log-probability −0.1, the token `8` −3.
+    const scorer = createStepScorer({
+      shape,
+      imageSize: SUM.image.length,
+      forward: async ({ n, tokens }) => {
+        calls.push(n);
+        return Float32Array.from(tokens, (t) => (t === eight ? -3 : -0.1));
+      },
+    });
+    const good =
+      "<think> Step 1: first digit = \\boxed{3} Step 2: second digit = \\boxed{4} Step 3: 3 + 4 = \\boxed{7} </think> \\boxed{7}";
+    const slip = good.replace("{7} </think>", "{8} </think>");
+    const [[g, b, again, none, odd]] = await scoreSteps(scorer, [
+      good,
+      slip,
+      good,
+      "no steps",
+      "<think> Step 1: first digit = \\boxed{3} Step 2: banana </think>",
+    ]);
+    expect(g.map((x) => x.toFixed(6))).toEqual(Array(3).fill(Math.exp(-0.1).toFixed(6)));
+    expect(b.map((x) => x.toFixed(6))).toEqual([
+      Math.exp(-0.1).toFixed(6),
+      Math.exp(-0.1).toFixed(6),
+      Math.exp(-3).toFixed(6),
+    ]);
+    expect(again).toEqual(g);
+    expect(none).toEqual([]);
+    expect(odd).toEqual([expect.closeTo(Math.exp(-0.1), 6), 0]);
+    // good, slip and the readable prefix of odd: three distinct rows in one call.
+    expect(calls).toEqual([3]);
+    expect(prefixScore(Float32Array.of(0, -1, -0.5, -2), 0, 1, 3)).toBeCloseTo(Math.exp(-1), 12);
+    expect(prefixScore(Float32Array.of(0, -1), 0, 1, 1)).toBe(1);
   });
   it("rollout prefixes keep the step numbers as written", () => {
     expect(

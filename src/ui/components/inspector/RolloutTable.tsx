@@ -27,7 +27,7 @@ function ScsDetail({ scs }: { scs: NonNullable<GroupView["rollouts"][number]["sc
   );
 }
 
-/** PRM: each step's score by the learned PRM (P(Correct) of its verdict on steps 1..k). */
+/** PRM: each step's score by the learned PRM (its least likely token over steps 1..k). */
 function PrmDetail({ scores }: { scores: readonly number[] }) {
   return (
     <div className="pass-detail" data-testid="prm-detail">
@@ -39,7 +39,7 @@ function PrmDetail({ scores }: { scores: readonly number[] }) {
               // biome-ignore lint/suspicious/noArrayIndexKey: a step's index is its identity
               key={k}
               className={`badge ${s < 0.5 ? "bad" : ""}`}
-              title={`Step ${k + 1}: P(Correct) = ${s.toFixed(3)}`}
+              title={`Step ${k + 1}: smallest token probability over steps 1..${k + 1} = ${s.toFixed(3)}`}
             >
               {k + 1}: {s.toFixed(2)}
             </span>
