@@ -88,7 +88,7 @@ export const CLAIM_SIZES = {
 export type ClaimSize = keyof typeof CLAIM_SIZES;
 
 /** σ_b values of the stability plot (σ_j and δ at the lab default). */
-const SIGMA_B_SWEEP = [0, 0.05, DEFAULT_SIGMA_B, 0.2];
+const SIGMA_B_SWEEP = [0, 0.05, DEFAULT_SIGMA_B, 0.3];
 
 function commandFor(size: ClaimSize, seeds: number[], id: string): string {
   return `npm run claims -- --size ${size} --seeds ${seeds.join(",")} --claims ${id}`;

@@ -26,14 +26,21 @@ export const AUDIT_WEIGHTS = {
 } as const;
 
 export interface AuditorConfig {
-  /** Per-candidate perception noise σ_j (score units). Default 0.05 (lab choice). */
+  /**
+   * Per-candidate perception noise σ_j (score units). Default 0.13: with
+   * σ_b 0.17 and δ 0.15 the lab's judge is as unstable as GRR §4.3.4
+   * measured its LLM judge (per-rollout reward variance 0.026 pointwise,
+   * 0.016 groupwise; the lab: 0.0256 and 0.0158 on 32 × 8 cold-start
+   * rollouts, `npm run stability -- --prompts 32 --sigma-j 0.11,0.12,0.13
+   * --sigma-b 0.15,0.16,0.17,0.18`). Calibrated, not a paper constant.
+   */
   sigmaJ: number;
-  /** Per-call calibration offset σ_b, pointwise calls only. Default 0.1 (lab choice). */
+  /** Per-call calibration offset σ_b, pointwise calls only. Default 0.17 (calibrated with σ_j, above). */
   sigmaB: number;
   /**
    * Groupwise tie margin δ: noisy scores closer than δ to a tier's best share
-   * it. Default 0.15 (lab choice): about 2·√2·σ_j, so equally good traces
-   * tie instead of being split at random by perception noise.
+   * it. Default 0.15 (lab choice, kept when σ_j was calibrated: it was
+   * about 2·√2·σ_j for the earlier σ_j 0.05, so equally good traces tie).
    */
   delta: number;
   /** Probability that a call returns an unparseable reply (failure injection). Default 0. */
@@ -41,8 +48,8 @@ export interface AuditorConfig {
 }
 
 export const DEFAULT_AUDITOR: AuditorConfig = {
-  sigmaJ: 0.05,
-  sigmaB: 0.1,
+  sigmaJ: 0.13,
+  sigmaB: 0.17,
   delta: 0.15,
   failureRate: 0,
 };

@@ -121,9 +121,9 @@ export interface SweepSetting extends JudgeNoise {
 
 /**
  * Default settings of `stabilitySweep` (lab choice): the lab default
- * (DEFAULT_AUDITOR: σ_j 0.05, σ_b 0.1, δ 0.15), then one knob moved at a
+ * (DEFAULT_AUDITOR: σ_j 0.13, σ_b 0.17, δ 0.15), then one knob moved at a
  * time: σ_b = 0 (no calibration noise: the stability advantage should
- * vanish, docs/reward-spec.md §2), σ_b 0.05 and 0.2, σ_j 0 and 0.1.
+ * vanish, docs/reward-spec.md §2), σ_b 0.05 and 0.3, σ_j 0 and 0.05.
  */
 export const DEFAULT_SWEEP_SETTINGS: readonly SweepSetting[] = [
   {
@@ -139,9 +139,14 @@ export const DEFAULT_SWEEP_SETTINGS: readonly SweepSetting[] = [
     sigmaB: 0.05,
     delta: DEFAULT_AUDITOR.delta,
   },
-  { label: "σ_b = 0.2", sigmaJ: DEFAULT_AUDITOR.sigmaJ, sigmaB: 0.2, delta: DEFAULT_AUDITOR.delta },
+  { label: "σ_b = 0.3", sigmaJ: DEFAULT_AUDITOR.sigmaJ, sigmaB: 0.3, delta: DEFAULT_AUDITOR.delta },
   { label: "σ_j = 0", sigmaJ: 0, sigmaB: DEFAULT_AUDITOR.sigmaB, delta: DEFAULT_AUDITOR.delta },
-  { label: "σ_j = 0.1", sigmaJ: 0.1, sigmaB: DEFAULT_AUDITOR.sigmaB, delta: DEFAULT_AUDITOR.delta },
+  {
+    label: "σ_j = 0.05",
+    sigmaJ: 0.05,
+    sigmaB: DEFAULT_AUDITOR.sigmaB,
+    delta: DEFAULT_AUDITOR.delta,
+  },
 ];
 
 /** Result of one sweep setting: `stabilityStudy`'s result and the judge it used. */

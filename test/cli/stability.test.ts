@@ -45,9 +45,9 @@ describe("npm run stability", () => {
       "lab default",
       "σ_b = 0",
       "σ_b = 0.05",
-      "σ_b = 0.2",
+      "σ_b = 0.3",
       "σ_j = 0",
-      "σ_j = 0.1",
+      "σ_j = 0.05",
     ]);
     for (const s of out.settings) {
       expect(Object.keys(s).sort()).toEqual([

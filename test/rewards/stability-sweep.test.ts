@@ -24,14 +24,14 @@ const groups = prompts.map((p) => Array.from({ length: 8 }, () => sampleRollout(
 const base = { prompts, groups, repeats: 4, seed: 11 };
 
 describe("stabilitySweep", () => {
-  it("runs the default settings in order: lab default first, then σ_b = 0, σ_b 0.05 / 0.2, σ_j 0 / 0.1", () => {
+  it("runs the default settings in order: lab default first, then σ_b = 0, σ_b 0.05 / 0.3, σ_j 0 / 0.05", () => {
     expect(DEFAULT_SWEEP_SETTINGS.map((s) => [s.sigmaJ, s.sigmaB, s.delta])).toEqual([
-      [0.05, 0.1, 0.15],
-      [0.05, 0, 0.15],
-      [0.05, 0.05, 0.15],
-      [0.05, 0.2, 0.15],
-      [0, 0.1, 0.15],
-      [0.1, 0.1, 0.15],
+      [0.13, 0.17, 0.15],
+      [0.13, 0, 0.15],
+      [0.13, 0.05, 0.15],
+      [0.13, 0.3, 0.15],
+      [0, 0.17, 0.15],
+      [0.05, 0.17, 0.15],
     ]);
     const out = stabilitySweep(base);
     expect(out.map((r) => r.label)).toEqual(DEFAULT_SWEEP_SETTINGS.map((s) => s.label));
@@ -42,8 +42,9 @@ describe("stabilitySweep", () => {
       expect(r.repeats).toBe(4);
       expect(r.reduction).toBeCloseTo(1 - r.groupwise / r.pointwise, 12);
     }
-    // The lab default (σ_b 0.1) shows the paper's direction: groupwise clearly more stable.
-    expect(out[0].reduction).toBeGreaterThan(0.3);
+    // The lab default (σ_j 0.13, σ_b 0.17) shows the paper's direction: groupwise more
+    // stable (a reduction of 0.18 on these synthetic rollouts; 0.38 on the cold start's).
+    expect(out[0].reduction).toBeGreaterThan(0.1);
   });
 
   it("each setting equals stabilityStudy with mulberry32(seed), whatever its place in the list", () => {
