@@ -4,10 +4,10 @@
  *                        [--seed S] [--eval-size N] [--eval-every E] [--out FILE] [--quiet]
  * Starts from the shipped open-ended SFT cold start of the size
  * (public/checkpoints/sft-digits2-open-<size>.ckpt), fine-tunes it on the GPU
- * engine as a generative PRM on step-matched true / corrupted step prefixes of
- * open-ended and multiple-choice digit prompts (src/rl/prm-data.ts), prints
- * held-out step-level accuracy and AUC before and after, and writes the
- * weights as a lab checkpoint (default public/prm/prm-digits2-<size>.ckpt,
+ * engine as a generative step verifier on the true step traces of open-ended
+ * and multiple-choice digit prompts (src/rl/prm-data.ts), prints held-out
+ * step-level accuracy, AUC and step-matched AUC (correct vs corrupted steps)
+ * before and after, and writes the weights as a lab checkpoint (default public/prm/prm-digits2-<size>.ckpt,
  * meta `kind: "prm"`), under a temporary name then renamed. Bad flags fail
  * before any work; on failure the last stdout line is {"error": message}.
  */

@@ -381,4 +381,35 @@ describe("the lab in headless Chromium", () => {
     expect(consoleErrors, consoleErrors.join("\n")).toEqual([]);
     await page.close();
   }, 1_200_000);
+  it("trains the PRM arm on the page: the ONNX PRM in the reward worker, its step scores in the inspector", async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const consoleErrors = collectErrors(page);
+    const hash = encodeExperiment(
+      parseExperiment({
+        modelSize: "small",
+        variants: [{ name: "prm" }],
+        algorithm: { groupSize: 2, batchPrompts: 1, evalEvery: 1, steps: 1 },
+        evalSize: 4,
+      }),
+    );
+    await page.goto(`${origin}#${hash}`);
+    const phase = (want: RegExp) => waitForPhase(page, want);
+    await phase(/ready/);
+    await expect
+      .poll(() => page.getByTestId("variant-prm").textContent())
+      .toContain("R = r_ver + λ·mean_k s_k");
+    await page.getByRole("button", { name: "Train", exact: true }).click();
+    await phase(/done/);
+    await page.getByRole("button", { name: "Inspect rollouts", exact: true }).click();
+    const inspector = page.getByTestId("inspector");
+    await expect.poll(() => inspector.getByTestId("prm-detail").count()).toBe(2);
+    // Each step's score, as the worker's onnxruntime-web session gave it.
+    await expect
+      .poll(async () => (await inspector.getByTestId("prm-detail").allTextContents()).join(" | "))
+      .toMatch(/PRM step scores\s*1: [01]\.\d\d/);
+    if (process.env.LAB_SCREENSHOT_DIR)
+      await page.screenshot({ path: join(process.env.LAB_SCREENSHOT_DIR, "prm.png") });
+    expect(consoleErrors, consoleErrors.join("\n")).toEqual([]);
+    await page.close();
+  }, 1_200_000);
 });
