@@ -91,8 +91,9 @@ export function rolloutPrefixes(text: string): string[] {
  * Identical rows of a group are run once.
  * @param imageSize pixels per image the PRM reads (H·W·C).
  * @param maxBatch rows per forward call (lab choice: memory bound).
- * @throws (from scoreSteps) Error when the request's arrays differ in length
- *   or an image has the wrong size; the forward's errors pass through.
+ * @throws (from scoreSteps) Error when the request's arrays differ in length,
+ *   an image has the wrong size, or the forward returns the wrong length or a
+ *   NaN where a step is read; the forward's own errors pass through.
  */
 export function createStepScorer(opts: {
   shape: TextShape;
@@ -122,7 +123,12 @@ export function createStepScorer(opts: {
           const ends: (number | null)[] = [];
           let last: { prefix: string; q: PrmQuery } | null = null;
           for (const prefix of rolloutPrefixes(text)) {
-            const q = prmQuery(req.prompts[g], prefix, shape);
+            // A prefix that does not fit or does not encode makes every longer one fail too:
+            // stop encoding there (a long rollout costs linear time, not quadratic).
+            const q =
+              ends.length > 0 && ends[ends.length - 1] === null
+                ? null
+                : prmQuery(req.prompts[g], prefix, shape);
             ends.push(q?.endCol ?? null);
             if (q) last = { prefix, q };
           }
@@ -152,7 +158,12 @@ export function createStepScorer(opts: {
         const lp = await forward({ n, images, tokens, len });
         if (lp.length !== n * len)
           throw new Error(`PRM: the forward gave ${lp.length} values for ${n} rows of ${len}`);
-        for (let i = 0; i < n; i++) rowLogprobs.push(lp.subarray(i * len, (i + 1) * len));
+        for (let i = 0; i < n; i++) {
+          for (let c = 1; c < part[i].q.endCol; c++)
+            if (Number.isNaN(lp[i * len + c]))
+              throw new Error(`PRM: the forward gave NaN at row ${at + i}, column ${c}`);
+          rowLogprobs.push(lp.subarray(i * len, (i + 1) * len));
+        }
       }
       return steps.map((group) =>
         group.map(({ row, ends }) =>

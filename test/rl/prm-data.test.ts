@@ -163,6 +163,13 @@ describe("PRM traces and labels", () => {
     expect(odd).toEqual([expect.closeTo(Math.exp(-0.1), 6), 0]);
     // good, slip and the readable prefix of odd: three distinct rows in one call.
     expect(calls).toEqual([3]);
+    // A forward that returns NaN is a named error, not a NaN reward.
+    const broken = createStepScorer({
+      shape,
+      imageSize: SUM.image.length,
+      forward: async ({ tokens }) => Float32Array.from(tokens, () => Number.NaN),
+    });
+    await expect(scoreSteps(broken, [good])).rejects.toThrow("PRM: the forward gave NaN at row 0");
     expect(prefixScore(Float32Array.of(0, -1, -0.5, -2), 0, 1, 3)).toBeCloseTo(Math.exp(-1), 12);
     expect(prefixScore(Float32Array.of(0, -1), 0, 1, 1)).toBe(1);
   });
