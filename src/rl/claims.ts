@@ -8,6 +8,7 @@
  * multi-seed lab run (every variant trained from the same cold start under
  * each seed) or from the judge-stability sweep on that seed's rollouts.
  */
+import { DEFAULT_AUDITOR } from "../rewards/auditor-judge";
 import type { MetricRow } from "./run-types";
 import type { VariantName } from "./experiment";
 
@@ -115,8 +116,12 @@ function stabilityAt(inputs: ClaimInputs, seed: number, sigmaB: number): Stabili
   return p;
 }
 
-/** Judge calibration noise σ_b of the lab's default auditor (src/rewards/auditor-judge.ts). */
-export const DEFAULT_SIGMA_B = 0.1;
+/**
+ * Judge calibration noise σ_b of the lab's default auditor, read from
+ * DEFAULT_AUDITOR (src/rewards/auditor-judge.ts) so the claim follows the
+ * calibrated default (a copied 0.1 outlived the calibration to 0.17 once).
+ */
+export const DEFAULT_SIGMA_B = DEFAULT_AUDITOR.sigmaB;
 
 /** The claims (GRR = Groupwise Ranking Reward paper; StructReward; SCS; ACRE). */
 export const CLAIMS: readonly ClaimSpec[] = [

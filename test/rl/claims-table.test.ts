@@ -1,8 +1,10 @@
 /**
  * The claims table's per-seed figures on hand-made metric rows: SCS's and
- * ACRE's claims read a multiple-choice run's final held-out Acc and OSCR.
+ * ACRE's claims read a multiple-choice run's final held-out Acc and OSCR;
+ * the stability claim reads the default judge's σ_b.
  */
 import { describe, expect, it } from "vitest";
+import { DEFAULT_AUDITOR } from "../../src/rewards/auditor-judge";
 import { CLAIMS, selectClaims } from "../../src/rl/claims";
 import type { MetricRow } from "../../src/rl/run-types";
 
@@ -34,5 +36,24 @@ describe("claims table", () => {
     expect(scs.perSeed!(inputs, 1)).toBeCloseTo(0.075, 12);
     expect(acre.perSeed!(inputs, 1)).toBeCloseTo(0.2, 12);
     expect(() => acre.perSeed!(inputs, 2)).toThrow(/no eval of acre \(seed 2\)/);
+  });
+
+  it("groupwise-stability reads the point at the lab's default judge noise, not another σ_b", () => {
+    const [c] = selectClaims(["groupwise-stability"]);
+    const at = (sigmaB: number, pointwise: number) => ({
+      sigmaB,
+      sigmaJ: DEFAULT_AUDITOR.sigmaJ,
+      delta: DEFAULT_AUDITOR.delta,
+      pointwise,
+      groupwise: 0.016,
+    });
+    const stability = new Map([
+      [1, [at(0, 0.009), at(0.1, 0.014), at(DEFAULT_AUDITOR.sigmaB, 0.026)]],
+    ]);
+    expect(c.perSeed!({ rows: [], stability }, 1)).toBeCloseTo(0.026 - 0.016, 12);
+    const without = new Map([[1, [at(0, 0.009), at(0.1, 0.014)]]]);
+    expect(() => c.perSeed!({ rows: [], stability: without }, 1)).toThrow(
+      new RegExp(`no stability point with sigmaB ${DEFAULT_AUDITOR.sigmaB} for seed 1`),
+    );
   });
 });
