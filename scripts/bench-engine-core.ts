@@ -81,7 +81,7 @@ export function makeBatch(
 }
 
 /** Times y [1024, 1024] = x [1024, 1024] · w [1024, 1024] with the training forward matmul ("auto" variant), ms. */
-export async function benchMatmul(env: BenchEnv, ctx: GpuContext): Promise<Timing> {
+async function benchMatmul(env: BenchEnv, ctx: GpuContext): Promise<Timing> {
   const u = seededUniform(3);
   const x = ctx.createBufferFrom(
     "bench.mm.x",
@@ -103,7 +103,7 @@ export async function benchMatmul(env: BenchEnv, ctx: GpuContext): Promise<Timin
 }
 
 /** Times one Generator call: GEN.N sequences, GEN.promptLen prompt and GEN.maxNew new tokens, sampled at τ = 1, ms. */
-export async function benchGenerate(
+async function benchGenerate(
   env: BenchEnv,
   ctx: GpuContext,
   c: ModelConfig,
@@ -126,7 +126,7 @@ export async function benchGenerate(
 }
 
 /**
- * Times one SFT step (TrainGraph.sftStep + AdamW + the stats read-back) at
+ * Times one SFT step (TrainGraph.sftForwardBackward + AdamW + the stats read-back) at
  * `size` (B rows of textLen text tokens, the loss on every text token), ms;
  * also returns each run's loss (nats), which both environments must agree on.
  */
@@ -155,7 +155,7 @@ export async function benchTrain(
   graph.setBatch({ images, tokens, mask: new Float32Array(size.B * size.textLen).fill(1) });
   const loss: number[] = [];
   const t = await time(env, `train step B=${size.B} L=${size.textLen}`, async () => {
-    graph.sftStep();
+    graph.sftForwardBackward();
     opt.step();
     ctx.flush();
     loss.push((await graph.readStats()).loss);

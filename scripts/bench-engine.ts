@@ -15,7 +15,7 @@
  *   params              real parameter count (paramLayout().count)
  *   train_step_ms       forward + backward + AdamW (with clipping), batch 16 × 64 text tokens
  *                       (T = 32 patches + 64 text = 96 positions; SFT cross-entropy over the
- *                       text tokens, TrainGraph.sftStep + AdamW.step + the stats read-back), median
+ *                       text tokens, TrainGraph.sftForwardBackward + AdamW.step + the stats read-back), median
  *   gen_tokens_per_s    64 sequences × 32 new tokens after a 32-token prompt (KV cache,
  *                       on-GPU sampling, one read-back), new tokens / wall time, median
  *   matmul_gflops       1024×1024×1024 f32 with the training matmul kernel

@@ -4,7 +4,7 @@
  *
  *   npm run bench:kernels -- [--text L] [--batch B] [--size small|default] [--compact]
  *
- * The graph is the update's (TrainGraph.policyStep) at B rows of L text
+ * The graph is the update's (TrainGraph.policyForwardBackward) at B rows of L text
  * tokens after the 32 patch tokens of the digits task; defaults: the default
  * experiment's update on a CPU adapter (small model, B = 8 rollouts × 4
  * prompts = 32, L = 49: the text window the experiment's batches use, 15
@@ -80,7 +80,7 @@ async function main(): Promise<void> {
     tokens: Int32Array.from({ length: B * L }, () => 1 + Math.floor(u() * (vocabSize - 1))),
     mask,
   });
-  graph.policyStep({ advantages: new Float32Array(B).fill(0.5) });
+  graph.policyForwardBackward({ advantages: new Float32Array(B).fill(0.5) });
   await graph.readStats();
   const { forward, backward } = graph.dispatches();
   const calls = [

@@ -24,7 +24,7 @@
  */
 import { withBuiltPage } from "./built-page";
 import { parseFlags } from "../src/cli/node-run";
-import { parseExperiment } from "../src/rl/experiment";
+import { parseExperiment } from "../src/settings/experiment";
 import { decodeExperiment } from "../src/ui/lib/url-state";
 
 interface EvalPoint {
@@ -35,7 +35,7 @@ interface EvalPoint {
   rcAcc: number;
 }
 
-/** The RL step's cost metrics (src/rl/metric-table.ts) read per step from their charts. */
+/** The RL step's cost metrics (src/settings/metric-table.ts) read per step from their charts. */
 export const PHASE_KEYS = [
   "step_time_ms",
   "generate_ms",

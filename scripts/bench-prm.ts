@@ -9,8 +9,8 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { corruptTrace, prefixText, referenceTrace } from "../src/rl/prm-data";
-import { openPrm, PRM_FILE } from "../src/rl/prm-file";
+import { corruptTrace, prefixText, referenceTrace } from "../src/prm/data";
+import { openPrm, PRM_FILE } from "../src/prm/file";
 import { createTaskGenerator } from "../src/tasks/generator";
 import { loadMnistSubsetNode } from "../src/tasks/mnist-data-node";
 import { Rng } from "../src/tasks/rng";

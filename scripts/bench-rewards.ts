@@ -16,7 +16,6 @@ import {
   createAuditorJudge,
   extractBoxed,
   extractOptionLetter,
-  groupAdvantages,
   mulberry32,
   parseJudgeRanking,
   parseTrace,
@@ -28,6 +27,7 @@ import {
   scoreStructReward,
   shuffleOptions,
 } from "../src/rewards/index";
+import { groupAdvantages } from "../src/kernels/advantages/reference";
 
 const ORD = ["first", "second", "third"];
 
@@ -205,7 +205,7 @@ other(
 const advRewards = Array.from({ length: 8 * 64 }, () => rng());
 other(
   "groupAdvantages grpo (batch 512, rollouts/s)",
-  rate(() => groupAdvantages({ rewards: advRewards, groupSize: 8, method: "grpo" })) * 64,
+  rate(() => groupAdvantages({ rewards: advRewards, groupSize: 8, estimator: "grpo" })) * 64,
 );
 
 console.log(

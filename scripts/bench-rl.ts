@@ -35,16 +35,16 @@
  *   ready_s          chromium only: seconds from opening the page to "ready" (Train pressed then)
  *   first_train_s, first_eval_s   chromium only: seconds from pressing Train to the first
  *                    training point and to the first held-out point after step 0
- * The phase times are the RL step's own metrics (src/rl/metric-table.ts, group
+ * The phase times are the RL step's own metrics (src/settings/metric-table.ts, group
  * "cost"), read from the run's rows in Node and from the charts in the page.
  * A figure, not a test: nothing here asserts a time.
  */
 import { parseFlags } from "../src/cli/node-run";
 import { consoleSink, loadShippedCheckpoint, mnistFor, nodeContext } from "../src/cli/node-run";
-import { parseExperiment } from "../src/rl/experiment";
-import { inProcessScorer } from "../src/rl/reward-client";
-import { LabRun } from "../src/rl/runner";
-import type { MetricRow } from "../src/rl/run-types";
+import { parseExperiment } from "../src/settings/experiment";
+import { inProcessScorer } from "../src/run/reward-client";
+import { LabRun } from "../src/run/lab-run";
+import type { MetricRow } from "../src/run/run-types";
 import { runPage, PHASE_KEYS } from "./bench-page";
 
 function median(xs: number[]): number {

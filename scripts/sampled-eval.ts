@@ -7,12 +7,12 @@
  */
 import { readFileSync } from "node:fs";
 import { loadCheckpoint } from "../src/model/checkpoint";
-import { parseExperiment } from "../src/rl/experiment";
-import { LabRun } from "../src/rl/runner";
-import { inProcessScorer } from "../src/rl/reward-client";
+import { parseExperiment } from "../src/settings/experiment";
+import { LabRun } from "../src/run/lab-run";
+import { inProcessScorer } from "../src/run/reward-client";
 import { consoleSink, mnistFor, nodeContext, parseFlags } from "../src/cli/node-run";
 import { evalMetrics } from "../src/rl/eval-metrics";
-import { imageTensor, promptTensor, row } from "../src/rl/sequences";
+import { imageTensor, promptTensor, row } from "../src/engine/sequences";
 import { decodeResponse } from "../src/tasks/tokenizer";
 
 async function main(): Promise<void> {

@@ -16,9 +16,9 @@
 //        reinforce++: r                     (whitened in C)
 //        rf++-base:   r − μ                 (whitened in C)
 //      written into adv[] (each invocation later reads back only its own writes).
-//   B. batch methods only: workgroup reductions of count/sum/min/max, then of
+//   B. batch estimators only: workgroup reductions of count/sum/min/max, then of
 //      Σ(x−m)² (two passes, never E[x²]−E[x]²).
-//   C. batch methods only: adv = (x−m)/(s+eps).
+//   C. batch estimators only: adv = (x−m)/(s+eps).
 // "All values equal" (including fewer than 2 valid values) gives exactly 0,
 // checked with min == max rather than through the division.
 // Reductions write one partial per invocation to workgroup memory, then every
@@ -26,7 +26,7 @@
 // barrier per reduction instead of a log2(WG) tree: cheap on SwiftShader).
 //
 // Uniform `p`, bindings and WG: generated from its spec
-// (src/kernels/advantages/spec.ts); the method codes are KERNEL_METHODS'
+// (src/kernels/advantages/spec.ts); the estimator codes are KERNEL_ESTIMATORS'
 // order in src/kernels/advantages/launch.ts.
 
 const BIG: f32 = 3.0e38;
@@ -37,7 +37,7 @@ var<workgroup> wMin: array<f32, WG>;
 var<workgroup> wMax: array<f32, WG>;
 
 fn isBatchMethod() -> bool {
-  return p.method >= 3u;
+  return p.estimator >= 3u;
 }
 
 fn stdOf(ss: f32, n: f32) -> f32 {
@@ -80,10 +80,10 @@ fn main(@builtin(local_invocation_index) t: u32) {
     }
     let sd = stdOf(ss, n);
     let zeroStd = n < 2.0 || lo == hi;
-    let skipped = zeroStd || (p.method == 1u && sd < p.skipStd);
+    let skipped = zeroStd || (p.estimator == 1u && sd < p.skipStd);
     var flags = 0.0;
     if (zeroStd) { flags += 1.0; }
-    if (p.method == 1u && skipped) { flags += 2.0; }
+    if (p.estimator == 1u && skipped) { flags += 2.0; }
     groupStats[g] = vec4f(select(mean, 0.0, n < 1.0), sd, n, flags);
 
     for (var k = 0u; k < G; k++) {
@@ -92,7 +92,7 @@ fn main(@builtin(local_invocation_index) t: u32) {
       let ok = valid[i] != 0u;
       if (ok) {
         let r = rewards[i];
-        switch p.method {
+        switch p.estimator {
           case 0u: { if (!zeroStd) { x = (r - mean) / (sd + p.eps); } }
           case 1u: { if (!skipped) { x = clamp((r - mean) / (sd + p.eps), -p.clipLimit, p.clipLimit); } }
           case 2u: { if (!zeroStd) { x = n / (n - 1.0) * (r - mean); } }

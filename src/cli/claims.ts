@@ -7,7 +7,7 @@
  * (the shipped hinted checkpoint; --checkpoint replaces it), and for SCS and
  * ACRE a multiple-choice run without hints, every variant with GRPO (the
  * shipped multiple-choice checkpoint). The judge-stability sweep runs on each
- * seed's cold-start rollouts. Each claim's per-seed figure (src/rl/claims.ts) is
+ * seed's cold-start rollouts. Each claim's per-seed figure (src/experiments/claims.ts) is
  * summarized as mean and 95 % Student-t interval over seeds, and judged
  * "reproduced" (interval strictly on the paper's side of 0), "not reproduced"
  * (interval on the other side or at 0) or "inconclusive" (straddles 0);
@@ -32,12 +32,12 @@ import {
   type ClaimInputs,
   type ClaimSpec,
   type StabilityPoint,
-} from "../rl/claims";
-import { parseExperiment, type Experiment, type VariantName } from "../rl/experiment";
-import { inProcessScorer } from "../rl/reward-client";
-import { LabRun } from "../rl/runner";
-import { aggregateCurves, summarizeSeeds, verdict } from "../rl/seed-stats";
-import { stabilityReport } from "../rl/stability-run";
+} from "../experiments/claims";
+import { parseExperiment, type Experiment, type VariantName } from "../settings/experiment";
+import { inProcessScorer } from "../run/reward-client";
+import { LabRun } from "../run/lab-run";
+import { aggregateCurves, summarizeSeeds, verdict } from "../experiments/seed-stats";
+import { stabilityReport } from "../experiments/stability-study";
 import { DEFAULT_AUDITOR } from "../rewards/auditor-judge";
 import { variantColor } from "../ui/lib/variant-meta";
 import {
@@ -46,7 +46,7 @@ import {
   svgToPng,
   type ClaimResult,
   type CurvesPlot,
-} from "./claims-report";
+} from "../experiments/claims-report";
 import {
   consoleSink,
   loadShippedCheckpoint,

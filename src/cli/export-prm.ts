@@ -1,6 +1,6 @@
 /**
  * Writes a trained PRM checkpoint as the ONNX model the reward side runs
- * (src/rl/prm-onnx.ts):
+ * (src/prm/onnx.ts):
  *   npm run export:prm -- [IN.ckpt] [OUT.onnx]
  * Defaults: public/prm/prm-digits2-small.ckpt → public/prm/prm-digits2-small.onnx.
  * Checks the file in onnxruntime-web against the CPU reference on the steps
@@ -11,8 +11,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CHECKPOINT_MAGIC, loadCheckpoint } from "../model/checkpoint";
-import { openPrm } from "../rl/prm-file";
-import { exportPrmOnnx } from "../rl/prm-onnx";
+import { openPrm } from "../prm/file";
+import { exportPrmOnnx } from "../prm/onnx";
 import { createTaskGenerator } from "../tasks/generator";
 import { loadMnistSubsetNode } from "../tasks/mnist-data-node";
 import { checkInputFile, checkOutputFile, finishCli, writeFileAtomic } from "./out-files";

@@ -4,7 +4,7 @@
  * evalSize: at most 512 (MAX_EVAL_SIZE: …), got 1000000000`), before any
  * work starts.
  */
-import { ExperimentSchema, parseExperiment, type Experiment } from "../rl/experiment";
+import { ExperimentSchema, parseExperiment, type Experiment } from "../settings/experiment";
 
 /** Schema field path (dot-joined) → the flag that sets it. */
 export type FlagOfField = Readonly<Record<string, string>>;

@@ -6,8 +6,8 @@
  *                  [--hint-rate R] [--hint-accuracy Q] [--trace-slip S] [--slip-box B] [--eval-temperature T]
  *                  [--multiple-choice] [--variants a,b,…] [--estimator NAME] [--set VARIANT.KEY=VALUE]… [--dry-run]
  *   npm run lab -- --resume FILE [--steps N] [--out DIR] [--force] [--quiet] [--dry-run]
- * --variants and the names in --set are the variant table's (src/rl/variant-table.ts);
- * --estimator sets the algorithm's advantage estimator (src/rl/estimator-table.ts: grpo,
+ * --variants and the names in --set are the variant table's (src/settings/variant-table.ts);
+ * --estimator sets the algorithm's advantage estimator (src/settings/estimator-table.ts: grpo,
  * grpo-stable, rloo, reinforce++, reinforce++-baseline); a variant with its own estimator
  * (StructReward: grpo-stable) keeps it unless --set VARIANT.estimator=NAME.
  * --set (repeatable) sets one weight (grr.lambda=0.5), judge setting (grr.delta=0.1),
@@ -23,7 +23,7 @@
  * On a CPU adapter (SwiftShader) the small model is used unless --full-size.
  * With --out, DIR also gets each variant's final parameters as <variant>.ckpt
  * (a cold start for another run with --checkpoint), and the run snapshot
- * (src/rl/snapshot.ts: every variant's parameters and AdamW state) is written
+ * (src/run/snapshot.ts: every variant's parameters and AdamW state) is written
  * after every RL step to snapshot.rlsnap.partial (snapshot.rlsnap at the end).
  * --prm FILE reads the learned PRM of the `prm` variant from FILE instead of
  * the shipped public/prm file; a missing, corrupt or wrong-shaped PRM stops
@@ -39,20 +39,20 @@
  * progress in the .partial files).
  * --seeds trains every variant once per seed from the same cold start; the
  * JSON then gives each variant's final metrics per seed and as the mean with
- * a 95 % Student-t interval over seeds (src/rl/seed-stats.ts).
+ * a 95 % Student-t interval over seeds (src/experiments/seed-stats.ts).
  * Prints progress on stderr and ends with one JSON line on stdout:
  *   {"preset", "sft": {metrics}, "variants": {"<name>": {"final": {metrics}}}, "out"?: DIR}
  *   on failure: {"error": message, "out"?: DIR, "partial"?: [files]} (exit 1).
  *   with --seeds: {"preset", "seeds", "sft", "variants": {"<name>": {"final": {mean metrics},
  *   "ci95": {"<metric>": [lo, hi]}, "per_seed": {"<seed>": {metrics}}}}}
  */
-import { Trainer } from "../rl/trainer";
-import { presetExperiment, PRESET_NAMES } from "../rl/presets";
-import { estimatorEntry } from "../rl/estimator-table";
-import { variantEntry } from "../rl/variant-table";
-import { applyVariantSetting } from "../rl/variant-settings";
-import { createInProcessScorer } from "../rl/reward-client";
-import { PRM_FILE } from "../rl/prm-file";
+import { RunController } from "../run/run-controller";
+import { presetExperiment, PRESET_NAMES } from "../settings/presets";
+import { estimatorEntry } from "../settings/estimator-table";
+import { variantEntry } from "../settings/variant-table";
+import { applyVariantSetting } from "../settings/variant-settings";
+import { createInProcessScorer } from "../run/reward-client";
+import { PRM_FILE } from "../prm/file";
 import { nodePrm } from "./node-prm";
 import type { EvalMetrics } from "../rl/eval-metrics";
 import { existsSync, readFileSync } from "node:fs";
@@ -61,9 +61,9 @@ import { loadCheckpoint, saveCheckpoint, type Checkpoint } from "../model/checkp
 import { givenFlags, parseExperimentFlags } from "./flag-errors";
 import { checkInputFile, chooseRunFolder, finishCli, RunFiles } from "./out-files";
 import { consoleSink, nodeContext, REPO_ROOT, parseFlags, parseSeedList } from "./node-run";
-import { summarizeSeeds } from "../rl/seed-stats";
-import type { MetricRow } from "../rl/run-types";
-import { decodeSnapshot, encodeSnapshot, type RunSnapshot } from "../rl/snapshot";
+import { summarizeSeeds } from "../experiments/seed-stats";
+import type { MetricRow } from "../run/run-types";
+import { decodeSnapshot, encodeSnapshot, type RunSnapshot } from "../run/snapshot";
 
 /** Final eval metrics of one variant: per seed, and (several seeds) mean with a 95 % t-interval. */
 function finalMetrics(rows: readonly MetricRow[], name: string, seeds: number[] | undefined) {
@@ -107,7 +107,7 @@ const FLAG_OF_FIELD = {
 /** The run's files (with --out), for the error line when the run fails. */
 let runFiles: RunFiles | null = null;
 
-/** Name of the run snapshot in the --out folder (src/rl/snapshot.ts). */
+/** Name of the run snapshot in the --out folder (src/run/snapshot.ts). */
 const SNAPSHOT_FILE = "snapshot.rlsnap";
 /** The flags that may go with --resume (the rest would change the snapshot's experiment). */
 const WITH_RESUME = new Set(["resume", "steps", "out", "force", "quiet", "dry-run", "prm"]);
@@ -138,7 +138,7 @@ interface Driven {
 }
 
 /**
- * A Trainer on Node: the device from nodeContext, the in-process scorer and
+ * A RunController on Node: the device from nodeContext, the in-process scorer and
  * the site's files from public/ (a path may also be absolute, e.g. a
  * --checkpoint file). Its events go to `sink`; with `files`, the run's
  * snapshot is written after every RL step (snapshot.rlsnap.partial).
@@ -148,10 +148,10 @@ function nodeTrainer(
   files: RunFiles | null,
   fromStep: number,
   prmFile: string,
-): { trainer: Trainer; driven: Driven } {
+): { controller: RunController; driven: Driven } {
   const driven: Driven = { error: null, coldStartEval: null, lastSftEval: null };
   let written = fromStep;
-  const trainer: Trainer = new Trainer(
+  const controller: RunController = new RunController(
     {
       createContext: nodeContext,
       createScorer: () => createInProcessScorer(nodePrm(prmFile)),
@@ -182,9 +182,9 @@ function nodeTrainer(
           return;
         case "status":
           // The snapshot after every step: a crashed run resumes from it (--resume).
-          if (files && ev.phase === "rl" && ev.step !== written && trainer.snapshot) {
+          if (files && ev.phase === "rl" && ev.step !== written && controller.snapshot) {
             written = ev.step;
-            files.writeProgress(SNAPSHOT_FILE, encodeSnapshot(trainer.snapshot));
+            files.writeProgress(SNAPSHOT_FILE, encodeSnapshot(controller.snapshot));
           }
           return;
         default:
@@ -192,10 +192,10 @@ function nodeTrainer(
       }
     },
   );
-  return { trainer, driven };
+  return { controller, driven };
 }
 
-/** Throws the first error the trainer reported. */
+/** Throws the first error the controller reported. */
 function throwIfFailed(driven: Driven): void {
   if (driven.error !== null) throw new Error(driven.error);
 }
@@ -339,21 +339,21 @@ async function main(): Promise<void> {
       sink.log(
         `note: ${v.name} trains with its own estimator ${v.estimator} (--set ${v.name}.estimator=${exp.algorithm.estimator} to change)`,
       );
-  const { trainer, driven } = nodeTrainer(
+  const { controller, driven } = nodeTrainer(
     sink,
     runFiles,
     resumed?.step ?? 0,
     flags.prm !== undefined ? resolve(String(flags.prm)) : resolve(REPO_ROOT, "public", PRM_FILE),
   );
   if (resumed)
-    await trainer.send({
+    await controller.send({
       type: "init",
       experiment: exp,
       resume: encodeSnapshot({ ...resumed, experiment: exp }),
       evalColdStart: true,
     });
   else
-    await trainer.send({
+    await controller.send({
       type: "init",
       experiment: exp,
       checkpoint: flags.checkpoint !== undefined ? resolve(String(flags.checkpoint)) : undefined,
@@ -362,9 +362,9 @@ async function main(): Promise<void> {
       sftEvalEvery: 0,
     });
   throwIfFailed(driven);
-  let run = trainer.run!;
-  const ckpt = trainer.coldStartCheckpoint;
-  const ctx = trainer.context!;
+  let run = controller.run!;
+  const ckpt = controller.coldStartCheckpoint;
+  const ctx = controller.context!;
   sink.log(`adapter: ${ctx.adapter.description}${ctx.adapter.isFallback ? " (CPU fallback)" : ""}`);
   if (run.experiment.modelSize !== exp.modelSize)
     sink.log("Pass --full-size to keep the default d = 128, 4 layers.");
@@ -374,11 +374,11 @@ async function main(): Promise<void> {
       ? `model: ${run.paramCount} parameters, resumed from ${String(flags.resume)} at step ${resumed.step}`
       : `model: ${run.paramCount} parameters, ${ckpt ? `cold start from ${flags.checkpoint ? String(flags.checkpoint) : "the shipped SFT checkpoint"}${ckpt.meta?.step !== undefined ? ` (SFT step ${ckpt.meta.step})` : ""}` : `SFT from scratch (${exp.sftSteps} steps)`}`,
   );
-  await trainer.send({ type: "start" });
-  await trainer.whenIdle();
+  await controller.send({ type: "start" });
+  await controller.whenIdle();
   throwIfFailed(driven);
   // A lost device rebuilds the run: take the one that finished.
-  run = trainer.run!;
+  run = controller.run!;
   if (run.step < exp.algorithm.steps)
     throw new Error(`the run stopped at step ${run.step} of ${exp.algorithm.steps}`);
   // The cold start's metrics: SFT's final eval when it ran, else the step-0 eval.
@@ -416,7 +416,7 @@ async function main(): Promise<void> {
       }
     }
   }
-  await trainer.dispose();
+  await controller.dispose();
   const outDir = runFiles?.dir;
   if (runFiles) {
     runFiles.commit(outputs);

@@ -1,10 +1,10 @@
 /**
  * The learned PRM on Node (the CLI's in-process reward scorer): read from a
- * file on first use (src/rl/prm-file.ts names the file in every error).
+ * file on first use (src/prm/file.ts names the file in every error).
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { cachedPrm, openPrm } from "../rl/prm-file";
-import type { PrmProvider } from "../rl/reward-client";
+import { cachedPrm, openPrm } from "../prm/file";
+import type { PrmProvider } from "../run/reward-client";
 
 /** The PRM in `file` (absolute path), opened on first use; a missing file is an error naming it. */
 export function nodePrm(file: string): PrmProvider {

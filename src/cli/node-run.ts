@@ -9,10 +9,10 @@ import { requestNodeDevice } from "../gpu/node-gpu";
 import { loadCheckpoint } from "../model/checkpoint";
 import { loadMnistSubsetNode } from "../tasks/mnist-data-node";
 import type { MnistSubset } from "../tasks/mnist-data";
-import type { Experiment } from "../rl/experiment";
-import { checkpointPath } from "../rl/checkpoints";
-import type { RunSink } from "../rl/runner";
-import type { MetricRow } from "../rl/run-types";
+import type { Experiment } from "../settings/experiment";
+import { checkpointPath } from "../settings/checkpoints";
+import type { RunSink } from "../run/lab-run";
+import type { MetricRow } from "../run/run-types";
 import type { RunFiles } from "./out-files";
 
 /** Repository root (two levels above src/cli). */

@@ -28,14 +28,14 @@ import { existsSync, readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { SMALL_CONFIG } from "../model/config";
 import { loadCheckpoint } from "../model/checkpoint";
-import { parseExperiment } from "../rl/experiment";
-import { inProcessScorer } from "../rl/reward-client";
-import { LabRun } from "../rl/runner";
+import { parseExperiment } from "../settings/experiment";
+import { inProcessScorer } from "../run/reward-client";
+import { LabRun } from "../run/lab-run";
 import {
   MAX_STABILITY_GROUP_SIZE,
   MAX_STABILITY_PROMPTS,
   stabilityReport,
-} from "../rl/stability-run";
+} from "../experiments/stability-study";
 import { DEFAULT_AUDITOR } from "../rewards/auditor-judge";
 import { checkpointFile, consoleSink, mnistFor, nodeContext, parseFlags } from "./node-run";
 import { checkInputFile, finishCli } from "./out-files";

@@ -5,7 +5,7 @@
  * Starts from the shipped open-ended SFT cold start of the size
  * (public/checkpoints/sft-digits2-open-<size>.ckpt), fine-tunes it on the GPU
  * engine as a generative step verifier on the true step traces of open-ended
- * and multiple-choice digit prompts (src/rl/prm-data.ts), prints held-out
+ * and multiple-choice digit prompts (src/prm/data.ts), prints held-out
  * step-level accuracy, AUC and step-matched AUC (correct vs corrupted steps)
  * before and after, and writes the weights as a lab checkpoint (default public/prm/prm-digits2-<size>.ckpt,
  * meta `kind: "prm"`), under a temporary name then renamed. Bad flags fail
@@ -17,7 +17,7 @@ import { loadCheckpoint, saveCheckpoint } from "../model/checkpoint";
 import { createTaskGenerator } from "../tasks/generator";
 import { loadMnistSubsetNode } from "../tasks/mnist-data-node";
 import { VOCAB } from "../tasks/tokenizer";
-import { trainPrm } from "../rl/prm-train";
+import { trainPrm } from "../prm/train";
 import { checkInputFile, checkOutputFile, finishCli, writeFileAtomic } from "./out-files";
 import { nodeContext, parseFlags, REPO_ROOT } from "./node-run";
 

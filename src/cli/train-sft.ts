@@ -28,10 +28,10 @@ import { readFileSync } from "node:fs";
 import { loadCheckpoint, saveCheckpoint, type Checkpoint } from "../model/checkpoint";
 import { givenFlags, parseExperimentFlags } from "./flag-errors";
 import { checkInputFile, checkOutputFile, finishCli, writeFileAtomic } from "./out-files";
-import { LabRun, taskGeneratorFor } from "../rl/runner";
-import { runModel } from "../rl/lab-model";
+import { LabRun, taskGeneratorFor } from "../run/lab-run";
+import { runModel } from "../engine/lab-model";
 import { extendPositions } from "../model/resize";
-import { inProcessScorer } from "../rl/reward-client";
+import { inProcessScorer } from "../run/reward-client";
 import { VOCAB } from "../tasks/tokenizer";
 import { checkpointFile, consoleSink, mnistFor, nodeContext, parseFlags } from "./node-run";
 

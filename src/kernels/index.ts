@@ -13,7 +13,7 @@
  *   gelu        forward, backward
  *   embed       patchify, embeddings forward and backward; decode
  *   loss        per-token log-softmax and loss terms, aggregation, logits gradient
- *   adamw       global-norm clipping and AdamW (src/kernels/adamw, used by src/rl/engine.ts)
+ *   adamw       global-norm clipping and AdamW (src/kernels/adamw, used by src/engine/lab-engine.ts)
  *   advantages  group advantage estimators (src/kernels/advantages)
  *   sample      token sampling of the generator (src/kernels/sample)
  *   decode      row gather and step counter of the generator (src/kernels/decode)

@@ -10,7 +10,7 @@
  * through the same forward with `forwardLogprobs(buffer)`; its dispatches are
  * prepared on first use and cached, so steady-state steps allocate nothing.
  *
- * One step = setBatch (queue writes) → sftStep / policyStep (forward, loss,
+ * One step = setBatch (queue writes) → sftForwardBackward / policyForwardBackward (forward, loss,
  * backward recorded into the context and submitted ONCE) → readStats (ONE
  * read-back of 8 floats; throws on a non-finite loss).
  *
@@ -46,8 +46,8 @@ export interface TrainBatch {
   mask?: Float32Array | GPUBuffer;
 }
 
-/** Options of policyStep (docs/reward-spec.md §1). Per-token arrays are [B, textLen], aligned with tokens. */
-export interface PolicyStepOptions {
+/** Options of policyForwardBackward (docs/reward-spec.md §1). Per-token arrays are [B, textLen], aligned with tokens. */
+export interface PolicyForwardBackwardOptions {
   /** [B] per-rollout advantages. */
   advantages: Float32Array | GPUBuffer;
   /**
@@ -1129,7 +1129,7 @@ export class TrainGraph {
    * One SFT step's forward and backward: mean cross-entropy over the masked
    * tokens (setBatch's mask), gradients into `grads` (zeroed first). Submits once.
    */
-  sftStep(): void {
+  sftForwardBackward(): void {
     const { ctx } = this;
     this.logitsGradCall.set({ invTemp: 1 });
     this.recordForward(this.params);
@@ -1147,21 +1147,24 @@ export class TrainGraph {
    * Gradients go into `grads` (zeroed first). Submits once.
    * @throws Error on out-of-range options or size mismatches.
    */
-  policyStep(opts: PolicyStepOptions): void {
+  policyForwardBackward(opts: PolicyForwardBackwardOptions): void {
     const { ctx, B, textLen: L } = this;
     const clipEps = opts.clipEps ?? 0.2;
     const beta = opts.beta ?? 0;
     const agg = opts.aggregation ?? AGG_DEFAULT;
     const normLength = opts.normLength ?? L - 1;
     if (!(clipEps >= 0 && clipEps < 1))
-      throw new Error(`policyStep: clipEps must be in [0, 1), got ${clipEps}`);
+      throw new Error(`policyForwardBackward: clipEps must be in [0, 1), got ${clipEps}`);
     if (!(beta >= 0) || !Number.isFinite(beta))
-      throw new Error(`policyStep: beta must be a finite number ≥ 0, got ${beta}`);
-    if (!(agg in K.AGGREGATION)) throw new Error(`policyStep: unknown aggregation '${agg}'`);
-    if (!(normLength > 0)) throw new Error(`policyStep: normLength must be > 0, got ${normLength}`);
-    if (beta > 0 && !opts.refLogprobs) throw new Error("policyStep: beta > 0 needs refLogprobs");
+      throw new Error(`policyForwardBackward: beta must be a finite number ≥ 0, got ${beta}`);
+    if (!(agg in K.AGGREGATION))
+      throw new Error(`policyForwardBackward: unknown aggregation '${agg}'`);
+    if (!(normLength > 0))
+      throw new Error(`policyForwardBackward: normLength must be > 0, got ${normLength}`);
+    if (beta > 0 && !opts.refLogprobs)
+      throw new Error("policyForwardBackward: beta > 0 needs refLogprobs");
     const temperature = opts.temperature ?? 1;
-    checkTemperature("policyStep", temperature);
+    checkTemperature("policyForwardBackward", temperature);
     this.put(this.advantages, opts.advantages, B, "advantages");
     if (opts.oldLogprobs) this.put(this.oldLogprobs, opts.oldLogprobs, B * L, "oldLogprobs");
     if (opts.refLogprobs) this.put(this.refLogprobs, opts.refLogprobs, B * L, "refLogprobs");

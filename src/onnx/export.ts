@@ -19,7 +19,7 @@
  *   tokens  int32   [batch, textLen] prompt left-padded with PAD, then the
  *                                    response, PAD elsewhere (TrainBatch.tokens)
  *   logits  float32 [batch, textLen, V]  text row s predicts token s + 1
- * or, with `tokenLogprobs` (the learned PRM, src/rl/prm-onnx.ts), instead of logits:
+ * or, with `tokenLogprobs` (the learned PRM, src/prm/onnx.ts), instead of logits:
  *   token_logprobs float32 [batch, textLen]  column s: log p(tokens[s] | images,
  *                                    tokens[<s]) (LogSoftmax, then GatherElements
  *                                    of the next token); column 0 holds 0

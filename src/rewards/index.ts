@@ -13,19 +13,6 @@ export { answersEquivalent, normalizeAnswer } from "./equivalence";
 export { parseJudgeRanking, parseJudgeScore } from "./judge-json";
 export type { JudgeRanking, JudgeScore } from "./judge-json";
 
-// Advantages (CPU reference of the GPU kernel).
-export {
-  groupAdvantages,
-  groupAdvantageStats,
-  foldKlIntoRewards,
-  ADVANTAGE_METHODS,
-  ADVANTAGE_PRESETS,
-  DEFAULT_EPS,
-  DEFAULT_STD,
-  GRPO_STABLE,
-} from "../rl/advantages";
-export type { AdvantageMethod, AdvantageStats, StdKind } from "../rl/advantages";
-
 // Shared shapes and helpers.
 export type { GroupScore, RolloutScore } from "./rollout";
 export { rewardsForAdvantages } from "./rollout";
@@ -59,8 +46,6 @@ export {
   DEFAULT_AUDITOR,
 } from "./auditor-judge";
 export type { AuditorConfig, Audit } from "./auditor-judge";
-export { stabilityStudy } from "./stability";
-export type { StabilityResult } from "./stability";
 
 // StructReward.
 export {

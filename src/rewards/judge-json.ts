@@ -18,7 +18,7 @@ export const MAX_JUDGE_REPLY_CHARS = 200_000;
 
 /**
  * Largest `numCandidates` of parseJudgeRanking (lab choice: 16 × the lab's
- * largest group, MAX_GROUP_SIZE 64 of src/rl/experiment.ts). The result holds
+ * largest group, MAX_GROUP_SIZE 64 of src/settings/experiment.ts). The result holds
  * one rank per candidate, so the bound keeps its size in check.
  */
 export const MAX_JUDGE_CANDIDATES = 1024;

@@ -42,7 +42,7 @@ import { BOS_ID, buildModelTokens, encode, EOS_ID, PAD_ID, SEP_ID } from "../tas
 /** Token that starts the judgment in a row (`?`; see the layout above). */
 export const JUDGE_MARK_ID = encode("?")[0];
 import type { TaskPrompt } from "../tasks/types";
-import type { TextBatch, TextShape } from "./sequences";
+import type { TextBatch, TextShape } from "../engine/sequences";
 
 /** The four auxiliary tasks (StructReward §3.3: pointwise, pairwise; §3.4: locate, choose). */
 export type AuxKind = "pointwise" | "pairwise" | "locate" | "choose";
@@ -53,6 +53,12 @@ export interface AuxOptions {
   recycle: boolean;
   /** Hard negatives: locate and choose examples (StructReward §3.4). */
   hardNegatives: boolean;
+}
+
+/** A variant's auxiliary step settings (the variant table's `auxiliary`). */
+export interface AuxConfig extends AuxOptions {
+  /** The auxiliary learning rate as a multiple of the RL step's lr (lab choice, default 1). */
+  lrScale: number;
 }
 
 /** One example as token ids, before padding. */

@@ -6,7 +6,7 @@
  *
  * Lab choices (the paper gives no weight or schedule for L_recycle and
  * L_hard): one cross-entropy step per RL step on the policy's parameters
- * (LabEngine.sftStep: mean cross-entropy over the target tokens) with its own
+ * (LabEngine.sftUpdate: mean cross-entropy over the target tokens) with its own
  * AdamW state (LabEngine.auxOptimizer: the run's gradient clip, no weight
  * decay), at learning rate `lrScale` × the RL learning rate; its rows are
  * the step's rollout count, so it reuses the update's graph. Sharing the
@@ -19,15 +19,9 @@
 import { deriveSeed } from "../tasks/rng";
 import type { TaskPrompt } from "../tasks/types";
 import { mulberry32 } from "../rewards/index";
-import type { LabEngine, Policy } from "./engine";
-import { buildAuxBatch, type AuxOptions } from "./aux-examples";
-import type { AuxMetricKey } from "./metric-table";
-
-/** A variant's auxiliary step settings (the variant table's `auxiliary`). */
-export interface AuxConfig extends AuxOptions {
-  /** The auxiliary learning rate as a multiple of the RL step's lr (lab choice, default 1). */
-  lrScale: number;
-}
+import type { LabEngine, Policy } from "../engine/lab-engine";
+import { buildAuxBatch, type AuxConfig } from "./aux-examples";
+import type { AuxMetricKey } from "../settings/metric-table";
 
 /** The aux rows' metric values; `aux_loss` only when the auxiliary update ran. */
 type AuxValues = Record<Exclude<AuxMetricKey, "aux_loss">, number> & { aux_loss?: number };
@@ -39,7 +33,7 @@ type AuxValues = Record<Exclude<AuxMetricKey, "aux_loss">, number> & { aux_loss?
  * @returns the metric values of the aux rows: `aux_loss` (cross-entropy before
  *   the update; absent when no example qualified and nothing ran), the examples
  *   trained per kind, the dropped count, and `aux_ms`.
- * @throws Error on a NaN/Inf loss (the auxiliary update does not run), as LabEngine.sftStep.
+ * @throws Error on a NaN/Inf loss (the auxiliary update does not run), as LabEngine.sftUpdate.
  */
 export async function auxStep(
   engine: LabEngine,
@@ -74,7 +68,7 @@ export async function auxStep(
   };
   if (aux.examples.length > 0)
     out.aux_loss = (
-      await engine.sftStep(
+      await engine.sftUpdate(
         policy,
         aux.images,
         aux.text,

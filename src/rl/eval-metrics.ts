@@ -22,11 +22,11 @@
 import { answersEquivalent, metricRecords, oscr, paperMetrics, parseTrace } from "../rewards/index";
 import { strictFormatOk } from "../rewards/structreward";
 import type { TaskPrompt } from "../tasks/types";
-import type { EvalMetricKey } from "./metric-table";
+import type { EvalMetricKey } from "../settings/metric-table";
 
 /**
  * Eval metrics, all in [0, 1] (incR's denominator excludes N/A): one number
- * per eval key of the metric table (./metric-table.ts), which holds each
+ * per eval key of the metric table (../settings/metric-table.ts), which holds each
  * one's formula and source; `oscr` only where it was measured.
  */
 export type EvalMetrics = Record<Exclude<EvalMetricKey, "oscr">, number> & { oscr?: number };

@@ -10,18 +10,16 @@
  *     as a forced prefix, and sample the answer after it.
  * Both return per-group results the reward side scores (GroupPasses).
  */
-import { decodeResponse, encode } from "../tasks/tokenizer";
+import { decodeResponse, EOS_ID, THINK_END_ID } from "../tasks/tokenizer";
 import { deriveSeed, Rng } from "../tasks/rng";
 import { reaskWithShuffledOptions } from "../tasks/generator";
 import type { TaskPrompt } from "../tasks/types";
 import type { GenerateResult } from "../model/generate";
-import type { LabEngine, Policy } from "./engine";
-import type { AlgorithmConfig } from "./experiment";
+import type { LabEngine, Policy } from "../engine/lab-engine";
+import type { AlgorithmConfig } from "../settings/experiment";
 import { perturbImages, type NoiseRange } from "./perturb";
-import { imageTensor, promptTensor, row } from "./sequences";
-import type { GroupPasses } from "./variant-table";
-
-const THINK_END_ID = encode("</think>")[0];
+import { imageTensor, promptTensor, row } from "../engine/sequences";
+import type { GroupPasses } from "../settings/variant-table";
 
 /** SCS's pass settings (the scs variant's weights). */
 export interface ContinuationSettings extends NoiseRange {
@@ -103,7 +101,7 @@ export async function truncatedContinuations(
   const { k, m } = settings;
   if (!(k >= 0 && k <= 1)) throw new Error(`truncatedContinuations: k must be in [0, 1], got ${k}`);
   const { promptLen, maxNew } = engine.shape;
-  const eos = encode("<eos>")[0];
+  const eos = EOS_ID;
   const n = prompts.length * groupSize;
   const pixels = prompts[0].image.length;
   const perturbed = perturbImages(

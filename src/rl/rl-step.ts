@@ -13,19 +13,25 @@
 import { judgeConsistency, parseTrace, type GroupScore } from "../rewards/index";
 import { decodeResponse } from "../tasks/tokenizer";
 import type { TaskPrompt } from "../tasks/types";
-import type { GroupView, MetricValues } from "./run-types";
-import type { LabEngine, Policy } from "./engine";
-import type { AlgorithmConfig, VariantConfig } from "./experiment";
-import { scoringPrompt, type RewardScorer } from "./reward-client";
-import { foldKlIntoRewards } from "./advantages";
-import { estimatorEntry } from "./estimator-table";
+import type { GroupView, MetricValues } from "../run/run-types";
+import type { LabEngine, Policy } from "../engine/lab-engine";
+import type { AlgorithmConfig, VariantConfig } from "../settings/experiment";
+import { scoringPrompt, type RewardScorer } from "../run/reward-client";
+import { foldKlIntoRewards } from "../kernels/advantages/reference";
+import { estimatorEntry } from "../settings/estimator-table";
 import { evalMetrics } from "./eval-metrics";
-import { COMPONENT_PREFIX, type TrainMetricKey } from "./metric-table";
-import { variantEntry, type GroupPasses, type VariantEntry } from "./variant-table";
+import { COMPONENT_PREFIX, type TrainMetricKey } from "../settings/metric-table";
+import { variantEntry, type GroupPasses, type VariantEntry } from "../settings/variant-table";
 import { optionShuffleReask, truncatedContinuations } from "./passes";
 import { auxStep } from "./aux-step";
 import type { GenerateResult } from "../model/generate";
-import { imageTensor, joinPromptResponse, promptTensor, row, type TextBatch } from "./sequences";
+import {
+  imageTensor,
+  joinPromptResponse,
+  promptTensor,
+  row,
+  type TextBatch,
+} from "../engine/sequences";
 
 /** Inputs of one step. */
 export interface RlStepArgs {

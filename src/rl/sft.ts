@@ -5,8 +5,8 @@
  */
 import type { TaskGenerator } from "../tasks/generator";
 import { deriveSeed, Rng } from "../tasks/rng";
-import type { LabEngine, Policy, UpdateStats } from "./engine";
-import { imageTensor, joinPromptResponse, promptTensor, targetTensor } from "./sequences";
+import type { LabEngine, Policy, UpdateStats } from "../engine/lab-engine";
+import { imageTensor, joinPromptResponse, promptTensor, targetTensor } from "../engine/sequences";
 
 /**
  * Learning rate at `step` of `total`: 1) linear warm-up over the first 5 % of
@@ -35,7 +35,7 @@ export async function sftStep(
     targetTensor(prompts, engine.shape.maxNew),
     engine.shape,
   );
-  return engine.sftStep(
+  return engine.sftUpdate(
     policy,
     imageTensor(prompts),
     text,

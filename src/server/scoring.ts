@@ -29,12 +29,12 @@ import {
   type Judge,
   type RankMapping,
 } from "../rewards/index";
-import { variantEntry } from "../rl/variant-table";
+import { variantEntry } from "../settings/variant-table";
 import type { TaskPrompt } from "../tasks/types";
 import type { AsyncJudge } from "./judge-client";
 import { BadRequest, type GoldLabel, type RolloutInput } from "./protocol";
 
-/** The variants the server computes from texts alone (names of src/rl/variant-table.ts). */
+/** The variants the server computes from texts alone (names of src/settings/variant-table.ts). */
 export const SERVED_VARIANTS = ["rlvr", "structreward", "pointwise-gr", "grr"] as const;
 export type ServedVariant = (typeof SERVED_VARIANTS)[number];
 

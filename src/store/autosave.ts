@@ -8,7 +8,7 @@
 import type { StoreApi } from "zustand/vanilla";
 import { hasRunData, type LabState } from "./lab-store";
 import type { SavedRun } from "./run-db";
-import type { MetricRow } from "../rl/run-types";
+import type { MetricRow } from "../run/run-types";
 
 /** The record an autosave writes (everything but its key and time). */
 export type AutosaveRecord = Omit<SavedRun, "key" | "savedAt">;

@@ -13,9 +13,9 @@
  *   Reset ("pending changes" banner until then).
  */
 import { createStore, type StoreApi } from "zustand/vanilla";
-import type { Experiment, VariantWeights, VariantConfig } from "../rl/experiment";
+import type { Experiment, VariantWeights, VariantConfig } from "../settings/experiment";
 import type { TrainerCommand, TrainerEvent } from "../workers/protocol";
-import type { MetricRow } from "../rl/run-types";
+import type { MetricRow } from "../run/run-types";
 import {
   clearRun,
   initialRunData,
@@ -25,7 +25,7 @@ import {
   type MetricsData,
   type RunData,
 } from "./run-data";
-import { DEFAULT_EXPERIMENT } from "../rl/experiment";
+import { DEFAULT_EXPERIMENT } from "../settings/experiment";
 import type { OverlayInfo } from "../ui/lib/series-meta";
 
 type XAxisKind = "step" | "time";

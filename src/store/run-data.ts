@@ -6,9 +6,9 @@
  * per step would be quadratic) and `metrics.version` is bumped instead, which
  * is what the throttled chart subscription watches.
  */
-import type { GroupView, Marker, MetricRow } from "../rl/run-types";
+import type { GroupView, Marker, MetricRow } from "../run/run-types";
 import type { TrainerEvent, TrainerPhase } from "../workers/protocol";
-import type { StabilityReport } from "../rl/stability-run";
+import type { StabilityReport } from "../experiments/stability-study";
 
 /** Sample groups kept per variant (history for the inspector's step slider). */
 export const MAX_GROUPS_PER_VARIANT = 200;
@@ -60,7 +60,7 @@ export interface RunData {
   /** Last answer to a `stability` command (the Judge stability panel); `version` counts answers. */
   stability: { result: StabilityReport | null; error: string | null; version: number };
   /**
-   * The trainer's latest run snapshot (encoded, src/rl/snapshot.ts) at `step`:
+   * The trainer's latest run snapshot (encoded, src/run/snapshot.ts) at `step`:
    * what "Save current run" and the autosave store, so the run can resume.
    * Null until the trainer posts one and after a reset.
    */

@@ -1,31 +1,21 @@
 /**
  * Saved runs in this browser's IndexedDB (via `idb`): the experiment, every
  * metric row and marker of a run, so it can be viewed again after a reload,
- * and the trainer's run snapshot (src/rl/snapshot.ts: parameters and AdamW
+ * and the trainer's run snapshot (src/run/snapshot.ts: parameters and AdamW
  * state of every variant), so it can be resumed. The autosave (AUTOSAVE_KEY,
  * src/store/autosave.ts) is one such record, overwritten as the run goes.
  * Sample groups (images) are not saved: they are large and per-session.
  */
 import { openDB, type DBSchema, type IDBPDatabase } from "idb";
-import { DEFAULT_EXPERIMENT, type Experiment } from "../rl/experiment";
-import type { MetricsData } from "./run-data";
-import { checkSavedRun, checkSavedRunSummary } from "./saved-run-check";
+import { DEFAULT_EXPERIMENT } from "../settings/experiment";
+import {
+  checkSavedRun,
+  checkSavedRunSummary,
+  type SavedRun,
+  type SavedRunSummary,
+} from "./saved-run-check";
 
-export interface SavedRun {
-  key: string;
-  name: string;
-  savedAt: number;
-  experiment: Experiment;
-  lastStep: number;
-  lastEval: Record<string, Record<string, number>>;
-  metrics: MetricsData;
-  /** The run snapshot (encodeSnapshot bytes) to resume from; absent: view only. */
-  snapshot?: Uint8Array;
-  /** The RL step of `snapshot`. */
-  snapshotStep?: number;
-}
-
-export type SavedRunSummary = Omit<SavedRun, "metrics" | "snapshot">;
+export type { SavedRun, SavedRunSummary } from "./saved-run-check";
 
 /** Key of the autosaved record of the live run (overwritten by each autosave). */
 export const AUTOSAVE_KEY = "autosave";

@@ -8,8 +8,25 @@
  */
 import { z } from "zod";
 import { assertNoForbiddenKeys } from "../lib/untrusted";
-import { parseExperiment } from "../rl/experiment";
-import type { SavedRun, SavedRunSummary } from "./run-db";
+import { parseExperiment, type Experiment } from "../settings/experiment";
+import type { MetricsData } from "./run-data";
+
+/** A saved run as IndexedDB holds it (./run-db.ts). */
+export interface SavedRun {
+  key: string;
+  name: string;
+  savedAt: number;
+  experiment: Experiment;
+  lastStep: number;
+  lastEval: Record<string, Record<string, number>>;
+  metrics: MetricsData;
+  /** The run snapshot (encodeSnapshot bytes) to resume from; absent: view only. */
+  snapshot?: Uint8Array;
+  /** The RL step of `snapshot`. */
+  snapshotStep?: number;
+}
+
+export type SavedRunSummary = Omit<SavedRun, "metrics" | "snapshot">;
 
 /** Any number, NaN and ±Infinity included (a diverged run's metrics are still worth showing). */
 const anyNumber = z.custom<number>((v) => typeof v === "number", "expected a number");

@@ -115,6 +115,8 @@ export const PAD_ID = tokenId(PAD);
 export const BOS_ID = tokenId(BOS);
 export const EOS_ID = tokenId(EOS);
 export const SEP_ID = tokenId(SEP);
+/** `</think>`: the end of the reasoning block (ACRE's re-ask forces the response up to it). */
+export const THINK_END_ID = tokenId("</think>");
 
 /** Longest prompt the model reads: BOS + question + options + SEP (lab choice; every task prompt fits, a test checks). */
 export const MAX_PROMPT_TOKENS = 40;

@@ -8,7 +8,7 @@
 import { numPatches } from "../model/config";
 import { exportPolicyOnnx } from "../onnx/export";
 import { createOnnxSession, type OnnxSessionOptions } from "../onnx/session";
-import type { RunSnapshot } from "../rl/snapshot";
+import type { RunSnapshot } from "../run/snapshot";
 import { PAD_ID } from "../tasks/tokenizer";
 
 /** What the page gets: the file and where it comes from. */

@@ -1,17 +1,17 @@
 /**
  * Typed messages between the page (main thread) and the trainer worker: the
- * trainer's commands and events (src/rl/trainer.ts) plus the worker's own
+ * trainer's commands and events (src/run/run-controller.ts) plus the worker's own
  * (file locations at init, render windows). Every message has a `type`; a
  * receiver answers an unknown type with an `error` event naming it (never
- * ignores it). The run types the events carry live in src/rl/run-types.ts.
+ * ignores it). The run types the events carry live in src/run/run-types.ts.
  */
 import type {
   TrainerCommand as ControllerCommand,
   TrainerEvent as ControllerEvent,
-} from "../rl/trainer";
+} from "../run/run-controller";
 
-export type { GroupView } from "../rl/run-types";
-export type { TrainerPhase } from "../rl/trainer";
+export type { GroupView } from "../run/run-types";
+export type { TrainerPhase } from "../run/run-controller";
 
 /** The init message: the trainer's init, with where the worker reads the site's files. */
 type InitMessage = Omit<Extract<ControllerCommand, { type: "init" }>, "checkpoint"> & {
@@ -23,7 +23,7 @@ type InitMessage = Omit<Extract<ControllerCommand, { type: "init" }>, "checkpoin
 
 /**
  * Commands the page sends to the trainer worker: the trainer's commands
- * (src/rl/trainer.ts), with the init message's file locations, and the
+ * (src/run/run-controller.ts), with the init message's file locations, and the
  * answer to a render window.
  */
 export type TrainerCommand =

@@ -8,12 +8,12 @@
  * Out: { type: "scored", id, response } | { type: "error", id, message }
  * The PRM is fetched and opened on the first batch of a variant that reads it;
  * a missing, corrupt or wrong-shaped file fails those batches with an error
- * naming the file (src/rl/prm-file.ts), and every other variant's batch is
+ * naming the file (src/prm/file.ts), and every other variant's batch is
  * scored as before.
  */
 import { ortWasmPaths } from "../onnx/browser-wasm";
-import { cachedPrm, openPrm } from "../rl/prm-file";
-import { scoreRequest, type PrmProvider, type ScoreRequest } from "../rl/reward-client";
+import { cachedPrm, openPrm } from "../prm/file";
+import { scoreRequest, type PrmProvider, type ScoreRequest } from "../run/reward-client";
 
 declare const self: DedicatedWorkerGlobalScope;
 

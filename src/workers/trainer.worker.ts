@@ -1,6 +1,6 @@
 /// <reference lib="webworker" />
 /**
- * Trainer worker: a message adapter over the run controller (src/rl/trainer.ts),
+ * Trainer worker: a message adapter over the run controller (src/run/run-controller.ts),
  * which owns the WebGPU device and the LabRun (all model math), with a nested
  * reward worker as its scorer (all reward math), so the page only renders.
  * Messages are the typed ones of ./protocol.ts; an unknown command type is
@@ -10,10 +10,10 @@
  */
 import { GpuContext } from "../gpu/context";
 import { requestLabDevice } from "../gpu/device";
-import { Trainer } from "../rl/trainer";
+import { RunController } from "../run/run-controller";
 import { asTrainerCommand, type TrainerCommand, type TrainerEvent } from "./protocol";
 import { createRewardWorkerScorer } from "./reward-worker-client";
-import { PRM_FILE } from "../rl/prm-file";
+import { PRM_FILE } from "../prm/file";
 import { exportVariantOnnx } from "./onnx-export";
 import { ortWasmPaths } from "../onnx/browser-wasm";
 
@@ -38,7 +38,7 @@ async function fetchBytes(path: string): Promise<Uint8Array | null> {
   return new Uint8Array(await res.arrayBuffer());
 }
 
-/** Longest the trainer waits for the page to draw (lab choice). */
+/** Longest the controller waits for the page to draw (lab choice). */
 const RENDER_WINDOW_MAX_MS = 3000;
 let renderId = 0;
 const renderWaiters = new Map<number, () => void>();
@@ -48,7 +48,7 @@ const renderWaiters = new Map<number, () => void>();
  * RENDER_WINDOW_MAX_MS passed): the page's thread then has the cores to itself.
  */
 async function renderWindow(): Promise<void> {
-  if (!trainer.context?.adapter.isFallback) return;
+  if (!controller.context?.adapter.isFallback) return;
   const id = ++renderId;
   post({ type: "renderWindow", id });
   await new Promise<void>((resolve) => {
@@ -64,7 +64,7 @@ async function renderWindow(): Promise<void> {
   });
 }
 
-const trainer = new Trainer(
+const controller = new RunController(
   {
     createContext: async () => new GpuContext(await requestLabDevice(navigator.gpu)),
     createScorer: () =>
@@ -93,7 +93,7 @@ self.onmessage = (ev: MessageEvent) => {
   if (cmd.type === "exportOnnx") {
     // Threads when the page is cross-origin isolated (vite.config.ts sends the headers).
     const numThreads = self.crossOriginIsolated ? 2 : 1;
-    exportVariantOnnx(trainer.snapshot, cmd.variant, {
+    exportVariantOnnx(controller.snapshot, cmd.variant, {
       numThreads,
       wasmPaths: ortWasmPaths(),
     }).then(
@@ -110,10 +110,10 @@ self.onmessage = (ev: MessageEvent) => {
   if (cmd.type === "init") {
     const { assetBase: base, checkpointUrl, ...init } = cmd;
     if (base) assetBase = base;
-    void trainer.send({ ...init, checkpoint: checkpointUrl });
+    void controller.send({ ...init, checkpoint: checkpointUrl });
     return;
   }
-  void trainer.send(cmd);
+  void controller.send(cmd);
 };
 
 post({ type: "status", phase: "loading", step: 0 });

@@ -1,4 +1,4 @@
-// `npm run lab -- --out DIR` writes the run snapshot (src/rl/snapshot.ts)
+// `npm run lab -- --out DIR` writes the run snapshot (src/run/snapshot.ts)
 // after every step; `--resume` continues it in a new run to --steps. Sized
 // tiny (RLVR only, G 2, 1 prompt, 4 held-out prompts, 2 + 1 steps).
 import { describe, expect, it } from "vitest";
@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { decodeSnapshot } from "../../src/rl/snapshot";
+import { decodeSnapshot } from "../../src/run/snapshot";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 

@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { VARIANT_TABLE } from "../../src/rl/variant-table";
+import { VARIANT_TABLE } from "../../src/settings/variant-table";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const METRIC_KEYS = ["acc", "rcAcc", "incR", "cbir", "cacr", "formatRate", "stepAcc"];

@@ -17,8 +17,8 @@ import { join, resolve } from "node:path";
 import { build, preview, type PreviewServer } from "vite";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { encodeExperiment } from "../../src/ui/lib/url-state";
-import { presetExperiment } from "../../src/rl/presets";
-import { parseExperiment } from "../../src/rl/experiment";
+import { presetExperiment } from "../../src/settings/presets";
+import { parseExperiment } from "../../src/settings/experiment";
 import { createOnnxSession } from "../../src/onnx/session";
 
 const ROOT = resolve(import.meta.dirname, "../..");

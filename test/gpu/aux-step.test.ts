@@ -15,12 +15,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GpuContext } from "../../src/gpu/context";
 import { loadShippedCheckpoint, mnistFor, nodeContext } from "../../src/cli/node-run";
 import { auxStep } from "../../src/rl/aux-step";
-import { LabEngine } from "../../src/rl/engine";
-import { parseExperiment } from "../../src/rl/experiment";
-import { runModel } from "../../src/rl/lab-model";
-import { inProcessScorer } from "../../src/rl/reward-client";
+import { LabEngine } from "../../src/engine/lab-engine";
+import { parseExperiment } from "../../src/settings/experiment";
+import { runModel } from "../../src/engine/lab-model";
+import { inProcessScorer } from "../../src/run/reward-client";
 import { rlStep } from "../../src/rl/rl-step";
-import { taskGeneratorFor } from "../../src/rl/runner";
+import { taskGeneratorFor } from "../../src/run/lab-run";
 import { Rng } from "../../src/tasks/rng";
 import type { TaskPrompt } from "../../src/tasks/types";
 

@@ -11,7 +11,7 @@ import { GpuContext } from "../../src/gpu/context";
 import { requestNodeDevice } from "../../src/gpu/node-gpu";
 import { initParams } from "../../src/model/init";
 import { referencePolicy, referenceForward, tokenStats } from "../../src/model/reference";
-import { LabEngine } from "../../src/rl/engine";
+import { LabEngine } from "../../src/engine/lab-engine";
 import { TINY, tinyBatch } from "../model/tiny";
 
 const G = 4;

@@ -1,5 +1,5 @@
 /**
- * LabEngine.policyUpdate on the batch's used text columns (src/rl/text-window.ts)
+ * LabEngine.policyUpdate on the batch's used text columns (src/engine/text-window.ts)
  * and with its last block and head on the loss rows only (compactRows),
  * against the same update over every column and every row (trimText and
  * compactRows false): the same loss statistics and the same gradient, on a
@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GpuContext } from "../../src/gpu/context";
 import { requestNodeDevice } from "../../src/gpu/node-gpu";
 import { initParams, seededUniform } from "../../src/model/init";
-import { LabEngine } from "../../src/rl/engine";
-import { textWindow } from "../../src/rl/text-window";
+import { LabEngine } from "../../src/engine/lab-engine";
+import { textWindow } from "../../src/engine/text-window";
 import { PAD_ID } from "../../src/tasks/tokenizer";
 import { expectClose } from "../support/expect-close";
 import { TINY } from "../model/tiny";

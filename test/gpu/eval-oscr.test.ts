@@ -8,10 +8,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GpuContext } from "../../src/gpu/context";
 import { loadShippedCheckpoint, mnistFor, nodeContext } from "../../src/cli/node-run";
-import { parseExperiment } from "../../src/rl/experiment";
-import { inProcessScorer } from "../../src/rl/reward-client";
-import { LabRun, type RunSink } from "../../src/rl/runner";
-import type { MetricRow } from "../../src/rl/run-types";
+import { parseExperiment } from "../../src/settings/experiment";
+import { inProcessScorer } from "../../src/run/reward-client";
+import { LabRun, type RunSink } from "../../src/run/lab-run";
+import type { MetricRow } from "../../src/run/run-types";
 
 function sinkOf(rows: MetricRow[]): RunSink {
   return {

@@ -15,11 +15,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GpuContext } from "../../src/gpu/context";
 import { loadShippedCheckpoint, mnistFor, nodeContext } from "../../src/cli/node-run";
-import { parseExperiment } from "../../src/rl/experiment";
-import { inProcessScorer } from "../../src/rl/reward-client";
-import { LabRun, type RunSink } from "../../src/rl/runner";
-import { parseForkKey } from "../../src/rl/fork-key";
-import type { GroupView, Marker, MetricRow } from "../../src/rl/run-types";
+import { parseExperiment } from "../../src/settings/experiment";
+import { inProcessScorer } from "../../src/run/reward-client";
+import { LabRun, type RunSink } from "../../src/run/lab-run";
+import { parseForkKey } from "../../src/run/fork-key";
+import type { GroupView, Marker, MetricRow } from "../../src/run/run-types";
 
 const exp = parseExperiment({
   modelSize: "small",

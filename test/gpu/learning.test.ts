@@ -78,7 +78,7 @@ describe("learning: SFT on a copy-the-digits task", () => {
     const losses: number[] = [];
     for (let step = 0; step < 300; step++) {
       graph.setBatch(makeBatch(B, 1000 + step));
-      graph.sftStep();
+      graph.sftForwardBackward();
       losses.push((await graph.readStats()).loss);
       adam.step();
       ctx.flush();
@@ -115,7 +115,7 @@ describe("learning: SFT on a copy-the-digits task", () => {
     const bindGroups = ctx.stats.bindGroupsCreated;
     for (let step = 0; step < 100; step++) {
       graph.setBatch(batch);
-      graph.sftStep();
+      graph.sftForwardBackward();
       await graph.readStats();
       adam.step();
       await adam.readStats();

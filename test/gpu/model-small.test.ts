@@ -9,7 +9,7 @@ import { requestNodeDevice } from "../../src/gpu/node-gpu";
 import { numPatches, paramLayout, SMALL_CONFIG } from "../../src/model/config";
 import { TrainGraph } from "../../src/model/graph";
 import { initParams } from "../../src/model/init";
-import { sliceColumns } from "../../src/rl/text-window";
+import { sliceColumns } from "../../src/engine/text-window";
 import { expectClose } from "../support/expect-close";
 import { tinyBatch } from "../model/tiny";
 
@@ -30,7 +30,7 @@ describe("TrainGraph on SMALL_CONFIG", () => {
 
   it("SFT at init: loss ≈ ln V, then a policy step with KL; reports the step time", async () => {
     const d0 = ctx.stats.dispatches;
-    graph.sftStep();
+    graph.sftForwardBackward();
     const s = await graph.readStats();
     const dispatches = ctx.stats.dispatches - d0;
     expect(Math.abs(s.loss - Math.log(SMALL_CONFIG.vocabSize))).toBeLessThan(0.05);
@@ -40,7 +40,7 @@ describe("TrainGraph on SMALL_CONFIG", () => {
     await ctx.sync();
     const tForward = performance.now() - t0;
     const t1 = performance.now();
-    graph.policyStep({
+    graph.policyForwardBackward({
       advantages: Float32Array.from([1, -1, 0.5, -0.5]),
       oldLogprobs: ref,
       refLogprobs: ref,
@@ -63,10 +63,10 @@ describe("TrainGraph on SMALL_CONFIG", () => {
     const ref = graph.forwardLogprobs(graph.params, ctx.createBuffer("refLp2", B * L * 4));
     const old = graph.forwardLogprobs(graph.params, ctx.createBuffer("oldLp2", B * L * 4));
     const advantages = Float32Array.from([0.7, -1.2, 0.3, 0.9]);
-    graph.policyStep({ advantages, oldLogprobs: old, refLogprobs: ref, beta: 0.01 });
+    graph.policyForwardBackward({ advantages, oldLogprobs: old, refLogprobs: ref, beta: 0.01 });
     const a = await graph.readStats();
     const ga = await ctx.readF32(grads, 0, n);
-    graph.policyStep({ advantages, refLogprobs: ref, beta: 0.01 });
+    graph.policyForwardBackward({ advantages, refLogprobs: ref, beta: 0.01 });
     const b = await graph.readStats();
     const gb = await ctx.readF32(grads, 0, n);
     expect(b).toEqual(a);
@@ -95,7 +95,7 @@ describe("TrainGraph on SMALL_CONFIG", () => {
     });
     full.setBatch(batch);
     const refFull = full.forwardLogprobs(full.params, ctx.createBuffer("refFull", B * L * 4));
-    full.policyStep({ advantages, refLogprobs: refFull, beta: 0.02 });
+    full.policyForwardBackward({ advantages, refLogprobs: refFull, beta: 0.02 });
     const a = await full.readStats();
     const ga = await ctx.readF32(full.grads, 0, n);
     const lpFull = await ctx.readF32(refFull, 0, B * L);
@@ -119,7 +119,7 @@ describe("TrainGraph on SMALL_CONFIG", () => {
       window.params,
       ctx.createBuffer("refWin", B * win.len * 4),
     );
-    window.policyStep({ advantages, refLogprobs: refWin, beta: 0.02 });
+    window.policyForwardBackward({ advantages, refLogprobs: refWin, beta: 0.02 });
     const b = await window.readStats();
     const gb = await ctx.readF32(window.grads, 0, n);
     const lpWin = await ctx.readF32(refWin, 0, B * win.len);
@@ -164,7 +164,7 @@ describe("TrainGraph on SMALL_CONFIG", () => {
     const run = async (g: TrainGraph) => {
       g.setBatch(batch);
       const ref = g.forwardLogprobs(g.params, ctx.createBuffer("ref6", B * L * 4));
-      g.policyStep({ advantages, refLogprobs: ref, beta: 0.05 });
+      g.policyForwardBackward({ advantages, refLogprobs: ref, beta: 0.05 });
       return { stats: await g.readStats(), grads: await ctx.readF32(g.grads, 0, n) };
     };
     const a = await run(full);
@@ -207,7 +207,7 @@ describe("TrainGraph on SMALL_CONFIG", () => {
         mask: sliceColumns(batch.mask, L, win),
       });
       const ref = g.forwardLogprobs(g.params, ctx.createBuffer("ref", B * win.len * 4));
-      g.policyStep({ advantages, refLogprobs: ref, beta: 0.03 });
+      g.policyForwardBackward({ advantages, refLogprobs: ref, beta: 0.03 });
       const stats = await g.readStats();
       return {
         stats,

@@ -83,7 +83,7 @@ describe("TrainGraph on the tiny config", () => {
 
   it("SFT loss and the gradient of every named parameter match the reference", async () => {
     const ref = referenceSft(TINY, params, batch, batch.mask);
-    graph.sftStep();
+    graph.sftForwardBackward();
     const stats = await graph.readStats();
     expect(stats.loss).toBeCloseTo(ref.loss, 5);
     expect(stats.tokens).toBe(B * (L - 3));
@@ -164,7 +164,7 @@ describe("TrainGraph on the tiny config", () => {
       temperature: tau,
     };
     const ref = referencePolicy(TINY, params, batch, inputs);
-    graph.policyStep({
+    graph.policyForwardBackward({
       advantages: Float32Array.from(adv),
       oldLogprobs,
       refLogprobs,
@@ -202,21 +202,21 @@ describe("TrainGraph on the tiny config", () => {
   });
 
   it("an SFT step after a τ ≠ 1 policy step uses τ = 1 again", async () => {
-    graph.policyStep({
+    graph.policyForwardBackward({
       advantages: Float32Array.from([1, -1]),
       oldLogprobs: Float32Array.from(refLogprobsAt(1.6)),
       temperature: 1.6,
     });
     await graph.readStats();
     const ref = referenceSft(TINY, params, batch, batch.mask);
-    graph.sftStep();
+    graph.sftForwardBackward();
     expect((await graph.readStats()).loss).toBeCloseTo(ref.loss, 5);
     expectGradsClose(await ctx.readF32(graph.grads), ref.grads);
   });
 
   it("rejects a temperature that is not > 0", () => {
     expect(() =>
-      graph.policyStep({
+      graph.policyForwardBackward({
         advantages: Float32Array.from([1, -1]),
         oldLogprobs: new Float32Array(B * L),
         temperature: 0,
@@ -251,9 +251,9 @@ describe("TrainGraph on the tiny config", () => {
 
   it("is deterministic: the same step twice gives bit-identical gradients", async () => {
     graph.setBatch(batch);
-    graph.sftStep();
+    graph.sftForwardBackward();
     const g1 = await ctx.readF32(graph.grads);
-    graph.sftStep();
+    graph.sftForwardBackward();
     const g2 = await ctx.readF32(graph.grads);
     expect(g2).toEqual(g1);
   });
@@ -261,7 +261,10 @@ describe("TrainGraph on the tiny config", () => {
   it("takes old logprobs already on the GPU (forwardLogprobs into graph.oldLogprobs)", async () => {
     graph.setBatch(batch);
     graph.forwardLogprobs(graph.params, graph.oldLogprobs);
-    graph.policyStep({ advantages: Float32Array.from([1, -1]), oldLogprobs: graph.oldLogprobs });
+    graph.policyForwardBackward({
+      advantages: Float32Array.from([1, -1]),
+      oldLogprobs: graph.oldLogprobs,
+    });
     const s = await graph.readStats();
     // ρ = 1 everywhere: loss = −mean_b A_b = 0, nothing clipped; no refLogprobs: no KL
     expect(s.loss).toBeCloseTo(0, 6);
@@ -286,12 +289,12 @@ describe("TrainGraph on the tiny config", () => {
 
   it("throws a clear error when the loss is not finite", async () => {
     graph.setBatch(batch);
-    graph.policyStep({
+    graph.policyForwardBackward({
       advantages: Float32Array.from([Infinity, 1]),
       oldLogprobs: new Float32Array(B * L),
     });
     await expect(graph.readStats()).rejects.toThrow(/loss is .*diverged/);
-    graph.policyStep({
+    graph.policyForwardBackward({
       advantages: Float32Array.from([NaN, NaN]),
       oldLogprobs: new Float32Array(B * L),
     });
@@ -306,7 +309,7 @@ describe("TrainGraph on the tiny config", () => {
     const p = Float32Array.from(params);
     const losses: number[] = [];
     for (let step = 0; step < 8; step++) {
-      g.sftStep();
+      g.sftForwardBackward();
       losses.push((await g.readStats()).loss);
       const grads = await ctx.readF32(gbuf);
       for (let i = 0; i < p.length; i++) p[i] -= 0.03 * grads[i];
@@ -321,17 +324,17 @@ describe("TrainGraph on the tiny config", () => {
     const old = new Float32Array(B * L);
     const adv = Float32Array.from([0.5, -0.5]);
     graph.setBatch(batch);
-    graph.sftStep();
+    graph.sftForwardBackward();
     await graph.readStats();
     const before = ctx.stats.buffersCreated;
     const bindGroups = ctx.stats.bindGroupsCreated;
     const t0 = performance.now();
     for (let i = 0; i < 50; i++) {
       graph.setBatch(batch);
-      graph.sftStep();
+      graph.sftForwardBackward();
       await graph.readStats();
       graph.forwardLogprobs(graph.params, graph.oldLogprobs);
-      graph.policyStep({ advantages: adv, oldLogprobs: old, beta: 0 });
+      graph.policyForwardBackward({ advantages: adv, oldLogprobs: old, beta: 0 });
       await graph.readStats();
     }
     const ms = (performance.now() - t0) / 100;

@@ -12,8 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GpuContext } from "../../src/gpu/context";
 import { requestNodeDevice } from "../../src/gpu/node-gpu";
 import { initParams } from "../../src/model/init";
-import { LabEngine } from "../../src/rl/engine";
-import { joinPromptResponse, type TextShape } from "../../src/rl/sequences";
+import { LabEngine } from "../../src/engine/lab-engine";
+import { joinPromptResponse, type TextShape } from "../../src/engine/sequences";
 import { TINY } from "../model/tiny";
 
 const shape: TextShape = { promptLen: 3, maxNew: 5 };

@@ -9,10 +9,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GpuContext } from "../../src/gpu/context";
 import { mnistFor, nodeContext } from "../../src/cli/node-run";
-import { parseExperiment } from "../../src/rl/experiment";
-import { inProcessScorer } from "../../src/rl/reward-client";
-import { LabRun, type RunSink } from "../../src/rl/runner";
-import type { GroupView, MetricRow } from "../../src/rl/run-types";
+import { parseExperiment } from "../../src/settings/experiment";
+import { inProcessScorer } from "../../src/run/reward-client";
+import { LabRun, type RunSink } from "../../src/run/lab-run";
+import type { GroupView, MetricRow } from "../../src/run/run-types";
 
 describe("SCS and ACRE train in the RL loop (small model, CPU WebGPU adapter)", () => {
   let ctx: GpuContext;

@@ -14,7 +14,6 @@ import {
   expectedDistinctAnswers,
   extractBoxed,
   extractOptionLetter,
-  groupAdvantages,
   judgeConsistency,
   mulberry32,
   parseJudgeRanking,
@@ -27,6 +26,7 @@ import {
   structReward,
   verifyRollout,
 } from "../../src/rewards/index";
+import { groupAdvantages } from "../../src/kernels/advantages/reference";
 import { digitSumPrompt, trace } from "./fixtures";
 
 const prompt = digitSumPrompt({ digits: [3, 4] });
@@ -353,7 +353,13 @@ describe("numeric rewards", () => {
         ),
         (g, groups, pool, method) => {
           const rewards = pool.slice(0, g * groups) as (number | null)[];
-          const adv = groupAdvantages({ rewards, groupSize: g, method, std: "sample", eps: 1e-6 });
+          const adv = groupAdvantages({
+            rewards,
+            groupSize: g,
+            estimator: method,
+            std: "sample",
+            eps: 1e-6,
+          });
           expect(adv.length).toBe(rewards.length);
           adv.forEach((a, i) => {
             expect(Number.isFinite(a)).toBe(true);

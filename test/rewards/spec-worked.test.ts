@@ -4,14 +4,16 @@ import {
   acreConsistency,
   acreLengthReward,
   expectedDistinctAnswers,
-  groupAdvantages,
-  groupAdvantageStats,
-  ADVANTAGE_PRESETS,
   paperMetrics,
   rankRewards,
   scsConsistency,
   structReward,
 } from "../../src/rewards/index";
+import {
+  groupAdvantages,
+  groupAdvantageStats,
+  ADVANTAGE_PRESETS,
+} from "../../src/kernels/advantages/reference";
 import { trace } from "./fixtures";
 
 const close = (a: number[], b: number[], tol = 1e-12) => {
@@ -203,13 +205,13 @@ describe("advantages (docs/reward-spec.md §1)", () => {
     const a = groupAdvantages({
       rewards: [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
       groupSize: 16,
-      method: "grpo-stable",
+      estimator: "grpo-stable",
       std: "population",
     });
     expect(a[0]).toBe(3); // unclipped (1 − 1/16)/σ = 3.87
     expect(a[1]).toBeCloseTo(-(1 / 16) / Math.sqrt(15 / 256), 6);
     expect(
-      groupAdvantages({ rewards: [0.5, 0.50000001], groupSize: 2, method: "grpo-stable" }),
+      groupAdvantages({ rewards: [0.5, 0.50000001], groupSize: 2, estimator: "grpo-stable" }),
     ).toEqual([0, 0]);
   });
   it("presets after TRL, verl, OpenRLHF", () => {
@@ -218,24 +220,24 @@ describe("advantages (docs/reward-spec.md §1)", () => {
     expect(ADVANTAGE_PRESETS.openrlhf).toEqual({ std: "sample", eps: 1e-9 });
   });
   it("reports zero-std groups and unscorable rollouts", () => {
-    const s = groupAdvantageStats({ rewards: [1, 1, 0, NaN], groupSize: 2, method: "grpo" });
+    const s = groupAdvantageStats({ rewards: [1, 1, 0, NaN], groupSize: 2, estimator: "grpo" });
     expect(s.zeroStdGroups).toBe(2);
     expect(s.fracZeroStd).toBe(1);
     expect(s.unscorable).toBe(1);
     expect(s.advantages).toEqual([0, 0, 0, 0]);
   });
   it("invalid config throws naming the field", () => {
-    expect(() => groupAdvantages({ rewards: [1, 2, 3], groupSize: 2, method: "grpo" })).toThrow(
+    expect(() => groupAdvantages({ rewards: [1, 2, 3], groupSize: 2, estimator: "grpo" })).toThrow(
       /groupSize|length/,
     );
     expect(() =>
-      groupAdvantages({ rewards: [1, 2], groupSize: 2, method: "ppo" as never }),
-    ).toThrow(/method/);
+      groupAdvantages({ rewards: [1, 2], groupSize: 2, estimator: "ppo" as never }),
+    ).toThrow(/estimator/);
     expect(() =>
-      groupAdvantages({ rewards: [1, 2], groupSize: 2, method: "grpo", std: "x" as never }),
+      groupAdvantages({ rewards: [1, 2], groupSize: 2, estimator: "grpo", std: "x" as never }),
     ).toThrow(/std/);
     expect(() =>
-      groupAdvantages({ rewards: [1, 2], groupSize: 2, method: "grpo", eps: -1 }),
+      groupAdvantages({ rewards: [1, 2], groupSize: 2, estimator: "grpo", eps: -1 }),
     ).toThrow(/eps/);
   });
 });

@@ -13,7 +13,6 @@ import {
   paperMetrics,
   parseTrace,
   rewardsForAdvantages,
-  groupAdvantages,
   scoreACRE,
   scoreGRR,
   scorePointwiseGR,
@@ -27,6 +26,7 @@ import {
   verifyRollout,
   type Judge,
 } from "../../src/rewards/index";
+import { groupAdvantages } from "../../src/kernels/advantages/reference";
 import { digitSumPrompt, digitTrace } from "./fixtures";
 
 const prompt = digitSumPrompt({ digits: [3, 4] }); // answer 7 = B; options A 6, B 7, C 8, D 9
@@ -211,7 +211,7 @@ describe("GRR variants with the rubric auditor", () => {
     const adv = groupAdvantages({
       rewards: rewardsForAdvantages(bad),
       groupSize: 2,
-      method: "grpo",
+      estimator: "grpo",
     });
     expect(adv).toEqual([0, 0]);
   });

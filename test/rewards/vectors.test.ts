@@ -11,10 +11,10 @@ import {
   answersEquivalent,
   extractBoxed,
   extractOptionLetter,
-  groupAdvantages,
   parseJudgeRanking,
   parseTrace,
 } from "../../src/rewards/index";
+import { groupAdvantages } from "../../src/kernels/advantages/reference";
 
 interface Vector {
   id: string;
@@ -59,6 +59,11 @@ function buildArgs(v: Vector): Record<string, unknown> {
   if (tpl) {
     delete args.textTemplate;
     args.text = tpl.prefix + tpl.repeat.repeat(tpl.times) + tpl.suffix;
+  }
+  // The cases name the estimator `method`; the lab's reference calls it `estimator`.
+  if (v.fn === "groupAdvantages" && "method" in args) {
+    args.estimator = args.method;
+    delete args.method;
   }
   if (v.fn === "groupAdvantages" && Array.isArray(args.rewards)) {
     const special: Record<string, number> = {

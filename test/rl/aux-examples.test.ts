@@ -20,11 +20,11 @@ import {
   JUDGE_MARK_ID,
   type AuxKind,
 } from "../../src/rl/aux-examples";
-import { parseExperiment } from "../../src/rl/experiment";
-import { runModel } from "../../src/rl/lab-model";
-import { taskGeneratorFor } from "../../src/rl/runner";
-import { applyVariantSetting } from "../../src/rl/variant-settings";
-import { VARIANT_TABLE, variantEntry } from "../../src/rl/variant-table";
+import { parseExperiment } from "../../src/settings/experiment";
+import { runModel } from "../../src/engine/lab-model";
+import { taskGeneratorFor } from "../../src/run/lab-run";
+import { applyVariantSetting } from "../../src/settings/variant-settings";
+import { VARIANT_TABLE, variantEntry } from "../../src/settings/variant-table";
 import { Rng } from "../../src/tasks/rng";
 import { decode, EOS_ID, PAD_ID, SEP_ID } from "../../src/tasks/tokenizer";
 

@@ -17,17 +17,17 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GpuContext } from "../../src/gpu/context";
 import { loadShippedCheckpoint, mnistFor, nodeContext } from "../../src/cli/node-run";
-import { groupAdvantages } from "../../src/rl/advantages";
-import { LabEngine } from "../../src/rl/engine";
-import { ESTIMATOR_NAMES, estimatorEntry } from "../../src/rl/estimator-table";
-import { parseExperiment } from "../../src/rl/experiment";
-import { runModel } from "../../src/rl/lab-model";
-import type { RewardScorer } from "../../src/rl/reward-client";
+import { groupAdvantages } from "../../src/kernels/advantages/reference";
+import { LabEngine } from "../../src/engine/lab-engine";
+import { ESTIMATOR_NAMES, estimatorEntry } from "../../src/settings/estimator-table";
+import { parseExperiment } from "../../src/settings/experiment";
+import { runModel } from "../../src/engine/lab-model";
+import type { RewardScorer } from "../../src/run/reward-client";
 import { rlStep } from "../../src/rl/rl-step";
-import { taskGeneratorFor } from "../../src/rl/runner";
+import { taskGeneratorFor } from "../../src/run/lab-run";
 import type { TaskPrompt } from "../../src/tasks/types";
 import { Rng } from "../../src/tasks/rng";
-import { imageTensor, joinPromptResponse, promptTensor } from "../../src/rl/sequences";
+import { imageTensor, joinPromptResponse, promptTensor } from "../../src/engine/sequences";
 
 const G = 4;
 const exp = parseExperiment({
@@ -110,7 +110,7 @@ describe("rlStep per estimator (small model, CPU WebGPU adapter)", () => {
       const reference = groupAdvantages({
         rewards: distinct.rewards,
         groupSize: G,
-        method: estimator,
+        estimator: estimator,
         std: alg.std,
         eps: alg.eps,
       });

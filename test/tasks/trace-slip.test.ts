@@ -10,9 +10,9 @@ import { buildModelTokens } from "../../src/tasks/tokenizer";
 import { resolveTaskConfig } from "../../src/tasks/config";
 import { evalMetrics } from "../../src/rl/eval-metrics";
 import { parseTrace } from "../../src/rewards/index";
-import { parseExperiment } from "../../src/rl/experiment";
-import { taskGeneratorFor } from "../../src/rl/runner";
-import { checkpointPath } from "../../src/rl/checkpoints";
+import { parseExperiment } from "../../src/settings/experiment";
+import { taskGeneratorFor } from "../../src/run/lab-run";
+import { checkpointPath } from "../../src/settings/checkpoints";
 
 const mnist = loadMnistSubsetNode();
 const batch = (cfg: object, n = 2000) =>

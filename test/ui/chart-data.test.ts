@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { MetricRow } from "../../src/rl/run-types";
+import type { MetricRow } from "../../src/run/run-types";
 import {
   buildChart,
   buildSeries,
@@ -10,7 +10,7 @@ import {
 import { exportRunJson } from "../../src/ui/lib/export-json";
 import { toCsv } from "../../src/ui/lib/csv";
 import { appendMetrics, emptyMetrics } from "../../src/store/run-data";
-import { DEFAULT_EXPERIMENT } from "../../src/rl/experiment";
+import { DEFAULT_EXPERIMENT } from "../../src/settings/experiment";
 import { imageToRgba } from "../../src/ui/lib/image";
 import { metricMeta, sortMetricKeys } from "../../src/ui/lib/metric-meta";
 

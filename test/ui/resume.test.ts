@@ -6,8 +6,8 @@
  * and fault markers keep their kind through the check.
  */
 import { describe, expect, it } from "vitest";
-import { DEFAULT_EXPERIMENT } from "../../src/rl/experiment";
-import type { MetricRow } from "../../src/rl/run-types";
+import { DEFAULT_EXPERIMENT } from "../../src/settings/experiment";
+import type { MetricRow } from "../../src/run/run-types";
 import { startAutosave, type AutosaveRecord } from "../../src/store/autosave";
 import { createLabStore } from "../../src/store/lab-store";
 import { metricsUpTo } from "../../src/store/run-data";

@@ -1,6 +1,6 @@
 /** Saved runs read back from IndexedDB are checked before the page uses them (src/store/saved-run-check.ts). */
 import { describe, expect, it } from "vitest";
-import { DEFAULT_EXPERIMENT } from "../../src/rl/experiment";
+import { DEFAULT_EXPERIMENT } from "../../src/settings/experiment";
 import { checkSavedRun, checkSavedRunSummary } from "../../src/store/saved-run-check";
 
 function record(): Record<string, unknown> {

@@ -5,8 +5,8 @@
  * names of forks and overlays, fork keys, and the store actions.
  */
 import { describe, expect, it } from "vitest";
-import type { MetricRow } from "../../src/rl/run-types";
-import { DEFAULT_EXPERIMENT, parseExperiment } from "../../src/rl/experiment";
+import type { MetricRow } from "../../src/run/run-types";
+import { DEFAULT_EXPERIMENT, parseExperiment } from "../../src/settings/experiment";
 import {
   bandOverflows,
   buildChart,
@@ -18,7 +18,7 @@ import {
 import { configDiff, describeChanges, joinDiff, shortNumber } from "../../src/ui/lib/config-diff";
 import { attrKey, overlayKey, parseOverlayKey, seriesStyle } from "../../src/ui/lib/series-meta";
 import { variantColor, variantLabel } from "../../src/ui/lib/variant-meta";
-import { baseVariant, forkKey, parseForkKey } from "../../src/rl/fork-key";
+import { baseVariant, forkKey, parseForkKey } from "../../src/run/fork-key";
 import {
   decodeExperiment,
   encodeExperiment,
@@ -29,7 +29,7 @@ import { seedsFromText } from "../../src/ui/components/experiment/ModelSection";
 import { createLabStore } from "../../src/store/lab-store";
 import { appendMetrics, emptyMetrics } from "../../src/store/run-data";
 import { rowsBySeries } from "../../src/ui/components/charts/ChartsPanel";
-import { summarizeSeeds } from "../../src/rl/seed-stats";
+import { summarizeSeeds } from "../../src/experiments/seed-stats";
 import type { TrainerCommand } from "../../src/workers/protocol";
 
 const row = (

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { asTrainerCommand, asTrainerEvent, type TrainerEvent } from "../../src/workers/protocol";
 import { initialRunData, reduceEvent } from "../../src/store/run-data";
-import type { StabilityReport } from "../../src/rl/stability-run";
+import type { StabilityReport } from "../../src/experiments/stability-study";
 
 const report: StabilityReport = {
   prompts: 2,

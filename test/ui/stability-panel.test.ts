@@ -7,7 +7,7 @@ import { describe, expect, it, vi } from "vitest";
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { initialRunData } from "../../src/store/run-data";
-import type { StabilityReport } from "../../src/rl/stability-run";
+import type { StabilityReport } from "../../src/experiments/stability-study";
 
 const state: Record<string, unknown> = { ...initialRunData(), sentExperiment: null, trainer: null };
 vi.mock("../../src/store", () => ({

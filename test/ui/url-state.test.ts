@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_EXPERIMENT, parseExperiment } from "../../src/rl/experiment";
+import { DEFAULT_EXPERIMENT, parseExperiment } from "../../src/settings/experiment";
 import { decodeExperiment, encodeExperiment, nonDefaultSettings } from "../../src/ui/lib/url-state";
 
 describe("URL state", () => {

@@ -8,9 +8,9 @@
 import { describe, expect, it, vi } from "vitest";
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
-import { parseExperiment } from "../../src/rl/experiment";
-import { ESTIMATOR_NAMES } from "../../src/rl/estimator-table";
-import { JUDGE_FIELDS, VARIANT_NAMES, VARIANT_TABLE } from "../../src/rl/variant-table";
+import { parseExperiment } from "../../src/settings/experiment";
+import { ESTIMATOR_NAMES } from "../../src/settings/estimator-table";
+import { JUDGE_FIELDS, VARIANT_NAMES, VARIANT_TABLE } from "../../src/settings/variant-table";
 
 // Multiple choice: ACRE re-asks with the options shuffled, so the whole table trains only there.
 const experiment = parseExperiment({

@@ -7,9 +7,9 @@
  * error the scorer itself reports is not retried.
  */
 import { describe, expect, it } from "vitest";
-import { parseExperiment } from "../../src/rl/experiment";
-import { scoreBatch, scoringPrompt, type ScoreRequest } from "../../src/rl/reward-client";
-import { taskGeneratorFor } from "../../src/rl/runner";
+import { parseExperiment } from "../../src/settings/experiment";
+import { scoreBatch, scoringPrompt, type ScoreRequest } from "../../src/run/reward-client";
+import { taskGeneratorFor } from "../../src/run/lab-run";
 import { Rng } from "../../src/tasks/rng";
 import {
   createRewardWorkerScorer,

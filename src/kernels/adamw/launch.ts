@@ -31,7 +31,7 @@ export interface AdamWOptions {
   beta2?: number;
   /** Denominator epsilon; default 1e-8 (PyTorch default). */
   eps?: number;
-  /** Decoupled weight decay on 2-D tensors; default 0 (lab default in src/rl/experiment.ts). */
+  /** Decoupled weight decay on 2-D tensors; default 0 (lab default in src/settings/experiment.ts). */
   weightDecay?: number;
   /** Global gradient-norm clip; ≤ 0 or Infinity disables clipping (the norm is still computed). Default 1. */
   maxGradNorm?: number;

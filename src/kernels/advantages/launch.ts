@@ -4,7 +4,7 @@
  * (grpo, grpo-stable, rloo, reinforce++, reinforce++-baseline).
  *
  * Spec: ./spec.ts (WGSL in shaders/advantages/). The CPU reference is
- * `groupAdvantages` in src/rl/advantages.ts (f64; the checker
+ * `groupAdvantages` in src/kernels/advantages/reference.ts (f64; the checker
  * test/gpu/advantages/advantages.test.ts compares against it). The kernel's output buffer `advantages` is meant to be
  * read directly by the policy-loss kernel, so the trainer never reads it back;
  * `groupStats` gives the per-group zero-std flags for `frac_reward_zero_std`.
@@ -15,13 +15,13 @@
  */
 import type { GpuContext } from "../../gpu/context";
 import type { SpecCall } from "../../gpu/kernel-spec";
-import { GRPO_STABLE, type AdvantageMethod, type StdKind } from "../../rl/advantages";
+import { GRPO_STABLE, type EstimatorName, type StdKind } from "./reference";
 import { advantagesSpec } from "./spec";
 
-export type { AdvantageMethod, StdKind };
+export type { EstimatorName, StdKind };
 
-/** Estimators of docs/reward-spec.md §1, in the kernel's method-code order (shaders/advantages/advantages.wgsl). */
-export const KERNEL_METHODS: readonly AdvantageMethod[] = [
+/** Estimators of docs/reward-spec.md §1, in the kernel's estimator-code order (shaders/advantages/advantages.wgsl). */
+export const KERNEL_ESTIMATORS: readonly EstimatorName[] = [
   "grpo",
   "grpo-stable",
   "rloo",
@@ -35,7 +35,7 @@ const GROUP_FLAG_SKIPPED = 2;
 
 /** Estimator options; defaults as verl (docs/reward-spec.md §1, lab choice): sample std, ε_A = 1e-6. */
 export interface AdvantageOptions {
-  method: AdvantageMethod;
+  estimator: EstimatorName;
   /** ε_A added to the std (finite, ≥ 0). Ignored by rloo; grpo-stable always uses 1e-8 (StructReward eq. 11), as the CPU reference. */
   eps?: number;
   /** "sample" divides by n − 1, "population" by n. */
@@ -63,7 +63,7 @@ function isScorable(r: number | null | undefined): r is number {
 
 /**
  * Validates estimator arguments like the CPU reference does.
- * @throws Error naming the bad argument (groupSize, rewards length, method, std, eps).
+ * @throws Error naming the bad argument (groupSize, rewards length, estimator, std, eps).
  */
 function validateAdvantageArgs(
   numRollouts: number,
@@ -76,9 +76,9 @@ function validateAdvantageArgs(
     throw new Error(
       `rewards.length (${numRollouts}) must be a multiple of groupSize (${groupSize})`,
     );
-  if (!KERNEL_METHODS.includes(opts.method))
+  if (!KERNEL_ESTIMATORS.includes(opts.estimator))
     throw new Error(
-      `method must be one of ${KERNEL_METHODS.join(", ")}, got ${String(opts.method)}`,
+      `estimator must be one of ${KERNEL_ESTIMATORS.join(", ")}, got ${String(opts.estimator)}`,
     );
   const std = opts.std ?? "sample";
   if (std !== "sample" && std !== "population")
@@ -111,7 +111,7 @@ export class AdvantageKernel {
   private readonly call: SpecCall<typeof advantagesSpec.uniforms>;
   private readonly hostRewards: Float32Array;
   private readonly hostValid: Uint32Array;
-  private opts: Required<AdvantageOptions> = { method: "grpo", eps: 1e-6, std: "sample" };
+  private opts: Required<AdvantageOptions> = { estimator: "grpo", eps: 1e-6, std: "sample" };
 
   /**
    * @param out optional caller-owned output buffer of ≥ numGroups·groupSize f32.
@@ -120,7 +120,7 @@ export class AdvantageKernel {
   constructor(
     private readonly ctx: GpuContext,
     shape: { numGroups: number; groupSize: number },
-    options: AdvantageOptions = { method: "grpo" },
+    options: AdvantageOptions = { estimator: "grpo" },
     out?: GPUBuffer,
   ) {
     const { numGroups, groupSize } = shape;
@@ -159,11 +159,15 @@ export class AdvantageKernel {
 
   /**
    * Changes estimator, std kind or ε_A for the next `run` (no allocation).
-   * @throws Error naming a bad method, std or eps.
+   * @throws Error naming a bad estimator, std or eps.
    */
   setOptions(options: AdvantageOptions): void {
     validateAdvantageArgs(this.numRollouts, this.groupSize, options);
-    this.opts = { method: options.method, eps: options.eps ?? 1e-6, std: options.std ?? "sample" };
+    this.opts = {
+      estimator: options.estimator,
+      eps: options.eps ?? 1e-6,
+      std: options.std ?? "sample",
+    };
     this.call.set(this.uniforms());
   }
 
@@ -232,13 +236,13 @@ export class AdvantageKernel {
 
   /** The kernel's uniform for the current options (grpo-stable's ε, clip and skip σ from GRPO_STABLE). */
   private uniforms() {
-    const method = this.opts?.method ?? "grpo";
+    const estimator = this.opts?.estimator ?? "grpo";
     return {
       numGroups: this.numGroups,
       groupSize: this.groupSize,
-      method: KERNEL_METHODS.indexOf(method),
+      estimator: KERNEL_ESTIMATORS.indexOf(estimator),
       sampleStd: (this.opts?.std ?? "sample") === "sample" ? 1 : 0,
-      eps: method === "grpo-stable" ? GRPO_STABLE.eps : (this.opts?.eps ?? 1e-6),
+      eps: estimator === "grpo-stable" ? GRPO_STABLE.eps : (this.opts?.eps ?? 1e-6),
       clipLimit: GRPO_STABLE.clip,
       skipStd: GRPO_STABLE.minStd,
     };
@@ -246,11 +250,11 @@ export class AdvantageKernel {
 }
 
 /**
- * One-shot GPU version of `groupAdvantages({rewards, groupSize, method, eps, std})`:
+ * One-shot GPU version of `groupAdvantages({rewards, groupSize, estimator, eps, std})`:
  * builds a kernel, runs it, reads back. For tests and tools; the trainer keeps
  * an `AdvantageKernel` per batch shape instead.
  * @returns advantages [rewards.length] (f32), `[]` for empty rewards.
- * @throws Error naming a bad groupSize, rewards length, method, std or eps.
+ * @throws Error naming a bad groupSize, rewards length, estimator, std or eps.
  */
 export async function groupAdvantagesGpu(
   ctx: GpuContext,

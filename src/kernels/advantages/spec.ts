@@ -2,7 +2,7 @@
  * Spec of the advantage kernel (shaders/advantages/advantages.wgsl): every
  * estimator of docs/reward-spec.md §1 for a whole batch of groups in one
  * dispatch of one workgroup. Launcher: ./launch.ts (AdvantageKernel). CPU
- * reference: groupAdvantages in src/rl/advantages.ts, which is also the RL
+ * reference: groupAdvantages in src/kernels/advantages/reference.ts, which is also the RL
  * step's CPU estimator and stays with the RL code (lab choice).
  */
 import { defineKernel, type KernelSpec } from "../../gpu/kernel-spec";
@@ -15,7 +15,7 @@ export const advantagesSpec = defineKernel({
   uniforms: {
     numGroups: "u32",
     groupSize: "u32",
-    method: "u32", // index in KERNEL_METHODS (launch.ts)
+    estimator: "u32", // index in KERNEL_ESTIMATORS (launch.ts)
     sampleStd: "u32", // 1: divide by n−1 ("sample"), 0: by n ("population")
     eps: "f32", // ε_A added to the std
     clipLimit: "f32", // grpo-stable clip (3, StructReward eq. 11)

@@ -13,7 +13,7 @@ import {
   saveRun,
   type SavedRunSummary,
 } from "../../store/run-db";
-import { decodeSnapshot } from "../../rl/snapshot";
+import { decodeSnapshot } from "../../run/snapshot";
 
 /** Reports a saved-run failure on the page (module level: it reads the store, not the component). */
 function fail(e: unknown): void {

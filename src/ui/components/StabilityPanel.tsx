@@ -16,7 +16,7 @@ import {
   YAxis,
 } from "recharts";
 import { labStore, useLab } from "../../store";
-import type { StabilityPolicy } from "../../rl/stability-run";
+import type { StabilityPolicy } from "../../experiments/stability-study";
 import type { TrainerCommand } from "../../workers/protocol";
 import { variantColor, variantLabel } from "../lib/variant-meta";
 import { Tip } from "./Field";

@@ -4,11 +4,11 @@
  * downsampled to at most `maxPoints` per line. Pure: the CSV export and the
  * chart use the very same points.
  */
-import type { MetricRow, Marker } from "../../rl/run-types";
+import type { MetricRow, Marker } from "../../run/run-types";
 import { debiasedEma } from "./ema";
 import { lttbIndices } from "./downsample";
 import { toCsv } from "./csv";
-import { aggregateCurves } from "../../rl/seed-stats";
+import { aggregateCurves } from "../../experiments/seed-stats";
 
 export type XAxisKind = "step" | "time";
 
@@ -22,7 +22,7 @@ export interface PlotPoint {
   /**
    * Seed-averaged points only (rows of several seeds at this step): `raw` is
    * the mean over seeds, `smooth` its EMA, `band` = [lo, hi] the 95 %
-   * Student-t interval of the mean (src/rl/seed-stats.ts, not smoothed) and
+   * Student-t interval of the mean (src/experiments/seed-stats.ts, not smoothed) and
    * `n` the number of seeds present.
    */
   band?: [number, number];
@@ -69,7 +69,7 @@ export function hasSeveralSeeds(rows: readonly MetricRow[]): boolean {
 /**
  * Points of one variant's seed-averaged line for `key`: per step, the mean
  * over the seeds that have the metric there (aggregateCurves of
- * src/rl/seed-stats.ts), its debiased EMA, the 95 % t-interval as `band` and
+ * src/experiments/seed-stats.ts), its debiased EMA, the 95 % t-interval as `band` and
  * n. x = step, or the mean wall time of that step's rows. Downsampled like
  * buildSeries.
  * @param rows one variant's rows of one kind, several seeds (MetricRow.seed).

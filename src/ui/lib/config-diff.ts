@@ -9,8 +9,8 @@ import {
   type Experiment,
   type VariantConfig,
   type VariantName,
-} from "../../rl/experiment";
-import { JUDGE_FIELDS, VARIANT_TABLE } from "../../rl/variant-table";
+} from "../../settings/experiment";
+import { JUDGE_FIELDS, VARIANT_TABLE } from "../../settings/variant-table";
 
 /** Short names of settings (flattened paths); others show their last path segment. Lab choice. */
 const SHORT: Record<string, string> = {

@@ -1,5 +1,5 @@
 /** JSON export of all rows of a run (not downsampled), with its experiment and markers. */
-import type { Experiment } from "../../rl/experiment";
+import type { Experiment } from "../../settings/experiment";
 import type { MetricsData } from "../../store/run-data";
 
 export function exportRunJson(experiment: Experiment, m: MetricsData): string {

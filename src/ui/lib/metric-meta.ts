@@ -1,12 +1,17 @@
 /**
  * Titles and plain-language explanations of the metrics the trainer sends,
- * read from the metric table (src/rl/metric-table.ts), where the producers'
+ * read from the metric table (src/settings/metric-table.ts), where the producers'
  * keys are typed. A key is looked up exactly first, then loosely (case, `_`,
  * `-`, `/` ignored; a `train/`, `eval/`, `components/`… prefix dropped) so
  * rows of older runs still get their titles; unknown keys are still plotted
  * under their own name.
  */
-import { COMPONENT_PREFIX, METRIC_TABLE, metricDef, type MetricGroup } from "../../rl/metric-table";
+import {
+  COMPONENT_PREFIX,
+  METRIC_TABLE,
+  metricDef,
+  type MetricGroup,
+} from "../../settings/metric-table";
 
 export interface MetricMeta {
   title: string;

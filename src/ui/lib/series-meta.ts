@@ -1,7 +1,7 @@
 /**
  * How the charts draw and name each series key. Three kinds of keys:
  *   - a variant of the current run ("grr"): solid line in the variant colour;
- *   - a fork of the current run ("grr@fork12", src/rl/fork-key.ts): the
+ *   - a fork of the current run ("grr@fork12", src/run/fork-key.ts): the
  *     parent's colour, dashed, named with the fork step and what it changed
  *     ("GRR fork@12 · λ 2", from the fork's marker);
  *   - an overlaid run's variant ("r2/grr", OVERLAY_SEP): the variant colour,
@@ -9,9 +9,9 @@
  *     differ from the current run ("GRR · run 2 · lr 1e-4, λ 2").
  * Pure: tested in Node.
  */
-import type { Experiment } from "../../rl/experiment";
-import { baseVariant, parseForkKey } from "../../rl/fork-key";
-import type { Marker } from "../../rl/run-types";
+import type { Experiment } from "../../settings/experiment";
+import { baseVariant, parseForkKey } from "../../run/fork-key";
+import type { Marker } from "../../run/run-types";
 import { configDiff, describeChanges, joinDiff } from "./config-diff";
 import { variantColor, variantLabel } from "./variant-meta";
 

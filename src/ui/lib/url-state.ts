@@ -27,7 +27,7 @@ import {
   type Experiment,
   type VariantConfig,
   type VariantName,
-} from "../../rl/experiment";
+} from "../../settings/experiment";
 
 const URL_SCHEMA_VERSION = 1;
 

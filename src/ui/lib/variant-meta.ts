@@ -1,10 +1,10 @@
 /**
  * Colour and display name of a series key, from the variant table
- * (src/rl/variant-table.ts): a variant keeps its colour on every chart, a
+ * (src/settings/variant-table.ts): a variant keeps its colour on every chart, a
  * fork key ("grr@fork12") takes its base variant's.
  */
-import { baseVariant, parseForkKey } from "../../rl/fork-key";
-import { isVariantName, variantEntry } from "../../rl/variant-table";
+import { baseVariant, parseForkKey } from "../../run/fork-key";
+import { isVariantName, variantEntry } from "../../settings/variant-table";
 
 const FALLBACK_COLORS = ["#9b59b6", "#c0392b", "#16a085", "#7f8c8d"];
 

@@ -1,6 +1,6 @@
 /**
  * Checker of the advantage kernel (shaders/advantages/advantages.wgsl) against the f64 CPU
- * reference `groupAdvantages` (src/rl/advantages.ts).
+ * reference `groupAdvantages` (src/kernels/advantages/reference.ts).
  *
  * f32 note: the kernel sees rewards rounded to f32 (1e9 + 1 becomes 1e9), so
  * it is compared with the reference applied to the f32-rounded rewards,
@@ -18,11 +18,11 @@ import { requestNodeDevice } from "../../../src/gpu/node-gpu";
 import {
   AdvantageKernel,
   groupAdvantagesGpu,
-  KERNEL_METHODS,
-  type AdvantageMethod,
+  KERNEL_ESTIMATORS,
+  type EstimatorName,
   type StdKind,
 } from "../../../src/kernels/advantages/launch";
-import { groupAdvantageStats, groupAdvantages } from "../../../src/rl/advantages";
+import { groupAdvantageStats, groupAdvantages } from "../../../src/kernels/advantages/reference";
 import { expectClose } from "../../support/expect-close";
 
 type Reward = number | null | undefined;
@@ -37,7 +37,8 @@ interface Vector {
   input: {
     rewards: Array<number | string | null>;
     groupSize: number;
-    method: AdvantageMethod;
+    /** The cases' name for the estimator (the lab's reference calls it `estimator`). */
+    method: EstimatorName;
     eps?: number;
     std?: StdKind;
   };
@@ -105,11 +106,12 @@ describe("advantage kernel", () => {
     });
     for (const v of vectors) {
       it(v.id, async () => {
-        const rewards = v.input.rewards.map(decode);
-        const args = { ...v.input, rewards };
+        const { method, ...input } = v.input;
+        const rewards = input.rewards.map(decode);
+        const args = { ...input, estimator: method, rewards };
         if ("throws" in v.expected) {
           await expect(groupAdvantagesGpu(ctx, args), v.note).rejects.toThrow(
-            /groupSize|rewards|method|std|eps/,
+            /groupSize|rewards|estimator|std|eps/,
           );
           return;
         }
@@ -141,26 +143,30 @@ describe("advantage kernel", () => {
     let checked = 0;
     for (const [numGroups, G] of shapes) {
       const k = new AdvantageKernel(ctx, { numGroups, groupSize: G });
-      for (const method of KERNEL_METHODS) {
+      for (const estimator of KERNEL_ESTIMATORS) {
         for (const std of ["sample", "population"] as StdKind[]) {
           for (const eps of [0, 1e-6, 1e-4]) {
             const rewards = randomRewards(rand, numGroups, G);
-            k.setOptions({ method, std, eps });
+            k.setOptions({ estimator, std, eps });
             k.setRewards(rewards);
             k.run();
             const gpu = await k.readAdvantages();
             const ref = groupAdvantageStats({
               rewards: f32Rewards(rewards),
               groupSize: G,
-              method,
+              estimator,
               std,
               eps,
             });
-            expectClose(`B=${numGroups} G=${G} ${method} ${std} eps=${eps}`, gpu, ref.advantages);
+            expectClose(
+              `B=${numGroups} G=${G} ${estimator} ${std} eps=${eps}`,
+              gpu,
+              ref.advantages,
+            );
             const stats = await k.readGroupStats();
             expect(
               stats.zeroStd.filter(Boolean).length,
-              `zero-std groups, ${method} B=${numGroups} G=${G}`,
+              `zero-std groups, ${estimator} B=${numGroups} G=${G}`,
             ).toBe(ref.zeroStdGroups);
             for (let i = 0; i < rewards.length; i++) {
               const r = rewards[i];
@@ -203,26 +209,26 @@ describe("advantage kernel", () => {
       1e6,
       1e6, // large magnitude, small spread
     ];
-    for (const method of KERNEL_METHODS) {
-      k.setOptions({ method, std: "sample", eps: 1e-6 });
+    for (const estimator of KERNEL_ESTIMATORS) {
+      k.setOptions({ estimator, std: "sample", eps: 1e-6 });
       k.setRewards(rewards);
       k.run();
       const gpu = await k.readAdvantages();
       const stats = await k.readGroupStats();
-      expect(stats.zeroStd, method).toEqual([true, false, true, false]);
+      expect(stats.zeroStd, estimator).toEqual([true, false, true, false]);
       expect(Array.from(stats.count)).toEqual([8, 8, 1, 8]);
-      if (method !== "reinforce++" && method !== "reinforce++-baseline") {
+      if (estimator !== "reinforce++" && estimator !== "reinforce++-baseline") {
         for (const i of [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23])
-          expect(gpu[i], `${method} [${i}]`).toBe(0);
+          expect(gpu[i], `${estimator} [${i}]`).toBe(0);
       }
       const ref = groupAdvantages({
         rewards: f32Rewards(rewards),
         groupSize: 8,
-        method,
+        estimator,
         std: "sample",
         eps: 1e-6,
       });
-      expectClose(method, gpu, ref, 1e-4, 1e-3);
+      expectClose(estimator, gpu, ref, 1e-4, 1e-3);
     }
   });
 
@@ -230,7 +236,7 @@ describe("advantage kernel", () => {
     const k = new AdvantageKernel(
       ctx,
       { numGroups: 2, groupSize: 16 },
-      { method: "grpo-stable", std: "population" },
+      { estimator: "grpo-stable", std: "population" },
     );
     const tiny = Array.from({ length: 16 }, (_, i) => 0.5 + (i === 0 ? 2e-4 : 0)); // σ ≈ 4.8e-5
     const skewed = [10, ...Array(15).fill(0)]; // (10−μ)/σ ≈ 3.87 → clipped to 3
@@ -248,7 +254,7 @@ describe("advantage kernel", () => {
       groupAdvantages({
         rewards: f32Rewards([...tiny, ...skewed]),
         groupSize: 16,
-        method: "grpo-stable",
+        estimator: "grpo-stable",
         std: "population",
       }),
     );
@@ -263,7 +269,7 @@ describe("advantage kernel", () => {
     await k.readAdvantages(); // warm the staging pool
     const before = ctx.stats.buffersCreated;
     for (let step = 0; step < 100; step++) {
-      k.setOptions({ method: KERNEL_METHODS[step % KERNEL_METHODS.length] });
+      k.setOptions({ estimator: KERNEL_ESTIMATORS[step % KERNEL_ESTIMATORS.length] });
       k.setRewards(rewards);
       k.run();
       ctx.flush();
@@ -276,12 +282,12 @@ describe("advantage kernel", () => {
     expect(() => new AdvantageKernel(ctx, { numGroups: 0, groupSize: 4 })).toThrow(/numGroups/);
     expect(() => new AdvantageKernel(ctx, { numGroups: 2, groupSize: 1.5 })).toThrow(/groupSize/);
     const k = new AdvantageKernel(ctx, { numGroups: 2, groupSize: 4 });
-    expect(() => k.setOptions({ method: "ppo" as AdvantageMethod })).toThrow(/method/);
-    expect(() => k.setOptions({ method: "grpo", std: "biased" as StdKind })).toThrow(/std/);
-    expect(() => k.setOptions({ method: "grpo", eps: -1 })).toThrow(/eps/);
+    expect(() => k.setOptions({ estimator: "ppo" as EstimatorName })).toThrow(/estimator/);
+    expect(() => k.setOptions({ estimator: "grpo", std: "biased" as StdKind })).toThrow(/std/);
+    expect(() => k.setOptions({ estimator: "grpo", eps: -1 })).toThrow(/eps/);
     expect(() => k.setRewards([1, 2, 3])).toThrow(/rewards\.length/);
     await expect(
-      groupAdvantagesGpu(ctx, { rewards: [1, 2, 3], groupSize: 2, method: "grpo" }),
+      groupAdvantagesGpu(ctx, { rewards: [1, 2, 3], groupSize: 2, estimator: "grpo" }),
     ).rejects.toThrow(/multiple of groupSize/);
   });
 });

@@ -1,7 +1,7 @@
 /** Smoothing, x-axis, legend and JSON export, shared by all charts. */
 import { useLab, labStore, type OverlayRun } from "../../../store";
 import type { MetricsData } from "../../../store/run-data";
-import type { Experiment } from "../../../rl/experiment";
+import type { Experiment } from "../../../settings/experiment";
 import { downloadText } from "../../lib/csv";
 import { attrKey, overlayKey, seriesStyle, type SeriesStyle } from "../../lib/series-meta";
 import { Slider } from "../Field";

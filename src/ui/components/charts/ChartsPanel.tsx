@@ -6,8 +6,8 @@
 import { useMemo } from "react";
 import { useLab, labStore, type OverlayRun } from "../../../store";
 import type { MetricsData } from "../../../store/run-data";
-import type { Experiment } from "../../../rl/experiment";
-import type { MetricRow } from "../../../rl/run-types";
+import type { Experiment } from "../../../settings/experiment";
+import type { MetricRow } from "../../../run/run-types";
 import { buildChart, MAX_POINTS_PER_LINE, type XAxisKind } from "../../lib/chart-data";
 import { sortMetricKeys } from "../../lib/metric-meta";
 import { overlayKey, seriesStyle, type SeriesStyle } from "../../lib/series-meta";

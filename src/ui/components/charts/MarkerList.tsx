@@ -1,5 +1,5 @@
 /** The mid-run changes and faults, as a short list under the toolbar (the ⚑ and ⚠ lines on the charts). */
-import type { Marker } from "../../../rl/run-types";
+import type { Marker } from "../../../run/run-types";
 import { variantColor, variantLabel } from "../../lib/variant-meta";
 
 export function MarkerList({ markers }: { markers: Marker[] }) {

@@ -20,7 +20,7 @@ import {
   YAxis,
   type TooltipProps,
 } from "recharts";
-import type { Marker, MetricRow } from "../../../rl/run-types";
+import type { Marker, MetricRow } from "../../../run/run-types";
 import {
   bandOverflows,
   chartToCsv,

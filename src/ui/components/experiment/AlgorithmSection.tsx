@@ -1,8 +1,8 @@
 /** Advantage estimator and policy-gradient options (docs/reward-spec.md §1). */
 import { useLab, labStore } from "../../../store";
-import { AGGREGATIONS, type AlgorithmConfig } from "../../../rl/experiment";
-import { ADVANTAGE_PRESETS } from "../../../rl/advantages";
-import { ESTIMATOR_NAMES, ESTIMATOR_TABLE } from "../../../rl/estimator-table";
+import { AGGREGATIONS, type AlgorithmConfig } from "../../../settings/experiment";
+import { ADVANTAGE_PRESETS } from "../../../kernels/advantages/reference";
+import { ESTIMATOR_NAMES, ESTIMATOR_TABLE } from "../../../settings/estimator-table";
 import { NumberInput, Section, Select, Slider } from "../Field";
 
 const set = (patch: Partial<AlgorithmConfig>) =>

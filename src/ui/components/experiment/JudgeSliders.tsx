@@ -1,7 +1,7 @@
 /** Noise of the lab's rubric-auditor judge (docs/reward-spec.md §2, lab choice), live-editable; fields from the variant table's JUDGE_FIELDS. */
 import { useLab, labStore } from "../../../store";
-import type { JudgeConfig } from "../../../rl/experiment";
-import { JUDGE_FIELDS, type VariantName } from "../../../rl/variant-table";
+import type { JudgeConfig } from "../../../settings/experiment";
+import { JUDGE_FIELDS, type VariantName } from "../../../settings/variant-table";
 import { Slider } from "../Field";
 
 const UNUSED: Record<"pointwise" | "groupwise", string> = {

@@ -1,7 +1,7 @@
 /** Model size, seed(s) and cold-start (SFT) settings. */
 import { useEffect, useId, useState } from "react";
 import { useLab, labStore } from "../../../store";
-import { ExperimentSchema } from "../../../rl/experiment";
+import { ExperimentSchema } from "../../../settings/experiment";
 import { parseSeedsText } from "../../lib/url-state";
 import { NumberInput, Section, Select, Tip } from "../Field";
 import { AdapterNote } from "../AdapterNote";

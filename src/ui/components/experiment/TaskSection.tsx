@@ -1,7 +1,7 @@
 /** Task family and the knobs a teacher can turn (docs/design.md "Tasks"). */
 import { useLab, labStore } from "../../../store";
-import { variantDefaults, type Experiment } from "../../../rl/experiment";
-import { needsOptions } from "../../../rl/variant-table";
+import { variantDefaults, type Experiment } from "../../../settings/experiment";
+import { needsOptions } from "../../../settings/variant-table";
 import { Section, Select, Slider } from "../Field";
 
 type Task = Experiment["task"];

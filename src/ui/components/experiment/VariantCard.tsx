@@ -1,9 +1,9 @@
 /** One variant: its paper, its formula, the weights / judge noise it reads (live-editable), and a Fork control; all from its variant-table entry. */
 import { useState } from "react";
 import { useLab, labStore } from "../../../store";
-import type { VariantWeights } from "../../../rl/experiment";
-import { ESTIMATOR_NAMES, ESTIMATOR_TABLE } from "../../../rl/estimator-table";
-import { variantEntry, type VariantName, type WeightInfo } from "../../../rl/variant-table";
+import type { VariantWeights } from "../../../settings/experiment";
+import { ESTIMATOR_NAMES, ESTIMATOR_TABLE } from "../../../settings/estimator-table";
+import { variantEntry, type VariantName, type WeightInfo } from "../../../settings/variant-table";
 import { NumberInput, Select, Slider, Tip } from "../Field";
 import { JudgeSliders } from "./JudgeSliders";
 

@@ -1,12 +1,12 @@
 /** Which reward variants train side by side (each from the same SFT checkpoint). */
 import { useLab, labStore } from "../../../store";
-import { MAX_VARIANTS, variantDefaults } from "../../../rl/experiment";
+import { MAX_VARIANTS, variantDefaults } from "../../../settings/experiment";
 import {
   needsOptions,
   VARIANT_NAMES,
   VARIANT_TABLE,
   type VariantName,
-} from "../../../rl/variant-table";
+} from "../../../settings/variant-table";
 import { Section } from "../Field";
 import { VariantCard } from "./VariantCard";
 

@@ -4,7 +4,7 @@ import { useLab, labStore } from "../../../store";
 import { variantColor, variantLabel } from "../../lib/variant-meta";
 import { ImageCanvas } from "./ImageCanvas";
 import { RolloutTable } from "./RolloutTable";
-import type { GroupView } from "../../../rl/run-types";
+import type { GroupView } from "../../../run/run-types";
 
 /** Distinct steps of a history, ascending. */
 function historySteps(groups: readonly GroupView[]): number[] {

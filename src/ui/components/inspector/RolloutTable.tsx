@@ -1,5 +1,5 @@
 /** The G rollouts of one group: text, verifier, consistency, judge tier, components, reward, advantage. */
-import type { GroupView } from "../../../rl/run-types";
+import type { GroupView } from "../../../run/run-types";
 import { Tip } from "../Field";
 
 const num = (v: number) =>
