@@ -1,111 +1,221 @@
 /**
  * Named experiment presets for the headless CLI (`npm run lab -- --preset NAME`)
- * and the page. Every value not given here is the schema default.
+ * and the page's Experiment picker: one table, one entry per preset, with the
+ * experiment it runs (every value not given is the schema default) and what
+ * the page says about it (title, two sentences, the paper figure it mirrors,
+ * the charts of its overview, what to watch).
  */
 import { parseExperiment, type Experiment } from "./experiment";
+import type { EvalMetricKey } from "./metric-table";
 
-/** Raw preset inputs (validated by parseExperiment when used). */
-const PRESETS: Record<string, unknown> = {
-  /**
-   * smoke: small and quick (lab choice): RLVR vs GRR on the small model, a few
-   * prompts per step; sized to finish in minutes on a CPU (SwiftShader) adapter.
-   */
-  smoke: {
-    modelSize: "small",
-    variants: [{ name: "rlvr" }, { name: "grr" }],
-    algorithm: { groupSize: 4, batchPrompts: 2, steps: 6, evalEvery: 3 },
-    evalSize: 16,
-    // Used only when no shipped checkpoint fits (e.g. after `--from-scratch`).
-    sftSteps: 40,
+/** One preset: the experiment and how the page presents it. */
+export interface PresetEntry {
+  name: string;
+  /** The picker's label. */
+  title: string;
+  /** Two sentences for a teacher: what the experiment shows. */
+  description: string;
+  /** The paper figure or table it mirrors (paper, section, figure), or "lab check". */
+  figure: string;
+  /** Held-out metrics the first screen charts large, in order (the metric table's eval keys). */
+  overview: readonly EvalMetricKey[];
+  /** One sentence for the guided view: what to watch on the overview. */
+  watch: string;
+  /** Raw experiment input (validated by parseExperiment when used). */
+  experiment: unknown;
+}
+
+/** The presets, in the order the page's picker lists them. */
+const PRESET_TABLE: readonly PresetEntry[] = [
+  {
+    /** default: the page's default experiment (the schema defaults). */
+    name: "default",
+    title: "RLVR vs GRR: does the reasoning still support the answer?",
+    description:
+      "Outcome-only RLVR and GRR train side by side from the same cold start on questions that leak their answer as a hint. RLVR is paid for a right answer whatever its steps say, so its reasoning drifts from its answers, while GRR's judge ranks answers that the steps support higher.",
+    figure:
+      "GRR §4.3.1, Fig. 2 (under RLVR, IncR rises from 6 % at step 60 to 19 % at step 140 while Acc goes from 51 % to 54 %)",
+    overview: ["incR", "rcAcc", "acc"],
+    watch:
+      "IncR is the share of answers that are not what the model's own last step concluded: if it rises while Acc rises, answers are being right for the wrong reasons.",
+    experiment: {},
   },
-  /**
-   * rlvr-learn: outcome-only RLVR on the small model from the shipped
-   * open-ended cold start, long enough to measure held-out accuracy (lab
-   * choices throughout; README, "What it learns"). Rollouts at τ = 1,
-   * 8 prompts × G 8 per step, lr 3e-5: with 4 prompts and lr 2e-4 the
-   * updates were noisy enough to lower held-out Acc. 256 held-out prompts,
-   * so one prompt is 0.4 points.
-   */
-  "rlvr-learn": {
-    modelSize: "small",
-    task: { multipleChoice: false, hintRate: 0, traceSlipRate: 0 },
-    evalTemperature: 0,
-    variants: [{ name: "rlvr" }],
-    algorithm: {
-      groupSize: 8,
-      batchPrompts: 8,
-      steps: 60,
-      evalEvery: 10,
-      lr: 3e-5,
-      temperature: 1,
+  {
+    /**
+     * drift: the lab's scenario in which the variants part (README, "Why the
+     * curves part"): the default task's leaked answer hint, the four reward
+     * designs side by side on the small model from the hinted cold start.
+     */
+    name: "drift",
+    title: "Four reward designs on the drift scenario",
+    description:
+      "RLVR, pointwise GR, GRR and StructReward train side by side on the hinted task, where copying the hint pays under an outcome-only reward. The rewards that look at the reasoning (a judge's score or rank, StructReward's step rewards) keep IncR down; RLVR's rises.",
+    figure: "GRR §4.3.1, Fig. 2 (Acc, RC-Acc, IncR and CBIR per reward variant over training)",
+    overview: ["incR", "rcAcc", "acc"],
+    watch:
+      "Compare IncR across the four: which rewards hold the reasoning to the answer, and what does that do to RC-Acc?",
+    experiment: {
+      modelSize: "small",
+      variants: [
+        { name: "rlvr" },
+        { name: "pointwise-gr" },
+        { name: "grr" },
+        { name: "structreward" },
+      ],
+      algorithm: { groupSize: 8, batchPrompts: 4, steps: 30, evalEvery: 5, lr: 5e-4 },
+      evalSize: 128,
     },
-    evalSize: 256,
   },
-  /**
-   * drift: the lab's scenario in which the variants part (README, "Why the
-   * curves part"): the default task's leaked answer hint, the four reward
-   * designs side by side on the small model from the hinted cold start.
-   */
-  drift: {
-    modelSize: "small",
-    variants: [
-      { name: "rlvr" },
-      { name: "pointwise-gr" },
-      { name: "grr" },
-      { name: "structreward" },
-    ],
-    algorithm: { groupSize: 8, batchPrompts: 4, steps: 30, evalEvery: 5, lr: 5e-4 },
-    evalSize: 128,
+  {
+    /**
+     * grr-paper: the GRR paper's four arms, RLVR, PRM (the learned PRM of
+     * public/prm, mean step score), pointwise GR and GRR (λ = 1, G = 8; GRR §4,
+     * Table 1) on the open-ended task without hints, at the settings its README
+     * figures were measured with (lr 3e-5, 8 prompts, eval every 10 on 64 prompts).
+     */
+    name: "grr-paper",
+    title: "GRR's four arms: RLVR, PRM, pointwise GR, GRR",
+    description:
+      "The GRR paper's controlled comparison: the same policy trained with an outcome-only reward, a learned process reward model, a judge that scores each rollout alone, and a judge that ranks the group. Without a hint to copy the arms start level; watch whether the rankings lift RC-Acc above the others.",
+    figure:
+      "GRR §4.2 and App. D Table 2 (RC-Acc at step 140: GRR 54.7, pointwise GR 52.3, RLVR 47.4, PRM 46.8)",
+    overview: ["rcAcc", "acc", "incR"],
+    watch: "RC-Acc counts only right answers whose steps support them: the paper's primary metric.",
+    experiment: {
+      task: { hintRate: 0, traceSlipRate: 0 },
+      evalTemperature: 0,
+      evalSize: 64,
+      variants: [{ name: "rlvr" }, { name: "prm" }, { name: "pointwise-gr" }, { name: "grr" }],
+      algorithm: { groupSize: 8, beta: 1e-2, lr: 3e-5, batchPrompts: 8, evalEvery: 10 },
+    },
   },
-  /**
-   * grr-paper: the GRR paper's four arms, RLVR, PRM (the learned PRM of
-   * public/prm, mean step score), pointwise GR and GRR (λ = 1, G = 8; GRR §4,
-   * Table 1) on the open-ended task without hints, at the settings its README
-   * figures were measured with (lr 3e-5, 8 prompts, eval every 10 on 64 prompts).
-   */
-  "grr-paper": {
-    task: { hintRate: 0, traceSlipRate: 0 },
-    evalTemperature: 0,
-    evalSize: 64,
-    variants: [{ name: "rlvr" }, { name: "prm" }, { name: "pointwise-gr" }, { name: "grr" }],
-    algorithm: { groupSize: 8, beta: 1e-2, lr: 3e-5, batchPrompts: 8, evalEvery: 10 },
+  {
+    /**
+     * scs-paper: SCS's headline comparison, RLOO vs RLOO + SCS (SCS Tab. 2:
+     * RLOO 57.8 → 65.5; Tab. 6: k 0.8, m 4, τ 1), on the multiple-choice task
+     * without hints from the shipped multiple-choice cold start. The lab's
+     * sizes: small model, G 8, 4 prompts per step, 20 steps, lr 5e-5 (lab
+     * choices, sized for a CPU adapter; the paper uses 16 samples per prompt).
+     */
+    name: "scs-paper",
+    title: "SCS: self-consistency sampling (RLOO vs RLOO + SCS)",
+    description:
+      "SCS cuts each rollout part-way, lets the model finish it several times under a noisy image, and pays for continuations that agree on one answer. It is meant to stop answers that are right by luck from being rewarded as much as answers the reasoning reaches.",
+    figure: "SCS Table 2 (RLOO 57.8 → 65.5 overall accuracy with SCS; Tab. 6: k 0.8, m 4)",
+    overview: ["acc", "rcAcc", "incR"],
+    watch: "Acc and IncR of RLOO against RLOO + SCS: the paper reports higher accuracy with SCS.",
+    experiment: {
+      modelSize: "small",
+      task: { multipleChoice: true, hintRate: 0, traceSlipRate: 0 },
+      evalSize: 64,
+      variants: [
+        { name: "rlvr", estimator: "rloo" },
+        { name: "scs", estimator: "rloo" },
+      ],
+      algorithm: { groupSize: 8, batchPrompts: 4, steps: 20, evalEvery: 5, lr: 5e-5 },
+    },
   },
-  /**
-   * scs-paper: SCS's headline comparison, RLOO vs RLOO + SCS (SCS Tab. 1:
-   * RLOO 57.8 → 65.5; Tab. 6: k 0.8, m 4, τ 1), on the multiple-choice task
-   * without hints from the shipped multiple-choice cold start. The lab's
-   * sizes: small model, G 8, 4 prompts per step, 20 steps, lr 5e-5 (lab
-   * choices, sized for a CPU adapter; the paper uses 16 samples per prompt).
-   */
-  "scs-paper": {
-    modelSize: "small",
-    task: { multipleChoice: true, hintRate: 0, traceSlipRate: 0 },
-    evalSize: 64,
-    variants: [
-      { name: "rlvr", estimator: "rloo" },
-      { name: "scs", estimator: "rloo" },
-    ],
-    algorithm: { groupSize: 8, batchPrompts: 4, steps: 20, evalEvery: 5, lr: 5e-5 },
+  {
+    /**
+     * acre-paper: ACRE's comparison, GRPO vs GRPO + ACRE's consistency and
+     * length rewards (ACRE Tab. 2), on the multiple-choice task without hints;
+     * OSCR at every eval. Same lab sizes as scs-paper.
+     */
+    name: "acre-paper",
+    title: "ACRE: is the answer the same when the options are shuffled?",
+    description:
+      "ACRE asks each question again with the options shuffled, keeps the model's reasoning, and pays when both answers name the same option content. OSCR measures exactly that on the held-out set: an answer bound to a letter rather than to its reasoning changes when the letters move.",
+    figure: "ACRE Table 2 (OSCR on MMVU: GRPO 49.8, ACRE 74.6) and Table 1 (CACR)",
+    overview: ["oscr", "acc", "cacr"],
+    watch:
+      "OSCR of GRPO against ACRE: the share of held-out questions answered alike after the shuffle.",
+    experiment: {
+      modelSize: "small",
+      task: { multipleChoice: true, hintRate: 0, traceSlipRate: 0 },
+      evalSize: 64,
+      variants: [
+        { name: "rlvr", estimator: "grpo" },
+        { name: "acre", estimator: "grpo" },
+      ],
+      algorithm: { groupSize: 8, batchPrompts: 4, steps: 20, evalEvery: 5, lr: 5e-5 },
+    },
   },
-  /**
-   * acre-paper: ACRE's comparison, GRPO vs GRPO + ACRE's consistency and
-   * length rewards (ACRE Tab. 2), on the multiple-choice task without hints;
-   * OSCR at every eval. Same lab sizes as scs-paper.
-   */
-  "acre-paper": {
-    modelSize: "small",
-    task: { multipleChoice: true, hintRate: 0, traceSlipRate: 0 },
-    evalSize: 64,
-    variants: [
-      { name: "rlvr", estimator: "grpo" },
-      { name: "acre", estimator: "grpo" },
-    ],
-    algorithm: { groupSize: 8, batchPrompts: 4, steps: 20, evalEvery: 5, lr: 5e-5 },
+  {
+    /**
+     * rlvr-learn: outcome-only RLVR on the small model from the shipped
+     * open-ended cold start, long enough to measure held-out accuracy (lab
+     * choices throughout; README, "What it learns"). Rollouts at τ = 1,
+     * 8 prompts × G 8 per step, lr 3e-5: with 4 prompts and lr 2e-4 the
+     * updates were noisy enough to lower held-out Acc. 256 held-out prompts,
+     * so one prompt is 0.4 points.
+     */
+    name: "rlvr-learn",
+    title: "RLVR alone: does RL raise accuracy?",
+    description:
+      "Outcome-only RLVR on the task without a hint, long enough for held-out accuracy to move: the model is paid only for the final answer. It shows the part of RL the papers start from, before any reward looks at the reasoning.",
+    figure: "lab check (GRR §4.3.1: under RLVR, Acc rises from 51 % to 54 %)",
+    overview: ["acc", "rcAcc", "incR"],
+    watch: "Held-out Acc, greedy-decoded on 256 prompts: one prompt is 0.4 points.",
+    experiment: {
+      modelSize: "small",
+      task: { multipleChoice: false, hintRate: 0, traceSlipRate: 0 },
+      evalTemperature: 0,
+      variants: [{ name: "rlvr" }],
+      algorithm: {
+        groupSize: 8,
+        batchPrompts: 8,
+        steps: 60,
+        evalEvery: 10,
+        lr: 3e-5,
+        temperature: 1,
+      },
+      evalSize: 256,
+    },
   },
-};
+  {
+    /**
+     * smoke: small and quick (lab choice): RLVR vs GRR on the small model, a few
+     * prompts per step; sized to finish in minutes on a CPU (SwiftShader) adapter.
+     */
+    name: "smoke",
+    title: "Quick check: a few small steps of RLVR and GRR",
+    description:
+      "Six small steps of RLVR and GRR on 16 held-out prompts, to check that training runs on this machine. Too short and too small for the curves to mean much.",
+    figure: "lab check",
+    overview: ["rcAcc", "acc", "incR"],
+    watch: "That every chart gets points: training runs here.",
+    experiment: {
+      modelSize: "small",
+      variants: [{ name: "rlvr" }, { name: "grr" }],
+      algorithm: { groupSize: 4, batchPrompts: 2, steps: 6, evalEvery: 3 },
+      evalSize: 16,
+      // Used only when no shipped checkpoint fits (e.g. after `--from-scratch`).
+      sftSteps: 40,
+    },
+  },
+];
 
-/** Names of the presets, for help texts. */
-export const PRESET_NAMES = Object.keys(PRESETS);
+/** Names of the presets, in the picker's order (help texts, the picker). */
+export const PRESET_NAMES: readonly string[] = PRESET_TABLE.map((p) => p.name);
+
+/** The name of the page's default experiment's preset (the schema defaults). */
+export const DEFAULT_PRESET = "default";
+
+/**
+ * The table entry of preset `name`.
+ * @throws Error naming the unknown preset and the known ones.
+ */
+export function presetEntry(name: string): PresetEntry {
+  const entry = PRESET_TABLE.find((p) => p.name === name);
+  if (!entry)
+    throw new Error(`Unknown preset '${name}'; known presets: ${PRESET_NAMES.join(", ")}`);
+  return entry;
+}
+
+/** True when `name` is a preset of the table. */
+export function isPresetName(name: string): boolean {
+  return PRESET_TABLE.some((p) => p.name === name);
+}
 
 /**
  * Returns a validated preset, optionally with overrides (e.g. steps, seed).
@@ -115,9 +225,7 @@ export function presetExperiment(
   name: string,
   overrides: { steps?: number; seed?: number } = {},
 ): Experiment {
-  const raw = PRESETS[name];
-  if (!raw) throw new Error(`Unknown preset '${name}'; known presets: ${PRESET_NAMES.join(", ")}`);
-  const exp = parseExperiment(structuredClone(raw));
+  const exp = parseExperiment(structuredClone(presetEntry(name).experiment));
   if (overrides.steps !== undefined) exp.algorithm.steps = overrides.steps;
   if (overrides.seed !== undefined) exp.seed = overrides.seed;
   return parseExperiment(exp);

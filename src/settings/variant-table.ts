@@ -179,7 +179,11 @@ interface VariantSource {
 interface VariantSpec<N extends string, S extends z.ZodObject> {
   name: N;
   label: string;
-  /** Line colour on every chart. */
+  /**
+   * Line colour on every chart: the Okabe–Ito palette ("Color Universal
+   * Design", Okabe and Ito 2008), so that every pair stays apart under
+   * protanopia, deuteranopia and tritanopia (test/ui/color-vision.test.ts).
+   */
   color: string;
   /** The reward as the page shows it, one line per row. */
   formula: readonly string[];
@@ -290,7 +294,7 @@ export const VARIANT_TABLE = [
   defineVariant({
     name: "rlvr",
     label: "RLVR",
-    color: "#5f6b7a",
+    color: "#555555",
     formula: ["R = r_ver", "r_ver = 1[final answer ≡ ground truth]"],
     source: {
       paper: GRR_PAPER,
@@ -307,7 +311,7 @@ export const VARIANT_TABLE = [
   defineVariant({
     name: "prm",
     label: "PRM",
-    color: "#b5651d",
+    color: "#e69f00",
     formula: [
       "R = r_ver + λ·mean_k s_k",
       "s_k = min over tokens t of steps 1..k of p_PRM(t | image, prompt, earlier tokens)",
@@ -337,7 +341,7 @@ export const VARIANT_TABLE = [
   defineVariant({
     name: "pointwise-gr",
     label: "Pointwise GR",
-    color: "#e08a1e",
+    color: "#cc79a7",
     formula: [
       "R = r_ver + λ·judge score",
       "judge score ∈ {1, .8, .5, .2, 0}, one judge call per rollout",
@@ -363,7 +367,7 @@ export const VARIANT_TABLE = [
   defineVariant({
     name: "grr",
     label: "GRR",
-    color: "#2a7de1",
+    color: "#0072b2",
     formula: [
       "R = r_ver + λ·r_rank",
       "r_rank = s̃ − mean s̃ (over the K passed rollouts)",
@@ -416,7 +420,7 @@ export const VARIANT_TABLE = [
   defineVariant({
     name: "structreward",
     label: "StructReward",
-    color: "#2e9e5b",
+    color: "#009e73",
     formula: [
       "R = λ_fmt R_fmt + λ_right R_right + λ_rule R_right R_rule (1 + λ_cons R_cons)",
       "max 1.2125 with the defaults",
@@ -514,7 +518,7 @@ export const VARIANT_TABLE = [
   defineVariant({
     name: "scs",
     label: "SCS",
-    color: "#8e44ad",
+    color: "#56b4e9",
     formula: [
       "R = r_fmt + r_acc + r_con",
       "r_con = c·(m − |𝒜|)/m, 𝒜 = answers of m continuations",
@@ -616,7 +620,7 @@ export const VARIANT_TABLE = [
   defineVariant({
     name: "acre",
     label: "ACRE",
-    color: "#c0392b",
+    color: "#d55e00",
     formula: [
       "R = r_acc + r_fmt + r_c + r_len",
       "r_c = α1 agree & right, α2 one right, α3 agree & wrong, else 0",

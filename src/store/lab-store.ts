@@ -27,6 +27,9 @@ import {
 } from "./run-data";
 import { DEFAULT_EXPERIMENT } from "../settings/experiment";
 import type { OverlayInfo } from "../ui/lib/series-meta";
+import { presetExperiment } from "../settings/presets";
+import { lessonSlice, type LessonState } from "./lesson";
+import type { Recording } from "./recording";
 
 type XAxisKind = "step" | "time";
 
@@ -53,7 +56,10 @@ export interface OverlayRun extends OverlayInfo {
   metrics: MetricsData;
 }
 
-export interface LabState extends RunData {
+/** Where recordings come from (the page fetches public/recordings; tests pass their own). */
+export type RecordingLoader = (preset: string) => Promise<Recording>;
+
+export interface LabState extends RunData, LessonState {
   experiment: Experiment;
   /** What the trainer was last initialized with (null before the first init). */
   sentExperiment: Experiment | null;
@@ -67,8 +73,19 @@ export interface LabState extends RunData {
   /** Runs overlaid on the charts, in the order they were checked. */
   overlays: OverlayRun[];
   trainer: TrainerPort | null;
+  recordings: RecordingLoader | null;
 
   attachTrainer(port: TrainerPort | null): void;
+  attachRecordings(loader: RecordingLoader | null): void;
+  /**
+   * The Experiment picker: preset `name`'s experiment becomes the one edited
+   * and run. Where the page trains, the live run (if any) is archived and the
+   * trainer initialized with it at once; where it cannot, the preset's
+   * recording is played.
+   */
+  pickPreset(name: string): void;
+  /** Loads preset `name`'s recording and overlays it on the charts (id "rec:<name>"). */
+  overlayRecording(name: string): Promise<void>;
   dispatch(ev: TrainerEvent): void;
   reportError(message: string, fatal: boolean, source?: "worker" | "page"): void;
   dismissError(id: number): void;
@@ -165,7 +182,12 @@ function lastEvalOf(m: MetricsData): Record<string, Record<string, number>> {
 }
 
 export function createLabStore(
-  initial: { experiment?: Experiment; urlError?: string | null } = {},
+  initial: {
+    experiment?: Experiment;
+    urlError?: string | null;
+    presetName?: string | null;
+    firstVisit?: boolean;
+  } = {},
 ): StoreApi<LabState> {
   let nextRunId = 1;
   const pendingWeights = new Map<string, ReturnType<typeof setTimeout>>();
@@ -227,8 +249,29 @@ export function createLabStore(
       send({ type: "init", experiment });
     };
 
+    const lesson = lessonSlice<LabState>(set, get, initial.firstVisit ?? true);
+    const loadRecording = async (name: string): Promise<Recording | null> => {
+      const load = get().recordings;
+      if (!load) {
+        get().reportError("No recordings can be loaded here.", false, "page");
+        return null;
+      }
+      try {
+        return await load(name);
+      } catch (e) {
+        get().reportError(
+          `The recording of '${name}' could not be loaded: ${e instanceof Error ? e.message : String(e)}`,
+          false,
+          "page",
+        );
+        return null;
+      }
+    };
+
     return {
       ...initialRunData(),
+      ...lesson,
+      presetName: initial.presetName ?? null,
       experiment: initial.experiment ?? DEFAULT_EXPERIMENT,
       sentExperiment: null,
       urlError: initial.urlError ?? null,
@@ -239,8 +282,37 @@ export function createLabStore(
       viewingRun: null,
       overlays: [],
       trainer: null,
+      recordings: null,
 
       attachTrainer: (port) => set({ trainer: port }),
+      attachRecordings: (loader) => set({ recordings: loader }),
+      pickPreset: (name) => {
+        const experiment = presetExperiment(name);
+        set({ presetName: name });
+        if (get().noTraining) {
+          set({ experiment });
+          void loadRecording(name).then((rec) => {
+            // A later pick may have overtaken this one.
+            if (rec && get().presetName === name) get().playRecording(rec);
+          });
+          return;
+        }
+        get().flushWeights();
+        archiveAndClear();
+        set({ experiment });
+        sendInit();
+      },
+      overlayRecording: async (name) => {
+        const rec = await loadRecording(name);
+        if (!rec) return;
+        get().addOverlay({
+          id: `rec:${name}`,
+          label: `recording of ${name}`,
+          experiment: rec.run.experiment,
+          markers: rec.run.metrics.markers,
+          metrics: rec.run.metrics,
+        });
+      },
       dispatch: (ev) => set((s) => reduceEvent(s, ev)),
       reportError: (message, fatal, source = "page") =>
         set((s) => ({

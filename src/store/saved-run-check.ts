@@ -4,12 +4,20 @@
  * hand edit may have written it), so it goes through a schema, keys that
  * reach a prototype are refused (src/lib/untrusted.ts), and the experiment is
  * validated by the experiment schema. What comes out is built by the schema,
- * never the stored objects themselves.
+ * never the stored objects themselves. A shipped recording (./recording.ts)
+ * goes through the same checks (checkRecording).
  */
 import { z } from "zod";
 import { assertNoForbiddenKeys } from "../lib/untrusted";
 import { parseExperiment, type Experiment } from "../settings/experiment";
 import type { MetricsData } from "./run-data";
+import {
+  RECORDING_FORMAT,
+  RECORDING_VERSION,
+  unpackGroup,
+  type RecordedGroup,
+  type Recording,
+} from "./recording";
 
 /** A saved run as IndexedDB holds it (./run-db.ts). */
 export interface SavedRun {
@@ -128,4 +136,96 @@ function savedRunLabel(raw: unknown): string {
       ? (raw as { name?: unknown }).name
       : undefined;
   return typeof n === "string" ? `saved run '${n.slice(0, 60)}'` : "a saved run";
+}
+
+/** Rollout texts, questions and judge replies are bounded (lab choice: 20,000 characters). */
+const text = z.string().max(20_000);
+
+const RolloutSchema = z.object({
+  text,
+  total: anyNumber,
+  components: z.record(name, anyNumber),
+  verifierPassed: z.boolean(),
+  judgment: z.enum(["consistent", "inconsistent", "na"]),
+  rank: anyNumber.nullable().optional(),
+  advantage: anyNumber,
+  unscorable: z.boolean().optional(),
+  scs: z
+    .object({
+      keptTokens: anyNumber,
+      keptText: text,
+      continuations: z
+        .array(z.object({ answer: z.string().max(200).nullable(), sigma: anyNumber }))
+        .max(64),
+    })
+    .optional(),
+  reask: z
+    .object({
+      options: z.record(name, z.string().max(200)),
+      answer: z.string().max(200).nullable(),
+    })
+    .optional(),
+  stepScores: z.array(anyNumber).max(64).optional(),
+});
+
+/** Largest recorded image side (lab choice: the task images are 28 × 56). */
+const MAX_IMAGE_SIDE = 256;
+
+const RecordedGroupSchema = z.object({
+  variant: name,
+  step: anyNumber,
+  promptId: name,
+  question: text,
+  options: z.record(name, z.string().max(200)).nullable(),
+  answer: z.string().max(200),
+  image: z.object({
+    height: z.number().int().min(1).max(MAX_IMAGE_SIDE),
+    width: z.number().int().min(1).max(MAX_IMAGE_SIDE),
+    channels: z.union([z.literal(1), z.literal(3), z.literal(4)]),
+    bytes: z.string().max(4 * MAX_IMAGE_SIDE * MAX_IMAGE_SIDE * 2),
+  }),
+  rollouts: z.array(RolloutSchema).max(64),
+  judgeReply: text.optional(),
+  seed: anyNumber.optional(),
+});
+
+/** Most groups one recording holds (lab choice: recordings keep a sample). */
+const MAX_RECORDED_GROUPS = 2000;
+
+const RecordingSchema = z.object({
+  format: z.literal(RECORDING_FORMAT),
+  version: z.literal(RECORDING_VERSION),
+  preset: name,
+  command: z.string().max(2000),
+  run: z.unknown(),
+  samples: z.array(RecordedGroupSchema).max(MAX_RECORDED_GROUPS),
+});
+
+/**
+ * A recording file (src/store/recording.ts), checked: its run goes through
+ * checkSavedRun (the saved runs' checks), its groups through their own
+ * schema, and every image is unpacked and its size checked.
+ * @param what names the file in errors ("recording 'drift'").
+ * @throws Error naming the file and the first problems (path: message).
+ */
+export function checkRecording(raw: unknown, what: string): Recording {
+  assertNoForbiddenKeys(raw, what);
+  const r = RecordingSchema.safeParse(raw);
+  if (!r.success) throw problem(what, r.error);
+  let run: SavedRun;
+  try {
+    run = checkSavedRun(r.data.run);
+  } catch (e) {
+    throw new Error(`${what}: ${(e as Error).message}`);
+  }
+  if (run.snapshot !== undefined)
+    throw new Error(`${what} could not be read: run: a recording holds no snapshot`);
+  const samples = r.data.samples.map((g, i) => {
+    try {
+      return unpackGroup(g as RecordedGroup);
+    } catch (e) {
+      throw new Error(`${what} could not be read: samples.${i}.image: ${(e as Error).message}`);
+    }
+  });
+  return { preset: r.data.preset, command: r.data.command, run, samples };
 }

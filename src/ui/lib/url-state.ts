@@ -5,7 +5,9 @@
  *
  *   #v=1&seed=7&task.family=shapes&algorithm.lr=0.001&variants=rlvr,grr&grr.weights.lambda=0.5
  *
- * Several seeds (Experiment.seeds) are one comma list: `seeds=1,2,3`.
+ * Several seeds (Experiment.seeds) are one comma list: `seeds=1,2,3`. The
+ * Experiment picker's choice rides along as `preset=<name>` (encodeLink,
+ * decodePreset); the experiment itself is always the settings in the link.
  *
  * A link is untrusted input. Decoding reads it into objects without a
  * prototype and refuses the keys `__proto__`, `constructor` and `prototype`
@@ -28,6 +30,7 @@ import {
   type VariantConfig,
   type VariantName,
 } from "../../settings/experiment";
+import { isPresetName, PRESET_NAMES } from "../../settings/presets";
 
 const URL_SCHEMA_VERSION = 1;
 
@@ -76,6 +79,39 @@ export function encodeExperiment(exp: Experiment): string {
   p.set("seed", String(exp.seed));
   for (const [k, v] of nonDefaultSettings(exp)) p.set(k, v);
   return p.toString().replace(/%2C/g, ",");
+}
+
+/** The link key of the Experiment picker's preset. */
+const PRESET_KEY = "preset";
+
+/** The hash string (without `#`) for an experiment picked as preset `preset` (null: none). */
+export function encodeLink(exp: Experiment, preset: string | null): string {
+  const text = encodeExperiment(exp);
+  return preset ? `${text}&${PRESET_KEY}=${encodeURIComponent(preset)}` : text;
+}
+
+/**
+ * The preset a link names (`preset=<name>`), or null when it names none.
+ * Never throws.
+ * @returns the name when it is a known preset; else null and, for an unknown one, the message.
+ */
+export function decodePreset(hash: string): { preset: string | null; error: string | null } {
+  try {
+    const p = new URLSearchParams(
+      String(hash ?? "")
+        .replace(/^#/, "")
+        .slice(0, MAX_HASH_CHARS),
+    );
+    const name = p.get(PRESET_KEY);
+    if (name === null) return { preset: null, error: null };
+    if (isPresetName(name)) return { preset: name, error: null };
+    return {
+      preset: null,
+      error: `This link names the preset '${shortValue(name)}', which this lab does not have (known: ${PRESET_NAMES.join(", ")}); its settings were applied as they are.`,
+    };
+  } catch {
+    return { preset: null, error: null };
+  }
 }
 
 /** A setting of a link that was not applied. */
@@ -242,7 +278,7 @@ export function decodeExperiment(hash: string): DecodeResult {
     const entries: LinkEntry[] = [];
     for (const [key, raw] of pairs) {
       try {
-        if (key === "v" || key === "variants") continue;
+        if (key === "v" || key === "variants" || key === PRESET_KEY) continue;
         if (key === "seed") entries.push({ key, path: ["seed"], value: convert(key, raw, 0) });
         else if (key === "seeds")
           entries.push({ key, path: ["seeds"], value: parseSeedsText(raw) });
