@@ -1,4 +1,10 @@
-/** Page layout: header (controls, status), experiment panel, charts, inspector. */
+/**
+ * Page layout: header (Experiment picker, run or playback controls, view
+ * switches, status), the chosen experiment in two sentences, then the guided
+ * view, the overview charts (other metrics one click away) and the rollout
+ * inspector; the settings (task, variants, algorithm, model) in a column
+ * one click away.
+ */
 import { useLab, labStore } from "../store";
 import { ExperimentPanel } from "./components/experiment/ExperimentPanel";
 import { RunControls } from "./components/RunControls";
@@ -10,11 +16,29 @@ import { RunsTable } from "./components/RunsTable";
 import { LogPanel } from "./components/LogPanel";
 import { SavedRuns } from "./components/SavedRuns";
 import { StabilityPanel } from "./components/StabilityPanel";
+import { ExperimentPicker } from "./components/lesson/ExperimentPicker";
+import { LessonIntro } from "./components/lesson/LessonIntro";
+import { GuidePanel } from "./components/lesson/GuidePanel";
+import { NoTrainingNote, PlaybackControls } from "./components/lesson/PlaybackBar";
+import { ViewToggles } from "./components/lesson/ViewToggles";
 
 export function App() {
   const inspectorOpen = useLab((s) => s.inspectorOpen);
+  const guideOpen = useLab((s) => s.guideOpen);
+  const settingsOpen = useLab((s) => s.settingsOpen);
+  const presentation = useLab((s) => s.presentation);
+  const noTraining = useLab((s) => s.noTraining);
+  const cls = [
+    "app",
+    inspectorOpen ? "with-inspector" : "",
+    guideOpen ? "with-guide" : "",
+    presentation ? "presentation" : "",
+    settingsOpen ? "with-settings" : "",
+  ]
+    .filter(Boolean)
+    .join(" ");
   return (
-    <div className={inspectorOpen ? "app with-inspector" : "app"}>
+    <div className={cls}>
       <header className="app-header">
         <div className="brand">
           <h1>Reward Lab</h1>
@@ -23,7 +47,8 @@ export function App() {
             browser (WebGPU)
           </span>
         </div>
-        <RunControls />
+        <ExperimentPicker />
+        {noTraining ? <PlaybackControls /> : <RunControls />}
         <button
           type="button"
           className="inspect-btn"
@@ -32,12 +57,28 @@ export function App() {
         >
           Inspect rollouts
         </button>
+        <ViewToggles />
         <StatusLine />
       </header>
+      <NoTrainingNote />
       <ErrorBanner />
       <PendingChangesBanner />
+      <LessonIntro />
       <main className="layout">
-        <ExperimentPanel />
+        {settingsOpen && (
+          <div id="settings-drawer" className="settings-drawer" data-testid="settings-drawer">
+            <button
+              type="button"
+              className="drawer-close small-btn"
+              aria-label="Close the settings"
+              onClick={() => labStore.getState().setSettingsOpen(false)}
+            >
+              ×
+            </button>
+            <ExperimentPanel />
+          </div>
+        )}
+        <GuidePanel />
         <div className="main-col">
           <ChartsPanel />
           <RunsTable />

@@ -227,6 +227,8 @@ describe("the lab in headless Chromium", () => {
 
     // 1. Two seeds: every variant's RC-Acc is a mean line with a shaded band.
     await page.goto(`${origin}#${tiny({ seeds: [1, 2] })}`);
+    // The settings (seeds, variant cards with their fork and export buttons) are one click away.
+    await page.getByRole("button", { name: "Settings", exact: true }).click();
     await expect.poll(() => page.getByLabel("Seeds", { exact: true }).inputValue()).toBe("1,2");
     await phase(/ready/);
     await page.getByRole("button", { name: "Train", exact: true }).click();
@@ -350,6 +352,7 @@ describe("the lab in headless Chromium", () => {
     await page.goto(`${origin}#${hash}`);
     const phase = (want: RegExp) => waitForPhase(page, want);
     await phase(/ready/);
+    await page.getByRole("button", { name: "Settings", exact: true }).click();
     // The cards come from the variant table: formulas and one control per weight.
     const cards = page.getByTestId("variant-scs");
     await expect.poll(() => cards.textContent()).toContain("r_con = c·(m − |𝒜|)/m");
@@ -395,6 +398,7 @@ describe("the lab in headless Chromium", () => {
     await page.goto(`${origin}#${hash}`);
     const phase = (want: RegExp) => waitForPhase(page, want);
     await phase(/ready/);
+    await page.getByRole("button", { name: "Settings", exact: true }).click();
     await expect
       .poll(() => page.getByTestId("variant-prm").textContent())
       .toContain("R = r_ver + λ·mean_k s_k");

@@ -9,6 +9,7 @@ import { debiasedEma } from "./ema";
 import { lttbIndices } from "./downsample";
 import { toCsv } from "./csv";
 import { aggregateCurves } from "../../experiments/seed-stats";
+import { wilsonInterval } from "./bands";
 
 export type XAxisKind = "step" | "time";
 
@@ -33,6 +34,12 @@ export interface SeriesOptions {
   smoothing: number;
   xAxis: XAxisKind;
   maxPoints: number;
+  /**
+   * One-seed series of a share in [0, 1]: give each point the 95 % Wilson
+   * interval over this many held-out answers as its band (./bands.ts; the
+   * overview's sampling band). Absent: one-seed points have no band.
+   */
+  samplingN?: number;
 }
 
 export const MAX_POINTS_PER_LINE = 500;
@@ -51,13 +58,21 @@ export function buildSeries(
   const smooth = debiasedEma(raw, opts.smoothing);
   const xs = picked.map((r) => (opts.xAxis === "step" ? r.step : r.time));
   const idx = lttbIndices(xs, raw, opts.maxPoints);
-  return idx.map((i) => ({
-    x: xs[i],
-    step: picked[i].step,
-    time: picked[i].time,
-    raw: raw[i],
-    smooth: smooth[i],
-  }));
+  const n = opts.samplingN;
+  return idx.map((i) => {
+    const p: PlotPoint = {
+      x: xs[i],
+      step: picked[i].step,
+      time: picked[i].time,
+      raw: raw[i],
+      smooth: smooth[i],
+    };
+    if (n !== undefined && raw[i] >= 0 && raw[i] <= 1) {
+      p.band = wilsonInterval(raw[i], n);
+      p.n = 1;
+    }
+    return p;
+  });
 }
 
 /** True when the rows come from more than one seed (MetricRow.seed; rows without one count as one seed). */

@@ -1,4 +1,4 @@
-/** Smoothing, x-axis, legend and JSON export, shared by all charts. */
+/** Smoothing, x-axis, rate zoom, legend, a recording to overlay and JSON export, shared by all charts. */
 import { useLab, labStore, type OverlayRun } from "../../../store";
 import type { MetricsData } from "../../../store/run-data";
 import type { Experiment } from "../../../settings/experiment";
@@ -44,6 +44,10 @@ export function ChartToolbar({
     (r) => r.eval[0]?.seed !== undefined || r.train[0]?.seed !== undefined,
   );
   const hasForks = metrics.markers.some((m) => m.fork);
+  const zoom = useLab((s) => s.zoomToData);
+  const preset = useLab((s) => s.presetName);
+  const canOverlay = useLab((s) => s.playback === null && s.recordings !== null);
+  const overlaid = overlays.some((o) => o.id === `rec:${preset}`);
   const st = labStore.getState();
   return (
     <div className="chart-toolbar">
@@ -90,6 +94,39 @@ export function ChartToolbar({
           ))}
         </div>
       </div>
+      <div className="field" role="radiogroup" aria-label="Rate axis">
+        <span className="label">Rates</span>
+        <div className="seg">
+          {([false, true] as const).map((z) => (
+            <button
+              key={String(z)}
+              type="button"
+              aria-pressed={zoom === z}
+              className={zoom === z ? "chip on" : "chip"}
+              title={
+                z
+                  ? "Fit each chart's y axis to its data: small moves look large"
+                  : "Draw every rate on 0 to 1, so a small move looks small"
+              }
+              onClick={() => st.setZoomToData(z)}
+            >
+              {z ? "Zoom to data" : "0 to 1"}
+            </button>
+          ))}
+        </div>
+      </div>
+      {canOverlay && preset && (
+        <button
+          type="button"
+          className="small-btn"
+          disabled={overlaid}
+          data-testid="overlay-recording"
+          title="Draw the shipped recording of this experiment (several seeds, made with npm run record) over the live run"
+          onClick={() => void st.overlayRecording(preset)}
+        >
+          {overlaid ? "Recording overlaid" : "Overlay recording"}
+        </button>
+      )}
       <button
         type="button"
         className="small-btn"

@@ -1,26 +1,28 @@
 /**
- * All live charts: evaluation metrics first (RC-Acc leads), then training
- * metrics. Each chart draws the current run's variants and forks, and the
- * runs checked for overlay (series keys of src/ui/lib/series-meta.ts).
+ * The charts: first the overview (the few held-out metrics the chosen
+ * experiment is about, large, rates on [0, 1] unless zoomed, with the seed
+ * band, or one seed's held-out sampling band), then the other metrics one
+ * click away in groups (held-out, training, rewards, cost). Each chart draws
+ * the current run's variants and forks, and the runs checked for overlay
+ * (series keys of src/ui/lib/series-meta.ts).
  */
-import { useMemo } from "react";
+import { useMemo, useState, type ReactNode } from "react";
 import { useLab, labStore, type OverlayRun } from "../../../store";
 import type { MetricsData } from "../../../store/run-data";
 import type { Experiment } from "../../../settings/experiment";
 import type { MetricRow } from "../../../run/run-types";
 import { buildChart, MAX_POINTS_PER_LINE, type XAxisKind } from "../../lib/chart-data";
 import { sortMetricKeys } from "../../lib/metric-meta";
+import { isFraction } from "../../lib/bands";
+import { splitSpecs, type MetricGroupName } from "../../lib/metric-groups";
+import { overviewMetrics } from "../../../store/lesson";
 import { overlayKey, seriesStyle, type SeriesStyle } from "../../lib/series-meta";
 import { MetricChart } from "./MetricChart";
 import { ChartToolbar } from "./ChartToolbar";
 import { useThrottledMetrics } from "./useThrottledMetrics";
 import { MarkerList } from "./MarkerList";
 
-interface ChartSpec {
-  key: string;
-  testId: string;
-  kind: "train" | "eval";
-}
+import type { ChartSpec } from "../../lib/metric-groups";
 
 /** Charts to draw: eval keys as `chart-<key>`, train keys as `chart-<key>` (or `chart-train-<key>` if eval has the key too). */
 function chartSpecs(m: MetricsData): ChartSpec[] {
@@ -60,25 +62,34 @@ function withOverlayKeys(m: MetricsData, overlays: readonly OverlayRun[]): Metri
   return { ...m, keys };
 }
 
+/** How a group of charts is drawn. */
+interface ChartLook {
+  height?: number;
+  /** Rates on [0, 1] (false: fitted to the data). */
+  rateDomain: boolean;
+  /** One-seed eval charts get the held-out sampling band over this many answers. */
+  samplingN?: number;
+  bold: boolean;
+}
+
 function Charts({
   m,
-  kind,
+  specs: shown,
   smoothing,
   xAxis,
   overlays,
   current,
+  look,
 }: {
   m: MetricsData;
-  kind: "train" | "eval";
+  specs: ChartSpec[];
   smoothing: number;
   xAxis: XAxisKind;
   overlays: OverlayRun[];
   current: Experiment;
+  look: ChartLook;
 }) {
-  const specs = useMemo(
-    () => chartSpecs(withOverlayKeys(m, overlays)).filter((s) => s.kind === kind),
-    [m, overlays, kind],
-  );
+  const kind = shown[0]?.kind ?? "eval";
   const rowsByVariant = useMemo(() => rowsBySeries(m, overlays, kind), [m, overlays, kind]);
   const styles = useMemo(() => {
     const out: Record<string, SeriesStyle> = {};
@@ -91,24 +102,26 @@ function Charts({
     for (const [v, r] of Object.entries(m.byVariant)) out[v] = r.train.length ? r.train : r.eval;
     return out;
   }, [m]);
+  const { samplingN } = look;
   const built = useMemo(
     () =>
-      specs.map((s) => {
+      shown.map((s) => {
         const series = buildChart(rowsByVariant, s.key, {
           smoothing,
           xAxis,
           maxPoints: MAX_POINTS_PER_LINE,
+          ...(samplingN !== undefined && isFraction(s.key) ? { samplingN } : {}),
         });
         const totals: Record<string, number> = {};
         for (const [v, rows] of Object.entries(rowsByVariant))
           totals[v] = rows.filter((r) => Number.isFinite(r.values[s.key])).length;
         return { spec: s, series, totals };
       }),
-    [specs, rowsByVariant, smoothing, xAxis],
+    [shown, rowsByVariant, smoothing, xAxis, samplingN],
   );
-  if (specs.length === 0) return null;
+  if (shown.length === 0) return null;
   return (
-    <div className="chart-grid">
+    <div className={look.height ? "chart-grid large" : "chart-grid"}>
       {built.map(({ spec, series, totals }) => (
         <MetricChart
           key={spec.testId}
@@ -122,9 +135,69 @@ function Charts({
           xAxis={xAxis}
           smoothing={smoothing}
           styles={styles}
+          height={look.height}
+          yDomain={look.rateDomain && isFraction(spec.key) ? RATE_DOMAIN : undefined}
+          bold={look.bold}
         />
       ))}
     </div>
+  );
+}
+
+/** The y range of a rate unless zoomed to the data. */
+const RATE_DOMAIN: [number, number] = [0, 1];
+
+/** The groups of "more metrics", each one click away. */
+const GROUP_TITLES: Record<MetricGroupName, string> = {
+  "held-out": "Held-out",
+  training: "Training",
+  rewards: "Rewards",
+  cost: "Cost",
+};
+
+/** The other metrics, grouped (held-out, training, rewards, cost); one group open at a time. */
+function MoreMetrics({
+  groups,
+  render,
+  evalNote,
+}: {
+  groups: Record<MetricGroupName, ChartSpec[]>;
+  render: (specs: ChartSpec[]) => ReactNode;
+  evalNote: string;
+}) {
+  const [open, setOpen] = useState<MetricGroupName | null>(null);
+  const names = (Object.keys(GROUP_TITLES) as MetricGroupName[]).filter(
+    (g) => groups[g].length > 0,
+  );
+  if (names.length === 0) return null;
+  return (
+    <section className="more-metrics" aria-label="More metrics">
+      <div className="seg" role="toolbar" aria-label="More metrics">
+        <span className="label">More metrics:</span>
+        {names.map((g) => (
+          <button
+            key={g}
+            type="button"
+            className={open === g ? "chip on" : "chip"}
+            aria-pressed={open === g}
+            data-testid={`metrics-group-${g}`}
+            onClick={() => setOpen(open === g ? null : g)}
+          >
+            {GROUP_TITLES[g]} ({groups[g].length})
+          </button>
+        ))}
+      </div>
+      {names.map((g) => (
+        // Closed groups stay mounted (their charts' data attributes follow the run) but draw nothing.
+        <div key={g} hidden={open !== g} data-group={g}>
+          {g === "held-out" && <h3 className="chart-section">{evalNote}</h3>}
+          {g === "training" && (
+            <h3 className="chart-section">Training · every step, on the sampled rollouts</h3>
+          )}
+          {render(groups[g])}
+        </div>
+      ))}
+    </section>
   );
 }
 
@@ -133,18 +206,32 @@ export function ChartsPanel() {
   const smoothing = useLab((s) => s.smoothing);
   const xAxis = useLab((s) => s.xAxis);
   const viewing = useLab((s) => s.viewingRun);
-  const evalEvery = useLab((s) => (s.sentExperiment ?? s.experiment).algorithm.evalEvery);
+  const shownExp = useLab((s) => s.sentExperiment ?? s.experiment);
+  const { evalEvery } = shownExp.algorithm;
   // The charts describe the run that was sent, not an edit not yet applied.
-  const evalTemperature = useLab((s) => (s.sentExperiment ?? s.experiment).evalTemperature);
+  const { evalTemperature, evalSize } = shownExp;
   const overlays = useLab((s) => s.overlays);
+  const presetName = useLab((s) => s.presetName);
+  const zoom = useLab((s) => s.zoomToData);
+  const bold = useLab((s) => s.presentation);
   const current = useLab(
     (s) =>
       (s.viewingRun !== null ? s.runs.find((r) => r.id === s.viewingRun)?.experiment : undefined) ??
       s.sentExperiment ??
       s.experiment,
   );
-  const shownKeys = withOverlayKeys(m, overlays).keys;
-  const empty = shownKeys.eval.length === 0 && shownKeys.train.length === 0;
+  const shown = useMemo(() => withOverlayKeys(m, overlays), [m, overlays]);
+  const specs = useMemo(() => chartSpecs(shown), [shown]);
+  const overviewKey = overviewMetrics(presetName, current).join(",");
+  const split = useMemo(() => splitSpecs(specs, overviewKey.split(",")), [specs, overviewKey]);
+  const empty = shown.keys.eval.length === 0 && shown.keys.train.length === 0;
+  const banded = Object.values(m.byVariant).some(
+    (r) => r.eval[0]?.seed !== undefined || r.train[0]?.seed !== undefined,
+  );
+  const decoding = evalTemperature === 0 ? "greedy decoding" : `sampled at τ = ${evalTemperature}`;
+  const evalNote = `Held-out set · ${evalSize} prompts, ${decoding}, every ${evalEvery} steps`;
+  const common = { m, smoothing, xAxis, overlays, current };
+  const small: ChartLook = { rateDomain: !zoom, bold };
   return (
     <section className="charts-panel" aria-label="Charts">
       <ChartToolbar metrics={m} overlays={overlays} current={current} />
@@ -172,31 +259,26 @@ export function ChartsPanel() {
         </div>
       ) : (
         <>
-          {shownKeys.eval.length > 0 && (
-            <h3 className="chart-section">
-              Evaluation · held-out set,{" "}
-              {evalTemperature === 0 ? "greedy decoding" : `sampled at τ = ${evalTemperature}`},
-              every {evalEvery} steps
-            </h3>
-          )}
+          <h3 className="chart-section" data-testid="overview-note">
+            {evalNote} · band ={" "}
+            {banded
+              ? "95 % interval over seeds (Student t)"
+              : `95 % interval of the ${evalSize} held-out answers (one seed)`}
+          </h3>
           <Charts
-            m={m}
-            kind="eval"
-            smoothing={smoothing}
-            xAxis={xAxis}
-            overlays={overlays}
-            current={current}
+            {...common}
+            specs={split.overview}
+            look={{
+              height: bold ? 340 : 260,
+              rateDomain: !zoom,
+              samplingN: banded ? undefined : evalSize,
+              bold,
+            }}
           />
-          {shownKeys.train.length > 0 && (
-            <h3 className="chart-section">Training · every step, on the sampled rollouts</h3>
-          )}
-          <Charts
-            m={m}
-            kind="train"
-            smoothing={smoothing}
-            xAxis={xAxis}
-            overlays={overlays}
-            current={current}
+          <MoreMetrics
+            groups={split.groups}
+            evalNote={evalNote}
+            render={(g) => <Charts {...common} specs={g} look={small} />}
           />
         </>
       )}

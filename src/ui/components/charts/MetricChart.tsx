@@ -6,7 +6,7 @@
  * translucent band in the same colour; forks and overlaid runs are dashed
  * (SeriesStyle). Knows nothing about training.
  */
-import { memo, useRef, useState } from "react";
+import { memo, useEffect, useRef, useState } from "react";
 import {
   Area,
   CartesianGrid,
@@ -37,7 +37,7 @@ import { variantColor, variantLabel } from "../../lib/variant-meta";
 import { attrKey, type SeriesStyle } from "../../lib/series-meta";
 import { Tip } from "../Field";
 import { downloadSvgAsPng } from "../../lib/svg-png";
-import { labStore } from "../../../store";
+import { labStore, useLab } from "../../../store";
 import { useInView } from "./useInView";
 import { useFirstTurn, useStaggered } from "./stagger";
 
@@ -53,6 +53,12 @@ export interface MetricChartProps {
   smoothing: number;
   /** How each series key is drawn and named (default: a plain variant line). */
   styles?: Record<string, SeriesStyle>;
+  /** Plot height in px (default 170; the overview's charts are larger). */
+  height?: number;
+  /** A fixed y range (rates: [0, 1]); absent: fitted to the data. */
+  yDomain?: [number, number];
+  /** Thicker lines and larger ticks (presentation size). */
+  bold?: boolean;
 }
 
 const fmt = (v: number) => {
@@ -94,7 +100,12 @@ function ChartTooltip({
           <div key={String(p.name)} className="tt-row">
             <span className="swatch" style={{ background: p.color }} />
             <span>{String(p.name)}:</span>
-            {pt.band ? (
+            {pt.band && pt.n === 1 ? (
+              <span>
+                {fmt(pt.raw)} · held-out 95 % interval [{fmt(pt.band[0])}, {fmt(pt.band[1])}]
+                {pt.smooth !== pt.raw ? ` · smoothed ${fmt(pt.smooth)}` : ""}
+              </span>
+            ) : pt.band ? (
               <span>
                 mean {fmt(pt.raw)} · 95 % CI [{fmt(pt.band[0])}, {fmt(pt.band[1])}] · n {pt.n}
                 {pt.smooth !== pt.raw ? ` · smoothed ${fmt(pt.smooth)}` : ""}
@@ -114,7 +125,8 @@ function ChartTooltip({
 
 function MetricChartImpl(props: MetricChartProps) {
   // Data attributes follow the newest data at once; the SVG redraws at this chart's turn.
-  const { metricKey, testId, kind, totals } = props;
+  const { metricKey, testId, kind, totals, yDomain, bold } = props;
+  const height = props.height ?? 170;
   const { series, rowsByVariant, markers, xAxis, smoothing, styles } = useStaggered(props);
   const latestSeries = props.series;
   const meta = metricMeta(metricKey);
@@ -135,13 +147,24 @@ function MetricChartImpl(props: MetricChartProps) {
   const Chart = variants.some((v) => series[v][0]?.band) ? ComposedChart : LineChart;
   const flat = flatDomain(series);
   const ext = seriesExtent(series);
-  const yAxis = flat ? niceTicks(flat[0], flat[1], 3) : niceTicks(ext.y[0], ext.y[1], 5);
+  const yAxis = yDomain
+    ? niceTicks(yDomain[0], yDomain[1], 5)
+    : flat
+      ? niceTicks(flat[0], flat[1], 3)
+      : niceTicks(ext.y[0], ext.y[1], 5);
   // A band wider than the axis (few seeds) is clipped at the plot's edge, not allowed to stretch the axis.
   const clipBands = bandOverflows(series, yAxis.domain);
   const xAxisTicks = niceTicks(Math.min(0, ext.x[0]), Math.max(ext.x[1], 1), 6);
   const csv = () =>
     downloadText(`${metricKey}-${kind}.csv`, chartToCsv(metricKey, series, smoothing));
   const ref = useRef<HTMLElement>(null);
+  // A callout's "show chart": scroll here and flash.
+  const focus = useLab((s) => (s.chartFocus?.chart === testId ? s.chartFocus.n : null));
+  const focused = focus !== null;
+  useEffect(() => {
+    if (focus !== null) ref.current?.scrollIntoView?.({ block: "center", behavior: "smooth" });
+  }, [focus]);
+  const tick = bold ? 15 : 11;
   // Coming into view is a redraw too: it waits for this chart's turn.
   const inView = useStaggered(useInView(ref));
   // A new chart's header and body arrive at its first turn, not with all the others.
@@ -175,7 +198,7 @@ function MetricChartImpl(props: MetricChartProps) {
   return (
     <figure
       ref={ref}
-      className="chart"
+      className={focused ? "chart focused" : "chart"}
       data-testid={`chart-${testId}`}
       data-metric={metricKey}
       data-kind={kind}
@@ -208,9 +231,9 @@ function MetricChartImpl(props: MetricChartProps) {
         </button>
       </figcaption>
       {!inView ? (
-        <div className="chart-offscreen" style={{ height: 170 }} aria-hidden="true" />
+        <div className="chart-offscreen" style={{ height }} aria-hidden="true" />
       ) : (
-        <ResponsiveContainer width="100%" height={170}>
+        <ResponsiveContainer width="100%" height={height}>
           <Chart margin={{ top: 6, right: 12, bottom: 0, left: 0 }}>
             <CartesianGrid strokeDasharray="3 3" stroke="#e4e7eb" />
             {/* Explicit ticks and interval 0: recharts then measures no tick labels in the DOM. */}
@@ -221,13 +244,13 @@ function MetricChartImpl(props: MetricChartProps) {
               ticks={xAxisTicks.ticks}
               interval={0}
               tickFormatter={xAxis === "time" ? (v: number) => `${fmt(v)}s` : fmt}
-              fontSize={11}
+              fontSize={tick}
               allowDuplicatedCategory={false}
             />
             <YAxis
-              width={54}
+              width={bold ? 62 : 54}
               tickFormatter={fmt}
-              fontSize={11}
+              fontSize={tick}
               domain={yAxis.domain}
               ticks={yAxis.ticks}
               interval={0}
@@ -267,7 +290,7 @@ function MetricChartImpl(props: MetricChartProps) {
                     name={`${st.label} (raw)`}
                     stroke={c}
                     strokeOpacity={0.28}
-                    strokeWidth={1}
+                    strokeWidth={bold ? 2 : 1}
                     strokeDasharray={st.dash}
                     dot={false}
                     isAnimationActive={false}
@@ -284,9 +307,9 @@ function MetricChartImpl(props: MetricChartProps) {
                   name={st.label}
                   stroke={c}
                   strokeOpacity={st.opacity}
-                  strokeWidth={st.kind === "overlay" ? 1.5 : 2}
+                  strokeWidth={(st.kind === "overlay" ? 1.5 : 2) * (bold ? 2 : 1)}
                   strokeDasharray={st.dash}
-                  dot={few && st.kind !== "overlay" ? { r: 2, fill: c } : false}
+                  dot={few && st.kind !== "overlay" ? { r: bold ? 4 : 2, fill: c } : false}
                   isAnimationActive={false}
                 />,
               ];
@@ -304,7 +327,7 @@ function MetricChartImpl(props: MetricChartProps) {
                   label={{
                     value: m.fault ? "⚠" : m.fork ? "↱" : "⚑",
                     position: "insideTopLeft",
-                    fontSize: 11,
+                    fontSize: tick,
                     fill: c,
                   }}
                 />

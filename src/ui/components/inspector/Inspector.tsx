@@ -1,5 +1,5 @@
 /** Rollout inspector: browse the kept sample groups per variant and step. */
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { useLab, labStore } from "../../../store";
 import { variantColor, variantLabel } from "../../lib/variant-meta";
 import { ImageCanvas } from "./ImageCanvas";
@@ -17,6 +17,28 @@ export function Inspector() {
   const [variant, setVariant] = useState<string | null>(null);
   const [stepIdx, setStepIdx] = useState<number | null>(null); // null = follow the latest
   const [groupIdx, setGroupIdx] = useState(0);
+  // A callout's example: open its variant, step and prompt, and highlight the rollout.
+  const focus = useLab((s) => s.rolloutFocus);
+  const [highlight, setHighlight] = useState<{
+    promptId: string;
+    step: number;
+    index: number;
+  } | null>(null);
+  useEffect(() => {
+    if (!focus) return;
+    const list = labStore.getState().samples.byVariant[focus.variant] ?? [];
+    const steps = historySteps(list);
+    const at = list.filter((g) => g.step === focus.step);
+    setVariant(focus.variant);
+    setStepIdx(steps.indexOf(focus.step) === steps.length - 1 ? null : steps.indexOf(focus.step));
+    setGroupIdx(
+      Math.max(
+        0,
+        at.findIndex((g) => g.promptId === focus.promptId && g.seed === focus.seed),
+      ),
+    );
+    setHighlight({ promptId: focus.promptId, step: focus.step, index: focus.index });
+  }, [focus]);
   if (!open) return null;
   const names = Object.keys(byVariant);
   const v = variant && byVariant[variant] ? variant : names[0];
@@ -95,14 +117,23 @@ export function Inspector() {
               ))}
             </div>
           )}
-          {group && <GroupDetails group={group} />}
+          {group && (
+            <GroupDetails
+              group={group}
+              highlight={
+                highlight && highlight.promptId === group.promptId && highlight.step === group.step
+                  ? highlight.index
+                  : null
+              }
+            />
+          )}
         </>
       )}
     </aside>
   );
 }
 
-function GroupDetails({ group }: { group: GroupView }) {
+function GroupDetails({ group, highlight }: { group: GroupView; highlight: number | null }) {
   const inconsistent = group.rollouts.filter((r) => r.judgment === "inconsistent").length;
   return (
     <div className="group-details">
@@ -134,7 +165,7 @@ function GroupDetails({ group }: { group: GroupView }) {
           </p>
         </div>
       </div>
-      <RolloutTable group={group} />
+      <RolloutTable group={group} highlight={highlight} />
       {group.judgeReply && (
         <details>
           <summary>Judge reply (raw JSON, as an LLM judge would emit)</summary>

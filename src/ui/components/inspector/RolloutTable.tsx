@@ -1,4 +1,5 @@
 /** The G rollouts of one group: text, verifier, consistency, judge tier, components, reward, advantage. */
+import { useEffect, useRef } from "react";
 import type { GroupView } from "../../../run/run-types";
 import { Tip } from "../Field";
 
@@ -64,7 +65,19 @@ function ReaskDetail({ reask }: { reask: NonNullable<GroupView["rollouts"][numbe
   );
 }
 
-export function RolloutTable({ group }: { group: GroupView }) {
+/** `highlight`: the rollout a callout links to (scrolled to and marked), or null. */
+export function RolloutTable({
+  group,
+  highlight = null,
+}: {
+  group: GroupView;
+  highlight?: number | null;
+}) {
+  const marked = useRef<HTMLTableRowElement>(null);
+  useEffect(() => {
+    if (highlight !== null)
+      marked.current?.scrollIntoView?.({ block: "center", behavior: "smooth" });
+  }, [highlight]);
   const compKeys = Array.from(new Set(group.rollouts.flatMap((r) => Object.keys(r.components))));
   const hasRank = group.rollouts.some((r) => r.rank !== undefined && r.rank !== null);
   return (
@@ -103,11 +116,14 @@ export function RolloutTable({ group }: { group: GroupView }) {
           <tr
             // biome-ignore lint/suspicious/noArrayIndexKey: a rollout's index in its group is its identity
             key={i}
+            ref={i === highlight ? marked : undefined}
             className={[
               r.judgment === "inconsistent" ? "inconsistent" : "",
               r.unscorable ? "unscorable" : "",
+              i === highlight ? "focused" : "",
             ].join(" ")}
             data-judgment={r.judgment}
+            data-focused={i === highlight ? "1" : undefined}
           >
             <td>{i + 1}</td>
             <td className="rollout-text">

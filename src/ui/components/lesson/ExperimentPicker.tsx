@@ -1,0 +1,43 @@
+/** The Experiment picker: the lab's presets (src/settings/presets.ts), one click each; the choice is in the URL. */
+import { useId } from "react";
+import { labStore, useLab } from "../../../store";
+import { editedFromPreset } from "../../../store/lesson";
+import { PRESET_NAMES, presetEntry } from "../../../settings/presets";
+
+/** Value of the option shown for an experiment of no preset. */
+const CUSTOM = "";
+
+export function ExperimentPicker() {
+  const id = useId();
+  const preset = useLab((s) => s.presetName);
+  const edited = useLab((s) =>
+    s.presetName !== null && s.playback === null
+      ? editedFromPreset(s.experiment, s.presetName)
+      : false,
+  );
+  return (
+    <div className="picker">
+      <label htmlFor={id}>Experiment</label>
+      <select
+        id={id}
+        data-testid="experiment-picker"
+        value={preset ?? CUSTOM}
+        onChange={(e) => {
+          if (e.target.value !== CUSTOM) labStore.getState().pickPreset(e.target.value);
+        }}
+      >
+        {preset === null && <option value={CUSTOM}>Custom (from the link or the settings)</option>}
+        {PRESET_NAMES.map((n) => (
+          <option key={n} value={n}>
+            {presetEntry(n).title}
+          </option>
+        ))}
+      </select>
+      {edited && (
+        <span className="muted small" data-testid="picker-edited">
+          edited
+        </span>
+      )}
+    </div>
+  );
+}

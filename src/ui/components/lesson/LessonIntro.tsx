@@ -1,0 +1,31 @@
+/** Under the header: the chosen experiment in two sentences and the paper figure it mirrors. */
+import { useLab } from "../../../store";
+import { presetEntry } from "../../../settings/presets";
+import { variantLabel } from "../../lib/variant-meta";
+
+export function LessonIntro() {
+  const preset = useLab((s) => s.presetName);
+  const variants = useLab((s) => (s.sentExperiment ?? s.experiment).variants.map((v) => v.name));
+  if (!preset)
+    return (
+      <section
+        className="lesson-intro"
+        aria-label="About this experiment"
+        data-testid="lesson-intro"
+      >
+        <p>
+          <b>Custom experiment:</b> {variants.map(variantLabel).join(" vs ")}, as the link or the
+          settings give it. Pick an experiment above for one of the papers' setups.
+        </p>
+      </section>
+    );
+  const p = presetEntry(preset);
+  return (
+    <section className="lesson-intro" aria-label="About this experiment" data-testid="lesson-intro">
+      <h2>{p.title}</h2>
+      <p>
+        {p.description} <span className="muted">Mirrors: {p.figure}.</span>
+      </p>
+    </section>
+  );
+}

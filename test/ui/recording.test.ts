@@ -1,0 +1,110 @@
+// Recordings: every shipped one (public/recordings/*.json) loads through the
+// saved runs' checks (checkRecording → checkSavedRun) and holds what the page
+// plays: several seeds of metric rows, eval rows from step 0, inspector groups
+// with their images; a bad file is refused with a message naming the problem.
+import { readdirSync, readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { checkRecording } from "../../src/store/saved-run-check";
+import {
+  base64ToBytes,
+  bytesToBase64,
+  packGroup,
+  sampleGroups,
+  unpackGroup,
+} from "../../src/store/recording";
+import { PRESET_NAMES } from "../../src/settings/presets";
+import type { GroupView } from "../../src/run/run-types";
+
+const DIR = resolve(import.meta.dirname, "../../public/recordings");
+const files = readdirSync(DIR).filter((f) => f.endsWith(".json"));
+const raw = (f: string) => JSON.parse(readFileSync(resolve(DIR, f), "utf8"));
+
+const group = (step: number, seed?: number): GroupView => ({
+  variant: "rlvr",
+  step,
+  promptId: `p${step}`,
+  question: "What is the sum of the two digits?",
+  options: null,
+  answer: "7",
+  image: {
+    data: new Float32Array([0, 0.5, 1, 2, Number.NaN, -1]),
+    height: 2,
+    width: 3,
+    channels: 1,
+  },
+  rollouts: [],
+  ...(seed !== undefined ? { seed } : {}),
+});
+
+describe("shipped recordings", () => {
+  it("there is one for every preset of the picker", () => {
+    expect(files.map((f) => f.replace(/\.json$/, "")).sort()).toEqual([...PRESET_NAMES].sort());
+  });
+
+  for (const f of files)
+    it(`${f} loads through the saved-run checks and holds several seeds, step 0 and rollouts`, () => {
+      const rec = checkRecording(raw(f), f);
+      expect(`${rec.preset}.json`).toBe(f);
+      expect(rec.command).toMatch(new RegExp(`^npm run record -- --preset ${rec.preset}\\b`));
+      const seeds = rec.run.experiment.seeds ?? [];
+      expect(seeds.length).toBeGreaterThanOrEqual(2);
+      for (const [v, rows] of Object.entries(rec.run.metrics.byVariant)) {
+        expect(new Set(rows.eval.filter((r) => r.step === 0).map((r) => r.seed)).size, v).toBe(
+          seeds.length,
+        );
+        expect(rows.train.length, v).toBeGreaterThan(0);
+      }
+      expect(rec.samples.length).toBeGreaterThan(0);
+      for (const g of rec.samples)
+        expect(g.image.data.length).toBe(g.image.height * g.image.width * g.image.channels);
+      expect(readFileSync(resolve(DIR, f)).length).toBeLessThan(1_000_000);
+    });
+});
+
+describe("recording checks", () => {
+  const good = raw(files[0]);
+  it("refuses a wrong format, a snapshot, a bad image and a prototype key", () => {
+    expect(() => checkRecording({ ...good, format: "other" }, "r")).toThrow(
+      /^r could not be read: format/,
+    );
+    expect(() =>
+      checkRecording(
+        { ...good, run: { ...good.run, snapshot: new Uint8Array(2), snapshotStep: 1 } },
+        "r",
+      ),
+    ).toThrow(/a recording holds no snapshot/);
+    const bad = structuredClone(good);
+    bad.samples[0].image.bytes = "AAAA";
+    expect(() => checkRecording(bad, "r")).toThrow(/samples\.0\.image: image of 3 bytes for/);
+    const evil = JSON.parse(
+      JSON.stringify(good).replace('"preset":', '"__proto__":{"x":1},"preset":'),
+    );
+    expect(() => checkRecording(evil, "r")).toThrow(/__proto__/);
+    const badRun = structuredClone(good);
+    badRun.run.metrics.byVariant.rlvr.eval[0].values.incR = "high";
+    expect(() => checkRecording(badRun, "r")).toThrow(/^r: saved run .* could not be read/);
+  });
+
+  it("base64: worked values both ways, and a bad character is named", () => {
+    expect(bytesToBase64(new Uint8Array([77, 97, 110]))).toBe("TWFu");
+    expect(bytesToBase64(new Uint8Array([77, 97]))).toBe("TWE=");
+    expect(bytesToBase64(new Uint8Array([77]))).toBe("TQ==");
+    expect([...base64ToBytes("TWE=")]).toEqual([77, 97]);
+    expect([...base64ToBytes("TQ==")]).toEqual([77]);
+    expect(() => base64ToBytes("TW!u")).toThrow(/'!' at 2 is not a base64 character/);
+    expect(() => base64ToBytes("TWF")).toThrow(/not a multiple of 4/);
+  });
+
+  it("an image packs to bytes (clamped, NaN as 0) and back", () => {
+    const back = unpackGroup(packGroup(group(1)));
+    expect([...back.image.data]).toEqual([0, 128 / 255, 1, 1, 0, 0]);
+  });
+
+  it("keeps the first seed's groups, every k-th step so at most the cap remain, and the last step", () => {
+    const groups = [1, 2, 3, 4, 5, 6, 7].flatMap((s) => [group(s, 11), group(s, 12)]);
+    const kept = sampleGroups(groups, 3);
+    expect(kept.every((g) => g.seed === 11)).toBe(true);
+    expect(kept.map((g) => g.step)).toEqual([1, 4, 7]);
+  });
+});
