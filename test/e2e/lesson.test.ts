@@ -138,6 +138,13 @@ describe("the lesson on a plain static host", () => {
     }
     await picker.selectOption("default");
     await stepPreset(page, "default");
+    // With WebGPU, the preset's recording can be overlaid on the live run.
+    await page.getByTestId("overlay-recording").click();
+    await expect
+      .poll(() => page.getByTestId("legend").locator(".legend-item.overlay").allTextContents())
+      .toEqual(
+        expect.arrayContaining([expect.stringMatching(/^RLVR · recording of default · .*seeds 31,32,33,34/)]),
+      );
     expect(seen.length).toBe(PRESET_NAMES.length - 1);
     expect(errors, errors.join("\n")).toEqual([]);
     await page.close();

@@ -98,7 +98,7 @@ describe("recording checks", () => {
 
   it("an image packs to bytes (clamped, NaN as 0) and back", () => {
     const back = unpackGroup(packGroup(group(1)));
-    expect([...back.image.data]).toEqual([0, 128 / 255, 1, 1, 0, 0]);
+    expect([...back.image.data]).toEqual([0, Math.fround(128 / 255), 1, 1, 0, 0]);
   });
 
   it("keeps the first seed's groups, every k-th step so at most the cap remain, and the last step", () => {

@@ -44,7 +44,10 @@ export function ErrorBanner() {
 }
 
 export function PendingChangesBanner() {
-  const pending = useLab((s) => s.sentExperiment !== null && needsInit(s) && hasRunData(s));
+  // A played recording is not a run the settings could apply to.
+  const pending = useLab(
+    (s) => s.playback === null && s.sentExperiment !== null && needsInit(s) && hasRunData(s),
+  );
   if (!pending) return null;
   return (
     <div className="banner info" data-testid="pending-changes">

@@ -260,13 +260,15 @@ export function ChartsPanel() {
       ) : (
         <>
           <h3 className="chart-section" data-testid="overview-note">
-            {evalNote} · band ={" "}
+            {evalNote} · unsmoothed · band ={" "}
             {banded
               ? "95 % interval over seeds (Student t)"
               : `95 % interval of the ${evalSize} held-out answers (one seed)`}
           </h3>
+          {/* Held-out points are few and each has its band: the overview draws them unsmoothed. */}
           <Charts
             {...common}
+            smoothing={0}
             specs={split.overview}
             look={{
               height: bold ? 340 : 260,

@@ -1,5 +1,5 @@
 /** The Experiment picker: the lab's presets (src/settings/presets.ts), one click each; the choice is in the URL. */
-import { useId } from "react";
+import { useId, useMemo } from "react";
 import { labStore, useLab } from "../../../store";
 import { editedFromPreset } from "../../../store/lesson";
 import { PRESET_NAMES, presetEntry } from "../../../settings/presets";

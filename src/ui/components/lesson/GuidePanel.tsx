@@ -68,6 +68,7 @@ export function GuidePanel() {
   const exp = useLab((s) => s.sentExperiment ?? s.experiment);
   const preset = useLab((s) => s.presetName);
   const step = useLab((s) => s.step);
+  const playing = useLab((s) => s.playback !== null);
   const m = useThrottledMetrics();
   const metricsKey = overviewMetrics(preset, exp).join(",");
   const metrics = metricsKey.split(",");
@@ -105,11 +106,23 @@ export function GuidePanel() {
       <section aria-label="Now">
         {!trained ? (
           <p data-testid="guide-now">
-            <b>Nothing trained yet.</b> Press <b>Train</b>. {stepText(exp)}
+            {playing ? (
+              <>
+                <b>Step 0 of the recording:</b> every variant is still the same cold start. Press{" "}
+                <b>Play</b>.
+              </>
+            ) : (
+              <>
+                <b>Nothing trained yet.</b> Press <b>Train</b>.
+              </>
+            )}{" "}
+            {stepText(exp)}
           </p>
         ) : (
           <p data-testid="guide-now">
-            <b>Step {step}</b>
+            <b>
+              {playing ? "Recorded step" : "Step"} {step}
+            </b>
             {lastEval > 0 ? `, last held-out eval at step ${lastEval}` : ""}.{" "}
             {callouts.length === 0
               ? lastEval > 0

@@ -5,7 +5,10 @@ import { variantLabel } from "../../lib/variant-meta";
 
 export function LessonIntro() {
   const preset = useLab((s) => s.presetName);
-  const variants = useLab((s) => (s.sentExperiment ?? s.experiment).variants.map((v) => v.name));
+  // A string, not a fresh array: a selector must return the same value for the same state.
+  const variants = useLab((s) =>
+    (s.sentExperiment ?? s.experiment).variants.map((v) => variantLabel(v.name)).join(" vs "),
+  );
   if (!preset)
     return (
       <section
@@ -14,7 +17,7 @@ export function LessonIntro() {
         data-testid="lesson-intro"
       >
         <p>
-          <b>Custom experiment:</b> {variants.map(variantLabel).join(" vs ")}, as the link or the
+          <b>Custom experiment:</b> {variants}, as the link or the
           settings give it. Pick an experiment above for one of the papers' setups.
         </p>
       </section>
