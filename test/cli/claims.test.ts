@@ -1,7 +1,7 @@
 // `npm run claims -- --size ci` on Node/SwiftShader, on two of its claims and two
 // seeds: the JSON line has the documented shape, every figure is finite, every
 // verdict is one of the words, and --out gets the plots and the table. The
-// verdicts themselves are measured (README), not asserted here.
+// verdicts themselves are measured (docs/results.md), not asserted here.
 import { describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
