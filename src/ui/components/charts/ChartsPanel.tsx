@@ -138,6 +138,7 @@ function Charts({
           height={look.height}
           yDomain={look.rateDomain && isFraction(spec.key) ? RATE_DOMAIN : undefined}
           bold={look.bold}
+          explain={look.height !== undefined}
         />
       ))}
     </div>

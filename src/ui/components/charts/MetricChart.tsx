@@ -59,6 +59,16 @@ export interface MetricChartProps {
   yDomain?: [number, number];
   /** Thicker lines and larger ticks (presentation size). */
   bold?: boolean;
+  /** Show the metric's meaning under the title (the overview's charts). */
+  explain?: boolean;
+}
+
+/** The first sentence of a metric's description, and which way is better when it says. */
+function captionOf(description: string): string {
+  const first = description.split(/(?<=\.)\s/)[0].replace(/\.$/, "");
+  const lower = /lower is better/i.test(description);
+  const higher = /higher is better/i.test(description);
+  return `${first}${lower ? " (lower is better)" : higher ? " (higher is better)" : ""}`;
 }
 
 const fmt = (v: number) => {
@@ -125,7 +135,7 @@ function ChartTooltip({
 
 function MetricChartImpl(props: MetricChartProps) {
   // Data attributes follow the newest data at once; the SVG redraws at this chart's turn.
-  const { metricKey, testId, kind, totals, yDomain, bold } = props;
+  const { metricKey, testId, kind, totals, yDomain, bold, explain } = props;
   const height = props.height ?? 170;
   const { series, rowsByVariant, markers, xAxis, smoothing, styles } = useStaggered(props);
   const latestSeries = props.series;
@@ -230,6 +240,11 @@ function MetricChartImpl(props: MetricChartProps) {
           PNG
         </button>
       </figcaption>
+      {explain && (
+        <p className="chart-caption" title={meta.description}>
+          {captionOf(meta.description)}
+        </p>
+      )}
       {!inView ? (
         <div className="chart-offscreen" style={{ height }} aria-hidden="true" />
       ) : (

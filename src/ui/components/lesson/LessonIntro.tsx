@@ -17,8 +17,8 @@ export function LessonIntro() {
         data-testid="lesson-intro"
       >
         <p>
-          <b>Custom experiment:</b> {variants}, as the link or the
-          settings give it. Pick an experiment above for one of the papers' setups.
+          <b>Custom experiment:</b> {variants}, as the link or the settings give it. Pick an
+          experiment above for one of the papers' setups.
         </p>
       </section>
     );
