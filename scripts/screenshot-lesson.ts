@@ -29,11 +29,10 @@ async function main(): Promise<void> {
   const r = await withBuiltPage("index.html", async (url, browser) => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     if (noGpu)
-      await page.addInitScript(() => {
-        Object.defineProperty(Navigator.prototype, "gpu", {
-          get: () => undefined,
-          configurable: true,
-        });
+      // As text: a function compiled by tsx would carry its helpers (__name) into the page.
+      await page.addInitScript({
+        content:
+          'Object.defineProperty(Navigator.prototype, "gpu", { get: () => undefined, configurable: true });',
       });
     await page.goto(`${url}${hash}`);
     if (flags.presentation) await page.getByRole("button", { name: "Presentation" }).click();

@@ -23,6 +23,8 @@ export interface PresetEntry {
   watch: string;
   /** Raw experiment input (validated by parseExperiment when used). */
   experiment: unknown;
+  /** False: a CLI-only preset (e.g. an ablation arm), not in the page's picker. Absent: listed. */
+  picker?: boolean;
 }
 
 /** The presets, in the order the page's picker lists them. */
@@ -197,6 +199,11 @@ const PRESET_TABLE: readonly PresetEntry[] = [
 
 /** Names of the presets, in the picker's order (help texts, the picker). */
 export const PRESET_NAMES: readonly string[] = PRESET_TABLE.map((p) => p.name);
+
+/** The presets the page's Experiment picker lists (each has a shipped recording), in order. */
+export const PICKER_PRESETS: readonly string[] = PRESET_TABLE.filter((p) => p.picker !== false).map(
+  (p) => p.name,
+);
 
 /** The name of the page's default experiment's preset (the schema defaults). */
 export const DEFAULT_PRESET = "default";

@@ -7,7 +7,7 @@
  * No React, no DOM: tested in Node.
  */
 import type { Experiment } from "../settings/experiment";
-import { presetEntry, presetExperiment, PRESET_NAMES } from "../settings/presets";
+import { presetEntry, presetExperiment, PICKER_PRESETS } from "../settings/presets";
 import type { GroupView } from "../run/run-types";
 import { metricsUpTo, type MetricsData, type RunData, type SamplesData } from "./run-data";
 import type { Recording } from "./recording";
@@ -64,11 +64,11 @@ export interface LessonState {
   advancePlayback(): void;
 }
 
-/** The preset whose experiment equals `exp` (seed aside), or null. */
+/** The picker's preset whose experiment equals `exp` (seed aside), or null. */
 export function presetOf(exp: Experiment): string | null {
   const key = (e: Experiment) => JSON.stringify({ ...e, seed: 0, seeds: undefined });
   const k = key(exp);
-  return PRESET_NAMES.find((n) => key(presetExperiment(n)) === k) ?? null;
+  return PICKER_PRESETS.find((n) => key(presetExperiment(n)) === k) ?? null;
 }
 
 /** True when `exp` is no longer preset `name`'s experiment (seed and seeds aside). */

@@ -16,7 +16,7 @@ import { join, resolve } from "node:path";
 import { build } from "vite";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { decodeExperiment, decodePreset, encodeExperiment } from "../../src/ui/lib/url-state";
-import { presetEntry, presetExperiment, PRESET_NAMES } from "../../src/settings/presets";
+import { presetEntry, presetExperiment, PICKER_PRESETS } from "../../src/settings/presets";
 import { parseExperiment } from "../../src/settings/experiment";
 import { serveStatic } from "./static-server";
 
@@ -129,7 +129,7 @@ describe("the lesson on a plain static host", () => {
     expect(await picker.evaluate((el) => el === document.activeElement)).toBe(true);
     await page.keyboard.press("ArrowDown");
     const seen: string[] = [];
-    for (const [i, name] of PRESET_NAMES.entries()) {
+    for (const [i, name] of PICKER_PRESETS.entries()) {
       if (i === 0) continue; // "default" is the page's start: trained below, last
       if (i > 1) await picker.selectOption(name);
       await expect.poll(() => picker.inputValue()).toBe(name);
@@ -147,7 +147,7 @@ describe("the lesson on a plain static host", () => {
           expect.stringMatching(/^RLVR · recording of default · .*seeds 31,32,33,34/),
         ]),
       );
-    expect(seen.length).toBe(PRESET_NAMES.length - 1);
+    expect(seen.length).toBe(PICKER_PRESETS.length - 1);
     expect(errors, errors.join("\n")).toEqual([]);
     await page.close();
   }, 3_600_000);

@@ -36,7 +36,9 @@ const input = (over: Partial<CalloutInput> = {}): CalloutInput => ({
 const summary = (cs: ReturnType<typeof computeCallouts>) =>
   cs.map((c) => `${c.rule} ${c.variants.join("/")} ${c.metric} @${c.step}`);
 const mean = (v: string, k: string, step: number) =>
-  metricBands(evalRows()[v], k, 128).find((p) => p.step === step)!.mean.toFixed(2);
+  metricBands(evalRows()[v], k, 128)
+    .find((p) => p.step === step)!
+    .mean.toFixed(2);
 
 describe("callout rules on the default experiment's recording", () => {
   it("the recording is four seeds of RLVR and GRR, evaluated every 5 steps to step 20", () => {
@@ -76,6 +78,22 @@ describe("callout rules on the default experiment's recording", () => {
     expect(computeCallouts(input({ evalRows: evalRows(5) }))).toEqual([]);
   });
 
+  it("nothing fires on the smoke recording, whose bands overlap throughout (2 seeds, 16 prompts, 6 steps)", () => {
+    const smoke = checkRecording(
+      JSON.parse(
+        readFileSync(resolve(import.meta.dirname, "../../public/recordings/smoke.json"), "utf8"),
+      ),
+      "smoke",
+    );
+    const rows = Object.fromEntries(
+      Object.entries(smoke.run.metrics.byVariant).map(([v, r]) => [v, r.eval]),
+    );
+    expect(Object.keys(rows).sort()).toEqual(["grr", "rlvr"]);
+    expect(
+      computeCallouts(input({ evalRows: rows, evalSize: smoke.run.experiment.evalSize })),
+    ).toEqual([]);
+  });
+
   it("parted never fires between a variant and a copy of itself", () => {
     const rows = evalRows();
     const copy = rows.rlvr.map((r) => ({ ...r, variant: "copy" }));
@@ -88,11 +106,10 @@ describe("callout rules on the default experiment's recording", () => {
     const after5 = computeCallouts(input({ markers: [marker(5)] })).filter(
       (c) => c.rule === "after-change",
     );
-    expect(summary(after5)).toEqual([
-      "after-change rlvr acc @20",
-      "after-change rlvr incR @15",
-    ]);
-    expect(after5[1].text).toMatch(/^After "λ 1 → 2" at step 5, RLVR.s IncR rose from 0.36 \(step 5\) to 0.53 at step 15, beyond its seed band; now 0.58 at step 20.$/);
+    expect(summary(after5)).toEqual(["after-change rlvr acc @20", "after-change rlvr incR @15"]);
+    expect(after5[1].text).toMatch(
+      /^After "λ 1 → 2" at step 5, RLVR.s IncR rose from 0.36 \(step 5\) to 0.53 at step 15, beyond its seed band; now 0.58 at step 20.$/,
+    );
     const after15 = computeCallouts(input({ markers: [marker(15)] }));
     expect(after15.filter((c) => c.rule === "after-change")).toEqual([]);
     // Forks and faults are not weight changes.

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { createLabStore } from "../../src/store/lab-store";
 import { editedFromPreset, presetOf } from "../../src/store/lesson";
 import { checkRecording } from "../../src/store/saved-run-check";
-import { presetExperiment, PRESET_NAMES } from "../../src/settings/presets";
+import { presetExperiment, PICKER_PRESETS } from "../../src/settings/presets";
 import { parseExperiment } from "../../src/settings/experiment";
 import type { TrainerCommand } from "../../src/workers/protocol";
 import { decodePreset, encodeLink, decodeExperiment } from "../../src/ui/lib/url-state";
@@ -40,7 +40,7 @@ describe("the Experiment picker", () => {
   });
 
   it("names the preset an experiment is, and whether it was edited", () => {
-    for (const n of PRESET_NAMES) expect(presetOf(presetExperiment(n))).toBe(n);
+    for (const n of PICKER_PRESETS) expect(presetOf(presetExperiment(n))).toBe(n);
     expect(presetOf(presetExperiment("drift", { seed: 9 }))).toBe("drift");
     const edited = parseExperiment({ ...presetExperiment("drift"), evalSize: 64 });
     expect(presetOf(edited)).toBeNull();

@@ -13,7 +13,7 @@ import {
   sampleGroups,
   unpackGroup,
 } from "../../src/store/recording";
-import { PRESET_NAMES } from "../../src/settings/presets";
+import { PICKER_PRESETS } from "../../src/settings/presets";
 import type { GroupView } from "../../src/run/run-types";
 
 const DIR = resolve(import.meta.dirname, "../../public/recordings");
@@ -39,7 +39,7 @@ const group = (step: number, seed?: number): GroupView => ({
 
 describe("shipped recordings", () => {
   it("there is one for every preset of the picker", () => {
-    expect(files.map((f) => f.replace(/\.json$/, "")).sort()).toEqual([...PRESET_NAMES].sort());
+    expect(files.map((f) => f.replace(/\.json$/, "")).sort()).toEqual([...PICKER_PRESETS].sort());
   });
 
   for (const f of files)

@@ -2,7 +2,7 @@
 import { useId, useMemo } from "react";
 import { labStore, useLab } from "../../../store";
 import { editedFromPreset } from "../../../store/lesson";
-import { PRESET_NAMES, presetEntry } from "../../../settings/presets";
+import { PICKER_PRESETS, presetEntry } from "../../../settings/presets";
 
 /** Value of the option shown for an experiment of no preset. */
 const CUSTOM = "";
@@ -27,7 +27,11 @@ export function ExperimentPicker() {
         }}
       >
         {preset === null && <option value={CUSTOM}>Custom (from the link or the settings)</option>}
-        {PRESET_NAMES.map((n) => (
+        {/* A link may name a CLI-only preset (an ablation arm): it is shown too. */}
+        {(preset === null || PICKER_PRESETS.includes(preset)
+          ? PICKER_PRESETS
+          : [...PICKER_PRESETS, preset]
+        ).map((n) => (
           <option key={n} value={n}>
             {presetEntry(n).title}
           </option>
