@@ -1,16 +1,16 @@
 /**
  * The Chromium half of `npm run bench:engine`: a production build of
- * scripts/bench-engine.html opened in headless Chromium (WebGPU; SwiftShader
+ * scripts/bench/engine.html opened in headless Chromium (WebGPU; SwiftShader
  * here, scripts/built-page.ts); returns the JSON line its worker writes.
  */
-import { withBuiltPage } from "./built-page";
+import { withBuiltPage } from "../built-page";
 
 /**
  * Runs the engine benchmark in Chromium with `repeats` timed runs per part.
  * @throws Error without Chromium, or when the page reports an error.
  */
 export async function runEnginePage(repeats: number): Promise<Record<string, unknown>> {
-  return withBuiltPage("scripts/bench-engine.html", async (url, browser) => {
+  return withBuiltPage("scripts/bench/engine.html", async (url, browser) => {
     const page = await browser.newPage();
     page.on("console", (m) => process.stderr.write(`${m.text()}\n`));
     await page.goto(`${url}?repeats=${repeats}`);
