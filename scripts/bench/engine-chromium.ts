@@ -1,9 +1,9 @@
 /**
  * The Chromium half of `npm run bench:engine`: a production build of
  * scripts/bench/engine.html opened in headless Chromium (WebGPU; SwiftShader
- * here, scripts/built-page.ts); returns the JSON line its worker writes.
+ * here, scripts/bench/built-page.ts); returns the JSON line its worker writes.
  */
-import { withBuiltPage } from "../built-page";
+import { withBuiltPage } from "./built-page";
 
 /**
  * Runs the engine benchmark in Chromium with `repeats` timed runs per part.
