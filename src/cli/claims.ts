@@ -264,7 +264,7 @@ async function runGroup(
   }
   if (variants.length) {
     await run.evalStart();
-    for (let s = 0; s < exp.algorithm.steps; s++) await run.rlStep();
+    await run.runSteps(exp.algorithm.steps);
   }
   return { rows: sink.rows.slice(rows0), stability };
 }
