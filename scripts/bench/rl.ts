@@ -104,10 +104,13 @@ async function nodeLine(
   );
   run.engine.trimText = !fullText;
   run.engine.compactRows = !allRows;
-  if (!ckpt) await run.sft();
-  await run.rlStep(); // warm-up
+  if (!ckpt) {
+    run.beginSft();
+    await run.runSteps(Number.POSITIVE_INFINITY);
+  }
+  await run.runSteps(1); // warm-up
   const cpu0 = process.cpuUsage();
-  for (let s = 1; s <= steps; s++) await run.rlStep();
+  await run.runSteps(steps);
   const cpu = process.cpuUsage(cpu0);
   const cpuMsPerStep = (cpu.user + cpu.system) / 1000 / steps;
   const evalMs: number[] = [];
