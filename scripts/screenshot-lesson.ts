@@ -10,7 +10,7 @@
  * {"out", "step", "seconds"} ({"error"} on failure).
  */
 import { parseFlags } from "../src/cli/node-run";
-import { withBuiltPage } from "./built-page";
+import { withBuiltPage } from "./bench/built-page";
 
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2), {
