@@ -57,7 +57,7 @@ export interface OverlayRun extends OverlayInfo {
 }
 
 /** Where recordings come from (the page fetches public/recordings; tests pass their own). */
-export type RecordingLoader = (preset: string) => Promise<Recording>;
+type RecordingLoader = (preset: string) => Promise<Recording>;
 
 export interface LabState extends RunData, LessonState {
   experiment: Experiment;

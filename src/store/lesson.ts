@@ -13,7 +13,7 @@ import { metricsUpTo, type MetricsData, type RunData, type SamplesData } from ".
 import type { Recording } from "./recording";
 
 /** A rollout the inspector is asked to show (a callout's example). */
-export interface RolloutFocus {
+interface RolloutFocus {
   variant: string;
   step: number;
   promptId: string;
@@ -22,7 +22,7 @@ export interface RolloutFocus {
 }
 
 /** A recorded run being played in place of a live run. */
-export interface Playback {
+interface Playback {
   recording: Recording;
   /** Every step the recording has a row at, ascending. */
   steps: number[];
@@ -92,7 +92,7 @@ function recordedSteps(m: MetricsData): number[] {
 }
 
 /** The run data a recording shows at `step`: its rows and markers up to it, its groups up to it. */
-export function playbackData(
+function playbackData(
   rec: Recording,
   step: number,
   prevVersion: number,

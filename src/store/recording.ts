@@ -15,10 +15,10 @@ export const RECORDING_FORMAT = "reward-lab-recording";
 /** The recording file version this lab writes and reads. */
 export const RECORDING_VERSION = 1;
 /** Folder of the shipped recordings, relative to the site root (public/). */
-export const RECORDINGS_DIR = "recordings";
+const RECORDINGS_DIR = "recordings";
 
 /** A recording's run: a saved run's record (./saved-run-check.ts) without a snapshot. */
-export interface RecordedRunRecord {
+interface RecordedRunRecord {
   key: string;
   name: string;
   savedAt: number;

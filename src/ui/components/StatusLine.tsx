@@ -16,7 +16,7 @@ const PHASE_TEXT: Record<string, string> = {
  * (the PRM, the ONNX export): only where the page is cross-origin isolated
  * (COOP/COEP headers; SharedArrayBuffer), else one thread.
  */
-export function threadsText(isolated: boolean): string {
+function threadsText(isolated: boolean): string {
   return isolated
     ? "threads: several (cross-origin isolated)"
     : "threads: one (not cross-origin isolated)";

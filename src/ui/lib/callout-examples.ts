@@ -26,7 +26,7 @@ type Rollout = GroupView["rollouts"][number];
  * first answer under the group's options against the second answer's under
  * the shuffled ones).
  */
-export function rolloutMatches(g: GroupView, r: Rollout, want: ExampleWant): boolean {
+function rolloutMatches(g: GroupView, r: Rollout, want: ExampleWant): boolean {
   switch (want) {
     case "right-inconsistent":
       return r.verifierPassed && r.judgment === "inconsistent";

@@ -17,7 +17,7 @@ export interface ChartSpec {
 export type MetricGroupName = "held-out" | "training" | "rewards" | "cost";
 
 /** The group of a chart that is not in the overview. */
-export function groupOf(spec: ChartSpec): MetricGroupName {
+function groupOf(spec: ChartSpec): MetricGroupName {
   if (spec.kind === "eval") return "held-out";
   const g = metricMeta(spec.key).group;
   if (g === "reward" || g === "component") return "rewards";

@@ -10,14 +10,18 @@ const CUSTOM = "";
 export function ExperimentPicker() {
   const id = useId();
   const preset = useLab((s) => s.presetName);
-  const edited = useLab((s) =>
-    s.presetName !== null && s.playback === null
-      ? editedFromPreset(s.experiment, s.presetName)
-      : false,
+  const experiment = useLab((s) => s.experiment);
+  const playing = useLab((s) => s.playback !== null);
+  // Parsing the preset is not free: once per edit, not once per store update.
+  const edited = useMemo(
+    () => preset !== null && !playing && editedFromPreset(experiment, preset),
+    [preset, experiment, playing],
   );
   return (
     <div className="picker">
-      <label htmlFor={id}>Experiment</label>
+      <label htmlFor={id} className="picker-label">
+        Experiment
+      </label>
       <select
         id={id}
         data-testid="experiment-picker"
