@@ -13,12 +13,18 @@ const PLAY_STEP_MS = 700;
 export function NoTrainingNote() {
   const reason = useLab((s) => s.noTraining);
   const rec = useLab((s) => s.playback?.recording);
+  const failed = useLab((s) => s.errors.some((e) => e.message.startsWith("The recording of")));
   if (!reason) return null;
   const seeds = rec?.run.experiment.seeds?.length ?? 1;
   return (
     <div className="banner warn no-training" role="status" data-testid="no-webgpu">
       {reason}, so this page cannot train here: it plays a recorded run instead
-      {rec ? ` (${seeds} seed${seeds === 1 ? "" : "s"}, made with npm run record)` : " (loading…)"}.
+      {rec
+        ? ` (${seeds} seed${seeds === 1 ? "" : "s"}, made with npm run record)`
+        : failed
+          ? " (its recording could not be loaded: see the message below)"
+          : " (loading…)"}
+      .
     </div>
   );
 }
