@@ -298,6 +298,8 @@ export function createLabStore(
           return;
         }
         get().flushWeights();
+        // A run in progress stops at its step boundary before the new one starts.
+        if (RUNNING_PHASES.has(get().phase)) send({ type: "pause" });
         archiveAndClear();
         set({ experiment });
         sendInit();

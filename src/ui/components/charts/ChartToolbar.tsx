@@ -62,7 +62,7 @@ export function ChartToolbar({
           );
         })}
         <span className="legend-item muted small">
-          bold = smoothed, faint = raw · ⚑ = weight changed
+          bold = smoothed, faint = raw (below the overview) · ⚑ = weight changed
           {banded ? " · line = mean over seeds, band = 95 % interval (Student t)" : ""}
           {hasForks ? " · ↱ dashed = fork" : ""}
           {overlays.length ? " · dotted = overlaid run" : ""}

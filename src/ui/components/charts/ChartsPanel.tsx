@@ -260,7 +260,7 @@ export function ChartsPanel() {
         </div>
       ) : (
         <>
-          <h3 className="chart-section" data-testid="overview-note">
+          <h3 className="chart-section overview-note" data-testid="overview-note">
             {evalNote} · unsmoothed · band ={" "}
             {banded
               ? "95 % interval over seeds (Student t)"
