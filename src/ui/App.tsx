@@ -83,7 +83,7 @@ export function App() {
           <ChartsPanel />
           <RunsTable />
           <SavedRuns />
-          <StabilityPanel />
+          {!noTraining && <StabilityPanel />}
           <LogPanel />
         </div>
         <Inspector />

@@ -176,7 +176,7 @@ describe("the lab in headless Chromium", () => {
     const rows = await page.getByTestId("rollout-table").locator("tbody tr").count();
     expect(rows).toBeGreaterThanOrEqual(4); // the smoke preset's G = 4 rollouts
 
-    // LAB_SCREENSHOT=docs/screenshot.png refreshes the README's screenshot from this run.
+    // LAB_SCREENSHOT=FILE keeps a picture of this run (npm run screenshot:lesson makes the README's).
     // (the first screen only: charts further down draw when scrolled into view).
     const shot = process.env.LAB_SCREENSHOT;
     await page.screenshot(
