@@ -16,6 +16,7 @@ import { firstVisit } from "./ui/visit";
 import { App } from "./ui/App";
 import { ErrorBoundary } from "./ui/ErrorBoundary";
 import "./ui/styles.css";
+import "./ui/lesson.css";
 
 labStore.setState({ guideOpen: firstVisit() });
 syncUrl(labStore);
