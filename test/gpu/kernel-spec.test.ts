@@ -79,6 +79,22 @@ describe("kernel specs", () => {
     expect(spec.code()).toContain("fn prng_uniform(");
   });
 
+  it("emit type parameters as aliases after the constants, and refuse a body that declares one", () => {
+    const spec = toy({ consts: { VW: 4 }, types: { E: "vec4f", ACC: "mat2x4<f32>" } });
+    expect(spec.header().split("\n").slice(1, 5)).toEqual([
+      "const WG: u32 = 64u;",
+      "const VW: u32 = 4u;",
+      "alias E = vec4f;",
+      "alias ACC = mat2x4<f32>;",
+    ]);
+    expect(() => toy({ types: { E: "vec4f; const X = 1" } })).toThrow(
+      "toy: type E must be a WGSL type name, got 'vec4f; const X = 1'",
+    );
+    expect(() =>
+      toy({ source: `alias E = f32;\n${TOY_BODY}`, types: { E: "vec4f" } }).check(),
+    ).toThrow("toy: the shader declares type E, which its spec provides");
+  });
+
   it("pack uniforms by name, each at its declared offset and type, padded to 16 bytes", () => {
     const buf = toy().pack({ scale: 0.5, n: 7, k: -2 });
     expect(buf.byteLength).toBe(16);
