@@ -170,7 +170,7 @@ describe("the lesson on a plain static host", () => {
     await expect.poll(() => phaseText(page)).toBe("recording paused");
     expect(await page.getByRole("button", { name: "Train", exact: true }).count()).toBe(0);
     // Paused at the first held-out eval after step 0: the overview has the default preset's charts.
-    expect(await overviewKeys(page)).toEqual([...presetEntry("default").overview]);
+    await expect.poll(() => overviewKeys(page)).toEqual([...presetEntry("default").overview]);
     const step = async () => Number(await page.getByTestId("playback-step").textContent());
     const first = await step();
     expect(first).toBeGreaterThan(0);
