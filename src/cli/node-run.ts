@@ -42,6 +42,17 @@ export function loadShippedCheckpoint(exp: Experiment) {
 
 const CSV_HEAD = ["variant", "seed", "kind", "step", "time"];
 
+/** The header line of metrics.csv (long format: one line per metric value). */
+export const METRICS_CSV_HEADER = `${[...CSV_HEAD, "metric", "value"].join(",")}\n`;
+
+/** The metrics.csv lines of one row (one per metric value), each ending in a newline. */
+export function metricsCsvLines(r: MetricRow): string {
+  const lines = Object.entries(r.values).map(([k, v]) =>
+    [r.variant, r.seed ?? "", r.kind, r.step, r.time.toFixed(3), k, v].join(","),
+  );
+  return `${lines.join("\n")}\n`;
+}
+
 /**
  * A sink that prints progress and, with `files`, appends every metric row to
  * the run's metrics.jsonl and metrics.csv (long format: one row per metric
@@ -51,7 +62,7 @@ export function consoleSink(files?: RunFiles, quiet = false): RunSink & { rows: 
   const rows: MetricRow[] = [];
   if (files) {
     files.openStream("metrics.jsonl");
-    files.openStream("metrics.csv", `${[...CSV_HEAD, "metric", "value"].join(",")}\n`);
+    files.openStream("metrics.csv", METRICS_CSV_HEADER);
   }
   return {
     rows,
@@ -60,10 +71,7 @@ export function consoleSink(files?: RunFiles, quiet = false): RunSink & { rows: 
         rows.push(r);
         if (files) {
           files.append("metrics.jsonl", `${JSON.stringify(r)}\n`);
-          const lines = Object.entries(r.values).map(([k, v]) =>
-            [r.variant, r.seed ?? "", r.kind, r.step, r.time.toFixed(3), k, v].join(","),
-          );
-          files.append("metrics.csv", `${lines.join("\n")}\n`);
+          files.append("metrics.csv", metricsCsvLines(r));
         }
         if (quiet) continue;
         const v = r.values;
