@@ -19,7 +19,13 @@ import type { EvalMetrics } from "../rl/eval-metrics";
 import { DEFAULT_AUDITOR } from "../rewards/auditor-judge";
 import { parseExperiment, type Experiment, type VariantName } from "../settings/experiment";
 import type { MetricRow, RunSink } from "../run/run-types";
-import { formatDuration, runSweep, type SweepStore, type SweepUnit } from "../run/sweep";
+import {
+  checkTimeBudget,
+  formatDuration,
+  runSweep,
+  type SweepStore,
+  type SweepUnit,
+} from "../run/sweep";
 import { mnistFor } from "./node-run";
 import type { SeedVariantResult, SweepDevice, UnitStart } from "./sweep-device";
 
@@ -40,7 +46,7 @@ const TASK_KEYS = ["default", "multiple-choice"] as const;
 export type TaskKey = (typeof TASK_KEYS)[number];
 export const taskOf = (c: ClaimSpec): TaskKey => c.task ?? "default";
 
-/** One task's run: its claims, experiment (every seed and variant) and cold start. */
+/** One task's run: its claims, experiment (every variant; the seeds are the sweep's) and cold start. */
 export interface ClaimsTaskRun {
   task: TaskKey;
   claims: ClaimSpec[];
@@ -67,7 +73,6 @@ export function planClaimRuns(
   claims: readonly ClaimSpec[],
   order: readonly ClaimSpec[],
   size: ClaimsSweepSize,
-  seeds: number[],
   coldStart: (task: TaskKey, exp: Experiment) => { checkpoint: Checkpoint; source: string } | null,
 ): ClaimsTaskRun[] {
   const variantOrder = order.flatMap((c) => c.variants);
@@ -79,9 +84,9 @@ export function planClaimRuns(
       (a, b) => variantOrder.indexOf(a) - variantOrder.indexOf(b),
     ) as VariantName[];
     const mc = task === "multiple-choice";
+    // One seed's experiment: the sweep runs each seed-variant alone (seedVariantExperiment).
     const experiment = parseExperiment({
       modelSize: "small",
-      seeds,
       ...(mc ? { task: { multipleChoice: true, hintRate: 0, traceSlipRate: 0 } } : {}),
       // A run with no RL variant (stability only) still needs one to build.
       variants: (variants.length ? variants : ["rlvr"]).map((name) =>
@@ -174,6 +179,8 @@ export async function runClaimsSweep(args: {
   size: ClaimsSweepSize;
   seeds: number[];
   sigmaBs: readonly number[];
+  /** The sweep does not start when its estimated time is over this many hours. */
+  maxHours: number;
   device: SweepDevice;
   sink: RunSink;
   store: SweepStore<ClaimsUnitValue>;
@@ -330,8 +337,12 @@ async function estimate(
   const seedUnit = evalS;
   const total = left.reduce((a, u) => a + (u.kind === "seed-variant" ? seedVariant : seedUnit), 0);
   const sv = left.filter((u) => u.kind === "seed-variant").length;
+  const perSeed =
+    args.runs.reduce((a, r) => a + r.variants.length, 0) * seedVariant +
+    args.runs.reduce((a, r) => a + (r.stability ? 2 : 1), 0) * seedUnit;
   report(
-    `[sweep] estimated run time: about ${formatDuration(total)} for ${sv} seed-variants (${size.steps} RL steps and ${evalsPerUnit} evals each) and ${left.length - sv} per-seed units, from one RL step of each variant (mean ${stepS.toFixed(1)} s) and one ${size.evalSize}-prompt eval (${evalS.toFixed(1)} s) measured on this device just now`,
+    `[sweep] estimated run time: about ${formatDuration(total)} for ${sv} seed-variants (${size.steps} RL steps and ${evalsPerUnit} eval${evalsPerUnit === 1 ? "" : "s"} each) and ${left.length - sv} per-seed units, from one RL step of each variant (mean ${stepS.toFixed(1)} s) and one ${size.evalSize}-prompt eval (${evalS.toFixed(1)} s) measured on this device just now`,
   );
+  checkTimeBudget({ seconds: total, perSeed, seeds: args.seeds.length, maxHours: args.maxHours });
   return { "seed-variant": seedVariant, seed: seedUnit };
 }

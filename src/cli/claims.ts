@@ -1,6 +1,6 @@
 /**
  * Runs the papers' claims in the lab and judges each one over seeds:
- *   npm run claims -- [--size ci|full|tiny] [--seeds S1,S2,…] [--claims ID,…] [--out DIR | --resume DIR] [--checkpoint FILE] [--quiet]
+ *   npm run claims -- [--size ci|full|tiny] [--seeds S1,S2,…] [--claims ID,…] [--out DIR | --resume DIR] [--checkpoint FILE] [--max-hours H] [--quiet]
  *
  * One lab run per task trains every variant the selected claims need from
  * the same cold start under each seed, one seed-variant after another (a
@@ -20,6 +20,9 @@
  * Before the first seed-variant it prints the estimated run time (one RL
  * step of each variant and one eval measured on the device), and after each
  * one "seed-variant i of n … about T left" on stderr (with --quiet too).
+ * The seeds are limited by cost, not a count: a sweep estimated to run
+ * longer than --max-hours (default 24) does not start, and says how many
+ * seeds fit (a --seeds list holds at most 1000).
  * --out DIR (a new or empty folder; an existing non-empty one is refused so
  * no earlier report is overwritten) gets sweep.json (the settings, the
  * code's version and the cold starts) at once, units/<id>.json as each
@@ -44,7 +47,7 @@ import {
   type ClaimSpec,
 } from "../experiments/claims";
 import { inProcessScorer } from "../run/reward-client";
-import { memoryStore } from "../run/sweep";
+import { DEFAULT_MAX_HOURS, memoryStore } from "../run/sweep";
 import { aggregateCurves, summarizeSeeds, verdict } from "../experiments/seed-stats";
 import { variantColor } from "../ui/lib/variant-meta";
 import {
@@ -141,6 +144,7 @@ async function main(): Promise<void> {
     resume: "string",
     checkpoint: "string",
     quiet: "boolean",
+    "max-hours": "number",
   });
   const size = String(flags.size ?? "ci") as ClaimSize;
   if (!Object.hasOwn(CLAIM_SIZES, size))
@@ -169,7 +173,7 @@ async function main(): Promise<void> {
   if (checkpoint !== undefined) checkInputFile("--checkpoint", checkpoint);
   const t0 = performance.now();
 
-  const runs = planClaimRuns(claims, CLAIMS, S, seeds, (task, exp) => {
+  const runs = planClaimRuns(claims, CLAIMS, S, (task, exp) => {
     const file = task === "default" && checkpoint ? checkpoint : checkpointFile(exp);
     if (!existsSync(file)) return null;
     const bytes = new Uint8Array(readFileSync(file));
@@ -216,6 +220,7 @@ async function main(): Promise<void> {
     size: S,
     seeds,
     sigmaBs: SIGMA_B_SWEEP,
+    maxHours: (flags["max-hours"] as number | undefined) ?? DEFAULT_MAX_HOURS,
     device,
     sink,
     store,

@@ -19,6 +19,8 @@ import { parseExperiment, type Experiment } from "../settings/experiment";
 import type { MnistSubset } from "../tasks/mnist-data";
 import type { MetricRow, RunSink } from "../run/run-types";
 import {
+  checkTimeBudget,
+  DEFAULT_MAX_HOURS,
   formatDuration,
   memoryStore,
   runSweep,
@@ -97,8 +99,8 @@ interface LabSweepResult {
 }
 
 /**
- * Runs (or continues, from `store`) the lab sweep of `exp` (Experiment.seeds
- * set) on `device`; prints the estimated run time before the first
+ * Runs (or continues, from `store`) the lab sweep of `exp` under every seed
+ * of `seeds` on `device`; prints the estimated run time before the first
  * seed-variant and the progress after each.
  * @param coldStart the cold start, or null: SFT from scratch first (unit `sft`).
  * @param outDir the sweep folder, or undefined (nothing written).
@@ -106,7 +108,11 @@ interface LabSweepResult {
  * @throws Error from a unit; a stored SFT result whose file is gone or changed.
  */
 async function runLabSweep(args: {
+  /** The experiment of each seed (Experiment.seeds absent). */
   exp: Experiment;
+  seeds: number[];
+  /** The sweep does not start when its estimated time is over this many hours. */
+  maxHours: number;
   coldStart: Checkpoint | null;
   mnist: MnistSubset | undefined;
   device: SweepDevice;
@@ -117,7 +123,7 @@ async function runLabSweep(args: {
   checkpointMeta: (variant: string, seed: number) => Record<string, unknown>;
 }): Promise<LabSweepResult> {
   const { exp, device, store, mnist } = args;
-  const seeds = exp.seeds ?? [exp.seed];
+  const seeds = args.seeds;
   const ids = (seed: number, v: string) => `rl.s${seed}.${safe(v)}`;
   // The cold start: given, or SFT's result (made by the `sft` unit, or read back from the folder).
   let start: UnitStart | null = args.coldStart
@@ -205,8 +211,14 @@ async function runLabSweep(args: {
     const seedVariant = a.steps * cost.stepSeconds + evals * cost.evalSeconds;
     const total = svLeft * seedVariant + (left.length - svLeft) * cost.evalSeconds;
     args.report(
-      `[sweep] estimated run time: about ${formatDuration(total)} for ${svLeft} seed-variants (${a.steps} RL steps and ${evals} evals each), from one RL step (${cost.stepSeconds.toFixed(1)} s) and one ${exp.evalSize}-prompt eval (${cost.evalSeconds.toFixed(1)} s) measured on this device just now`,
+      `[sweep] estimated run time: about ${formatDuration(total)} for ${svLeft} seed-variants (${a.steps} RL steps and ${evals} eval${evals === 1 ? "" : "s"} each), from one RL step (${cost.stepSeconds.toFixed(1)} s) and one ${exp.evalSize}-prompt eval (${cost.evalSeconds.toFixed(1)} s) measured on this device just now`,
     );
+    checkTimeBudget({
+      seconds: total,
+      perSeed: exp.variants.length * seedVariant + cost.evalSeconds,
+      seeds: seeds.length,
+      maxHours: args.maxHours,
+    });
     prior = { "seed-variant": seedVariant, seed: cost.evalSeconds };
   }
   const results = await runSweep(units, store, args.report, prior);
@@ -277,7 +289,9 @@ export function finalMetrics(
  * the end; --resume DIR continues it with the same flags.
  */
 export async function seedSweep(args: {
+  /** The experiment of each seed (Experiment.seeds absent). */
   exp: Experiment;
+  seeds: number[];
   preset: string;
   flags: Record<string, unknown>;
   /** The --checkpoint file, read and checked. */
@@ -286,7 +300,7 @@ export async function seedSweep(args: {
   /** The flag that sets each experiment field (src/cli/lab.ts), to name a setting that differs on resume. */
   flagOfField: Readonly<Record<string, string>>;
 }): Promise<void> {
-  const { exp, preset, flags, given, resumeDir } = args;
+  const { exp, seeds, preset, flags, given, resumeDir } = args;
   const quiet = Boolean(flags.quiet);
   const sink = consoleSink(undefined, quiet);
   let dir = resumeDir;
@@ -326,7 +340,7 @@ export async function seedSweep(args: {
     format: "reward-lab-sweep",
     version: 1,
     command: "lab",
-    settings: { preset, experiment: run, fullSize: Boolean(flags["full-size"]) },
+    settings: { preset, seeds, experiment: run, fullSize: Boolean(flags["full-size"]) },
     code: codeVersion(),
     coldStarts: {
       run:
@@ -338,6 +352,7 @@ export async function seedSweep(args: {
   const flagOf = (path: string) => {
     const field = path.replace(/^experiment\./, "");
     if (field.startsWith("variants")) return "--variants / --set";
+    if (path === "seeds") return "--seeds";
     return path === "preset" ? "--preset" : args.flagOfField[field];
   };
   const store = dir
@@ -350,10 +365,12 @@ export async function seedSweep(args: {
       })
     : memoryStore<LabUnitValue>();
   sink.log(
-    `model: ${run.modelSize}; cold start ${source ?? `SFT from scratch (${run.sftSteps} steps)`}; ${run.seeds!.length} seeds × ${run.variants.length} variants`,
+    `model: ${run.modelSize}; cold start ${source ?? `SFT from scratch (${run.sftSteps} steps)`}; ${seeds.length} seeds × ${run.variants.length} variants`,
   );
   const result = await runLabSweep({
     exp: run,
+    seeds,
+    maxHours: (flags["max-hours"] as number | undefined) ?? DEFAULT_MAX_HOURS,
     coldStart: ckpt,
     mnist,
     device,
@@ -375,7 +392,7 @@ export async function seedSweep(args: {
   for (const v of run.variants) {
     const stopped = result.stopped.get(v.name);
     variants[v.name] =
-      stopped !== undefined ? { stopped } : finalMetrics(result.rows, v.name, run.seeds);
+      stopped !== undefined ? { stopped } : finalMetrics(result.rows, v.name, seeds);
   }
   if (dir) {
     writeFileAtomic(
@@ -390,7 +407,7 @@ export async function seedSweep(args: {
   process.stdout.write(
     `${JSON.stringify({
       preset,
-      seeds: run.seeds,
+      seeds,
       sft: result.sft,
       variants,
       ...(dir !== undefined ? { out: dir } : {}),

@@ -4,7 +4,7 @@
  *                  [--group-size G] [--batch-prompts P] [--eval-every E] [--eval-size N]
  *                  [--sft-steps N] [--from-scratch] [--checkpoint FILE] [--full-size] [--quiet] [--seeds S1,S2,…]
  *                  [--hint-rate R] [--hint-accuracy Q] [--trace-slip S] [--slip-box B] [--eval-temperature T]
- *                  [--multiple-choice] [--variants a,b,…] [--estimator NAME] [--set VARIANT.KEY=VALUE]… [--dry-run]
+ *                  [--multiple-choice] [--variants a,b,…] [--estimator NAME] [--set VARIANT.KEY=VALUE]… [--dry-run] [--max-hours H]
  *   npm run lab -- --resume FILE [--steps N] [--out DIR] [--force] [--quiet] [--dry-run]
  *   npm run lab -- --seeds S1,S2,… [the sweep's flags] --resume DIR
  * --variants and the names in --set are the variant table's (src/settings/variant-table.ts);
@@ -49,7 +49,9 @@
  * (<variant>.s<seed>.ckpt) atomically as it ends, metrics.jsonl/.csv at the
  * end; a killed sweep loses at most the seed-variant in progress, and
  * `--resume DIR` with the same flags continues it (another setting, code
- * version or cold start is refused, naming it).
+ * version or cold start is refused, naming it). The number of seeds is
+ * limited by cost: a sweep whose estimated time is over --max-hours
+ * (default 24) does not start, and says how many seeds fit.
  * Prints progress on stderr and ends with one JSON line on stdout:
  *   {"preset", "sft": {metrics}, "variants": {"<name>": {"final": {metrics}}}, "out"?: DIR}
  *   on failure: {"error": message, "out"?: DIR, "partial"?: [files]} (exit 1).
@@ -221,6 +223,7 @@ async function main(): Promise<void> {
     estimator: "string",
     set: "list",
     "dry-run": "boolean",
+    "max-hours": "number",
     resume: "string",
     prm: "string",
   });
@@ -238,9 +241,11 @@ async function main(): Promise<void> {
     throw new Error(`unknown preset '${preset}'; known: ${PRESET_NAMES.join(", ")}`);
   // Steps, seed and SFT steps go through the schema below with the other overrides.
   const exp = resumed ? structuredClone(resumed.experiment) : presetExperiment(preset);
+  // A seed list is a sweep: one seed-variant at a time, so its length is not one run's side-by-side limit.
+  let sweepSeeds: number[] | undefined;
   if (flags.seeds !== undefined) {
     if (flags.seed !== undefined) throw new Error("--seed and --seeds exclude each other");
-    exp.seeds = parseSeedList("seeds", String(flags.seeds));
+    sweepSeeds = parseSeedList("seeds", String(flags.seeds));
   }
   // Overrides go through the schema, so a bad value gets the same error as a bad preset.
   const algo: Record<string, unknown> = {};
@@ -309,7 +314,8 @@ async function main(): Promise<void> {
       `--resume: the snapshot is at step ${resumed.step}; with --steps ${exp.algorithm.steps} there is nothing to train`,
     );
   if (flags["dry-run"]) {
-    process.stdout.write(`${JSON.stringify({ preset, experiment: exp })}\n`);
+    const experiment = sweepSeeds ? { ...exp, seeds: sweepSeeds } : exp;
+    process.stdout.write(`${JSON.stringify({ preset, experiment })}\n`);
     return;
   }
   // Inputs and the output folder are checked before any work.
@@ -324,13 +330,14 @@ async function main(): Promise<void> {
       throw new Error(`--checkpoint ${String(flags.checkpoint)}: ${(e as Error).message}`);
     }
   }
-  if (sweepDir && !exp.seeds)
+  if (sweepDir && !sweepSeeds)
     throw new Error(
       `--resume ${sweepDir} is a folder: it continues a seed sweep, so give the sweep's flags again (--seeds and the rest); a run snapshot is a file`,
     );
-  if (exp.seeds && !resumed)
+  if (sweepSeeds)
     return seedSweep({
       exp,
+      seeds: sweepSeeds,
       preset,
       flags,
       given,

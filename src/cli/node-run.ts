@@ -109,12 +109,19 @@ function fmt(x: number | undefined): string {
   return x === undefined ? "-" : x.toFixed(3);
 }
 
+/** Most seeds one --seeds list holds (lab choice: an input bound, linear-time checks; a sweep's real limit is its time). */
+const MAX_SEED_LIST = 1000;
+
 /**
  * Parses a seed list flag such as `1,2,3` (integers 0..2^31−1, no repeats).
  * @throws Error naming the flag and the bad entry.
  */
 export function parseSeedList(flag: string, text: string): number[] {
   const parts = text.split(",").map((t) => t.trim());
+  if (parts.length > MAX_SEED_LIST)
+    throw new Error(
+      `--${flag}: ${parts.length} seeds, more than the ${MAX_SEED_LIST} a list may hold (an input bound; what limits a sweep is its time, --max-hours)`,
+    );
   const seeds = parts.map((t) => {
     if (!/^\d{1,10}$/.test(t) || Number(t) > 2 ** 31 - 1)
       throw new Error(
@@ -122,7 +129,8 @@ export function parseSeedList(flag: string, text: string): number[] {
       );
     return Number(t);
   });
-  const dup = seeds.find((x, i) => seeds.indexOf(x) !== i);
+  const seen = new Set<number>();
+  const dup = seeds.find((x) => seen.has(x) || !seen.add(x));
   if (dup !== undefined) throw new Error(`--${flag}: seed ${dup} appears twice`);
   return seeds;
 }

@@ -44,6 +44,34 @@ export function formatDuration(seconds: number): string {
   return `${(seconds / 3600).toFixed(1)} h`;
 }
 
+/**
+ * Longest estimated run time a sweep starts with, in hours, unless the
+ * caller's --max-hours says otherwise (lab choice: a day; beyond it the
+ * seeds are likely a slip of the keyboard).
+ */
+export const DEFAULT_MAX_HOURS = 24;
+
+/**
+ * The sweep's seed limit from its cost: refuses a sweep whose estimated time
+ * is over `maxHours`, saying how many seeds fit at the measured cost.
+ * @param est.seconds the estimated seconds of what is left; est.perSeed of one seed's units.
+ * @throws Error naming --max-hours, the estimate and the seeds that fit.
+ */
+export function checkTimeBudget(est: {
+  seconds: number;
+  perSeed: number;
+  seeds: number;
+  maxHours: number;
+}): void {
+  const max = est.maxHours * 3600;
+  if (!(est.maxHours > 0)) throw new Error(`--max-hours must be a number > 0, got ${est.maxHours}`);
+  if (est.seconds <= max) return;
+  const fit = Math.max(0, Math.floor(max / Math.max(est.perSeed, 1e-9)));
+  throw new Error(
+    `the sweep's estimated run time, about ${formatDuration(est.seconds)} for ${est.seeds} seeds (${formatDuration(est.perSeed)} per seed, measured on this device), is over --max-hours ${est.maxHours}: ${fit} seeds fit; give fewer seeds or a larger --max-hours`,
+  );
+}
+
 /** Estimated seconds of one unit of a kind before any has run here (e.g. from a cost probe). */
 export type PriorCost = Partial<Record<SweepUnit<unknown>["kind"], number>>;
 
