@@ -90,6 +90,16 @@ self.onmessage = (ev: MessageEvent) => {
     renderWaiters.get(cmd.id)?.();
     return;
   }
+  if (cmd.type === "loseDevice") {
+    controller.context?.device.destroy();
+    return;
+  }
+  if (cmd.type === "crash") {
+    setTimeout(() => {
+      throw new Error("trainer worker crashed (fault injection)");
+    }, 0);
+    return;
+  }
   if (cmd.type === "exportOnnx") {
     // Threads when the page is cross-origin isolated (vite.config.ts sends the headers).
     const numThreads = self.crossOriginIsolated ? 2 : 1;
