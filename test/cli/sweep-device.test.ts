@@ -81,7 +81,9 @@ describe("the CLI's device lost mid-step (small model, CPU WebGPU adapter)", () 
     expect(undisturbed.contexts).toBe(1);
     const lost = await train(2); // the second scoring call is step 2's
     expect(lost.contexts).toBe(2);
-    expect(lost.result.rows.filter((r) => r.kind === "train").map((r) => r.step)).toEqual([1, 2, 3]);
+    expect(lost.result.rows.filter((r) => r.kind === "train").map((r) => r.step)).toEqual([
+      1, 2, 3,
+    ]);
     expect(withoutTimes(lost.result.rows)).toEqual(withoutTimes(undisturbed.result.rows));
     expect(lost.result.final).toEqual(undisturbed.result.final);
     let diff = 0;

@@ -112,7 +112,11 @@ describe("SFT with a device lost mid-step (small model, CPU WebGPU adapter)", ()
     expect(lost.markers.map((m) => [m.variant, m.step, m.fault])).toEqual([
       ["sft", 11, "device-lost"],
     ]);
-    expect(lost.markers[0].label).toMatch(/GPU device lost .*SFT went on from its snapshot of step 10/);
-    expect(lost.logs.join("\n")).toMatch(/Restored the SFT snapshot of step 10; SFT goes on from step 11/);
+    expect(lost.markers[0].label).toMatch(
+      /GPU device lost .*SFT went on from its snapshot of step 10/,
+    );
+    expect(lost.logs.join("\n")).toMatch(
+      /Restored the SFT snapshot of step 10; SFT goes on from step 11/,
+    );
   }, 900_000);
 });
