@@ -11,11 +11,11 @@
 // current code instead of comparing (only for a change that is meant to
 // change the figures, said in its commit; then edit `made`).
 import { describe, expect, it } from "vitest";
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { canonicalClaims } from "./claims-output";
+import { runCli } from "../support/cli";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const FIXTURE = join(ROOT, "test/fixtures/claims-tiny.json");
@@ -24,23 +24,10 @@ describe("npm run claims -- --size tiny (fixed seeds)", () => {
   it("gives the claims table and metric rows of the fixture", () => {
     const out = join(mkdtempSync(join(tmpdir(), "reward-lab-golden-")), "report");
     try {
-      const res = spawnSync(
-        process.execPath,
-        [
-          "--import",
-          "tsx",
-          "--import",
-          "./scripts/register-raw.mjs",
-          "src/cli/claims.ts",
-          "--size",
-          "tiny",
-          "--out",
-          out,
-          "--quiet",
-        ],
-        { cwd: ROOT, encoding: "utf8", timeout: 1_200_000 },
-      );
-      expect(res.status, `stderr:\n${res.stderr}`).toBe(0);
+      const res = runCli("claims", ["--size", "tiny", "--out", out, "--quiet"], {
+        timeout: 1_200_000,
+      });
+      expect(res.code, `stderr:\n${res.stderr}`).toBe(0);
       const got = canonicalClaims(out);
       if (process.env.CLAIMS_GOLDEN_WRITE === "1") {
         const made = "(say how and when this was made)";
