@@ -1,9 +1,10 @@
 /**
  * Runs the papers' claims in the lab and judges each one over seeds:
- *   npm run claims -- [--size ci|full|tiny] [--seeds S1,S2,…] [--claims ID,…] [--out DIR] [--checkpoint FILE] [--quiet]
+ *   npm run claims -- [--size ci|full|tiny] [--seeds S1,S2,…] [--claims ID,…] [--out DIR | --resume DIR] [--checkpoint FILE] [--max-hours H] [--quiet]
  *
- * One multi-seed lab run per task trains every variant the selected claims
- * need from the same cold start under each seed: the default experiment's
+ * One lab run per task trains every variant the selected claims need from
+ * the same cold start under each seed, one seed-variant after another (a
+ * resumable sweep, src/cli/claims-sweep.ts): the default experiment's
  * (the shipped hinted checkpoint; --checkpoint replaces it), and for SCS and
  * ACRE a multiple-choice run without hints, every variant with GRPO (the
  * shipped multiple-choice checkpoint). The judge-stability sweep runs on each
@@ -16,14 +17,27 @@
  * Prints progress on stderr and one JSON line on stdout:
  *   {"size", "seeds", "seconds", "claims": [{"id", "paper", "statement", "paper_figure",
  *    "lab": {"mean", "ci95", "per_seed"} | null, "verdict", "command", "metric", "reason"?}]}
+ * Before the first seed-variant it prints the estimated run time (one RL
+ * step of each variant and one eval measured on the device), and after each
+ * one "seed-variant i of n … about T left" on stderr (with --quiet too).
+ * The seeds are limited by cost, not a count: a sweep estimated to run
+ * longer than --max-hours (default 24) does not start, and says how many
+ * seeds fit (a --seeds list holds at most 1000).
  * --out DIR (a new or empty folder; an existing non-empty one is refused so
- * no earlier report is overwritten) gets claims.json, claims.md, metrics.jsonl
+ * no earlier report is overwritten) gets sweep.json (the settings, the
+ * code's version and the cold starts) at once, units/<id>.json as each
+ * seed-variant (and each seed's cold-start eval and stability study)
+ * finishes, and at the end claims.json, claims.md, metrics.jsonl
  * (and metrics-multiple-choice.jsonl when that run ran) and per claim <id>.svg and <id>.png (mean curves with 95 % bands). DIR and
  * --checkpoint are checked before any work; every file is written under a
- * temporary name and renamed. On failure the last stdout line is {"error"}.
+ * temporary name and renamed, so a killed sweep loses at most the unit in
+ * progress. --resume DIR continues the sweep in DIR with the same flags:
+ * a different setting (named), another code version or another cold start
+ * is refused; the final claims.json is the one an uninterrupted run writes.
+ * On failure the last stdout line is {"error"}.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
 import { loadCheckpoint } from "../model/checkpoint";
 import {
   CLAIMS,
@@ -31,14 +45,10 @@ import {
   selectClaims,
   type ClaimInputs,
   type ClaimSpec,
-  type StabilityPoint,
 } from "../experiments/claims";
-import { parseExperiment, type Experiment, type VariantName } from "../settings/experiment";
 import { inProcessScorer } from "../run/reward-client";
-import { LabRun } from "../run/lab-run";
+import { DEFAULT_MAX_HOURS, memoryStore } from "../run/sweep";
 import { aggregateCurves, summarizeSeeds, verdict } from "../experiments/seed-stats";
-import { stabilityReport } from "../experiments/stability-study";
-import { DEFAULT_AUDITOR } from "../rewards/auditor-judge";
 import { variantColor } from "../ui/lib/variant-meta";
 import {
   claimsMarkdown,
@@ -48,14 +58,25 @@ import {
   type CurvesPlot,
 } from "../experiments/claims-report";
 import {
+  checkpointFile,
   consoleSink,
-  loadShippedCheckpoint,
-  mnistFor,
   nodeContext,
   parseFlags,
   parseSeedList,
+  REPO_ROOT,
 } from "./node-run";
-import { checkInputFile, checkWritableFolder, finishCli, writeFileAtomic } from "./out-files";
+import { checkInputFile, finishCli, writeFileAtomic } from "./out-files";
+import {
+  isClaimsUnitValue,
+  planClaimRuns,
+  runClaimsSweep,
+  taskOf,
+  type ClaimsUnitValue,
+  type TaskKey,
+} from "./claims-sweep";
+import { openSweepFolder, type SweepManifest } from "./sweep-folder";
+import { codeVersion, fileSha256 } from "./code-version";
+import { SweepDevice } from "./sweep-device";
 
 /**
  * Run sizes (lab choice). `full` is the five-seed report. The held-out set is
@@ -114,23 +135,16 @@ function commandFor(size: ClaimSize, seeds: number[], id: string): string {
   return `npm run claims -- --size ${size} --seeds ${seeds.join(",")} --claims ${id}`;
 }
 
-/** Refuses an existing non-empty output folder (no earlier report is overwritten); checks it can be written. */
-function checkOutDir(dir: string): void {
-  if (existsSync(dir) && readdirSync(dir).length > 0)
-    throw new Error(
-      `--out ${dir} exists and is not empty; give a new folder (an earlier report is never overwritten)`,
-    );
-  checkWritableFolder("--out", dir);
-}
-
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2), {
     size: "string",
     seeds: "string",
     claims: "string",
     out: "string",
+    resume: "string",
     checkpoint: "string",
     quiet: "boolean",
+    "max-hours": "number",
   });
   const size = String(flags.size ?? "ci") as ClaimSize;
   if (!Object.hasOwn(CLAIM_SIZES, size))
@@ -147,31 +161,73 @@ async function main(): Promise<void> {
           .map((s) => s.trim())
       : undefined,
   );
-  const out = flags.out !== undefined ? String(flags.out) : undefined;
-  if (flags.checkpoint !== undefined) checkInputFile("--checkpoint", String(flags.checkpoint));
-  if (out) checkOutDir(out);
+  if (flags.out !== undefined && flags.resume !== undefined)
+    throw new Error("--out and --resume exclude each other (--resume DIR writes into DIR)");
+  const out =
+    flags.resume !== undefined
+      ? String(flags.resume)
+      : flags.out !== undefined
+        ? String(flags.out)
+        : undefined;
+  const checkpoint = flags.checkpoint !== undefined ? String(flags.checkpoint) : undefined;
+  if (checkpoint !== undefined) checkInputFile("--checkpoint", checkpoint);
   const t0 = performance.now();
 
-  const runnable = claims.filter((c) => !c.notRunnable);
+  const runs = planClaimRuns(claims, CLAIMS, S, (task, exp) => {
+    const file = task === "default" && checkpoint ? checkpoint : checkpointFile(exp);
+    if (!existsSync(file)) return null;
+    const bytes = new Uint8Array(readFileSync(file));
+    coldStartBytes.set(task, { source: file, sha256: fileSha256(bytes) });
+    return { checkpoint: loadCheckpoint(bytes), source: file };
+  });
+  // Every setting that decides the table: a resumed sweep must have the same ones.
+  const manifest: SweepManifest = {
+    format: "reward-lab-sweep",
+    version: 1,
+    command: "claims",
+    settings: {
+      size,
+      sizeValues: sizeValuesOf(S),
+      seeds,
+      claims: claims.map((c) => c.id),
+    },
+    code: codeVersion(),
+    coldStarts: Object.fromEntries(
+      [...coldStartBytes].map(([task, c]) => [task, { ...c, source: relativeToRepo(c.source) }]),
+    ),
+  };
+  const store = out
+    ? openSweepFolder({
+        dir: out,
+        mode: flags.resume !== undefined ? "resume" : "new",
+        manifest,
+        isValue: isClaimsUnitValue,
+        flagOf: (k) => CLAIMS_FLAG_OF[k.split(".")[0]],
+      })
+    : memoryStore<ClaimsUnitValue>();
+
   const sink = consoleSink(undefined, Boolean(flags.quiet));
-  const ctx = await nodeContext();
+  const device = new SweepDevice(nodeContext, sink, inProcessScorer);
+  const ctx = await device.context();
   sink.log(`adapter: ${ctx.adapter.description}${ctx.adapter.isFallback ? " (CPU fallback)" : ""}`);
   sink.log(`claims: ${claims.map((c) => c.id).join(", ")}; size ${size}; seeds ${seeds.join(",")}`);
-  // One multi-seed run per task: the default scenario's, and a multiple-choice one (SCS, ACRE).
-  const inputs = new Map<TaskKey, ClaimInputs>();
-  for (const task of TASK_KEYS) {
-    const group = runnable.filter((c) => taskOf(c) === task);
-    if (group.length === 0) continue;
-    inputs.set(
-      task,
-      await runGroup(ctx, sink, task, group, {
-        size: S,
-        seeds,
-        checkpoint: task === "default" ? (flags.checkpoint as string | undefined) : undefined,
-      }),
+  for (const r of runs)
+    sink.log(
+      `[${r.task}] claims ${r.claims.map((c) => c.id).join(", ")}; variants ${r.variants.join(", ") || "none"}; cold start ${relativeToRepo(r.source)}`,
     );
-  }
-  ctx.destroy();
+  const inputs = await runClaimsSweep({
+    runs,
+    size: S,
+    seeds,
+    sigmaBs: SIGMA_B_SWEEP,
+    maxHours: (flags["max-hours"] as number | undefined) ?? DEFAULT_MAX_HOURS,
+    device,
+    sink,
+    store,
+    // Progress is always shown, --quiet or not (a sweep runs for minutes to hours).
+    report: (line) => console.error(line),
+  });
+  device.dispose();
 
   const empty: ClaimInputs = { rows: [], stability: new Map() };
   const inputsOf = (c: ClaimSpec) => inputs.get(taskOf(c)) ?? empty;
@@ -181,92 +237,27 @@ async function main(): Promise<void> {
   process.stdout.write(`${JSON.stringify({ size, seeds, seconds, claims: results })}\n`);
 }
 
-/** The runs claims come from (ClaimSpec.task; absent = the default scenario's). */
-const TASK_KEYS = ["default", "multiple-choice"] as const;
-type TaskKey = (typeof TASK_KEYS)[number];
-const taskOf = (c: ClaimSpec): TaskKey => c.task ?? "default";
+/** The flag that sets each top-level setting of the manifest (for a resume's mismatch error). */
+const CLAIMS_FLAG_OF: Record<string, string> = {
+  size: "--size",
+  sizeValues: "--size",
+  seeds: "--seeds",
+  claims: "--claims",
+};
 
-/**
- * Runs what the claims of one task need, under every seed from one cold
- * start: the judge-stability sweep (when a claim needs it) and one
- * multi-seed RL run of the variants they name. The default task is the
- * default experiment's (the hinted scenario); the multiple-choice one has no
- * hints and trains every variant with GRPO. Sizes from CLAIM_SIZES.
- * @throws Error when no cold-start checkpoint fits the task.
- */
-async function runGroup(
-  ctx: Awaited<ReturnType<typeof nodeContext>>,
-  sink: ReturnType<typeof consoleSink>,
-  task: TaskKey,
-  claims: readonly ClaimSpec[],
-  opts: { size: (typeof CLAIM_SIZES)[ClaimSize]; seeds: number[]; checkpoint?: string },
-): Promise<ClaimInputs> {
-  const S = opts.size;
-  const order = CLAIMS.flatMap((c) => c.variants);
-  const variants = [...new Set(claims.flatMap((c) => c.variants))].sort(
-    (a, b) => order.indexOf(a) - order.indexOf(b),
-  ) as VariantName[];
-  const mc = task === "multiple-choice";
-  const exp: Experiment = parseExperiment({
-    modelSize: "small",
-    seeds: opts.seeds,
-    ...(mc ? { task: { multipleChoice: true, hintRate: 0, traceSlipRate: 0 } } : {}),
-    variants: (variants.length ? variants : ["rlvr"]).map((name) =>
-      mc ? { name, estimator: "grpo" } : { name },
-    ),
-    algorithm: {
-      steps: S.steps,
-      groupSize: S.groupSize,
-      batchPrompts: S.batchPrompts,
-      evalEvery: S.evalEvery,
-      lr: S.lr,
-    },
-    evalSize: S.evalSize,
-  });
-  const ckpt = opts.checkpoint
-    ? loadCheckpoint(new Uint8Array(readFileSync(opts.checkpoint)))
-    : loadShippedCheckpoint(exp);
-  if (!ckpt)
-    throw new Error(
-      `no shipped cold-start checkpoint for the ${task} claims' task (public/checkpoints); make it with npm run train:sft`,
-    );
-  const rows0 = sink.rows.length;
-  const run = new LabRun(ctx, exp, sink, inProcessScorer, mnistFor(exp), {
-    config: ckpt.config,
-    params: ckpt.params,
-  });
-  sink.log(
-    `[${task}] claims ${claims.map((c) => c.id).join(", ")}; variants ${variants.join(", ") || "none"}`,
-  );
+/** A size's values without its default seeds (the seeds are a setting of their own). */
+function sizeValuesOf(S: (typeof CLAIM_SIZES)[ClaimSize]): Record<string, unknown> {
+  const { seeds: _seeds, ...values } = S;
+  return values;
+}
 
-  const stability = new Map<number, StabilityPoint[]>();
-  if (claims.some((c) => c.stability)) {
-    for (const seed of opts.seeds) {
-      const rep = await stabilityReport(run, {
-        prompts: S.stabilityPrompts,
-        groupSize: S.groupSize,
-        seed,
-        repeats: S.stabilityRepeats,
-        settings: SIGMA_B_SWEEP.map((sigmaB) => ({
-          sigmaB,
-          sigmaJ: DEFAULT_AUDITOR.sigmaJ,
-          delta: DEFAULT_AUDITOR.delta,
-        })),
-      });
-      stability.set(
-        seed,
-        rep.settings.map((r) => ({ ...r.judge, pointwise: r.pointwise, groupwise: r.groupwise })),
-      );
-      sink.log(
-        `[stability] seed ${seed}: ${rep.settings.map((r) => `σ_b ${r.judge.sigmaB}: pointwise ${r.pointwise.toFixed(4)} groupwise ${r.groupwise.toFixed(4)}`).join("; ")}`,
-      );
-    }
-  }
-  if (variants.length) {
-    await run.evalStart();
-    await run.runSteps(exp.algorithm.steps);
-  }
-  return { rows: sink.rows.slice(rows0), stability };
+/** The cold starts read for the manifest, by task. */
+const coldStartBytes = new Map<string, { source: string; sha256: string }>();
+
+/** A path relative to the repository root when it lies inside it (stable across checkouts). */
+function relativeToRepo(file: string): string {
+  const rel = relative(REPO_ROOT, resolve(file));
+  return rel.startsWith("..") ? resolve(file) : rel;
 }
 
 /** One claim's result: per-seed figures, their summary and the verdict. */

@@ -4,8 +4,9 @@
  *                  [--group-size G] [--batch-prompts P] [--eval-every E] [--eval-size N]
  *                  [--sft-steps N] [--from-scratch] [--checkpoint FILE] [--full-size] [--quiet] [--seeds S1,S2,…]
  *                  [--hint-rate R] [--hint-accuracy Q] [--trace-slip S] [--slip-box B] [--eval-temperature T]
- *                  [--multiple-choice] [--variants a,b,…] [--estimator NAME] [--set VARIANT.KEY=VALUE]… [--dry-run]
+ *                  [--multiple-choice] [--variants a,b,…] [--estimator NAME] [--set VARIANT.KEY=VALUE]… [--dry-run] [--max-hours H]
  *   npm run lab -- --resume FILE [--steps N] [--out DIR] [--force] [--quiet] [--dry-run]
+ *   npm run lab -- --seeds S1,S2,… [the sweep's flags] --resume DIR
  * --variants and the names in --set are the variant table's (src/settings/variant-table.ts);
  * --estimator sets the algorithm's advantage estimator (src/settings/estimator-table.ts: grpo,
  * grpo-stable, rloo, reinforce++, reinforce++-baseline); a variant with its own estimator
@@ -37,9 +38,20 @@
  * at the end every file is written under a temporary name and renamed into
  * place, so a failure leaves earlier files as they were (and this run's
  * progress in the .partial files).
- * --seeds trains every variant once per seed from the same cold start; the
- * JSON then gives each variant's final metrics per seed and as the mean with
- * a 95 % Student-t interval over seeds (src/experiments/seed-stats.ts).
+ * --seeds trains every variant once per seed from the same cold start, one
+ * seed-variant after another (a resumable sweep, src/cli/lab-sweep.ts: the
+ * estimated run time before it starts, "seed-variant i of n … about T left"
+ * on stderr after each); the JSON then gives each variant's final metrics
+ * per seed and as the mean with a 95 % Student-t interval over seeds
+ * (src/experiments/seed-stats.ts). With --out DIR the sweep's manifest
+ * (sweep.json: settings, code version, cold start) is written first, each
+ * finished seed-variant's rows and figures (units/) and checkpoint
+ * (<variant>.s<seed>.ckpt) atomically as it ends, metrics.jsonl/.csv at the
+ * end; a killed sweep loses at most the seed-variant in progress, and
+ * `--resume DIR` with the same flags continues it (another setting, code
+ * version or cold start is refused, naming it). The number of seeds is
+ * limited by cost: a sweep whose estimated time is over --max-hours
+ * (default 24) does not start, and says how many seeds fit.
  * Prints progress on stderr and ends with one JSON line on stdout:
  *   {"preset", "sft": {metrics}, "variants": {"<name>": {"final": {metrics}}}, "out"?: DIR}
  *   on failure: {"error": message, "out"?: DIR, "partial"?: [files]} (exit 1).
@@ -55,33 +67,15 @@ import { createInProcessScorer } from "../run/reward-client";
 import { PRM_FILE } from "../prm/file";
 import { nodePrm } from "./node-prm";
 import type { EvalMetrics } from "../rl/eval-metrics";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { loadCheckpoint, saveCheckpoint, type Checkpoint } from "../model/checkpoint";
 import { givenFlags, parseExperimentFlags } from "./flag-errors";
 import { checkInputFile, chooseRunFolder, finishCli, RunFiles } from "./out-files";
 import { consoleSink, nodeContext, REPO_ROOT, parseFlags, parseSeedList } from "./node-run";
-import { summarizeSeeds } from "../experiments/seed-stats";
+import { finalMetrics, seedSweep } from "./lab-sweep";
 import type { MetricRow } from "../run/run-types";
 import { decodeSnapshot, encodeSnapshot, type RunSnapshot } from "../run/snapshot";
-
-/** Final eval metrics of one variant: per seed, and (several seeds) mean with a 95 % t-interval. */
-function finalMetrics(rows: readonly MetricRow[], name: string, seeds: number[] | undefined) {
-  const lastOf = (seed: number | undefined) =>
-    [...rows].reverse().find((r) => r.variant === name && r.kind === "eval" && r.seed === seed)!
-      .values;
-  if (!seeds) return { final: lastOf(undefined) as unknown as EvalMetrics };
-  const perSeed = Object.fromEntries(seeds.map((s) => [String(s), lastOf(s)]));
-  const keys = Object.keys(perSeed[String(seeds[0])]);
-  const final: Record<string, number> = {};
-  const ci95: Record<string, [number, number]> = {};
-  for (const k of keys) {
-    const sum = summarizeSeeds(seeds.map((s) => perSeed[String(s)][k]));
-    final[k] = sum.mean;
-    ci95[k] = sum.ci95;
-  }
-  return { final, ci95, per_seed: perSeed };
-}
 
 /** The experiment field each flag sets (for errors that name the flag). */
 const FLAG_OF_FIELD = {
@@ -229,18 +223,29 @@ async function main(): Promise<void> {
     estimator: "string",
     set: "list",
     "dry-run": "boolean",
+    "max-hours": "number",
     resume: "string",
     prm: "string",
   });
-  const resumed = flags.resume !== undefined ? readResume(String(flags.resume), flags) : null;
+  // --resume DIR continues a seed sweep (the same flags again); --resume FILE a run snapshot.
+  const sweepDir =
+    flags.resume !== undefined &&
+    existsSync(String(flags.resume)) &&
+    statSync(String(flags.resume)).isDirectory()
+      ? String(flags.resume)
+      : undefined;
+  const resumed =
+    flags.resume !== undefined && !sweepDir ? readResume(String(flags.resume), flags) : null;
   const preset = resumed ? "resume" : String(flags.preset ?? "smoke");
   if (!resumed && !PRESET_NAMES.includes(preset))
     throw new Error(`unknown preset '${preset}'; known: ${PRESET_NAMES.join(", ")}`);
   // Steps, seed and SFT steps go through the schema below with the other overrides.
   const exp = resumed ? structuredClone(resumed.experiment) : presetExperiment(preset);
+  // A seed list is a sweep: one seed-variant at a time, so its length is not one run's side-by-side limit.
+  let sweepSeeds: number[] | undefined;
   if (flags.seeds !== undefined) {
     if (flags.seed !== undefined) throw new Error("--seed and --seeds exclude each other");
-    exp.seeds = parseSeedList("seeds", String(flags.seeds));
+    sweepSeeds = parseSeedList("seeds", String(flags.seeds));
   }
   // Overrides go through the schema, so a bad value gets the same error as a bad preset.
   const algo: Record<string, unknown> = {};
@@ -309,7 +314,8 @@ async function main(): Promise<void> {
       `--resume: the snapshot is at step ${resumed.step}; with --steps ${exp.algorithm.steps} there is nothing to train`,
     );
   if (flags["dry-run"]) {
-    process.stdout.write(`${JSON.stringify({ preset, experiment: exp })}\n`);
+    const experiment = sweepSeeds ? { ...exp, seeds: sweepSeeds } : exp;
+    process.stdout.write(`${JSON.stringify({ preset, experiment })}\n`);
     return;
   }
   // Inputs and the output folder are checked before any work.
@@ -324,6 +330,20 @@ async function main(): Promise<void> {
       throw new Error(`--checkpoint ${String(flags.checkpoint)}: ${(e as Error).message}`);
     }
   }
+  if (sweepDir && !sweepSeeds)
+    throw new Error(
+      `--resume ${sweepDir} is a folder: it continues a seed sweep, so give the sweep's flags again (--seeds and the rest); a run snapshot is a file`,
+    );
+  if (sweepSeeds)
+    return seedSweep({
+      exp,
+      seeds: sweepSeeds,
+      preset,
+      flags,
+      given,
+      resumeDir: sweepDir,
+      flagOfField: FLAG_OF_FIELD,
+    });
   if (flags.out !== undefined) {
     const out = chooseRunFolder("--out", String(flags.out), Boolean(flags.force));
     runFiles = new RunFiles(out.dir);

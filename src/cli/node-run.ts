@@ -42,6 +42,17 @@ export function loadShippedCheckpoint(exp: Experiment) {
 
 const CSV_HEAD = ["variant", "seed", "kind", "step", "time"];
 
+/** The header line of metrics.csv (long format: one line per metric value). */
+export const METRICS_CSV_HEADER = `${[...CSV_HEAD, "metric", "value"].join(",")}\n`;
+
+/** The metrics.csv lines of one row (one per metric value), each ending in a newline. */
+export function metricsCsvLines(r: MetricRow): string {
+  const lines = Object.entries(r.values).map(([k, v]) =>
+    [r.variant, r.seed ?? "", r.kind, r.step, r.time.toFixed(3), k, v].join(","),
+  );
+  return `${lines.join("\n")}\n`;
+}
+
 /**
  * A sink that prints progress and, with `files`, appends every metric row to
  * the run's metrics.jsonl and metrics.csv (long format: one row per metric
@@ -51,7 +62,7 @@ export function consoleSink(files?: RunFiles, quiet = false): RunSink & { rows: 
   const rows: MetricRow[] = [];
   if (files) {
     files.openStream("metrics.jsonl");
-    files.openStream("metrics.csv", `${[...CSV_HEAD, "metric", "value"].join(",")}\n`);
+    files.openStream("metrics.csv", METRICS_CSV_HEADER);
   }
   return {
     rows,
@@ -60,10 +71,7 @@ export function consoleSink(files?: RunFiles, quiet = false): RunSink & { rows: 
         rows.push(r);
         if (files) {
           files.append("metrics.jsonl", `${JSON.stringify(r)}\n`);
-          const lines = Object.entries(r.values).map(([k, v]) =>
-            [r.variant, r.seed ?? "", r.kind, r.step, r.time.toFixed(3), k, v].join(","),
-          );
-          files.append("metrics.csv", `${lines.join("\n")}\n`);
+          files.append("metrics.csv", metricsCsvLines(r));
         }
         if (quiet) continue;
         const v = r.values;
@@ -101,12 +109,19 @@ function fmt(x: number | undefined): string {
   return x === undefined ? "-" : x.toFixed(3);
 }
 
+/** Most seeds one --seeds list holds (lab choice: an input bound, linear-time checks; a sweep's real limit is its time). */
+const MAX_SEED_LIST = 1000;
+
 /**
  * Parses a seed list flag such as `1,2,3` (integers 0..2^31−1, no repeats).
  * @throws Error naming the flag and the bad entry.
  */
 export function parseSeedList(flag: string, text: string): number[] {
   const parts = text.split(",").map((t) => t.trim());
+  if (parts.length > MAX_SEED_LIST)
+    throw new Error(
+      `--${flag}: ${parts.length} seeds, more than the ${MAX_SEED_LIST} a list may hold (an input bound; what limits a sweep is its time, --max-hours)`,
+    );
   const seeds = parts.map((t) => {
     if (!/^\d{1,10}$/.test(t) || Number(t) > 2 ** 31 - 1)
       throw new Error(
@@ -114,7 +129,8 @@ export function parseSeedList(flag: string, text: string): number[] {
       );
     return Number(t);
   });
-  const dup = seeds.find((x, i) => seeds.indexOf(x) !== i);
+  const seen = new Set<number>();
+  const dup = seeds.find((x) => seen.has(x) || !seen.add(x));
   if (dup !== undefined) throw new Error(`--${flag}: seed ${dup} appears twice`);
   return seeds;
 }

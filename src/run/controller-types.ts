@@ -8,6 +8,7 @@ import type { GpuContext } from "../gpu/context";
 import type { Experiment, VariantConfig, VariantWeights } from "../settings/experiment";
 import type { RewardScorer } from "./reward-client";
 import type { GroupView, Marker, MetricRow } from "./run-types";
+import type { RunSnapshot } from "./snapshot";
 import type { StabilityPolicy, StabilityReport } from "../experiments/stability-study";
 
 /** Where the controller is: what the page's controls and status line show. */
@@ -108,6 +109,15 @@ export type TrainerEvent =
    * posted when training stops and at most every PERSIST_INTERVAL_MS while it runs.
    */
   | { type: "snapshot"; step: number; bytes: Uint8Array }
+  /**
+   * The run at the step boundary just reached, as it is (not encoded, no
+   * checksum: a structured copy), after every RL step and whenever the run
+   * with a cold start is built or reshaped (init, resume, reset, re-seed,
+   * fork, SFT's end). The page keeps the latest in memory only, to start a
+   * new trainer worker from it if this one dies (at most the step in flight
+   * is lost). Not posted while the run has no cold start yet.
+   */
+  | { type: "stepState"; snapshot: RunSnapshot }
   /** Answer to a `stability` command: the report, or null and the reason it could not run. */
   | { type: "stability"; result: StabilityReport | null; error?: string };
 

@@ -234,6 +234,13 @@ export class RunController {
     this.status(this.training.run && !fatal ? "paused" : "error", message);
   }
 
+  /** Posts the run at its last step boundary as a `stepState` event (the page keeps it against a dying worker). */
+  private postState(): void {
+    const snap = this.training.snapshot;
+    // A run without a cold start yet has nothing a new worker could go on from (SFT starts over).
+    if (snap && !this.needsSft) this.post({ type: "stepState", snapshot: snap });
+  }
+
   /** Posts the last snapshot as a `snapshot` event, unless it was posted already. */
   private persist(): void {
     const snap = this.training.snapshot;
@@ -263,6 +270,7 @@ export class RunController {
     return this.training.trainSteps(n, shouldStop, {
       inStep: (r) => this.events.emit({ type: "status", phase: "rl", step: r.step }),
       afterStep: async () => {
+        this.postState();
         if (performance.now() - this.postedAt >= PERSIST_INTERVAL_MS) this.persist();
         await new Promise((res) => setTimeout(res, 0));
       },
@@ -289,6 +297,7 @@ export class RunController {
         r.clearForks();
         r.reset();
         this.training.setRun(r, await r.snapshot());
+        this.postState();
         return this.status("idle", "reset to the cold-start weights");
       }
       case "reseed": {
@@ -297,6 +306,7 @@ export class RunController {
         r.clearForks();
         r.reseed(cmd.seed);
         this.training.setRun(r, await r.snapshot());
+        this.postState();
         return this.status(
           "idle",
           `re-seeded with ${cmd.seed}: new prompts and sampling, same cold-start weights`,
@@ -382,6 +392,7 @@ export class RunController {
       await this.unit(() => run.warmUp());
     } else this.needsSft = true;
     this.training.snapshot = await run.snapshot();
+    this.postState();
     this.status("idle");
   }
 
@@ -393,6 +404,7 @@ export class RunController {
     const t = this.training;
     const { run, ready } = openResumed(ctx, snap, this.sink, t.scorer!, t.mnist);
     t.setRun(run, snap);
+    this.postState();
     this.posted = snap;
     this.postedAt = performance.now();
     this.post(ready);
@@ -432,6 +444,7 @@ export class RunController {
       this.needsSft = false;
       await this.unit(() => now.evalStart());
       this.training.setRun(now, await now.snapshot());
+      this.postState();
     } finally {
       this.sftRunning = false;
       this.events.release();
@@ -545,6 +558,7 @@ export class RunController {
         `step ${r.step}: forked ${cmd.variant} as ${key}; it trains from step ${r.step + 1}`,
       );
       this.training.snapshot = await r.snapshot();
+      this.postState();
       this.persist();
     } catch (e) {
       this.post({ type: "error", message: (e as Error).message, fatal: false });

@@ -86,9 +86,11 @@ export interface Marker {
    * before, on a new device) or "update-skipped" (AdamW skipped the variant's
    * update: a NaN/Inf gradient) or "variant-stopped" (the variant's reward
    * could not be computed for good, e.g. its PRM file is missing; `label`
-   * says why, and the other variants went on).
+   * says why, and the other variants went on) or "worker-restarted" (the
+   * page's trainer worker died; a new one went on from the state of the step
+   * before, src/ui/worker-client.ts).
    */
-  fault?: "device-lost" | "update-skipped" | "variant-stopped";
+  fault?: "device-lost" | "update-skipped" | "variant-stopped" | "worker-restarted";
 }
 
 /** Where a run's outputs go (the worker posts them; the CLI prints and writes files). */

@@ -176,6 +176,9 @@ export function reduceEvent(d: RunData, ev: TrainerEvent): RunData {
       };
     case "snapshot":
       return { ...d, runSnapshot: { step: ev.step, bytes: ev.bytes } };
+    case "stepState":
+      // Kept by the worker client (a new worker starts from it), not in the run data.
+      return d;
     case "onnx":
       return {
         ...d,

@@ -36,7 +36,18 @@ export type TrainerCommand =
    * boundary) as ONNX, in the worker (src/workers/onnx-export.ts); answered by
    * an `onnx` event or an error event.
    */
-  | { type: "exportOnnx"; variant: string };
+  | { type: "exportOnnx"; variant: string }
+  /**
+   * Fault injection (the page's `__rewardLabFaults`, the e2e test): destroy
+   * the GPU device now, as a driver reset would; the run goes on from its
+   * snapshot on a new device (src/run/run-training.ts).
+   */
+  | { type: "loseDevice" }
+  /**
+   * Fault injection: an uncaught error in the worker, as a crash; the page
+   * starts a new worker from the last step's state (src/ui/worker-client.ts).
+   */
+  | { type: "crash" };
 
 /** Events the trainer worker sends to the page: the trainer's events and render windows. */
 export type TrainerEvent =
@@ -70,6 +81,8 @@ const COMMAND_TYPES = new Set([
   "stability",
   "renderDone",
   "exportOnnx",
+  "loseDevice",
+  "crash",
 ]);
 const EVENT_TYPES = new Set([
   "ready",
@@ -82,6 +95,7 @@ const EVENT_TYPES = new Set([
   "renderWindow",
   "stability",
   "snapshot",
+  "stepState",
   "onnx",
 ]);
 

@@ -11,6 +11,7 @@
 import { GpuContext } from "../gpu/context";
 import { requestLabDevice } from "../gpu/device";
 import { RunController } from "../run/run-controller";
+import type { RunSnapshot } from "../run/snapshot";
 import { asTrainerCommand, type TrainerCommand, type TrainerEvent } from "./protocol";
 import { createRewardWorkerScorer } from "./reward-worker-client";
 import { PRM_FILE } from "../prm/file";
@@ -22,7 +23,30 @@ declare const self: DedicatedWorkerGlobalScope;
 function post(ev: TrainerEvent): void {
   // A snapshot's bytes are encoded for this event only: hand them over instead of copying.
   if (ev.type === "snapshot" || ev.type === "onnx") self.postMessage(ev, [ev.bytes.buffer]);
+  else if (ev.type === "stepState") postState(ev.snapshot);
   else self.postMessage(ev);
+}
+
+/**
+ * The run's state after a step (the controller keeps its own copy): its
+ * arrays copied here and handed over, so the page's thread receives it
+ * without copying megabytes (a structured clone would copy them there).
+ */
+function postState(snap: RunSnapshot): void {
+  const copy: RunSnapshot = {
+    ...snap,
+    reference: snap.reference.slice(),
+    policies: snap.policies.map((p) => ({
+      ...p,
+      params: p.params.slice(),
+      m: p.m.slice(),
+      v: p.v.slice(),
+    })),
+  };
+  const buffers = [copy.reference, ...copy.policies.flatMap((p) => [p.params, p.m, p.v])].map(
+    (a) => a.buffer,
+  );
+  self.postMessage({ type: "stepState", snapshot: copy } satisfies TrainerEvent, buffers);
 }
 
 /** Site root the files are read from (set by the init message's `assetBase`). */
@@ -88,6 +112,16 @@ self.onmessage = (ev: MessageEvent) => {
   }
   if (cmd.type === "renderDone") {
     renderWaiters.get(cmd.id)?.();
+    return;
+  }
+  if (cmd.type === "loseDevice") {
+    controller.context?.device.destroy();
+    return;
+  }
+  if (cmd.type === "crash") {
+    setTimeout(() => {
+      throw new Error("trainer worker crashed (fault injection)");
+    }, 0);
     return;
   }
   if (cmd.type === "exportOnnx") {
