@@ -20,8 +20,9 @@ fn split_bht(row: u32, NH: u32, T: u32) -> Bht {
 }
 
 // Absolute position of decode row r: posBase + r mod rowsPerSeq, plus the
-// step counter `step` (state[0]) when useState ≠ 0 (decode steps; a prefill
-// passes useState = 0). Shared by decode_embed, kv_append, decode_attention.
+// sequence's step `step` when useState ≠ 0 (decode steps: the step counter
+// state[0] plus the tokens prefilled for that sequence, state[4 + n]; a
+// prefill passes useState = 0). Shared by decode_embed, kv_append, decode_attention.
 fn decode_pos(r: u32, rowsPerSeq: u32, posBase: u32, useState: u32, step: u32) -> u32 {
   return posBase + r % rowsPerSeq + select(0u, step, useState != 0u);
 }

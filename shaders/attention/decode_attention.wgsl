@@ -7,8 +7,10 @@
 // masked, so every query has at least one allowed key.
 // One invocation per (row, head); q from qkv [R, 3D], k/v from the cache
 // [L, N, H, S, hd] (filled by kv_append.wgsl up to and including pos).
-// Row r reads sequence (r / rowsPerSeq) · seqMul (seqMul = G in a
-// shared-prompt prefill, whose rows count prompts; 1 otherwise).
+// Row r reads sequence (r / rowsPerSeq) · seqMul (seqMul = G in a shared
+// prefill segment, whose rows count groups; 1 otherwise); its position is as
+// in decode_embed.wgsl (a decode step adds the sequence's prefilled tokens
+// state[4 + n]). A query past the cache (pos ≥ S) is written 0.
 // Template: HD (head size, a private array size) is a constant of the spec
 // (src/kernels/attention/spec.ts); variant VEC (HD % 4 == 0) holds q and the
 // accumulator in vec4 registers and reads the cache as vec4 (about 2× the
@@ -26,8 +28,12 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   let r = t / p.H;
   if (r >= p.R) { return; }
   let n = (r / p.rowsPerSeq) * p.seqMul;
-  let pos = decode_pos(r, p.rowsPerSeq, p.posBase, p.useState, state[0]);
+  let pos = decode_pos(r, p.rowsPerSeq, p.posBase, p.useState, state[0] + state[4u + n]);
   let pad = i32(state[1]);
+  if (pos >= p.S) {
+    for (var e = 0u; e < HD; e++) { out[r * p.D + h * HD + e] = 0.0; }
+    return;
+  }
 
   var q: array<vec4<f32>, HD4>;
   var acc: array<vec4<f32>, HD4>;
@@ -73,8 +79,12 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   let r = t / p.H;
   if (r >= p.R) { return; }
   let n = (r / p.rowsPerSeq) * p.seqMul;
-  let pos = decode_pos(r, p.rowsPerSeq, p.posBase, p.useState, state[0]);
+  let pos = decode_pos(r, p.rowsPerSeq, p.posBase, p.useState, state[0] + state[4u + n]);
   let pad = i32(state[1]);
+  if (pos >= p.S) {
+    for (var e = 0u; e < HD; e++) { out[r * p.D + h * HD + e] = 0.0; }
+    return;
+  }
 
   var q: array<f32, HD>;
   var acc: array<f32, HD>;

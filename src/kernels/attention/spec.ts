@@ -184,8 +184,9 @@ export function attentionTiledSpecs(hd: number): TiledSpecs {
 
 /**
  * Row → (sequence, position) of the decode kernels: rowsPerSeq rows per
- * sequence from position posBase, plus the step counter state[0] when
- * useState = 1 (decode_pos in shaders/prelude.wgsl).
+ * sequence from position posBase, plus, when useState = 1, the step counter
+ * state[0] and the sequence's prefilled tokens state[4 + n] (decode_pos in
+ * shaders/prelude.wgsl).
  */
 const DECODE_ROWS = { rowsPerSeq: "u32", posBase: "u32", useState: "u32" } as const;
 
@@ -205,7 +206,7 @@ export const kvAppend = defineKernel({
   },
   bindings: {
     qkv: ["read", "f32"], // [R, 3D]
-    state: ["read", "u32"], // [step, pad, ...]
+    state: ["read", "u32"], // [step, pad, 0, 0, prefilled tokens per sequence [N]]
     kc: ["read_write", "f32"], // [layers, N, H, S, hd]
     vc: ["read_write", "f32"], // [layers, N, H, S, hd]
   },
@@ -238,7 +239,7 @@ function makeDecodeAttention(hd: number, vec: boolean) {
       kc: ["read", elem], // [layers, N, H, S, HD]
       vc: ["read", elem], // [layers, N, H, S, HD]
       text: ["read", "i32"], // [N, textCap]
-      state: ["read", "u32"], // [step, pad, ...]
+      state: ["read", "u32"], // [step, pad, 0, 0, prefilled tokens per sequence [N]]
       out: ["read_write", "f32"], // [R, D]
     },
     workgroupSize: 64,

@@ -89,7 +89,7 @@ export const decodeEmbedSpec = defineKernel({
   bindings: {
     image: ["read", "f32"], // [N, H·W·C]
     text: ["read", "i32"], // [N, textCap]
-    state: ["read", "u32"], // [step, pad, ...]
+    state: ["read", "u32"], // [step, pad, 0, 0, prefilled tokens per sequence [N]]
     w: ["read", "vec4f"], // flat parameters
     x: ["read_write", "vec4f"], // [R, D/4]
   },

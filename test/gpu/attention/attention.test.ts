@@ -6,7 +6,7 @@
  * decode query over the cache; VEC and SCAL), on sizes that are not
  * multiples of 4 or of the 64-wide workgroup.
  */
-import { afterAll, beforeAll, describe, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GpuContext } from "../../../src/gpu/context";
 import { requestNodeDevice } from "../../../src/gpu/node-gpu";
 import {
@@ -216,7 +216,8 @@ describe("attention kernels", () => {
         decodeQkv.set(qkv1.subarray((n * T1 + T) * 3 * D, (n * T1 + T1) * 3 * D), n * 3 * D);
       }
       const textB = ctx.createBufferFrom("text", text1);
-      const state = ctx.createBufferFrom("state", new Uint32Array([0, PAD, 0, 0]));
+      // [step, pad, 0, 0, prefilled per sequence]: the decode kernels add prefilled[n] to step.
+      const state = ctx.createBufferFrom("state", new Uint32Array([0, PAD, 0, 0, 0, 0]));
       const kc = ctx.createBuffer("kc", layers * N * H * S * hd * 4);
       const vc = ctx.createBuffer("vc", layers * N * H * S * hd * 4);
       const out = ctx.createBuffer("out", N * T * D * 4);
@@ -233,8 +234,8 @@ describe("attention kernels", () => {
       for (let n = 0; n < N; n++) refPre.set(ref.subarray(n * T1 * D, (n * T1 + T) * D), n * T * D);
       expectClose("decode_attention prefill", pre, refPre);
 
-      // Decode step: state[0] = 1 with posBase T − 1 → position T.
-      ctx.write(state, new Uint32Array([1, PAD, 0, 0]));
+      // Decode step: state[0] = 1 (sequence 0) or prefilled[1] = 1 (sequence 1) with posBase T − 1 → position T.
+      ctx.write(state, new Uint32Array([0, PAD, 0, 0, 1, 1]));
       const qd = ctx.createBufferFrom("qkv.decode", decodeQkv);
       const stepRows = { R: N, rowsPerSeq: 1, posBase: T - 1, useState: 1 };
       ctx.run(kvAppendCall(ctx, { qkv: qd, state, kc, vc }, stepRows, cache, 1));
@@ -245,6 +246,21 @@ describe("attention kernels", () => {
         dec,
         [0, 1].flatMap((n) => Array.from(ref.subarray((n * T1 + T) * D, (n * T1 + T1) * D))),
       );
+      // A sequence stepped past its cache (position ≥ S) writes no key or value and attends to nothing.
+      const kBefore = await ctx.readF32(kc);
+      ctx.write(state, new Uint32Array([0, PAD, 0, 0, 1, S - T + 1]));
+      ctx.run(kvAppendCall(ctx, { qkv: qd, state, kc, vc }, stepRows, cache, 1));
+      ctx.run(decodeAttention(ctx, { ...b, qkv: qd }, stepRows, cache, seq, forceScalar));
+      const past = await ctx.readF32(out, 0, N * D);
+      expect(Array.from(past.subarray(D))).toEqual(new Array(D).fill(0));
+      expectClose(
+        "decode_attention step (in-range row)",
+        past.subarray(0, D),
+        dec.subarray(0, D),
+        0,
+        0,
+      );
+      expect(Array.from(await ctx.readF32(kc))).toEqual(Array.from(kBefore));
     });
   }
 });
