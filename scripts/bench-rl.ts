@@ -2,7 +2,7 @@
  * RL-step benchmark: what one RL step of the default experiment costs, where
  * the time goes, in Node and in the page. Prints ONE JSON line per environment:
  *
- *   npm run bench:rl -- [--steps N] [--env node,chromium] [--page-minutes M] [--full-text] [--all-rows] [--passes]
+ *   npm run bench:rl -- [--steps N] [--env node,chromium] [--page-minutes M] [--full-text] [--all-rows] [--unshared] [--passes]
  *
  * --passes (node only): the multiple-choice task without hints, RLVR, SCS and
  * ACRE side by side on the same prompts; the line then has `extra_passes`:
@@ -15,6 +15,10 @@
  * --all-rows (node only): the update's last block, final layer norm and LM
  * head run on every row, the path before the compacted last layer
  * (LabEngine.compactRows = false), for a before/after on one machine.
+ *
+ * --unshared (node only): the update runs every rollout on its own, the path
+ * before the shared prefix (LabEngine.sharePrefix = false: a group's image
+ * and prompt computed G times), for a before/after on one machine.
  *
  * Keys (every *_ms a median over N ≥ 5 steps after one warm-up step, per variant):
  *   environment      "node" (npm `webgpu`, Dawn) or "chromium" (the built page, trainer worker)
@@ -83,6 +87,7 @@ async function nodeLine(
   steps: number,
   fullText: boolean,
   allRows: boolean,
+  unshared: boolean,
   passes: boolean,
 ): Promise<Record<string, unknown>> {
   const ctx = await nodeContext();
@@ -109,6 +114,7 @@ async function nodeLine(
   );
   run.engine.trimText = !fullText;
   run.engine.compactRows = !allRows;
+  run.engine.sharePrefix = !unshared;
   if (!ckpt) await run.sft();
   await run.rlStep(); // warm-up
   const cpu0 = process.cpuUsage();
@@ -135,6 +141,9 @@ async function nodeLine(
     update_rows: allRows
       ? "every row (--all-rows)"
       : "last block after attention and the head on the loss rows (compacted)",
+    update_prefix: unshared
+      ? "every rollout on its own (--unshared)"
+      : "a group's shared image and prompt once (shared prefix)",
     experiment: {
       modelSize: exp.modelSize,
       variants: exp.variants.map((v) => v.name),
@@ -175,6 +184,7 @@ async function main(): Promise<void> {
     "page-minutes": "number",
     "full-text": "boolean",
     "all-rows": "boolean",
+    unshared: "boolean",
     passes: "boolean",
   });
   const steps = Number(flags.steps ?? 5);
@@ -190,11 +200,16 @@ async function main(): Promise<void> {
   const allRows = flags["all-rows"] === true;
   if (allRows && envs.includes("chromium"))
     throw new Error("--all-rows is for the node environment only: add --env node");
+  const unshared = flags.unshared === true;
+  if (unshared && envs.includes("chromium"))
+    throw new Error("--unshared is for the node environment only: add --env node");
   const passes = flags.passes === true;
   if (passes && envs.includes("chromium"))
     throw new Error("--passes is for the node environment only: add --env node");
   if (envs.includes("node"))
-    process.stdout.write(`${JSON.stringify(await nodeLine(steps, fullText, allRows, passes))}\n`);
+    process.stdout.write(
+      `${JSON.stringify(await nodeLine(steps, fullText, allRows, unshared, passes))}\n`,
+    );
   if (envs.includes("chromium")) {
     const page = await runPage({
       minutes: Number(flags["page-minutes"] ?? 20),

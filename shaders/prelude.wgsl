@@ -27,6 +27,23 @@ fn decode_pos(r: u32, rowsPerSeq: u32, posBase: u32, useState: u32, step: u32) -
   return posBase + r % rowsPerSeq + select(0u, step, useState != 0u);
 }
 
+// Prefix layout of a shared-prefix training step (src/model/prefix-layout.ts):
+// nG groups of G sequences share their first S positions (row g·S + t), each
+// sequence has Rs own positions (row nG·S + b·Rs + t − S); S = 0 is [B, Rs].
+// Sequence and position of row r (a prefix row names its group's first sequence).
+fn prefix_row_seq(r: u32, nG: u32, G: u32, S: u32, Rs: u32) -> vec2u {
+  let pre = nG * S;
+  if (r < pre) { return vec2u((r / S) * G, r % S); }
+  let q = r - pre;
+  return vec2u(q / Rs, S + q % Rs);
+}
+
+// Row of position t of sequence b.
+fn prefix_phys(b: u32, t: u32, nG: u32, G: u32, S: u32, Rs: u32) -> u32 {
+  if (t < S) { return (b / G) * S + t; }
+  return nG * S + b * Rs + (t - S);
+}
+
 // ---- math -------------------------------------------------------------------
 
 // tanh from exp of a clamped argument: |u| ≤ 15 gives ±1 to f32 precision, so

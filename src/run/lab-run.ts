@@ -420,6 +420,7 @@ export class LabRun {
     await this.engine.warmUpdate(
       imageTensor(prompts, G),
       joinPromptResponse(promptIds, empty, this.engine.shape),
+      G,
     );
   }
 

@@ -18,6 +18,7 @@ import backQRowsCode from "../../../shaders/attention/attention_backward_q_rows_
 import kvAppendCode from "../../../shaders/attention/kv_append.wgsl?raw";
 import tiledCode from "../../../shaders/attention/attention_tiled.wgsl?raw";
 import decodeCode from "../../../shaders/attention/decode_attention.wgsl?raw";
+import prefixCode from "../../../shaders/attention/attention_prefix.wgsl?raw";
 
 /** Sizes of the training attention backward; scale = 1/sqrt(C/NH). */
 const BACKWARD = { B: "u32", T: "u32", C: "u32", NH: "u32", scale: "f32" } as const;
@@ -306,6 +307,80 @@ export const attentionBackwardQRowsVec4 = defineKernel({
   grid: { kind: "x", threads: (u) => u.R * u.NH },
 });
 
+/**
+ * Sizes of the shared-prefix attention (src/model/prefix-layout.ts): nG
+ * groups of G sequences, S shared positions, Rs own positions per sequence,
+ * T = S + Rs; C channels in NH heads (C/NH % 4 = 0); scale = 1/sqrt(C/NH).
+ */
+const PREFIX = {
+  nG: "u32",
+  G: "u32",
+  S: "u32",
+  Rs: "u32",
+  T: "u32",
+  C: "u32",
+  NH: "u32",
+  scale: "f32",
+} as const;
+/** One invocation per (row, head) of the prefix layout's nG·S + nG·G·Rs rows. */
+const prefixRows = {
+  kind: "x",
+  threads: (u: { nG: number; G: number; S: number; Rs: number; NH: number }) =>
+    (u.nG * u.S + u.nG * u.G * u.Rs) * u.NH,
+} as const;
+
+/** Forward on the prefix layout: out [rows, C], att [rows, NH, T] from qkv [rows, 3C] and tokens [B, L]. */
+export const attentionPrefixForward = defineKernel({
+  name: "attention_prefix.fwd",
+  source: prefixCode,
+  blocks: ["FWD"],
+  uniforms: { ...PREFIX, P: "u32", L: "u32", padId: "i32" },
+  bindings: {
+    qkv: ["read", "vec4f"], // [rows, 3C/4]
+    tokens: ["read", "i32"], // [B, L]
+    att: ["read_write", "f32"], // [rows, NH, T]
+    out: ["read_write", "vec4f"], // [rows, C/4]
+  },
+  workgroupSize: 64,
+  grid: prefixRows,
+});
+
+/** Bindings of the prefix layout's backward passes (vec4 along the head channels). */
+function prefixBackwardBindings(dpre: "read" | "read_write") {
+  return {
+    dout: ["read", "vec4f"], // [rows, C/4]
+    qkv: ["read", "vec4f"], // [rows, 3C/4]
+    att: ["read", "f32"], // [rows, NH, T]
+    dpre: [dpre, "f32"], // [rows, NH, T] scratch: written by the q pass, read by the kv pass
+    dqkv: ["read_write", "vec4f"], // [rows, 3C/4]
+  } as const;
+}
+
+/** Backward pass 1 on the prefix layout: dpre and the q part of dqkv. */
+export const attentionPrefixBackQ = defineKernel({
+  name: "attention_prefix.bq",
+  source: prefixCode,
+  blocks: ["BQ"],
+  uniforms: PREFIX,
+  bindings: prefixBackwardBindings("read_write"),
+  workgroupSize: 64,
+  grid: prefixRows,
+});
+
+/**
+ * Backward pass 2 on the prefix layout: the k and v parts of dqkv, a prefix
+ * key summed over its group's queries (sumG = G sequences' suffixes).
+ */
+export const attentionPrefixBackKV = defineKernel({
+  name: "attention_prefix.bkv",
+  source: prefixCode,
+  blocks: ["BKV"],
+  uniforms: { ...PREFIX, sumG: "u32" },
+  bindings: prefixBackwardBindings("read"),
+  workgroupSize: 64,
+  grid: prefixRows,
+});
+
 export const ATTENTION_SPECS: KernelSpec[] = [
   attentionForwardScalar,
   attentionForwardVec4,
@@ -315,6 +390,9 @@ export const ATTENTION_SPECS: KernelSpec[] = [
   attentionBackwardKVVec4,
   attentionForwardRowsVec4,
   attentionBackwardQRowsVec4,
+  attentionPrefixForward,
+  attentionPrefixBackQ,
+  attentionPrefixBackKV,
   ...Object.values(attentionTiledSpecs(16)),
   ...Object.values(attentionTiledSpecs(6)),
   kvAppend,
