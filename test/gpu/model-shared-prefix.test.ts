@@ -12,9 +12,8 @@
  * a text window; a batch whose images differ within a group runs unshared.
  * A kv pass that leaves one rollout out of a prefix key's sum fails it.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GpuContext } from "../../src/gpu/context";
-import { requestNodeDevice } from "../../src/gpu/node-gpu";
+import { describe, expect, it } from "vitest";
+import { useGpu } from "../support/gpu";
 import { numPatches, paramLayout, SMALL_CONFIG, type ModelConfig } from "../../src/model/config";
 import { TrainGraph } from "../../src/model/graph";
 import { initParams, seededUniform } from "../../src/model/init";
@@ -98,11 +97,7 @@ function expectGrads(
 }
 
 describe("shared-prefix update (TrainGraph sharedPrefix)", () => {
-  let ctx: GpuContext;
-  beforeAll(async () => {
-    ctx = new GpuContext(await requestNodeDevice());
-  });
-  afterAll(() => ctx?.destroy());
+  const gpu = useGpu();
 
   /** The policy step on `batch` with a graph built by `make`: stats, masked logprobs and gradients. */
   async function policyStep(
@@ -114,8 +109,8 @@ describe("shared-prefix update (TrainGraph sharedPrefix)", () => {
   ) {
     const { B, textLen: L } = batch;
     const n = paramLayout(config).totalFloats;
-    const pb = ctx.createBufferFrom("params", params);
-    const grads = ctx.createBuffer("grads", n * 4);
+    const pb = gpu.ctx.createBufferFrom("params", params);
+    const grads = gpu.ctx.createBuffer("grads", n * 4);
     const win = opts.window ?? { start: 0, len: L };
     const slice = <T extends Int32Array | Float32Array>(a: T): T => {
       const out = new (a.constructor as new (k: number) => T)(B * win.len);
@@ -123,7 +118,7 @@ describe("shared-prefix update (TrainGraph sharedPrefix)", () => {
         out.set(a.subarray(b * L + win.start, b * L + win.start + win.len), b * win.len);
       return out;
     };
-    const graph = new TrainGraph(ctx, config, B, win.len, {
+    const graph = new TrainGraph(gpu.ctx, config, B, win.len, {
       padId: PAD,
       params: pb,
       grads,
@@ -139,8 +134,8 @@ describe("shared-prefix update (TrainGraph sharedPrefix)", () => {
     graph.setTextOffset(win.start);
     graph.setBatch({ images: batch.images, tokens: slice(batch.tokens), mask: slice(batch.mask) });
     const u = seededUniform(77);
-    const refLp = graph.forwardLogprobs(graph.params, ctx.createBuffer("ref", B * win.len * 4));
-    const lpNow = await ctx.readF32(refLp, 0, B * win.len);
+    const refLp = graph.forwardLogprobs(graph.params, gpu.ctx.createBuffer("ref", B * win.len * 4));
+    const lpNow = await gpu.ctx.readF32(refLp, 0, B * win.len);
     const refLogprobs = Float32Array.from(lpNow, (x) => x + (u() - 0.5) * 0.4);
     const oldLogprobs = Float32Array.from(lpNow, (x) => x + (u() - 0.5) * 0.6);
     const advantages = Float32Array.from({ length: B }, (_, b) => Math.sin(b + 1));
@@ -151,7 +146,7 @@ describe("shared-prefix update (TrainGraph sharedPrefix)", () => {
       graph,
       stats,
       lp: lpNow,
-      grads: await ctx.readF32(grads, 0, n),
+      grads: await gpu.ctx.readF32(grads, 0, n),
       step,
       win,
     };

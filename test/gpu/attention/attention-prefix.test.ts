@@ -10,9 +10,8 @@
  * responses of unequal length, and the small model's shapes. A kv pass that
  * leaves one sequence out of a prefix key's sum fails the check.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GpuContext } from "../../../src/gpu/context";
-import { requestNodeDevice } from "../../../src/gpu/node-gpu";
+import { describe, expect, it } from "vitest";
+import { useGpu } from "../../support/gpu";
 import {
   attentionBackward,
   attentionForward,
@@ -53,15 +52,11 @@ function groupTokens(B: number, G: number, P: number, L: number, S: number): Int
 }
 
 describe("shared-prefix attention", () => {
-  let ctx: GpuContext;
-  beforeAll(async () => {
-    ctx = new GpuContext(await requestNodeDevice());
-  });
-  afterAll(() => ctx?.destroy());
+  const gpu = useGpu();
   const f32 = (label: string, a: ArrayLike<number>) =>
-    ctx.createBufferFrom(label, Float32Array.from(a));
+    gpu.ctx.createBufferFrom(label, Float32Array.from(a));
   const i32 = (label: string, a: ArrayLike<number>) =>
-    ctx.createBufferFrom(label, Int32Array.from(a));
+    gpu.ctx.createBufferFrom(label, Int32Array.from(a));
 
   const cases = [
     { B: 4, G: 2, P: 3, L: 7, S: 6, C: 16, NH: 2 },
@@ -95,24 +90,24 @@ describe("shared-prefix attention", () => {
       tokens: i32("tokens", tokens),
       // NaN where nothing is written: a pass that read att or dpre above the diagonal would spread it.
       att: f32("att", new Float32Array(att.length).fill(Number.NaN)),
-      out: ctx.createBuffer("out", out.length * 4),
+      out: gpu.ctx.createBuffer("out", out.length * 4),
       dout: f32("dout", dout),
       dpre: f32("dpre", new Float32Array(att.length).fill(Number.NaN)),
       dqkv: f32("dqkv", new Float32Array(dqkv.length).fill(Number.NaN)),
     };
     const dims = { nG: B / G, G, S, T, C, NH, P, L, padId: PAD };
-    ctx.run(attentionPrefixForwardCall(ctx, b, dims));
-    const [bq, bkv] = attentionPrefixBackward(ctx, b, dims);
+    gpu.ctx.run(attentionPrefixForwardCall(gpu.ctx, b, dims));
+    const [bq, bkv] = attentionPrefixBackward(gpu.ctx, b, dims);
     if (sumG !== undefined) bkv.set({ sumG });
-    ctx.run(bq);
-    ctx.run(bkv);
-    const gotAtt = await ctx.readF32(b.att, 0, att.length);
+    gpu.ctx.run(bq);
+    gpu.ctx.run(bkv);
+    const gotAtt = await gpu.ctx.readF32(b.att, 0, att.length);
     const lower = (_: number, k: number) => k % T <= rowSeq(l, Math.floor(k / (NH * T))).t;
     return {
       l,
       att: { got: gotAtt.filter(lower), ref: att.filter(lower) },
-      out: { got: await ctx.readF32(b.out, 0, out.length), ref: out },
-      dqkv: { got: await ctx.readF32(b.dqkv, 0, dqkv.length), ref: dqkv },
+      out: { got: await gpu.ctx.readF32(b.out, 0, out.length), ref: out },
+      dqkv: { got: await gpu.ctx.readF32(b.dqkv, 0, dqkv.length), ref: dqkv },
     };
   }
 
@@ -158,22 +153,22 @@ describe("shared-prefix attention", () => {
     const mk = () => ({
       qkv: f32("qkv", qkv),
       tokens: i32("tokens", tokens),
-      att: ctx.createBuffer("att", B * NH * T * T * 4),
-      out: ctx.createBuffer("out", B * T * C * 4),
+      att: gpu.ctx.createBuffer("att", B * NH * T * T * 4),
+      out: gpu.ctx.createBuffer("out", B * T * C * 4),
       dout: f32("dout", dout),
-      dpre: ctx.createBuffer("dpre", B * NH * T * T * 4),
-      dqkv: ctx.createBuffer("dqkv", B * T * 3 * C * 4),
+      dpre: gpu.ctx.createBuffer("dpre", B * NH * T * T * 4),
+      dqkv: gpu.ctx.createBuffer("dqkv", B * T * 3 * C * 4),
     });
     const a = mk();
     const p = mk();
-    ctx.run(attentionForward(ctx, a, { B, T, C, NH, P, L, padId: PAD }, "vec4"));
-    for (const call of attentionBackward(ctx, a, { B, T, C, NH, P, L, padId: PAD }, "vec4"))
-      ctx.run(call);
+    gpu.ctx.run(attentionForward(gpu.ctx, a, { B, T, C, NH, P, L, padId: PAD }, "vec4"));
+    for (const call of attentionBackward(gpu.ctx, a, { B, T, C, NH, P, L, padId: PAD }, "vec4"))
+      gpu.ctx.run(call);
     const dims = { nG: B, G: 1, S: 0, T, C, NH, P, L, padId: PAD };
-    ctx.run(attentionPrefixForwardCall(ctx, p, dims));
-    for (const call of attentionPrefixBackward(ctx, p, dims)) ctx.run(call);
+    gpu.ctx.run(attentionPrefixForwardCall(gpu.ctx, p, dims));
+    for (const call of attentionPrefixBackward(gpu.ctx, p, dims)) gpu.ctx.run(call);
     expect(physRow(l, 2, 5)).toBe(2 * T + 5);
-    expectClose("out", await ctx.readF32(p.out), await ctx.readF32(a.out), 0, 0);
-    expectClose("dqkv", await ctx.readF32(p.dqkv), await ctx.readF32(a.dqkv), 1e-6, 1e-5);
+    expectClose("out", await gpu.ctx.readF32(p.out), await gpu.ctx.readF32(a.out), 0, 0);
+    expectClose("dqkv", await gpu.ctx.readF32(p.dqkv), await gpu.ctx.readF32(a.dqkv), 1e-6, 1e-5);
   });
 });

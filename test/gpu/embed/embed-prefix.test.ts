@@ -6,9 +6,8 @@
  * S = P + 1 and S = 0, a window offset, gradients accumulated into nonzero
  * buffers; and prefixTokenOrder lists each id's text rows.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GpuContext } from "../../../src/gpu/context";
-import { requestNodeDevice } from "../../../src/gpu/node-gpu";
+import { describe, expect, it } from "vitest";
+import { useGpu } from "../../support/gpu";
 import {
   embedForward,
   embedPrefixBackward,
@@ -25,15 +24,11 @@ import { expectClose } from "../../support/expect-close";
 import { randArray } from "../../model/tiny";
 
 describe("shared-prefix embedding", () => {
-  let ctx: GpuContext;
-  beforeAll(async () => {
-    ctx = new GpuContext(await requestNodeDevice());
-  });
-  afterAll(() => ctx?.destroy());
+  const gpu = useGpu();
   const f32 = (label: string, a: ArrayLike<number>) =>
-    ctx.createBufferFrom(label, Float32Array.from(a));
+    gpu.ctx.createBufferFrom(label, Float32Array.from(a));
   const i32 = (label: string, a: ArrayLike<number>) =>
-    ctx.createBufferFrom(label, Int32Array.from(a));
+    gpu.ctx.createBufferFrom(label, Int32Array.from(a));
 
   it.each([
     { B: 4, G: 2, P: 3, L: 6, S: 5, C: 8, V: 9, posOff: 0 },
@@ -68,9 +63,9 @@ describe("shared-prefix embedding", () => {
     const tokB = i32("tokens", tokens);
     const wteB = f32("wte", wte);
     const wpeB = f32("wpe", wpe);
-    ctx.run(
+    gpu.ctx.run(
       embedPrefixForward(
-        ctx,
+        gpu.ctx,
         { patchEmb: f32("pe", patchEmb), tokens: tokB, wte: wteB, wpe: wpeB, out: outB },
         dims,
       ),
@@ -84,11 +79,11 @@ describe("shared-prefix embedding", () => {
       dwpe: f32("dwpe", dwpe0),
       dpatchEmb: f32("dpatch", new Float32Array(nImg * P * C).fill(Number.NaN)),
     };
-    ctx.run(embedPrefixBackward(ctx, b, dims, V));
-    expectClose("out", await ctx.readF32(outB), out, 1e-6, 1e-6);
-    expectClose("dwte", await ctx.readF32(b.dwte), dwte, 1e-5, 1e-5);
-    expectClose("dwpe", await ctx.readF32(b.dwpe), dwpe, 1e-5, 1e-5);
-    expectClose("dpatchEmb", await ctx.readF32(b.dpatchEmb), dpatch, 0, 0);
+    gpu.ctx.run(embedPrefixBackward(gpu.ctx, b, dims, V));
+    expectClose("out", await gpu.ctx.readF32(outB), out, 1e-6, 1e-6);
+    expectClose("dwte", await gpu.ctx.readF32(b.dwte), dwte, 1e-5, 1e-5);
+    expectClose("dwpe", await gpu.ctx.readF32(b.dwpe), dwpe, 1e-5, 1e-5);
+    expectClose("dpatchEmb", await gpu.ctx.readF32(b.dpatchEmb), dpatch, 0, 0);
     // Every text row is listed once, under its own id, ascending within an id.
     let listed = 0;
     for (let v = 0; v < V; v++)
@@ -118,15 +113,15 @@ describe("shared-prefix embedding", () => {
       tokens: i32("t", tokens),
       wte: f32("wte", wte),
       wpe: f32("wpe", wpe),
-      out: ctx.createBuffer("out", B * T * C * 4),
+      out: gpu.ctx.createBuffer("out", B * T * C * 4),
     });
     const a = mk();
     const p = mk();
-    ctx.run(embedForward(ctx, a, B, P, L, C, 2));
-    ctx.run(embedPrefixForward(ctx, p, { nG: B, G: 1, S: 0, T, P, L, C, posOff: 2 }));
-    expectClose("out", await ctx.readF32(p.out), await ctx.readF32(a.out), 0, 0);
-    expect(() => embedPrefixForward(ctx, p, { nG: B, G: 1, S: 2, T, P, L, C, posOff: 0 })).toThrow(
-      /S = 2 must be 0 or in \[P = 4/,
-    );
+    gpu.ctx.run(embedForward(gpu.ctx, a, B, P, L, C, 2));
+    gpu.ctx.run(embedPrefixForward(gpu.ctx, p, { nG: B, G: 1, S: 0, T, P, L, C, posOff: 2 }));
+    expectClose("out", await gpu.ctx.readF32(p.out), await gpu.ctx.readF32(a.out), 0, 0);
+    expect(() =>
+      embedPrefixForward(gpu.ctx, p, { nG: B, G: 1, S: 2, T, P, L, C, posOff: 0 }),
+    ).toThrow(/S = 2 must be 0 or in \[P = 4/);
   });
 });
