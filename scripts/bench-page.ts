@@ -2,21 +2,29 @@
  * What a user waits for on the page: builds the app, serves the production
  * build, opens it in headless Chromium (WebGPU; SwiftShader here), presses
  * Train on the default experiment (no URL hash: the embedded defaults) and
- * watches the charts for a fixed wall time. Prints ONE JSON line:
+ * watches the charts until every variant has trained the experiment's steps
+ * (200 by default) or a wall time runs out. Prints ONE JSON line:
  *
- *   npm run bench:page -- [--minutes M] [--hash H] [--gap G]
+ *   npm run bench:page -- [--minutes M] [--until-step N] [--click-at enabled|ready] [--hash H] [--gap G]
  *
  * Keys:
  *   adapter            the page's WebGPU adapter (navigator.gpu)
- *   ready_s            seconds from opening the page to its "ready" status (Train is pressed then)
+ *   click_at           "enabled": Train is clicked the moment the button is enabled
+ *                      (default; the page is still loading then); "ready": once the
+ *                      status says "ready" with no message (loaded, RL step prepared)
+ *   click_s            seconds from opening the page to the click
+ *   ready_s            seconds from opening the page to "ready" (click_at "ready" only, else null)
  *   first_train_s      seconds from the Train click to the first training point (reward_mean chart)
  *   first_eval_s       … to the first held-out point after step 0 (IncR chart)
+ *   until_step / until_step_s   the step every variant is to reach (--until-step, default the
+ *                      experiment's steps) and the seconds from the click until each did (null
+ *                      if not within M minutes)
  *   evals              every held-out point seen: {s, variant, step, incR, rcAcc}, in arrival order
  *   parted             the first eval step at which the first two variants' held-out IncR
  *                      or RC-Acc differ by at least G (default 0.05; lab choice), with the
  *                      time it arrived and both values; null if they never did within M minutes
  *   steps_done         the last RL step each variant reached
- * --minutes (default 15) is wall time after the click; --hash runs a shared
+ * --minutes (default 30) is the most wall time after the click; --hash runs a shared
  * link's experiment instead of the defaults. The page is read through the
  * charts' data attributes (data-last-<variant> = "step:value"), as a user sees it;
  * `runPage` is also the chromium half of `npm run bench:rl`.
@@ -56,12 +64,18 @@ interface PageOptions {
   untilStep?: number;
   /** Held-out IncR or RC-Acc difference that counts as parted (lab choice 0.05). */
   gap?: number;
+  /** When Train is clicked: as soon as the button is enabled (default) or once the page is "ready". */
+  clickAt?: "enabled" | "ready";
 }
 
 interface PageResult {
   adapter: string;
-  /** Seconds from opening the page to "ready" (loaded, cold start evaluated, RL step prepared). */
-  readyS: number;
+  /** Seconds from opening the page to the Train click. */
+  clickS: number;
+  /** Seconds from opening the page to "ready" (loaded, RL step prepared) when the click waited for it, else null. */
+  readyS: number | null;
+  /** Seconds from the click until every variant trained `untilStep` steps (null: not in time or no untilStep). */
+  untilStepS: number | null;
   groupSize: number;
   batchPrompts: number;
   firstTrainS: number | null;
@@ -91,22 +105,29 @@ export async function runPage(opts: PageOptions): Promise<PageResult> {
     });
     if (!adapter)
       throw new Error("Chromium found no WebGPU adapter (--enable-unsafe-webgpu, SwiftShader)");
-    // Train is pressed once the page says "ready" with no message (checkpoint and digits
-    // loaded, the cold start evaluated, the RL step prepared): what a user sees first.
-    await page.waitForFunction(
-      () =>
-        document.querySelector('[data-testid="status-phase"]')?.textContent === "ready" &&
-        !document.querySelector('[data-testid="status"] .muted'),
-      null,
-      { timeout: 600_000, polling: 200 },
-    );
-    const readyS = Math.round((Date.now() - tNav) / 100) / 10;
-    await page.getByRole("button", { name: "Train", exact: true }).click();
+    // "ready": Train is pressed once the page says "ready" with no message (checkpoint and
+    // digits loaded, the RL step prepared); "enabled": the moment the button can be pressed.
+    let readyS: number | null = null;
+    if ((opts.clickAt ?? "enabled") === "ready") {
+      await page.waitForFunction(
+        () =>
+          document.querySelector('[data-testid="status-phase"]')?.textContent === "ready" &&
+          !document.querySelector('[data-testid="status"] .muted'),
+        null,
+        { timeout: 600_000, polling: 200 },
+      );
+      readyS = Math.round((Date.now() - tNav) / 100) / 10;
+    }
+    // Playwright's click waits until the button is visible and enabled.
+    await page.getByRole("button", { name: "Train", exact: true }).click({ timeout: 600_000 });
+    const clickS = Math.round((Date.now() - tNav) / 100) / 10;
     const t0 = Date.now();
     const seconds = () => Math.round((Date.now() - t0) / 100) / 10;
     const r: PageResult = {
       adapter,
+      clickS,
       readyS,
+      untilStepS: null,
       groupSize: exp.algorithm.groupSize,
       batchPrompts: exp.algorithm.batchPrompts,
       firstTrainS: null,
@@ -177,8 +198,10 @@ export async function runPage(opts: PageOptions): Promise<PageResult> {
         opts.untilStep !== undefined &&
         done.length > 0 &&
         done.every((d) => d >= opts.untilStep!)
-      )
+      ) {
+        r.untilStepS = s;
         break;
+      }
       if (Date.now() - t0 >= opts.minutes * 60_000) break;
       await new Promise((res) => setTimeout(res, 500));
     }
@@ -193,24 +216,34 @@ async function main(): Promise<void> {
     minutes: "number",
     hash: "string",
     gap: "number",
+    "until-step": "number",
+    "click-at": "string",
   });
-  const minutes = Number(flags.minutes ?? 15);
+  const minutes = Number(flags.minutes ?? 30);
   if (!(minutes > 0 && minutes <= 120))
     throw new Error(`--minutes must be in (0, 120], got ${minutes}`);
   const gap = Number(flags.gap ?? 0.05);
   if (!(gap > 0 && gap < 1)) throw new Error(`--gap must be in (0, 1), got ${gap}`);
-  const r = await runPage({
-    minutes,
-    gap,
-    hash: flags.hash !== undefined ? String(flags.hash) : undefined,
-  });
+  const clickAt = String(flags["click-at"] ?? "enabled");
+  if (clickAt !== "enabled" && clickAt !== "ready")
+    throw new Error(`--click-at takes enabled or ready, got '${clickAt}'`);
+  const hash = flags.hash !== undefined ? String(flags.hash) : undefined;
+  const exp = hash ? decodeExperiment(hash.replace(/^#/, "")).experiment : parseExperiment({});
+  const untilStep = Number(flags["until-step"] ?? exp.algorithm.steps);
+  if (!(Number.isInteger(untilStep) && untilStep >= 1))
+    throw new Error(`--until-step must be a positive integer, got ${String(flags["until-step"])}`);
+  const r = await runPage({ minutes, gap, hash, untilStep, clickAt });
   process.stdout.write(
     `${JSON.stringify({
       environment: "chromium",
       adapter: r.adapter,
       minutes,
       gap,
+      click_at: clickAt,
+      click_s: r.clickS,
       ready_s: r.readyS,
+      until_step: untilStep,
+      until_step_s: r.untilStepS,
       first_train_s: r.firstTrainS,
       first_eval_s: r.firstEvalS,
       parted: r.parted,

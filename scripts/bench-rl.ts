@@ -36,7 +36,8 @@
  *   eval_ms          node only: one held-out eval of every variant, median of 3 (the page's
  *                    charts are redrawn on a throttle, so they cannot time an eval; its
  *                    first_eval_s is the user's view of it)
- *   ready_s          chromium only: seconds from opening the page to "ready" (Train pressed then)
+ *   click_s          chromium only: seconds from opening the page to the Train click (the
+ *                    moment the button is enabled, bench-page's click_at "enabled")
  *   first_train_s, first_eval_s   chromium only: seconds from pressing Train to the first
  *                    training point and to the first held-out point after step 0
  * The phase times are the RL step's own metrics (src/settings/metric-table.ts, group
@@ -222,7 +223,7 @@ async function main(): Promise<void> {
         adapter: page.adapter,
         variants,
         step_ms: round(Object.values(variants).reduce((a, m) => a + (m.step_time_ms ?? 0), 0)),
-        ready_s: page.readyS,
+        click_s: page.clickS,
         first_train_s: page.firstTrainS,
         first_eval_s: page.firstEvalS,
       })}\n`,

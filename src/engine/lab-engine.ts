@@ -358,6 +358,32 @@ export class LabEngine {
     });
   }
 
+  /**
+   * Builds the rollout generator of N = promptTokens.length / promptLen
+   * sequences in groups of G and runs its prefill once (one new token,
+   * greedy, the reference parameters), so that the first RL step's rollouts
+   * do not pay for its buffers and pipelines (lab choice, as warmUpdate).
+   * Changes no policy and draws no random number.
+   * @param images [N, H·W·C]; @param promptTokens [N, promptLen], N/G groups of G equal rows.
+   */
+  async warmGenerate(
+    images: Float32Array,
+    promptTokens: Int32Array,
+    groupSize: number,
+  ): Promise<void> {
+    const n = promptTokens.length / this.shape.promptLen;
+    await this.generatorFor(n, groupSize).generate({
+      paramsBuf: this.ref,
+      images,
+      promptTokens,
+      maxNew: 1,
+      greedy: true,
+      seed: 0,
+      eosId: EOS_ID,
+      padId: PAD_ID,
+    });
+  }
+
   /** The advantage kernel for (numGroups, groupSize), set to `estimator`. */
   advantageKernel(
     numGroups: number,

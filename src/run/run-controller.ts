@@ -94,6 +94,14 @@ export type TrainerCommand =
       sftEvalEvery?: number;
       /** With `resume`: evaluate the cold start again (its step-0 eval rows), as a fresh run does. */
       evalColdStart?: boolean;
+      /**
+       * When the cold start's held-out eval (the step-0 rows) runs: "init"
+       * (default) before `ready` goes idle; "after-first-step" right after
+       * the first RL step, so that Train pressed at once gives its first
+       * step without waiting for the eval (the page; the eval reads the
+       * frozen reference, so its figures are the same either way).
+       */
+      startEval?: "init" | "after-first-step";
     }
   /** Trains until paused or `algorithm.steps` is reached (SFT first when there is no cold start). */
   | { type: "start" }
@@ -553,8 +561,21 @@ export class RunController {
           false,
         );
       if (performance.now() - this.postedAt >= PERSIST_INTERVAL_MS) this.persist();
+      await this.evalStartIfPending();
       return;
     }
+  }
+
+  /** The cold start's step-0 eval, when init left it for after the first RL step (init `startEval`). */
+  private startEvalPending = false;
+
+  private async evalStartIfPending(): Promise<void> {
+    if (!this.startEvalPending) return;
+    this.startEvalPending = false;
+    const r = this.requireRun();
+    this.status(this.currentPhase, "evaluating the cold-start checkpoint (step 0)");
+    await this.unit(() => r.evalStart());
+    this.status(this.currentPhase);
   }
 
   private async handle(cmd: TrainerCommand): Promise<void> {
@@ -702,8 +723,11 @@ export class RunController {
       this.sink.log(
         `cold start: ${ckpt.source} (SFT step ${String(meta?.step ?? "?")}, seed ${String(meta?.seed ?? "?")})`,
       );
-      this.status("idle", "evaluating the cold-start checkpoint");
-      await this.unit(() => run.evalStart());
+      this.startEvalPending = cmd.startEval === "after-first-step";
+      if (!this.startEvalPending) {
+        this.status("idle", "evaluating the cold-start checkpoint");
+        await this.unit(() => run.evalStart());
+      }
       // So that the first point after Train is one step away, not one step plus pipeline builds.
       this.status("idle", "preparing the RL step");
       await this.unit(() => run.warmUp());
