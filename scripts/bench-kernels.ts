@@ -2,7 +2,7 @@
  * Kernel profile of the RL update: where one forward + backward of the
  * policy step goes, kernel by kernel. Prints ONE JSON line.
  *
- *   npm run bench:kernels -- [--text L] [--batch B] [--size small|default] [--compact]
+ *   npm run bench:kernels -- [--text L] [--batch B] [--size small|default] [--compact] [--shared G]
  *
  * The graph is the update's (TrainGraph.policyForwardBackward) at B rows of L text
  * tokens after the 32 patch tokens of the digits task; defaults: the default
@@ -17,6 +17,10 @@
  * row's response fills 15 to L − 15 columns after it (drawn uniformly, lab
  * choice), so the last block and head run on the packed loss rows.
  * Without it every text token is in the loss (mask all 1).
+ * --shared G (with --compact): the update's shared-prefix graph
+ * (TrainGraphOptions.sharedPrefix): the rows in groups of G with one image
+ * and one 15-column prompt each, so the patches and 14 prompt columns run
+ * once per group.
  * Keys: environment, adapter, shape {B, L, T}, total_ms (sum of the kernels'
  * means), kernels: [{phase: "forward" | "backward", kernel, ms, share}] sorted
  * by ms. A figure, not a test.
@@ -34,8 +38,12 @@ async function main(): Promise<void> {
     batch: "number",
     size: "string",
     compact: "boolean",
+    shared: "number",
   });
   const compact = flags.compact === true;
+  const shared = flags.shared !== undefined ? Number(flags.shared) : undefined;
+  if (shared !== undefined && !(compact && Number.isInteger(shared) && shared >= 1))
+    throw new Error(`--shared takes a group size with --compact, got ${String(flags.shared)}`);
   const L = Number(flags.text ?? 49);
   const B = Number(flags.batch ?? 32);
   const size = String(flags.size ?? "small");
@@ -64,6 +72,7 @@ async function main(): Promise<void> {
     params,
     grads,
     compactLastLayer: compact,
+    sharedPrefix: shared,
   });
   const u = seededUniform(3);
   const prompt = 15;
@@ -75,11 +84,15 @@ async function main(): Promise<void> {
       mask.fill(1, b * L + prompt, b * L + prompt + n);
     }
   }
-  graph.setBatch({
-    images: Float32Array.from({ length: B * 28 * 56 }, () => u()),
-    tokens: Int32Array.from({ length: B * L }, () => 1 + Math.floor(u() * (vocabSize - 1))),
-    mask,
-  });
+  const images = Float32Array.from({ length: B * 28 * 56 }, () => u());
+  const tokens = Int32Array.from({ length: B * L }, () => 1 + Math.floor(u() * (vocabSize - 1)));
+  if (shared)
+    for (let b = 0; b < B; b++) {
+      const first = b - (b % shared);
+      images.copyWithin(b * 28 * 56, first * 28 * 56, (first + 1) * 28 * 56);
+      tokens.copyWithin(b * L, first * L, first * L + prompt);
+    }
+  graph.setBatch({ images, tokens, mask });
   graph.policyForwardBackward({ advantages: new Float32Array(B).fill(0.5) });
   await graph.readStats();
   const { forward, backward } = graph.dispatches();
@@ -117,6 +130,8 @@ async function main(): Promise<void> {
       adapter: ctx.adapter.description,
       shape: { size, B, L, T: numPatches(config) + L },
       compact,
+      shared: shared ?? null,
+      rows: graph.prefix?.rows ?? B * (numPatches(config) + L),
       loss_tokens: mask.reduce((a, m) => a + m, 0),
       total_ms: Math.round(total * 10) / 10,
       kernels,

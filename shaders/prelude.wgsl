@@ -38,12 +38,6 @@ fn prefix_row_seq(r: u32, nG: u32, G: u32, S: u32, Rs: u32) -> vec2u {
   return vec2u(q / Rs, S + q % Rs);
 }
 
-// Row of position t of sequence b.
-fn prefix_phys(b: u32, t: u32, nG: u32, G: u32, S: u32, Rs: u32) -> u32 {
-  if (t < S) { return (b / G) * S + t; }
-  return nG * S + b * Rs + (t - S);
-}
-
 // ---- math -------------------------------------------------------------------
 
 // tanh from exp of a clamped argument: |u| ≤ 15 gives ±1 to f32 precision, so

@@ -1,7 +1,7 @@
 // attention_prefix: the training attention (causal, PAD key mask, model
 // semantics of src/kernels/attention/reference.ts) on the prefix layout of a
-// shared-prefix step (src/model/prefix-layout.ts; prefix_row_seq and
-// prefix_phys in shaders/prelude.wgsl): B = nG·G sequences in nG
+// shared-prefix step (src/model/prefix-layout.ts; prefix_row_seq in
+// shaders/prelude.wgsl): B = nG·G sequences in nG
 // groups of G whose first S positions are the same in every sequence of a
 // group (image and prompt), T = S + Rs positions per sequence. Their rows:
 //   rows [0, nG·S)          prefix row g·S + t: position t < S of group g
@@ -32,7 +32,13 @@
 
 fn row_seq(r: u32) -> vec2u { return prefix_row_seq(r, p.nG, p.G, p.S, p.Rs); }
 
-fn phys(b: u32, t: u32) -> u32 { return prefix_phys(b, t, p.nG, p.G, p.S, p.Rs); }
+// Element offset of the qkv row of key position j of sequence b, less j·C3e: the prefix base
+// below S, the suffix base from S on (phys(b, j) = base·C3e + j·C3e; divisions kept out of the loops).
+fn key_base(b: u32, j: u32, C3e: u32) -> u32 {
+  let pre = (b / p.G) * p.S;
+  let suf = p.nG * p.S + b * p.Rs - p.S;
+  return select(suf, pre, j < p.S) * C3e;
+}
 
 //>>FWD
 fn keyOk(b: u32, j: u32) -> bool {
@@ -53,10 +59,12 @@ fn main(@builtin(global_invocation_id) gid: vec3u) {
   let i = bt.y;
   let a = (r * p.NH + h) * p.T;
   let q = r * C3e + h * hse;
+  let pre = key_base(b, 0u, C3e) + Ce + h * hse; // key j < S at pre + j·C3e
+  let suf = key_base(b, p.S, C3e) + Ce + h * hse; // key j ≥ S at suf + j·C3e
   var maxv = -3.0e38;
   for (var j = 0u; j <= i; j++) {
     if (!keyOk(b, j)) { continue; }
-    let k = phys(b, j) * C3e + Ce + h * hse;
+    let k = select(suf, pre, j < p.S) + j * C3e;
     var s = 0.0;
     for (var e = 0u; e < hse; e++) { s += dot(qkv[q + e], qkv[k + e]); }
     s *= p.scale;
@@ -75,7 +83,7 @@ fn main(@builtin(global_invocation_id) gid: vec3u) {
   let o = r * Ce + h * hse;
   for (var e = 0u; e < hse; e++) {
     var s = vec4f(0.0);
-    for (var j = 0u; j <= i; j++) { s += att[a + j] * qkv[phys(b, j) * C3e + 2u * Ce + h * hse + e]; }
+    for (var j = 0u; j <= i; j++) { s += att[a + j] * qkv[select(suf, pre, j < p.S) + j * C3e + Ce + e]; }
     out[o + e] = s;
   }
 }
@@ -95,9 +103,11 @@ fn main(@builtin(global_invocation_id) gid: vec3u) {
   let i = bt.y;
   let a = (r * p.NH + h) * p.T;
   let o = r * Ce + h * hse;
+  let pre = key_base(b, 0u, C3e) + Ce + h * hse; // key j < S at pre + j·C3e (its v: + Ce)
+  let suf = key_base(b, p.S, C3e) + Ce + h * hse; // key j ≥ S at suf + j·C3e
   var rowDot = 0.0;
   for (var j = 0u; j <= i; j++) {
-    let v = phys(b, j) * C3e + 2u * Ce + h * hse;
+    let v = select(suf, pre, j < p.S) + j * C3e + Ce;
     var s = 0.0;
     for (var e = 0u; e < hse; e++) { s += dot(dout[o + e], qkv[v + e]); }
     dpre[a + j] = s;
@@ -107,7 +117,7 @@ fn main(@builtin(global_invocation_id) gid: vec3u) {
   let q = r * C3e + h * hse;
   for (var e = 0u; e < hse; e++) {
     var s = vec4f(0.0);
-    for (var j = 0u; j <= i; j++) { s += dpre[a + j] * qkv[phys(b, j) * C3e + Ce + h * hse + e]; }
+    for (var j = 0u; j <= i; j++) { s += dpre[a + j] * qkv[select(suf, pre, j < p.S) + j * C3e + e]; }
     dqkv[q + e] = s * p.scale;
   }
 }

@@ -14,7 +14,7 @@
  * (the keys and values of the prefix are read by all of their suffix
  * queries), which is the gradient of the G copies summed (PrefixGrouper,
  * "the shared prefix contributes the same gradient as the sum of the G
- * repeats"). The WGSL mirror is prefix_row_seq / prefix_phys in
+ * repeats"). The WGSL mirror of rowSeq is prefix_row_seq in
  * shaders/prelude.wgsl.
  */
 
