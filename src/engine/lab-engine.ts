@@ -18,6 +18,7 @@ import type { EstimatorName } from "../kernels/advantages/reference";
 import type { TextShape, TextBatch } from "./sequences";
 import { EOS_ID, PAD_ID } from "../tasks/tokenizer";
 import { sliceColumns, textWindow } from "./text-window";
+import { PREFIX_MAX_HEAD } from "../kernels/attention/launch";
 
 /** One trainable copy of the model with its optimizer state. */
 export interface Policy {
@@ -95,7 +96,7 @@ export class LabEngine {
    * the image patches and prompt a group shares computed once in the
    * forward, their gradients summed over the group once in the backward; the
    * same loss and gradients up to float summation order). Needs compactRows
-   * and a head size % 4 = 0; default true (lab choice, issue 29); false runs
+   * and a head size that is a multiple of 4 up to 32; default true (lab choice, issue 29); false runs
    * every rollout on its own (`npm run bench:rl -- --unshared` times both).
    */
   sharePrefix = true;
@@ -274,7 +275,8 @@ export class LabEngine {
       this.sharePrefix &&
       groupSize > 1 &&
       B % groupSize === 0 &&
-      (this.config.dModel / this.config.nHeads) % 4 === 0
+      (this.config.dModel / this.config.nHeads) % 4 === 0 &&
+      this.config.dModel / this.config.nHeads <= PREFIX_MAX_HEAD
         ? groupSize
         : undefined;
     if (len === this.textLen && !compact) return base.graph;

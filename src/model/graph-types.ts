@@ -136,7 +136,8 @@ export interface TrainGraphOptions {
    * backward sums the gradients flowing into them over the group once. A
    * batch whose images differ within a group runs unshared. Loss,
    * statistics, logprobs and gradients are those of the unshared graph (up
-   * to float summation order). Needs compactLastLayer, a head size % 4 = 0
+   * to float summation order). Needs compactLastLayer, a head size that is a
+   * multiple of 4 up to 32 (PREFIX_MAX_HEAD)
    * and CPU images in setBatch. Default undefined: every rollout on its own
    * (lab choice: the RL update turns it on; issue 29 item 2).
    */

@@ -190,9 +190,10 @@ export class TrainGraph implements BufferSource {
         throw new Error(
           `TrainGraph: sharedPrefix ${G} must be a positive integer dividing B = ${B}`,
         );
-      if (!this.compactLastLayer || (C / config.nHeads) % 4 !== 0)
+      const hd = C / config.nHeads;
+      if (!this.compactLastLayer || hd % 4 !== 0 || hd > K.PREFIX_MAX_HEAD)
         throw new Error(
-          `TrainGraph: sharedPrefix needs compactLastLayer and a head size that is a multiple of 4, got compactLastLayer ${this.compactLastLayer} and head size ${C / config.nHeads}`,
+          `TrainGraph: sharedPrefix needs compactLastLayer and a head size that is a multiple of 4 up to ${K.PREFIX_MAX_HEAD}, got compactLastLayer ${this.compactLastLayer} and head size ${hd}`,
         );
     }
     this.sharedPrefix = G ?? null;

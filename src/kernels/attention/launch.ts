@@ -23,14 +23,14 @@ import {
   attentionForwardRowsVec4,
   attentionForwardScalar,
   attentionForwardVec4,
-  attentionPrefixBackKV,
-  attentionPrefixBackQ,
-  attentionPrefixForward,
+  attentionPrefixSpecs,
   attentionTiledSpecs,
   decodeAttentionSpec,
   TILED_MAX_HEAD,
   kvAppend,
 } from "./spec";
+
+export { PREFIX_MAX_HEAD } from "./spec";
 
 /** Sizes shared by the training attention kernels: T = P + L positions, NH heads of C/NH channels. */
 export interface AttnDims {
@@ -205,32 +205,27 @@ export interface PrefixAttnDims {
 /** Uniform values shared by the three prefix-layout passes. */
 function prefixUniforms(d: PrefixAttnDims) {
   const { nG, G, S, T, C, NH } = d;
-  if ((C / NH) % 4 !== 0 || !Number.isInteger(C / NH))
-    throw new Error(
-      `attention_prefix: the head size C/NH = ${C / NH} must be a multiple of 4 (vec4 loads)`,
-    );
   if (!(Number.isInteger(S) && S >= 0 && S < T))
     throw new Error(`attention_prefix: S = ${S} must be an integer in [0, T = ${T})`);
   return { nG, G, S, Rs: T - S, T, C, NH, scale: 1 / Math.sqrt(C / NH) };
 }
 
+type PrefixSpecs = ReturnType<typeof attentionPrefixSpecs>;
+
 /**
  * Causal attention with the PAD key mask on the prefix layout: out [rows,
  * C], att [rows, NH, T] from qkv [rows, 3C] and tokens [B, L]. S may change
  * per step: set({ S, Rs: T − S }).
- * @throws Error when the head size is not a multiple of 4 or S is not in [0, T).
+ * @throws Error when the head size C/NH is not a multiple of 4 up to 32 or S is not in [0, T).
  */
 export function attentionPrefixForwardCall(
   ctx: GpuContext,
   b: { qkv: Binding; tokens: Binding; att: Binding; out: Binding },
   d: PrefixAttnDims,
-): SpecCall<typeof attentionPrefixForward.uniforms> {
+): SpecCall<PrefixSpecs["forward"]["uniforms"]> {
+  const spec = attentionPrefixSpecs(d.C / d.NH).forward;
   const u = { ...prefixUniforms(d), P: d.P, L: d.L, padId: d.padId };
-  return attentionPrefixForward.call(
-    ctx,
-    { qkv: b.qkv, tokens: b.tokens, att: b.att, out: b.out },
-    u,
-  );
+  return spec.call(ctx, { qkv: b.qkv, tokens: b.tokens, att: b.att, out: b.out }, u);
 }
 
 /**
@@ -245,15 +240,13 @@ export function attentionPrefixBackward(
   ctx: GpuContext,
   b: { dout: Binding; qkv: Binding; att: Binding; dpre: Binding; dqkv: Binding },
   d: PrefixAttnDims,
-): [
-  SpecCall<typeof attentionPrefixBackQ.uniforms>,
-  SpecCall<typeof attentionPrefixBackKV.uniforms>,
-] {
+): [SpecCall<PrefixSpecs["backQ"]["uniforms"]>, SpecCall<PrefixSpecs["backKV"]["uniforms"]>] {
+  const specs = attentionPrefixSpecs(d.C / d.NH);
   const u = prefixUniforms(d);
   const bindings = { dout: b.dout, qkv: b.qkv, att: b.att, dpre: b.dpre, dqkv: b.dqkv };
   return [
-    attentionPrefixBackQ.call(ctx, bindings, u),
-    attentionPrefixBackKV.call(ctx, bindings, { ...u, sumG: d.G }),
+    specs.backQ.call(ctx, bindings, u),
+    specs.backKV.call(ctx, bindings, { ...u, sumG: d.G }),
   ];
 }
 

@@ -216,12 +216,12 @@ export const kvAppend = defineKernel({
 });
 
 /** Spec of one decode attention variant (see decodeAttentionSpec). */
-function makeDecodeAttention(hd: number, vec: boolean) {
-  const elem = vec ? "vec4f" : "f32";
+function makeDecodeAttention(hd: number, variant: "REG" | "VEC" | "SCAL") {
+  const elem = variant === "SCAL" ? "f32" : "vec4f";
   return defineKernel({
-    name: `decode_attention.${vec ? "VEC" : "SCAL"}.hd${hd}`,
+    name: `decode_attention.${variant}.hd${hd}`,
     source: decodeCode,
-    blocks: [vec ? "VEC" : "SCAL"],
+    blocks: [variant],
     consts: { HD: hd },
     uniforms: {
       R: "u32",
@@ -251,16 +251,20 @@ function makeDecodeAttention(hd: number, vec: boolean) {
 type DecodeAttentionSpec = ReturnType<typeof makeDecodeAttention>;
 const decodeSpecs = new Map<string, DecodeAttentionSpec>();
 
+/** Largest head size of the decode attention's register variant (8 vec4 registers). */
+const DECODE_REG_MAX_HEAD = 32;
+
 /**
  * Spec of the cached decode attention for head size `hd` (a compile-time
- * array size): the VEC variant when hd % 4 = 0 unless `forceScalar`.
+ * constant): REG when hd % 4 = 0 and hd ≤ 32, VEC when hd % 4 = 0 beyond,
+ * SCAL otherwise or when `forceScalar`.
  */
 export function decodeAttentionSpec(hd: number, forceScalar = false): DecodeAttentionSpec {
-  const vec = hd % 4 === 0 && !forceScalar;
-  const key = `${vec}.${hd}`;
+  const variant = hd % 4 !== 0 || forceScalar ? "SCAL" : hd <= DECODE_REG_MAX_HEAD ? "REG" : "VEC";
+  const key = `${variant}.${hd}`;
   let spec = decodeSpecs.get(key);
   if (!spec) {
-    spec = makeDecodeAttention(hd, vec);
+    spec = makeDecodeAttention(hd, variant);
     decodeSpecs.set(key, spec);
   }
   return spec;
@@ -329,22 +333,6 @@ const prefixRows = {
     (u.nG * u.S + u.nG * u.G * u.Rs) * u.NH,
 } as const;
 
-/** Forward on the prefix layout: out [rows, C], att [rows, NH, T] from qkv [rows, 3C] and tokens [B, L]. */
-export const attentionPrefixForward = defineKernel({
-  name: "attention_prefix.fwd",
-  source: prefixCode,
-  blocks: ["FWD"],
-  uniforms: { ...PREFIX, P: "u32", L: "u32", padId: "i32" },
-  bindings: {
-    qkv: ["read", "vec4f"], // [rows, 3C/4]
-    tokens: ["read", "i32"], // [B, L]
-    att: ["read_write", "f32"], // [rows, NH, T]
-    out: ["read_write", "vec4f"], // [rows, C/4]
-  },
-  workgroupSize: 64,
-  grid: prefixRows,
-});
-
 /** Bindings of the prefix layout's backward passes (vec4 along the head channels). */
 function prefixBackwardBindings(dpre: "read" | "read_write") {
   return {
@@ -356,30 +344,74 @@ function prefixBackwardBindings(dpre: "read" | "read_write") {
   } as const;
 }
 
-/** Backward pass 1 on the prefix layout: dpre and the q part of dqkv. */
-export const attentionPrefixBackQ = defineKernel({
-  name: "attention_prefix.bq",
-  source: prefixCode,
-  blocks: ["BQ"],
-  uniforms: PREFIX,
-  bindings: prefixBackwardBindings("read_write"),
-  workgroupSize: 64,
-  grid: prefixRows,
-});
+/** The three prefix-layout kernels for head size hd (a compile-time constant). */
+function makePrefix(hd: number) {
+  const consts = { HD: hd };
+  return {
+    /** Forward: out [rows, C], att [rows, NH, T] from qkv [rows, 3C] and tokens [B, L]. */
+    forward: defineKernel({
+      name: `attention_prefix.fwd.hd${hd}`,
+      source: prefixCode,
+      blocks: ["FWD"],
+      consts,
+      uniforms: { ...PREFIX, P: "u32", L: "u32", padId: "i32" },
+      bindings: {
+        qkv: ["read", "vec4f"], // [rows, 3C/4]
+        tokens: ["read", "i32"], // [B, L]
+        att: ["read_write", "f32"], // [rows, NH, T]
+        out: ["read_write", "vec4f"], // [rows, C/4]
+      },
+      workgroupSize: 64,
+      grid: prefixRows,
+    }),
+    /** Backward pass 1: dpre and the q part of dqkv. */
+    backQ: defineKernel({
+      name: `attention_prefix.bq.hd${hd}`,
+      source: prefixCode,
+      blocks: ["BQ"],
+      consts,
+      uniforms: PREFIX,
+      bindings: prefixBackwardBindings("read_write"),
+      workgroupSize: 64,
+      grid: prefixRows,
+    }),
+    /** Backward pass 2: the k and v parts of dqkv, a prefix key summed over its group's queries (sumG sequences). */
+    backKV: defineKernel({
+      name: `attention_prefix.bkv.hd${hd}`,
+      source: prefixCode,
+      blocks: ["BKV"],
+      consts,
+      uniforms: { ...PREFIX, sumG: "u32" },
+      bindings: prefixBackwardBindings("read"),
+      workgroupSize: 64,
+      grid: prefixRows,
+    }),
+  };
+}
+
+type PrefixSpecs = ReturnType<typeof makePrefix>;
+const prefixSpecs = new Map<number, PrefixSpecs>();
+
+/** Largest head size of the prefix-layout attention (8 vec4 registers per vector). */
+export const PREFIX_MAX_HEAD = 32;
 
 /**
- * Backward pass 2 on the prefix layout: the k and v parts of dqkv, a prefix
- * key summed over its group's queries (sumG = G sequences' suffixes).
+ * The prefix-layout attention (forward, backward q and kv passes) for head
+ * size `hd`: a multiple of 4 up to PREFIX_MAX_HEAD.
+ * @throws Error for any other head size.
  */
-export const attentionPrefixBackKV = defineKernel({
-  name: "attention_prefix.bkv",
-  source: prefixCode,
-  blocks: ["BKV"],
-  uniforms: { ...PREFIX, sumG: "u32" },
-  bindings: prefixBackwardBindings("read"),
-  workgroupSize: 64,
-  grid: prefixRows,
-});
+export function attentionPrefixSpecs(hd: number): PrefixSpecs {
+  if (!(Number.isInteger(hd) && hd % 4 === 0 && hd >= 4 && hd <= PREFIX_MAX_HEAD))
+    throw new Error(
+      `attention_prefix: the head size C/NH = ${hd} must be a multiple of 4 up to ${PREFIX_MAX_HEAD}`,
+    );
+  let s = prefixSpecs.get(hd);
+  if (!s) {
+    s = makePrefix(hd);
+    prefixSpecs.set(hd, s);
+  }
+  return s;
+}
 
 export const ATTENTION_SPECS: KernelSpec[] = [
   attentionForwardScalar,
@@ -390,12 +422,13 @@ export const ATTENTION_SPECS: KernelSpec[] = [
   attentionBackwardKVVec4,
   attentionForwardRowsVec4,
   attentionBackwardQRowsVec4,
-  attentionPrefixForward,
-  attentionPrefixBackQ,
-  attentionPrefixBackKV,
+  ...Object.values(attentionPrefixSpecs(16)),
+  ...Object.values(attentionPrefixSpecs(8)),
   ...Object.values(attentionTiledSpecs(16)),
   ...Object.values(attentionTiledSpecs(6)),
   kvAppend,
   decodeAttentionSpec(8),
+  decodeAttentionSpec(32),
+  decodeAttentionSpec(48),
   decodeAttentionSpec(6),
 ];

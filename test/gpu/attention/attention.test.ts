@@ -179,11 +179,14 @@ describe("attention kernels", () => {
   const text = Int32Array.from([0, 0, 3, 4, 5, 1, 0, 2, 9, 10]); // [N, L]; PAD inside and in front
 
   for (const [D, forceScalar] of [
-    [20, false],
-    [24, false],
-    [24, true],
+    [20, false], // head size 10: SCAL
+    [24, false], // 12: REG (vec4 registers)
+    [24, true], // 12 forced scalar: SCAL
+    [64, false], // 32: REG with all 8 registers
+    [96, false], // 48: VEC (private vec4 arrays)
   ] as const) {
-    it(`kv_append + decode_attention (hd ${D / H}, ${D % 8 || forceScalar ? "scalar" : "vec4"}): causal prefill with PAD keys, then a decode query over the cache`, async () => {
+    const variant = (D / H) % 4 || forceScalar ? "SCAL" : D / H <= 32 ? "REG" : "VEC";
+    it(`kv_append + decode_attention (hd ${D / H}, ${variant}): causal prefill with PAD keys, then a decode query over the cache`, async () => {
       const hd = D / H,
         S = T + 1,
         layers = 2,
