@@ -418,7 +418,7 @@ export class Generator {
       }
       this.lastRun = { steps: ran, readbacks };
       this.lastPlan = plan;
-      return this.result(bytes, M, plan, fh);
+      return this.result(bytes, M, plan, fh, ran, opts.padId);
     } finally {
       this.busy = false;
     }
@@ -490,8 +490,19 @@ export class Generator {
     return done.every((v) => v !== 0);
   }
 
-  /** The GenerateResult of a read-back: prefilled forced tokens filled in, lengths counted from column 0. */
-  private result(bytes: ArrayBuffer, M: number, plan: PrefillPlan, fh: Int32Array): GenerateResult {
+  /**
+   * The GenerateResult of a read-back after `ran` decode steps: prefilled
+   * forced tokens filled in, the columns no step reached (every sequence was
+   * done) PAD as later steps would have written them, lengths counted from column 0.
+   */
+  private result(
+    bytes: ArrayBuffer,
+    M: number,
+    plan: PrefillPlan,
+    fh: Int32Array,
+    ran: number,
+    padId: number,
+  ): GenerateResult {
     const { n } = this;
     const tokens = new Int32Array(bytes, 0, n * M).slice();
     const logprobs = new Float32Array(bytes, n * M * 4, n * M).slice();
@@ -503,6 +514,7 @@ export class Generator {
         tokens[s * M + i] = fh[s * this.maxNew + i];
         logprobs[s * M + i] = Number.NaN;
       }
+      tokens.fill(padId, s * M + Math.min(M, k + ran), (s + 1) * M);
       // The sample kernel counted the tokens from column k on: it finished at decode step lengths − 1.
       needed = Math.max(needed, lengths[s]);
       lengths[s] += k;

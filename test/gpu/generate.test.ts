@@ -238,6 +238,14 @@ describe("Generator", () => {
     expect(Array.from(other.tokens)).toEqual(Array.from(ref.tokens));
     expect(Array.from(other.logprobs)).toEqual(Array.from(ref.logprobs));
     expect(Array.from(other.lengths)).toEqual(Array.from(ref.lengths));
+    // The columns no step reached are PAD, whatever its id (here 1).
+    const pad1 = { ...opts, padId: 1 };
+    const full1 = await new Generator(gpu.ctx, cfg, N, PROMPT, MAXNEW).generate(pad1);
+    await fresh.generate(pad1);
+    const early1 = await fresh.generate(pad1);
+    expect(fresh.lastRun.steps).toBeLessThan(MAXNEW);
+    expect(Array.from(early1.tokens)).toEqual(Array.from(full1.tokens));
+    expect(early1.tokens[MAXNEW - 1]).toBe(1);
   });
 
   it("greedy after a forced prefix equals greedy with the prefix appended to the prompt", async () => {
