@@ -19,6 +19,9 @@ import { sampleTokens, type SampleCall } from "../kernels/sample/launch";
 /** Bytes of one buffer element: f32, i32 and u32 alike. */
 const ELEMENT_BYTES = 4;
 
+/** Decode steps of at least this many sequences use the decode matmul's 8-row tile (lab choice). */
+const ROWS8_MIN = 128;
+
 /** Where the rows of one prefill segment sit (the decode kernels' row → (sequence, position) map). */
 interface SegmentRows {
   /** Rows of the segment. */
@@ -130,12 +133,14 @@ export function buildGeneratorCalls(
     b: string | null,
     epi: MatmulEpilogue,
     setters: Setter[],
+    rows8: boolean,
   ) => {
     const c = decodeMatmul(
       ctx,
       { x: inp, w: params, y: outBuf },
       { R, I, O, wOff: off(w), bOff: b ? off(b) : null },
       epi,
+      rows8,
     );
     setters.push((r) => c.set({ R: r.R }));
     return c;
@@ -193,6 +198,7 @@ export function buildGeneratorCalls(
     xr: GPUBuffer,
     qkvr: GPUBuffer,
     setters: Setter[],
+    rows8: boolean,
   ) => {
     const pre = `h.${l}.`;
     const append = kvAppendCall(
@@ -207,7 +213,18 @@ export function buildGeneratorCalls(
     );
     return [
       layernorm(xr, xn, r.R, `${pre}ln1.g`, `${pre}ln1.b`, setters),
-      matmul(xn, qkvr, r.R, d, 3 * d, `${pre}attn.wqkv`, `${pre}attn.bqkv`, "store", setters),
+      matmul(
+        xn,
+        qkvr,
+        r.R,
+        d,
+        3 * d,
+        `${pre}attn.wqkv`,
+        `${pre}attn.bqkv`,
+        "store",
+        setters,
+        rows8,
+      ),
       append,
     ];
   };
@@ -219,6 +236,7 @@ export function buildGeneratorCalls(
     xr: GPUBuffer,
     qkvr: GPUBuffer,
     setters: Setter[],
+    rows8: boolean,
   ) => {
     const pre = `h.${l}.`;
     const attention = decodeAttention(
@@ -233,17 +251,21 @@ export function buildGeneratorCalls(
     );
     return [
       attention,
-      matmul(att, xr, r.R, d, d, `${pre}attn.wo`, `${pre}attn.bo`, "add", setters),
+      matmul(att, xr, r.R, d, d, `${pre}attn.wo`, `${pre}attn.bo`, "add", setters, rows8),
       layernorm(xr, xn, r.R, `${pre}ln2.g`, `${pre}ln2.b`, setters),
-      matmul(xn, h, r.R, d, hid, `${pre}mlp.wfc`, `${pre}mlp.bfc`, "gelu", setters),
-      matmul(h, xr, r.R, hid, d, `${pre}mlp.wproj`, `${pre}mlp.bproj`, "add", setters),
+      matmul(xn, h, r.R, d, hid, `${pre}mlp.wfc`, `${pre}mlp.bfc`, "gelu", setters, rows8),
+      matmul(h, xr, r.R, hid, d, `${pre}mlp.wproj`, `${pre}mlp.bproj`, "add", setters, rows8),
     ];
   };
   // Final LayerNorm and head (no bias) on N rows of xr → logits [N, V].
-  const final = (xr: GPUBuffer) => [
+  const final = (xr: GPUBuffer, rows8: boolean) => [
     layernorm(xr, xn, n, "lnf.g", "lnf.b", []),
-    matmul(xn, logits, n, d, V, "head.w", null, "store", []),
+    matmul(xn, logits, n, d, V, "head.w", null, "store", [], rows8),
   ];
+
+  // The prefill segments' matmuls use the 8-row tile (many rows; the same values as the
+  // 4-row one); the N rows of a decode step do when N is large (lab choice: 128).
+  const stepRows8 = n >= ROWS8_MIN;
 
   // A prefill segment: its rows through layers 0..nLayers-2 and the last layer's
   // K/V append (only the K/V of a prefill row are read later, except each
@@ -253,8 +275,11 @@ export function buildGeneratorCalls(
     const r: SegmentRows = { R: rows, rowsPerSeq: 1, posBase: 0, seqMul: 1 };
     const calls: KernelCall[] = [embed(r, 0, setters)];
     for (let l = 0; l < nLayers - 1; l++)
-      calls.push(...attnIn(l, r, 0, x, qkv, setters), ...attnOutMlp(l, r, 0, x, qkv, setters));
-    calls.push(...attnIn(nLayers - 1, r, 0, x, qkv, setters));
+      calls.push(
+        ...attnIn(l, r, 0, x, qkv, setters, true),
+        ...attnOutMlp(l, r, 0, x, qkv, setters, true),
+      );
+    calls.push(...attnIn(nLayers - 1, r, 0, x, qkv, setters, true));
     return {
       calls,
       set: (s) => {
@@ -272,15 +297,18 @@ export function buildGeneratorCalls(
   tailCalls.push(
     rowsGather(ctx, { idx: lastIdx, x: qkv, y: qkvLast }, n, 3 * d),
     rowsGather(ctx, { idx: lastIdx, x, y: xLast }, n, d),
-    ...attnOutMlp(nLayers - 1, lastRows, 1, xLast, qkvLast, []),
-    ...final(xLast),
+    ...attnOutMlp(nLayers - 1, lastRows, 1, xLast, qkvLast, [], stepRows8),
+    ...final(xLast, stepRows8),
   );
   // Decode step: N rows at position T0 + state[0] + prefilled[n].
   const stepRows: SegmentRows = { R: n, rowsPerSeq: 1, posBase: T0, seqMul: 1 };
   const decode: KernelCall[] = [embed(stepRows, 1, [])];
   for (let l = 0; l < nLayers; l++)
-    decode.push(...attnIn(l, stepRows, 1, x, qkv, []), ...attnOutMlp(l, stepRows, 1, x, qkv, []));
-  decode.push(...final(x));
+    decode.push(
+      ...attnIn(l, stepRows, 1, x, qkv, [], stepRows8),
+      ...attnOutMlp(l, stepRows, 1, x, qkv, [], stepRows8),
+    );
+  decode.push(...final(x, stepRows8));
   const advance = decodeAdvance(ctx, { state: state }, 1);
   // The per-batch fields (M, seed, eos, pad, greedy, topK, invT, topP) are set by generate().
   const sample: SampleCall = sampleTokens(
