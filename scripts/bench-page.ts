@@ -16,6 +16,8 @@
  *   ready_s            seconds from opening the page to "ready" (click_at "ready" only, else null)
  *   first_train_s      seconds from the Train click to the first training point (reward_mean chart)
  *   first_eval_s       … to the first held-out point after step 0 (IncR chart)
+ *   status             the status line's changes after the click, {s, text} (phase and
+ *                      message: what the page says it waits for), the first 30
  *   until_step / until_step_s   the step every variant is to reach (--until-step, default the
  *                      experiment's steps) and the seconds from the click until each did (null
  *                      if not within M minutes)
@@ -84,6 +86,8 @@ interface PageResult {
   stepsDone: Record<string, number>;
   evals: EvalPoint[];
   trainRows: { variant: string; step: number; s: number; values: Record<string, number> }[];
+  /** The status line's changes after the click (phase and message). */
+  status: { s: number; text: string }[];
 }
 
 /**
@@ -128,6 +132,7 @@ export async function runPage(opts: PageOptions): Promise<PageResult> {
       clickS,
       readyS,
       untilStepS: null,
+      status: [],
       groupSize: exp.algorithm.groupSize,
       batchPrompts: exp.algorithm.batchPrompts,
       firstTrainS: null,
@@ -158,6 +163,12 @@ export async function runPage(opts: PageOptions): Promise<PageResult> {
         return out;
       }, charts);
       const s = seconds();
+      const line = await page.evaluate(() => {
+        const phase = document.querySelector('[data-testid="status-phase"]')?.textContent ?? "";
+        const msg = document.querySelector('[data-testid="status"] .muted')?.textContent ?? "";
+        return msg ? `${phase}: ${msg}` : phase;
+      });
+      if (r.status.length < 30 && r.status.at(-1)?.text !== line) r.status.push({ s, text: line });
       // Training points: one row per (variant, step), filled in as its charts report it.
       for (const k of PHASE_KEYS)
         for (const [v, last] of Object.entries(snap[k] ?? {})) {
@@ -246,6 +257,7 @@ async function main(): Promise<void> {
       until_step_s: r.untilStepS,
       first_train_s: r.firstTrainS,
       first_eval_s: r.firstEvalS,
+      status: r.status,
       parted: r.parted,
       steps_done: r.stepsDone,
       evals: r.evals,
