@@ -214,7 +214,8 @@ export async function runPage(opts: PageOptions): Promise<PageResult> {
         break;
       }
       if (Date.now() - t0 >= opts.minutes * 60_000) break;
-      await new Promise((res) => setTimeout(res, 500));
+      // Finer polling for the first seconds after the click (the first step latency).
+      await new Promise((res) => setTimeout(res, s < 30 ? 200 : 500));
     }
     await page.close();
     r.trainRows = [...trainAt.values()].sort((a, b) => a.step - b.step);
