@@ -6,6 +6,7 @@
  * (200 by default) or a wall time runs out. Prints ONE JSON line:
  *
  *   npm run bench:page -- [--minutes M] [--until-step N] [--click-at enabled|ready] [--hash H] [--gap G]
+ *   (flags, output and errors: the benchmark harness, scripts/bench/harness.ts)
  *
  * Keys:
  *   adapter            the page's WebGPU adapter (navigator.gpu)
@@ -33,9 +34,9 @@
  * A figure, not a test: nothing here asserts a time.
  */
 import { withBuiltPage } from "./built-page";
-import { parseFlags } from "../src/cli/node-run";
-import { parseExperiment } from "../src/settings/experiment";
-import { decodeExperiment } from "../src/ui/lib/url-state";
+import { parseExperiment } from "../../src/settings/experiment";
+import { decodeExperiment } from "../../src/ui/lib/url-state";
+import { parseBenchFlags, runBench } from "./harness";
 
 interface EvalPoint {
   s: number;
@@ -78,6 +79,8 @@ interface PageResult {
   readyS: number | null;
   /** Seconds from the click until every variant trained `untilStep` steps (null: not in time or no untilStep). */
   untilStepS: number | null;
+  /** The status line's changes after the click (phase and message). */
+  status: { s: number; text: string }[];
   groupSize: number;
   batchPrompts: number;
   firstTrainS: number | null;
@@ -86,8 +89,6 @@ interface PageResult {
   stepsDone: Record<string, number>;
   evals: EvalPoint[];
   trainRows: { variant: string; step: number; s: number; values: Record<string, number> }[];
-  /** The status line's changes after the click (phase and message). */
-  status: { s: number; text: string }[];
 }
 
 /**
@@ -223,52 +224,57 @@ export async function runPage(opts: PageOptions): Promise<PageResult> {
   });
 }
 
-async function main(): Promise<void> {
-  const flags = parseFlags(process.argv.slice(2), {
-    minutes: "number",
-    hash: "string",
-    gap: "number",
-    "until-step": "number",
-    "click-at": "string",
+async function main(): Promise<Record<string, unknown>> {
+  const flags = parseBenchFlags(process.argv.slice(2), {
+    minutes: {
+      kind: "number",
+      above: 0,
+      max: 120,
+      default: 30,
+      help: "most wall time after Train",
+    },
+    hash: { kind: "string", help: "a shared link's URL hash" },
+    gap: { kind: "number", above: 0, max: 1, default: 0.05, help: "parting difference" },
+    "until-step": {
+      kind: "int",
+      min: 0,
+      max: 100_000,
+      default: 0,
+      help: "step every variant is to reach (0: the experiment's steps)",
+    },
+    "click-at": {
+      kind: "enum",
+      of: ["enabled", "ready"],
+      default: "enabled",
+      help: "when Train is clicked",
+    },
   });
-  const minutes = Number(flags.minutes ?? 30);
-  if (!(minutes > 0 && minutes <= 120))
-    throw new Error(`--minutes must be in (0, 120], got ${minutes}`);
-  const gap = Number(flags.gap ?? 0.05);
-  if (!(gap > 0 && gap < 1)) throw new Error(`--gap must be in (0, 1), got ${gap}`);
-  const clickAt = String(flags["click-at"] ?? "enabled");
-  if (clickAt !== "enabled" && clickAt !== "ready")
-    throw new Error(`--click-at takes enabled or ready, got '${clickAt}'`);
-  const hash = flags.hash !== undefined ? String(flags.hash) : undefined;
+  const minutes = flags.minutes;
+  const gap = flags.gap;
+  if (!(gap < 1)) throw new Error(`--gap must be in (0, 1), got ${gap}`);
+  const hash = flags.hash;
   const exp = hash ? decodeExperiment(hash.replace(/^#/, "")).experiment : parseExperiment({});
-  const untilStep = Number(flags["until-step"] ?? exp.algorithm.steps);
-  if (!(Number.isInteger(untilStep) && untilStep >= 1))
-    throw new Error(`--until-step must be a positive integer, got ${String(flags["until-step"])}`);
+  const untilStep = flags["until-step"] || exp.algorithm.steps;
+  const clickAt = flags["click-at"] as "enabled" | "ready";
   const r = await runPage({ minutes, gap, hash, untilStep, clickAt });
-  process.stdout.write(
-    `${JSON.stringify({
-      environment: "chromium",
-      adapter: r.adapter,
-      minutes,
-      gap,
-      click_at: clickAt,
-      click_s: r.clickS,
-      ready_s: r.readyS,
-      until_step: untilStep,
-      until_step_s: r.untilStepS,
-      first_train_s: r.firstTrainS,
-      first_eval_s: r.firstEvalS,
-      status: r.status,
-      parted: r.parted,
-      steps_done: r.stepsDone,
-      evals: r.evals,
-    })}\n`,
-  );
+  return {
+    environment: "chromium",
+    adapter: r.adapter,
+    minutes,
+    gap,
+    click_at: clickAt,
+    click_s: r.clickS,
+    ready_s: r.readyS,
+    until_step: untilStep,
+    until_step_s: r.untilStepS,
+    first_train_s: r.firstTrainS,
+    first_eval_s: r.firstEvalS,
+    status: r.status,
+    parted: r.parted,
+    steps_done: r.stepsDone,
+    evals: r.evals,
+  };
 }
 
 // Run as a script (npm run bench:page), not when bench:rl imports runPage.
-if (process.argv[1]?.endsWith("bench-page.ts"))
-  main().catch((e) => {
-    process.stdout.write(`${JSON.stringify({ error: (e as Error).message })}\n`);
-    process.exit(1);
-  });
+if (process.argv[1]?.endsWith("bench/page.ts")) runBench("bench-page", main);
