@@ -361,29 +361,13 @@ export class LabEngine {
   }
 
   /**
-   * Builds the rollout generator of N = promptTokens.length / promptLen
-   * sequences in groups of G and runs its prefill once (one new token,
-   * greedy, the reference parameters), so that the first RL step's rollouts
-   * do not pay for its buffers and pipelines (lab choice, as warmUpdate).
-   * Changes no policy and draws no random number.
-   * @param images [N, H·W·C]; @param promptTokens [N, promptLen], N/G groups of G equal rows.
+   * Builds the rollout generator of N sequences in groups of G (its buffers
+   * and pipelines), so that the first RL step's rollouts do not pay for them
+   * (lab choice, as warmUpdate); nothing runs.
+   * @param n sequences per batch (G · prompts per step).
    */
-  async warmGenerate(
-    images: Float32Array,
-    promptTokens: Int32Array,
-    groupSize: number,
-  ): Promise<void> {
-    const n = promptTokens.length / this.shape.promptLen;
-    await this.generatorFor(n, groupSize).generate({
-      paramsBuf: this.ref,
-      images,
-      promptTokens,
-      maxNew: 1,
-      greedy: true,
-      seed: 0,
-      eosId: EOS_ID,
-      padId: PAD_ID,
-    });
+  warmGenerate(n: number, groupSize: number): void {
+    this.generatorFor(n, groupSize);
   }
 
   /** The advantage kernel for (numGroups, groupSize), set to `estimator`. */
@@ -451,24 +435,21 @@ export class LabEngine {
   }
 
   /**
-   * Builds and runs the policy update's pipelines once for a batch of
+   * Builds the policy update's graphs, buffers and pipelines (and the
+   * advantage kernel of its groups) for a batch of
    * B = batch.tokens.length / textLen rollouts, so the first RL step does not
-   * pay for them (on SwiftShader step 1 took about 2.5× a later step). No
-   * policy changes: the forward and backward run on a scratch copy of the
-   * reference parameters with zero advantages and β = 0 (every gradient is
-   * 0), AdamW does not run, no random numbers are drawn. Lab choice.
+   * pay for them (on SwiftShader step 1 took about 2.5× a later step);
+   * nothing runs (building a graph compiles its pipelines; a later window
+   * length reuses them). No policy changes, no random numbers are drawn. Lab choice.
    * @param images [B, H·W·C]; @param batch [B, textLen] tokens and mask (any content).
    * @param groupSize the steps' rollouts per prompt (UpdateOptions.groupSize; the batch in such groups).
    */
   async warmUpdate(images: Float32Array, batch: TextBatch, groupSize = 1): Promise<void> {
     const B = batch.tokens.length / this.textLen;
-    const refLp = this.graphFor(B).refLp;
-    const graph = this.updateGraph(images, batch, groupSize);
-    this.ctx.copy(this.ref, 0, this.work, 0, this.layout.totalFloats * 4);
-    graph.forwardLogprobs(this.ref, refLp, 1);
-    graph.policyForwardBackward({ advantages: new Float32Array(B), refLogprobs: refLp, beta: 0 });
-    await graph.readStats();
-    graph.forgetStepTimes();
+    this.updateGraph(images, batch, groupSize);
+    // The advantage kernel of the step's groups (its options are set at each use).
+    if (B % groupSize === 0) this.advantageKernel(B / groupSize, groupSize, "grpo", "sample", 0);
+    await this.ctx.sync();
   }
 
   /**

@@ -263,8 +263,10 @@ export function buildGeneratorCalls(
     matmul(xn, logits, n, d, V, "head.w", null, "store", [], rows8),
   ];
 
-  // The prefill segments' matmuls use the 8-row tile (many rows; the same values as the
-  // 4-row one); the N rows of a decode step do when N is large (lab choice: 128).
+  // The matmuls of a generator of many sequences use the 8-row tile (the same values as the
+  // 4-row one): its prefill segments from N = 64, its decode steps from N = 128 (lab choice;
+  // a rollout generator of 32 then builds no second set of pipelines before the first step).
+  const segRows8 = n >= ROWS8_MIN / 2;
   const stepRows8 = n >= ROWS8_MIN;
 
   // A prefill segment: its rows through layers 0..nLayers-2 and the last layer's
@@ -276,10 +278,10 @@ export function buildGeneratorCalls(
     const calls: KernelCall[] = [embed(r, 0, setters)];
     for (let l = 0; l < nLayers - 1; l++)
       calls.push(
-        ...attnIn(l, r, 0, x, qkv, setters, true),
-        ...attnOutMlp(l, r, 0, x, qkv, setters, true),
+        ...attnIn(l, r, 0, x, qkv, setters, segRows8),
+        ...attnOutMlp(l, r, 0, x, qkv, setters, segRows8),
       );
-    calls.push(...attnIn(nLayers - 1, r, 0, x, qkv, setters, true));
+    calls.push(...attnIn(nLayers - 1, r, 0, x, qkv, setters, segRows8));
     return {
       calls,
       set: (s) => {

@@ -329,7 +329,7 @@ export class LabRun {
     const { promptLen, maxNew } = this.engine.shape;
     const promptIds = promptTensor(prompts, promptLen, G);
     const empty = new Int32Array(prompts.length * G * maxNew);
-    await this.engine.warmGenerate(imageTensor(prompts, G), promptIds, G);
+    this.engine.warmGenerate(prompts.length * G, G);
     await this.engine.warmUpdate(
       imageTensor(prompts, G),
       joinPromptResponse(promptIds, empty, this.engine.shape),
