@@ -2,7 +2,7 @@
  * RL-step benchmark: what one RL step of the default experiment costs, where
  * the time goes, in Node and in the page. Prints ONE JSON line per environment:
  *
- *   npm run bench:rl -- [--steps N] [--env node,chromium] [--page-minutes M] [--full-text] [--all-rows] [--unshared] [--passes]
+ *   npm run bench:rl -- [--steps N] [--env node,chromium] [--page-minutes M] [--full-text] [--all-rows] [--unshared] [--passes] [--previous FILE]
  *   (flags, output and errors: the benchmark harness, scripts/bench/harness.ts)
  *
  * --passes (node only): the multiple-choice task without hints, RLVR, SCS and
@@ -16,6 +16,11 @@
  * --all-rows (node only): the update's last block, final layer norm and LM
  * head run on every row, the path before the compacted last layer
  * (LabEngine.compactRows = false), for a before/after on one machine.
+ *
+ * --previous FILE: the lines an earlier build printed (run just before, on
+ * this machine, e.g. from a worktree of the previous commit); each line then
+ * gets `ratio_to_previous`: the previous step_ms (and cpu_ms_per_step, and
+ * each variant's phase medians) over this build's, per environment.
  *
  * --unshared (node only): the update runs every rollout on its own, the path
  * before the shared prefix (LabEngine.sharePrefix = false: a group's image
@@ -50,6 +55,7 @@ import { parseExperiment } from "../../src/settings/experiment";
 import { inProcessScorer } from "../../src/run/reward-client";
 import { LabRun } from "../../src/run/lab-run";
 import type { MetricRow } from "../../src/run/run-types";
+import { readFileSync } from "node:fs";
 import { runPage, PHASE_KEYS } from "./page";
 import { median, parseBenchFlags, runBench } from "./harness";
 
@@ -185,7 +191,9 @@ runBench("bench-rl", async () => {
     "all-rows": { kind: "bool", help: "the update's last layer on every row" },
     unshared: { kind: "bool", help: "the update without the shared prefix" },
     passes: { kind: "bool", help: "SCS and ACRE beside RLVR" },
+    previous: { kind: "string", help: "an earlier build's output lines (JSONL) to compare with" },
   });
+  const previous = flags.previous !== undefined ? readPrevious(flags.previous) : null;
   const steps = flags.steps;
   const envs = flags.env;
   const lines: Record<string, unknown>[] = [];
@@ -218,5 +226,56 @@ runBench("bench-rl", async () => {
       first_eval_s: page.firstEvalS,
     });
   }
+  if (previous)
+    for (const line of lines) {
+      const prev = previous.find((p) => p.environment === line.environment);
+      if (prev) line.ratio_to_previous = ratios(prev, line);
+    }
   return lines;
 });
+
+/**
+ * The JSON lines of an earlier run (the file's lines that parse as objects with an `environment`).
+ * @throws Error naming the file when it cannot be read or holds no such line.
+ */
+function readPrevious(file: string): Record<string, unknown>[] {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    throw new Error(`--previous ${file}: ${(e as Error).message}`);
+  }
+  const lines = text
+    .split("\n")
+    .filter((l) => l.trim().startsWith("{"))
+    .map((l) => {
+      try {
+        return JSON.parse(l) as Record<string, unknown>;
+      } catch {
+        return null;
+      }
+    })
+    .filter((l): l is Record<string, unknown> => l !== null && typeof l.environment === "string");
+  if (lines.length === 0) throw new Error(`--previous ${file}: no bench:rl line in it`);
+  return lines;
+}
+
+/** Previous over current (> 1: this build is faster) for the step, the CPU time and each variant's phases. */
+function ratios(prev: Record<string, unknown>, cur: Record<string, unknown>) {
+  const r = (a: unknown, b: unknown) =>
+    typeof a === "number" && typeof b === "number" && b > 0 ? round(a / b) : null;
+  const out: Record<string, unknown> = {
+    step_ms: r(prev.step_ms, cur.step_ms),
+    cpu_ms_per_step: r(prev.cpu_ms_per_step, cur.cpu_ms_per_step),
+  };
+  const pv = (prev.variants ?? {}) as Record<string, Record<string, number>>;
+  const cv = (cur.variants ?? {}) as Record<string, Record<string, number>>;
+  for (const [name, m] of Object.entries(cv)) {
+    const p = pv[name];
+    if (!p) continue;
+    out[name] = Object.fromEntries(
+      ["step_time_ms", "generate_ms", "reward_ms", "update_ms"].map((k) => [k, r(p[k], m[k])]),
+    );
+  }
+  return out;
+}
