@@ -20,10 +20,22 @@ fn split_bht(row: u32, NH: u32, T: u32) -> Bht {
 }
 
 // Absolute position of decode row r: posBase + r mod rowsPerSeq, plus the
-// step counter `step` (state[0]) when useState ≠ 0 (decode steps; a prefill
-// passes useState = 0). Shared by decode_embed, kv_append, decode_attention.
+// sequence's step `step` when useState ≠ 0 (decode steps: the step counter
+// state[0] plus the tokens prefilled for that sequence, state[4 + n]; a
+// prefill passes useState = 0). Shared by decode_embed, kv_append, decode_attention.
 fn decode_pos(r: u32, rowsPerSeq: u32, posBase: u32, useState: u32, step: u32) -> u32 {
   return posBase + r % rowsPerSeq + select(0u, step, useState != 0u);
+}
+
+// Prefix layout of a shared-prefix training step (src/model/prefix-layout.ts):
+// nG groups of G sequences share their first S positions (row g·S + t), each
+// sequence has Rs own positions (row nG·S + b·Rs + t − S); S = 0 is [B, Rs].
+// Sequence and position of row r (a prefix row names its group's first sequence).
+fn prefix_row_seq(r: u32, nG: u32, G: u32, S: u32, Rs: u32) -> vec2u {
+  let pre = nG * S;
+  if (r < pre) { return vec2u((r / S) * G, r % S); }
+  let q = r - pre;
+  return vec2u(q / Rs, S + q % Rs);
 }
 
 // ---- math -------------------------------------------------------------------

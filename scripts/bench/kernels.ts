@@ -2,7 +2,7 @@
  * Kernel profile of the RL update: where one forward + backward of the
  * policy step goes, kernel by kernel. Prints ONE JSON line.
  *
- *   npm run bench:kernels -- [--text L] [--batch B] [--size small|default] [--compact]
+ *   npm run bench:kernels -- [--text L] [--batch B] [--size small|default] [--compact] [--shared G]
  *   (flags, output and errors: the benchmark harness, scripts/bench/harness.ts)
  *
  * The graph is the update's (TrainGraph.policyForwardBackward) at B rows of L text
@@ -21,6 +21,10 @@
  * Keys: environment, adapter, shape {B, L, T}, total_ms (sum of the kernels'
  * means), kernels: [{phase: "forward" | "backward", kernel, ms, share}] sorted
  * by ms. A figure, not a test.
+ * --shared G (with --compact): the update's shared-prefix graph
+ * (TrainGraphOptions.sharedPrefix): the rows in groups of G with one image
+ * and one 15-column prompt each, so the patches and 14 prompt columns run
+ * once per group.
  */
 import { nodeContext } from "../../src/cli/node-run";
 import { DEFAULT_CONFIG, numPatches, paramLayout, SMALL_CONFIG } from "../../src/model/config";
@@ -35,8 +39,12 @@ runBench("bench-kernels", async () => {
     batch: { kind: "int", min: 1, max: 256, default: 32, help: "rows" },
     size: { kind: "enum", of: ["small", "default"], default: "small", help: "model size" },
     compact: { kind: "bool", help: "the RL update's compacted graph" },
+    shared: { kind: "int", min: 0, max: 256, default: 0, help: "group size of a shared prefix" },
   });
   const compact = flags.compact;
+  const shared = flags.shared || undefined;
+  if (shared !== undefined && !compact)
+    throw new Error("--shared needs --compact (the shared-prefix graph is compacted)");
   const L = flags.text;
   const B = flags.batch;
   const size = flags.size;
@@ -57,6 +65,7 @@ runBench("bench-kernels", async () => {
     params,
     grads,
     compactLastLayer: compact,
+    sharedPrefix: shared,
   });
   const u = seededUniform(3);
   const prompt = 15;
@@ -68,11 +77,15 @@ runBench("bench-kernels", async () => {
       mask.fill(1, b * L + prompt, b * L + prompt + n);
     }
   }
-  graph.setBatch({
-    images: Float32Array.from({ length: B * 28 * 56 }, () => u()),
-    tokens: Int32Array.from({ length: B * L }, () => 1 + Math.floor(u() * (vocabSize - 1))),
-    mask,
-  });
+  const images = Float32Array.from({ length: B * 28 * 56 }, () => u());
+  const tokens = Int32Array.from({ length: B * L }, () => 1 + Math.floor(u() * (vocabSize - 1)));
+  if (shared)
+    for (let b = 0; b < B; b++) {
+      const first = b - (b % shared);
+      images.copyWithin(b * 28 * 56, first * 28 * 56, (first + 1) * 28 * 56);
+      tokens.copyWithin(b * L, first * L, first * L + prompt);
+    }
+  graph.setBatch({ images, tokens, mask });
   graph.policyForwardBackward({ advantages: new Float32Array(B).fill(0.5) });
   await graph.readStats();
   const { forward, backward } = graph.dispatches();
@@ -110,6 +123,8 @@ runBench("bench-kernels", async () => {
     adapter: ctx.adapter.description,
     shape: { size, B, L, T: numPatches(config) + L },
     compact,
+    shared: shared ?? null,
+    rows: graph.prefix?.rows ?? B * (numPatches(config) + L),
     loss_tokens: mask.reduce((a, m) => a + m, 0),
     total_ms: Math.round(total * 10) / 10,
     kernels,

@@ -2,22 +2,32 @@
  * What a user waits for on the page: builds the app, serves the production
  * build, opens it in headless Chromium (WebGPU; SwiftShader here), presses
  * Train on the default experiment (no URL hash: the embedded defaults) and
- * watches the charts for a fixed wall time. Prints ONE JSON line:
+ * watches the charts until every variant has trained the experiment's steps
+ * (200 by default) or a wall time runs out. Prints ONE JSON line:
  *
- *   npm run bench:page -- [--minutes M] [--hash H] [--gap G]
+ *   npm run bench:page -- [--minutes M] [--until-step N] [--click-at enabled|ready] [--hash H] [--gap G]
  *   (flags, output and errors: the benchmark harness, scripts/bench/harness.ts)
  *
  * Keys:
  *   adapter            the page's WebGPU adapter (navigator.gpu)
- *   ready_s            seconds from opening the page to its "ready" status (Train is pressed then)
+ *   click_at           "enabled": Train is clicked the moment the button is enabled
+ *                      (default; the page is still loading then); "ready": once the
+ *                      status says "ready" with no message (loaded, RL step prepared)
+ *   click_s            seconds from opening the page to the click
+ *   ready_s            seconds from opening the page to "ready" (click_at "ready" only, else null)
  *   first_train_s      seconds from the Train click to the first training point (reward_mean chart)
  *   first_eval_s       … to the first held-out point after step 0 (IncR chart)
+ *   status             the status line's changes after the click, {s, text} (phase and
+ *                      message: what the page says it waits for), the first 30
+ *   until_step / until_step_s   the step every variant is to reach (--until-step, default the
+ *                      experiment's steps) and the seconds from the click until each did (null
+ *                      if not within M minutes)
  *   evals              every held-out point seen: {s, variant, step, incR, rcAcc}, in arrival order
  *   parted             the first eval step at which the first two variants' held-out IncR
  *                      or RC-Acc differ by at least G (default 0.05; lab choice), with the
  *                      time it arrived and both values; null if they never did within M minutes
  *   steps_done         the last RL step each variant reached
- * --minutes (default 15) is wall time after the click; --hash runs a shared
+ * --minutes (default 30) is the most wall time after the click; --hash runs a shared
  * link's experiment instead of the defaults. The page is read through the
  * charts' data attributes (data-last-<variant> = "step:value"), as a user sees it;
  * `runPage` is also the chromium half of `npm run bench:rl`.
@@ -57,12 +67,20 @@ interface PageOptions {
   untilStep?: number;
   /** Held-out IncR or RC-Acc difference that counts as parted (lab choice 0.05). */
   gap?: number;
+  /** When Train is clicked: as soon as the button is enabled (default) or once the page is "ready". */
+  clickAt?: "enabled" | "ready";
 }
 
 interface PageResult {
   adapter: string;
-  /** Seconds from opening the page to "ready" (loaded, cold start evaluated, RL step prepared). */
-  readyS: number;
+  /** Seconds from opening the page to the Train click. */
+  clickS: number;
+  /** Seconds from opening the page to "ready" (loaded, RL step prepared) when the click waited for it, else null. */
+  readyS: number | null;
+  /** Seconds from the click until every variant trained `untilStep` steps (null: not in time or no untilStep). */
+  untilStepS: number | null;
+  /** The status line's changes after the click (phase and message). */
+  status: { s: number; text: string }[];
   groupSize: number;
   batchPrompts: number;
   firstTrainS: number | null;
@@ -92,22 +110,30 @@ export async function runPage(opts: PageOptions): Promise<PageResult> {
     });
     if (!adapter)
       throw new Error("Chromium found no WebGPU adapter (--enable-unsafe-webgpu, SwiftShader)");
-    // Train is pressed once the page says "ready" with no message (checkpoint and digits
-    // loaded, the cold start evaluated, the RL step prepared): what a user sees first.
-    await page.waitForFunction(
-      () =>
-        document.querySelector('[data-testid="status-phase"]')?.textContent === "ready" &&
-        !document.querySelector('[data-testid="status"] .muted'),
-      null,
-      { timeout: 600_000, polling: 200 },
-    );
-    const readyS = Math.round((Date.now() - tNav) / 100) / 10;
-    await page.getByRole("button", { name: "Train", exact: true }).click();
+    // "ready": Train is pressed once the page says "ready" with no message (checkpoint and
+    // digits loaded, the RL step prepared); "enabled": the moment the button can be pressed.
+    let readyS: number | null = null;
+    if ((opts.clickAt ?? "enabled") === "ready") {
+      await page.waitForFunction(
+        () =>
+          document.querySelector('[data-testid="status-phase"]')?.textContent === "ready" &&
+          !document.querySelector('[data-testid="status"] .muted'),
+        null,
+        { timeout: 600_000, polling: 200 },
+      );
+      readyS = Math.round((Date.now() - tNav) / 100) / 10;
+    }
+    // Playwright's click waits until the button is visible and enabled.
+    await page.getByRole("button", { name: "Train", exact: true }).click({ timeout: 600_000 });
+    const clickS = Math.round((Date.now() - tNav) / 100) / 10;
     const t0 = Date.now();
     const seconds = () => Math.round((Date.now() - t0) / 100) / 10;
     const r: PageResult = {
       adapter,
+      clickS,
       readyS,
+      untilStepS: null,
+      status: [],
       groupSize: exp.algorithm.groupSize,
       batchPrompts: exp.algorithm.batchPrompts,
       firstTrainS: null,
@@ -138,6 +164,12 @@ export async function runPage(opts: PageOptions): Promise<PageResult> {
         return out;
       }, charts);
       const s = seconds();
+      const line = await page.evaluate(() => {
+        const phase = document.querySelector('[data-testid="status-phase"]')?.textContent ?? "";
+        const msg = document.querySelector('[data-testid="status"] .muted')?.textContent ?? "";
+        return msg ? `${phase}: ${msg}` : phase;
+      });
+      if (r.status.length < 30 && r.status.at(-1)?.text !== line) r.status.push({ s, text: line });
       // Training points: one row per (variant, step), filled in as its charts report it.
       for (const k of PHASE_KEYS)
         for (const [v, last] of Object.entries(snap[k] ?? {})) {
@@ -178,10 +210,13 @@ export async function runPage(opts: PageOptions): Promise<PageResult> {
         opts.untilStep !== undefined &&
         done.length > 0 &&
         done.every((d) => d >= opts.untilStep!)
-      )
+      ) {
+        r.untilStepS = s;
         break;
+      }
       if (Date.now() - t0 >= opts.minutes * 60_000) break;
-      await new Promise((res) => setTimeout(res, 500));
+      // Finer polling for the first seconds after the click (the first step latency).
+      await new Promise((res) => setTimeout(res, s < 30 ? 200 : 500));
     }
     await page.close();
     r.trainRows = [...trainAt.values()].sort((a, b) => a.step - b.step);
@@ -191,26 +226,50 @@ export async function runPage(opts: PageOptions): Promise<PageResult> {
 
 async function main(): Promise<Record<string, unknown>> {
   const flags = parseBenchFlags(process.argv.slice(2), {
-    minutes: { kind: "number", above: 0, max: 120, default: 15, help: "wall time after Train" },
+    minutes: {
+      kind: "number",
+      above: 0,
+      max: 120,
+      default: 30,
+      help: "most wall time after Train",
+    },
     hash: { kind: "string", help: "a shared link's URL hash" },
     gap: { kind: "number", above: 0, max: 1, default: 0.05, help: "parting difference" },
+    "until-step": {
+      kind: "int",
+      min: 0,
+      max: 100_000,
+      default: 0,
+      help: "step every variant is to reach (0: the experiment's steps)",
+    },
+    "click-at": {
+      kind: "enum",
+      of: ["enabled", "ready"],
+      default: "enabled",
+      help: "when Train is clicked",
+    },
   });
   const minutes = flags.minutes;
   const gap = flags.gap;
   if (!(gap < 1)) throw new Error(`--gap must be in (0, 1), got ${gap}`);
-  const r = await runPage({
-    minutes,
-    gap,
-    hash: flags.hash,
-  });
+  const hash = flags.hash;
+  const exp = hash ? decodeExperiment(hash.replace(/^#/, "")).experiment : parseExperiment({});
+  const untilStep = flags["until-step"] || exp.algorithm.steps;
+  const clickAt = flags["click-at"] as "enabled" | "ready";
+  const r = await runPage({ minutes, gap, hash, untilStep, clickAt });
   return {
     environment: "chromium",
     adapter: r.adapter,
     minutes,
     gap,
+    click_at: clickAt,
+    click_s: r.clickS,
     ready_s: r.readyS,
+    until_step: untilStep,
+    until_step_s: r.untilStepS,
     first_train_s: r.firstTrainS,
     first_eval_s: r.firstEvalS,
+    status: r.status,
     parted: r.parted,
     steps_done: r.stepsDone,
     evals: r.evals,

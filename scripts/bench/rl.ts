@@ -2,7 +2,7 @@
  * RL-step benchmark: what one RL step of the default experiment costs, where
  * the time goes, in Node and in the page. Prints ONE JSON line per environment:
  *
- *   npm run bench:rl -- [--steps N] [--env node,chromium] [--page-minutes M] [--full-text] [--all-rows] [--passes]
+ *   npm run bench:rl -- [--steps N] [--env node,chromium] [--page-minutes M] [--full-text] [--all-rows] [--unshared] [--passes] [--previous FILE]
  *   (flags, output and errors: the benchmark harness, scripts/bench/harness.ts)
  *
  * --passes (node only): the multiple-choice task without hints, RLVR, SCS and
@@ -16,6 +16,15 @@
  * --all-rows (node only): the update's last block, final layer norm and LM
  * head run on every row, the path before the compacted last layer
  * (LabEngine.compactRows = false), for a before/after on one machine.
+ *
+ * --previous FILE: the lines an earlier build printed (run just before, on
+ * this machine, e.g. from a worktree of the previous commit); each line then
+ * gets `ratio_to_previous`: the previous step_ms (and cpu_ms_per_step, and
+ * each variant's phase medians) over this build's, per environment.
+ *
+ * --unshared (node only): the update runs every rollout on its own, the path
+ * before the shared prefix (LabEngine.sharePrefix = false: a group's image
+ * and prompt computed G times), for a before/after on one machine.
  *
  * Keys (every *_ms a median over N ≥ 5 steps after one warm-up step, per variant):
  *   environment      "node" (npm `webgpu`, Dawn) or "chromium" (the built page, trainer worker)
@@ -33,7 +42,8 @@
  *   eval_ms          node only: one held-out eval of every variant, median of 3 (the page's
  *                    charts are redrawn on a throttle, so they cannot time an eval; its
  *                    first_eval_s is the user's view of it)
- *   ready_s          chromium only: seconds from opening the page to "ready" (Train pressed then)
+ *   click_s          chromium only: seconds from opening the page to the Train click (the
+ *                    moment the button is enabled, bench:page's click_at "enabled")
  *   first_train_s, first_eval_s   chromium only: seconds from pressing Train to the first
  *                    training point and to the first held-out point after step 0
  * The phase times are the RL step's own metrics (src/settings/metric-table.ts, group
@@ -45,6 +55,7 @@ import { parseExperiment } from "../../src/settings/experiment";
 import { inProcessScorer } from "../../src/run/reward-client";
 import { LabRun } from "../../src/run/lab-run";
 import type { MetricRow } from "../../src/run/run-types";
+import { readFileSync } from "node:fs";
 import { runPage, PHASE_KEYS } from "./page";
 import { median, parseBenchFlags, runBench } from "./harness";
 
@@ -78,6 +89,7 @@ async function nodeLine(
   steps: number,
   fullText: boolean,
   allRows: boolean,
+  unshared: boolean,
   passes: boolean,
 ): Promise<Record<string, unknown>> {
   const ctx = await nodeContext();
@@ -104,6 +116,7 @@ async function nodeLine(
   );
   run.engine.trimText = !fullText;
   run.engine.compactRows = !allRows;
+  run.engine.sharePrefix = !unshared;
   if (!ckpt) {
     run.beginSft();
     await run.runSteps(Number.POSITIVE_INFINITY);
@@ -130,6 +143,9 @@ async function nodeLine(
     environment: "node",
     adapter: ctx.adapter.description,
     update_text: fullText ? "every column (--full-text)" : "the used columns (text window)",
+    update_prefix: unshared
+      ? "every rollout on its own (--unshared)"
+      : "a group's shared image and prompt once (shared prefix)",
     update_rows: allRows
       ? "every row (--all-rows)"
       : "last block after attention and the head on the loss rows (compacted)",
@@ -173,8 +189,11 @@ runBench("bench-rl", async () => {
     "page-minutes": { kind: "number", above: 0, max: 120, default: 20, help: "page time limit" },
     "full-text": { kind: "bool", help: "the update on every text column" },
     "all-rows": { kind: "bool", help: "the update's last layer on every row" },
+    unshared: { kind: "bool", help: "the update without the shared prefix" },
     passes: { kind: "bool", help: "SCS and ACRE beside RLVR" },
+    previous: { kind: "string", help: "an earlier build's output lines (JSONL) to compare with" },
   });
+  const previous = flags.previous !== undefined ? readPrevious(flags.previous) : null;
   const steps = flags.steps;
   const envs = flags.env;
   const lines: Record<string, unknown>[] = [];
@@ -184,10 +203,13 @@ runBench("bench-rl", async () => {
   const allRows = flags["all-rows"] === true;
   if (allRows && envs.includes("chromium"))
     throw new Error("--all-rows is for the node environment only: add --env node");
+  const unshared = flags.unshared === true;
+  if (unshared && envs.includes("chromium"))
+    throw new Error("--unshared is for the node environment only: add --env node");
   const passes = flags.passes === true;
   if (passes && envs.includes("chromium"))
     throw new Error("--passes is for the node environment only: add --env node");
-  if (envs.includes("node")) lines.push(await nodeLine(steps, fullText, allRows, passes));
+  if (envs.includes("node")) lines.push(await nodeLine(steps, fullText, allRows, unshared, passes));
   if (envs.includes("chromium")) {
     const page = await runPage({
       minutes: flags["page-minutes"],
@@ -199,10 +221,61 @@ runBench("bench-rl", async () => {
       adapter: page.adapter,
       variants,
       step_ms: round(Object.values(variants).reduce((a, m) => a + (m.step_time_ms ?? 0), 0)),
-      ready_s: page.readyS,
+      click_s: page.clickS,
       first_train_s: page.firstTrainS,
       first_eval_s: page.firstEvalS,
     });
   }
+  if (previous)
+    for (const line of lines) {
+      const prev = previous.find((p) => p.environment === line.environment);
+      if (prev) line.ratio_to_previous = ratios(prev, line);
+    }
   return lines;
 });
+
+/**
+ * The JSON lines of an earlier run (the file's lines that parse as objects with an `environment`).
+ * @throws Error naming the file when it cannot be read or holds no such line.
+ */
+function readPrevious(file: string): Record<string, unknown>[] {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    throw new Error(`--previous ${file}: ${(e as Error).message}`);
+  }
+  const lines = text
+    .split("\n")
+    .filter((l) => l.trim().startsWith("{"))
+    .map((l) => {
+      try {
+        return JSON.parse(l) as Record<string, unknown>;
+      } catch {
+        return null;
+      }
+    })
+    .filter((l): l is Record<string, unknown> => l !== null && typeof l.environment === "string");
+  if (lines.length === 0) throw new Error(`--previous ${file}: no bench:rl line in it`);
+  return lines;
+}
+
+/** Previous over current (> 1: this build is faster) for the step, the CPU time and each variant's phases. */
+function ratios(prev: Record<string, unknown>, cur: Record<string, unknown>) {
+  const r = (a: unknown, b: unknown) =>
+    typeof a === "number" && typeof b === "number" && b > 0 ? round(a / b) : null;
+  const out: Record<string, unknown> = {
+    step_ms: r(prev.step_ms, cur.step_ms),
+    cpu_ms_per_step: r(prev.cpu_ms_per_step, cur.cpu_ms_per_step),
+  };
+  const pv = (prev.variants ?? {}) as Record<string, Record<string, number>>;
+  const cv = (cur.variants ?? {}) as Record<string, Record<string, number>>;
+  for (const [name, m] of Object.entries(cv)) {
+    const p = pv[name];
+    if (!p) continue;
+    out[name] = Object.fromEntries(
+      ["step_time_ms", "generate_ms", "reward_ms", "update_ms"].map((k) => [k, r(p[k], m[k])]),
+    );
+  }
+  return out;
+}

@@ -4,12 +4,15 @@
 // (model semantics: src/model/reference.ts embedForward / patchify). Patch k
 // is row-major over the patch grid; its pixels are flattened in (py, px, c).
 //
-// Row r maps to n = r / rowsPerSeq, pos = posBase + r % rowsPerSeq
-// (+ state[0] when useState = 1: the decode step counter). A prefill uses
-// rowsPerSeq = T0 (all prompt positions of every prompt); a decode step uses
+// Row r maps to n = r / rowsPerSeq, pos = posBase + r % rowsPerSeq (+ the
+// step of sequence n when useState = 1: the decode step counter state[0] plus
+// the tokens prefilled for n, state[4 + n]). A prefill segment uses
+// rowsPerSeq = its positions per sequence, useState = 0; a decode step uses
 // rowsPerSeq = 1, posBase = T0, useState = 1. Image n is image[n]; its text
-// row is text[n · seqMul] (seqMul = group size G in a shared-prompt prefill,
-// where n counts prompts and images holds one image per prompt; 1 otherwise).
+// row is text[n · seqMul] (seqMul = group size G in a shared prefill segment,
+// where n counts groups and images holds one image per group; 1 otherwise).
+// A row past the text (pos ≥ P + textCap: a sequence whose columns are all
+// written, still stepped along with the others) is written 0.
 // One invocation per (row, 4 channels); parameters read from the flat buffer.
 
 // Uniform `p` and bindings: generated from its spec (src/kernels/embed/spec.ts).
@@ -22,7 +25,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   let r = t / D4;
   if (r >= p.R) { return; }
   let n = r / p.rowsPerSeq;
-  let pos = decode_pos(r, p.rowsPerSeq, p.posBase, p.useState, state[0]);
+  let pos = decode_pos(r, p.rowsPerSeq, p.posBase, p.useState, state[0] + state[4u + n]);
+  if (pos >= p.P + p.textCap) {
+    x[r * D4 + c4] = vec4<f32>(0.0);
+    return;
+  }
   var v = w[(p.wpeOff / 4u) + pos * D4 + c4];
   if (pos < p.P) {
     let y0 = (pos / p.gridW) * p.ps;

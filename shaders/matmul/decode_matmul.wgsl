@@ -93,6 +93,84 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   storeRow(r0 + 3u, c4, a3);
 }
 //<<VEC
+//>>V8X8
+fn storeRow(row: u32, c4: u32, acc: vec4<f32>) {
+  if (row >= p.R) { return; }
+  let i = row * (p.O / 4u) + c4;
+//>>EPI_ADD
+  y[i] = y[i] + epilogue(acc);
+//<<EPI_ADD
+//>>EPI_STORE
+  y[i] = epilogue(acc);
+//<<EPI_STORE
+}
+
+// One row's two vec4 columns: acc + Σ over the 4 k of a step (the VEC expression, per column).
+fn step2(a: mat2x4<f32>, v: vec4<f32>, w0: vec4<f32>, w1: vec4<f32>, w2: vec4<f32>, w3: vec4<f32>, u0: vec4<f32>, u1: vec4<f32>, u2: vec4<f32>, u3: vec4<f32>) -> mat2x4<f32> {
+  return mat2x4<f32>(
+    a[0] + (v.x * w0 + v.y * w1 + v.z * w2 + v.w * w3),
+    a[1] + (v.x * u0 + v.y * u1 + v.z * u2 + v.w * u3),
+  );
+}
+
+@compute @workgroup_size(WG)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {
+  let t = linear_id(gid, nw);
+  let O4 = p.O / 4u;
+  let O8 = p.O / 8u;
+  let c4 = (t % O8) * 2u;
+  let r0 = (t / O8) * 8u;
+  if (r0 >= p.R) { return; }
+  let I4 = p.I / 4u;
+  // Rows past R read row R-1 (valid memory) and are not stored.
+  let last = p.R - 1u;
+  var x0 = r0 * I4;
+  var x1 = min(r0 + 1u, last) * I4;
+  var x2 = min(r0 + 2u, last) * I4;
+  var x3 = min(r0 + 3u, last) * I4;
+  var x4 = min(r0 + 4u, last) * I4;
+  var x5 = min(r0 + 5u, last) * I4;
+  var x6 = min(r0 + 6u, last) * I4;
+  var x7 = min(r0 + 7u, last) * I4;
+  var wi = p.wOff / 4u + c4;
+  let wStep = 4u * O4;
+  let z = mat2x4<f32>(vec4<f32>(0.0), vec4<f32>(0.0));
+  var a0 = z; var a1 = z; var a2 = z; var a3 = z;
+  var a4 = z; var a5 = z; var a6 = z; var a7 = z;
+  for (var k4 = 0u; k4 < I4; k4++) {
+    let w0 = w[wi];
+    let w1 = w[wi + O4];
+    let w2 = w[wi + 2u * O4];
+    let w3 = w[wi + 3u * O4];
+    let u0 = w[wi + 1u];
+    let u1 = w[wi + O4 + 1u];
+    let u2 = w[wi + 2u * O4 + 1u];
+    let u3 = w[wi + 3u * O4 + 1u];
+    a0 = step2(a0, x[x0], w0, w1, w2, w3, u0, u1, u2, u3);
+    a1 = step2(a1, x[x1], w0, w1, w2, w3, u0, u1, u2, u3);
+    a2 = step2(a2, x[x2], w0, w1, w2, w3, u0, u1, u2, u3);
+    a3 = step2(a3, x[x3], w0, w1, w2, w3, u0, u1, u2, u3);
+    a4 = step2(a4, x[x4], w0, w1, w2, w3, u0, u1, u2, u3);
+    a5 = step2(a5, x[x5], w0, w1, w2, w3, u0, u1, u2, u3);
+    a6 = step2(a6, x[x6], w0, w1, w2, w3, u0, u1, u2, u3);
+    a7 = step2(a7, x[x7], w0, w1, w2, w3, u0, u1, u2, u3);
+    wi += wStep;
+    x0 += 1u; x1 += 1u; x2 += 1u; x3 += 1u; x4 += 1u; x5 += 1u; x6 += 1u; x7 += 1u;
+  }
+  var b = z;
+  if (p.hasBias != 0u) {
+    b = mat2x4<f32>(w[p.bOff / 4u + c4], w[p.bOff / 4u + c4 + 1u]);
+  }
+  storeRow(r0, c4, a0[0] + b[0]); storeRow(r0, c4 + 1u, a0[1] + b[1]);
+  storeRow(r0 + 1u, c4, a1[0] + b[0]); storeRow(r0 + 1u, c4 + 1u, a1[1] + b[1]);
+  storeRow(r0 + 2u, c4, a2[0] + b[0]); storeRow(r0 + 2u, c4 + 1u, a2[1] + b[1]);
+  storeRow(r0 + 3u, c4, a3[0] + b[0]); storeRow(r0 + 3u, c4 + 1u, a3[1] + b[1]);
+  storeRow(r0 + 4u, c4, a4[0] + b[0]); storeRow(r0 + 4u, c4 + 1u, a4[1] + b[1]);
+  storeRow(r0 + 5u, c4, a5[0] + b[0]); storeRow(r0 + 5u, c4 + 1u, a5[1] + b[1]);
+  storeRow(r0 + 6u, c4, a6[0] + b[0]); storeRow(r0 + 6u, c4 + 1u, a6[1] + b[1]);
+  storeRow(r0 + 7u, c4, a7[0] + b[0]); storeRow(r0 + 7u, c4 + 1u, a7[1] + b[1]);
+}
+//<<V8X8
 //>>SCAL
 fn loadW(base: u32, c: u32) -> vec4<f32> {
   var v = vec4<f32>(0.0);

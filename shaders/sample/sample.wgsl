@@ -2,7 +2,10 @@
 // the next decode step reads it (no CPU round trip). One invocation per
 // sequence; prng_uniform comes from the prelude (shaders/prelude.wgsl).
 //
-// Per sequence n at step s = state[0] (z = logits[n] / T):
+// Per sequence n at step s = state[0] + state[4 + n] (the decode step counter
+// plus the tokens prefilled for n: token s is response column s), z = logits[n] / T:
+//   s ≥ M: nothing (the sequence's columns are all written; it is stepped
+//          along with the others and marked done).
 //   finished (an earlier token was EOS): token = PAD, logprob = 0.
 //   s < forcedLen[n]:  token = forced[n, s], logprob = log softmax(z)[token] (unfiltered).
 //   greedy:            token = argmax z (lowest index on ties), logprob = log softmax(z)[token].
@@ -16,7 +19,8 @@
 //     u = prng_uniform(seed, n, s);  logprob = z_tok - max z - log Z_kept.
 // rank/mass are O(V²) per sequence: cheap for the lab's small vocabularies.
 // Writes out.tokens[n, s], out.logprobs[n, s] (f32 bits), text[n, promptLen + s];
-// counts out.lengths[n] (tokens up to and including EOS) and sets out.done[n].
+// counts out.lengths[n] (tokens up to and including EOS; the prefilled ones
+// are the caller's to add) and sets out.done[n] at EOS or after column M − 1.
 
 // Uniform `p` and bindings: generated from its spec (src/kernels/sample/spec.ts).
 
@@ -33,9 +37,10 @@ fn before(zj: f32, j: u32, zi: f32, i: u32) -> bool {
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
   let n = gid.x;
   if (n >= p.N) { return; }
-  let s = state[0];
+  let s = state[0] + state[4u + n];
   let NM = p.N * p.M;
   let doneAt = 2u * NM + p.N + n;
+  if (s >= p.M) { return; }
   var tok = p.pad;
   var lp = 0.0;
   if (out[doneAt] == 0) {
@@ -112,4 +117,5 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
   out[n * p.M + s] = tok;
   out[NM + n * p.M + s] = bitcast<i32>(lp);
   text[n * p.textCap + p.promptLen + s] = tok;
+  if (s + 1u == p.M) { out[doneAt] = 1; }
 }

@@ -18,6 +18,7 @@ import type { EstimatorName } from "../kernels/advantages/reference";
 import type { TextShape, TextBatch } from "./sequences";
 import { EOS_ID, PAD_ID } from "../tasks/tokenizer";
 import { sliceColumns, textWindow } from "./text-window";
+import { PREFIX_MAX_HEAD } from "../kernels/attention/launch";
 
 /** One trainable copy of the model with its optimizer state. */
 export interface Policy {
@@ -50,6 +51,12 @@ export interface UpdateOptions {
   lr: number;
   /** Sampling temperature of the rollouts: old, reference and current logprobs are all taken at it (default 1). */
   temperature?: number;
+  /**
+   * Rollouts per prompt G: the batch comes in groups of G rollouts of one
+   * image and prompt, whose shared positions the update computes once per
+   * group (LabEngine.sharePrefix). Default 1 (no groups).
+   */
+  groupSize?: number;
 }
 
 /** Window lengths are rounded up to a multiple of this (lab choice: few window graphs, little waste). */
@@ -83,7 +90,17 @@ export class LabEngine {
    * (`npm run bench:rl -- --all-rows` times both).
    */
   compactRows = true;
-  /** Window graphs by `${B}x${len}`: views of graphs.get(B)'s buffers at a shorter text. */
+  /**
+   * Run each policy update of a batch in groups of G rollouts (the
+   * options' groupSize) on the prefix layout (TrainGraphOptions.sharedPrefix:
+   * the image patches and prompt a group shares computed once in the
+   * forward, their gradients summed over the group once in the backward; the
+   * same loss and gradients up to float summation order). Needs compactRows
+   * and a head size that is a multiple of 4 up to 32; default true (lab choice, issue 29); false runs
+   * every rollout on its own (`npm run bench:rl -- --unshared` times both).
+   */
+  sharePrefix = true;
+  /** Window graphs by `${B}x${len}` (+ "c" compacted, + "gG" shared prefix): views of graphs.get(B)'s buffers. */
   private windows = new Map<string, TrainGraph>();
   private generators = new Map<string, Generator>();
   private advantageKernels = new Map<string, AdvantageKernel>();
@@ -246,14 +263,24 @@ export class LabEngine {
 
   /**
    * The graph of B rows of `len` text columns: the full graph, or a view of
-   * its buffers (a shorter window, or a compacted last layer: compactRows).
+   * its buffers (a shorter window, a compacted last layer: compactRows, a
+   * shared prefix over groups of G: sharePrefix).
    */
-  private windowGraph(B: number, len: number): TrainGraph {
+  private windowGraph(B: number, len: number, groupSize: number): TrainGraph {
     const base = this.graphFor(B);
     // The compacted graph needs V % 4 = 0 (the lab's vocabularies have it); other configs run every row.
     const compact = this.compactRows && this.config.vocabSize % 4 === 0 && this.config.nLayers > 0;
+    const G =
+      compact &&
+      this.sharePrefix &&
+      groupSize > 1 &&
+      B % groupSize === 0 &&
+      (this.config.dModel / this.config.nHeads) % 4 === 0 &&
+      this.config.dModel / this.config.nHeads <= PREFIX_MAX_HEAD
+        ? groupSize
+        : undefined;
     if (len === this.textLen && !compact) return base.graph;
-    const key = `${B}x${len}${compact ? "c" : ""}`;
+    const key = `${B}x${len}${compact ? "c" : ""}${G ? `g${G}` : ""}`;
     let g = this.windows.get(key);
     if (!g) {
       g = new TrainGraph(this.ctx, this.config, B, len, {
@@ -262,6 +289,7 @@ export class LabEngine {
         grads: this.grads,
         shareBuffersOf: base.graph,
         compactLastLayer: compact,
+        sharedPrefix: G,
       });
       this.windows.set(key, g);
     }
@@ -270,15 +298,16 @@ export class LabEngine {
 
   /**
    * The graph of a policy update on `batch` (its text window when trimText,
-   * compacted when compactRows), with the batch set: queued writes only.
+   * compacted when compactRows, on the prefix layout of groups of G when
+   * sharePrefix), with the batch set: queued writes only.
    */
-  private updateGraph(images: Float32Array, batch: TextBatch): TrainGraph {
+  private updateGraph(images: Float32Array, batch: TextBatch, groupSize: number): TrainGraph {
     const B = batch.tokens.length / this.textLen;
     const L = this.textLen;
     const win = this.trimText
       ? textWindow(batch, this.shape, WINDOW_QUANTUM)
       : { start: 0, len: L };
-    const graph = this.windowGraph(B, win.len);
+    const graph = this.windowGraph(B, win.len, groupSize);
     graph.setTextOffset(win.start);
     graph.setBatch({
       images,
@@ -329,6 +358,16 @@ export class LabEngine {
       eosId: EOS_ID,
       padId: PAD_ID,
     });
+  }
+
+  /**
+   * Builds the rollout generator of N sequences in groups of G (its buffers
+   * and pipelines), so that the first RL step's rollouts do not pay for them
+   * (lab choice, as warmUpdate); nothing runs.
+   * @param n sequences per batch (G · prompts per step).
+   */
+  warmGenerate(n: number, groupSize: number): void {
+    this.generatorFor(n, groupSize);
   }
 
   /** The advantage kernel for (numGroups, groupSize), set to `estimator`. */
@@ -396,23 +435,21 @@ export class LabEngine {
   }
 
   /**
-   * Builds and runs the policy update's pipelines once for a batch of
+   * Builds the policy update's graphs, buffers and pipelines (and the
+   * advantage kernel of its groups) for a batch of
    * B = batch.tokens.length / textLen rollouts, so the first RL step does not
-   * pay for them (on SwiftShader step 1 took about 2.5× a later step). No
-   * policy changes: the forward and backward run on a scratch copy of the
-   * reference parameters with zero advantages and β = 0 (every gradient is
-   * 0), AdamW does not run, no random numbers are drawn. Lab choice.
+   * pay for them (on SwiftShader step 1 took about 2.5× a later step);
+   * nothing runs (building a graph compiles its pipelines; a later window
+   * length reuses them). No policy changes, no random numbers are drawn. Lab choice.
    * @param images [B, H·W·C]; @param batch [B, textLen] tokens and mask (any content).
+   * @param groupSize the steps' rollouts per prompt (UpdateOptions.groupSize; the batch in such groups).
    */
-  async warmUpdate(images: Float32Array, batch: TextBatch): Promise<void> {
+  async warmUpdate(images: Float32Array, batch: TextBatch, groupSize = 1): Promise<void> {
     const B = batch.tokens.length / this.textLen;
-    const refLp = this.graphFor(B).refLp;
-    const graph = this.updateGraph(images, batch);
-    this.ctx.copy(this.ref, 0, this.work, 0, this.layout.totalFloats * 4);
-    graph.forwardLogprobs(this.ref, refLp, 1);
-    graph.policyForwardBackward({ advantages: new Float32Array(B), refLogprobs: refLp, beta: 0 });
-    await graph.readStats();
-    graph.forgetStepTimes();
+    this.updateGraph(images, batch, groupSize);
+    // The advantage kernel of the step's groups (its options are set at each use).
+    if (B % groupSize === 0) this.advantageKernel(B / groupSize, groupSize, "grpo", "sample", 0);
+    await this.ctx.sync();
   }
 
   /**
@@ -436,7 +473,7 @@ export class LabEngine {
   ): Promise<UpdateStats> {
     const B = batch.tokens.length / this.textLen;
     const refLp = this.graphFor(B).refLp; // [B, textLen] fits any window
-    const graph = this.updateGraph(images, batch);
+    const graph = this.updateGraph(images, batch, opts.groupSize ?? 1);
     this.ctx.copy(policy.params, 0, this.work, 0, this.layout.totalFloats * 4);
     const temperature = opts.temperature ?? 1;
     // One update per batch of rollouts, from the parameters that sampled them: on-policy, so

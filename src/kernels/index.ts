@@ -8,16 +8,17 @@
  *
  *   matmul      forward (+ bias, + residual), dX, dW + bias sums; scalar, vec4, 16×8, tiled; decode
  *   attention   causal + PAD key mask, forward and two backward passes (scalar, vec4,
- *               tiled); KV cache and decode
+ *               tiled, the shared-prefix layout); KV cache and decode
  *   layernorm   forward, input and parameter gradients; decode
  *   gelu        forward, backward
- *   embed       patchify, embeddings forward and backward; decode
+ *   embed       patchify, embeddings forward and backward (plain, shared-prefix layout); decode
  *   loss        per-token log-softmax and loss terms, aggregation, logits gradient
  *   adamw       global-norm clipping and AdamW (src/kernels/adamw, used by src/engine/lab-engine.ts)
  *   advantages  group advantage estimators (src/kernels/advantages)
  *   sample      token sampling of the generator (src/kernels/sample)
- *   decode      row gather and step counter of the generator (src/kernels/decode)
- *   rows        indexed row gather: the compacted last layer of a training step
+ *   decode      step counter of the generator (src/kernels/decode)
+ *   rows        indexed row gather: the compacted last layer of a training step, the
+ *               generator's last prefill rows
  * On CPU adapters the register-blocked versions run: there workgroup memory
  * only adds barriers (docs/design.md, docs/benchmarks.md). The "tiled"
  * matmul and attention stage their operands in workgroup memory for real

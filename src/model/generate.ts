@@ -7,46 +7,51 @@
  *   const { tokens, logprobs, lengths } = await gen.generate({
  *     paramsBuf, images, promptTokens, seed, eosId, padId, temperature: 1 });
  *
- * How a batch runs (all recorded into the command stream, one read-back):
- *   1 prefill: every sequence's P patch tokens + promptLen prompt tokens
- *     (T0 = P + promptLen rows per sequence) go through the model at once with
- *     the decode kernels over R = N·T0 rows; each layer appends its K/V for all
- *     T0 positions to the cache, attention is causal with the PAD key mask.
- *     The last layer's attention output, MLP, lnf and head run on each
- *     sequence's last prompt row only (gathered) → logits [N, V].
- *   2 for step s = 0 … maxNew−1: sample.wgsl picks token s of every sequence
- *     (forced prefix, greedy, or seeded sampling with temperature/top-k/top-p)
- *     and writes it into the text buffer; then (except after the last step) one
- *     decode step embeds that token at position T0 + s, runs the layers for
- *     R = N rows against the KV cache, and produces the next logits. A step
- *     counter in a storage buffer (advanced by a 1-thread kernel) gives the
- *     position, so the same prepared KernelCalls serve every step.
- *   3 one read-back of tokens | logprobs | lengths.
- * Finished sequences (after EOS) keep running but emit PAD with logprob 0; the
- * GPU cannot stop early without a read-back (lab choice: fixed maxNew steps).
+ * How a batch runs (all recorded into the command stream):
+ *   1 prefill (./prefill-plan.ts): each sequence's positions go through the
+ *     model with the decode kernels in three segments, patches, prompt (its
+ *     all-PAD leading columns left out) and tail (the last prompt column and
+ *     the forced prefix's first tokens); each layer appends the segment's K/V
+ *     to the cache and attends over it, causal with the PAD key mask. A group
+ *     of G sequences (GeneratorOptions.groupSize) runs its patches, and its
+ *     prompt when the G prompts are equal, once: the keys and values go into
+ *     each of the G sequences' caches. The last layer's attention output,
+ *     MLP, lnf and head run on each sequence's last prefilled row only
+ *     (gathered) → logits [N, V].
+ *   2 decode steps d = 0, 1, …: sample.wgsl picks token prefilled[n] + d of
+ *     every sequence (forced prefix, greedy, or seeded sampling with
+ *     temperature/top-k/top-p) and writes it into the text buffer; then one
+ *     decode step embeds that token at position T0 + prefilled[n] + d, runs
+ *     the layers for R = N rows against the KV cache, and produces the next
+ *     logits. A step counter and the per-sequence prefilled counts in a
+ *     storage buffer give the positions, so the same prepared KernelCalls
+ *     serve every step.
+ *   3 read-back of tokens | logprobs | lengths | done. The steps run in at
+ *     most two chunks: the first as many as the previous batch of this maxNew
+ *     needed (plus a margin); when its read-back shows a sequence still
+ *     running, the rest follow and a second read-back. The tokens are those
+ *     of running every step (the sampling is counter-based; a finished
+ *     sequence only emits PAD), so stopping early changes no output.
+ * Finished sequences (after EOS) keep running but emit PAD with logprob 0.
  *
  * Model semantics are those of src/model/reference.ts (the f64 CPU reference
  * the tests compare against): sequence = [P patches][prompt (left-padded)][response],
  * PAD text tokens masked as attention keys, absolute learned positions.
  *
- * Sequences may share prompts in groups of G (GeneratorOptions.groupSize, a
- * GRPO group): the prefill then runs once per prompt ((N/G)·T0 rows) and
- * copies the prompt's keys/values into each of its G sequences' caches.
- *
  * Memory: the KV cache is 2 · nLayers · N · H · (T0 + maxNew) · hd floats; activation
- * buffers hold max((N/G)·T0, N) rows; all allocated in the constructor.
+ * buffers hold N · max(P, promptLen, maxNew) rows; all allocated in the constructor.
  */
 import type { GpuContext, KernelCall } from "../gpu/context";
 import { numPatches, paramLayout, validateConfig, type ModelConfig } from "./config";
-import { decodeAdvance, decodeGather } from "../kernels/decode/launch";
-import { decodeEmbed } from "../kernels/embed/launch";
-import { decodeLayernorm } from "../kernels/layernorm/launch";
-import { decodeAttention, kvAppendCall } from "../kernels/attention/launch";
-import { decodeMatmul, type MatmulEpilogue } from "../kernels/matmul/launch";
-import { sampleTokens, type SampleCall } from "../kernels/sample/launch";
+import type { SampleCall } from "../kernels/sample/launch";
+import { prefillPlan, type PrefillPlan } from "./prefill-plan";
+import { buildGeneratorCalls, type Segment } from "./generator-calls";
 
 /** Bytes of one buffer element: f32, i32 and u32 alike. */
 const ELEMENT_BYTES = 4;
+
+/** Steps past the previous batch's need that the first chunk runs (lab choice: a second chunk is rare). */
+const CHUNK_MARGIN = 2;
 
 /** Inputs of one batch. Shapes use the Generator's N and promptLen. */
 export interface GenerateOptions {
@@ -63,6 +68,15 @@ export interface GenerateOptions {
    * forced EOS ends the sequence like a sampled one.
    */
   forcedPrefix?: ReadonlyArray<Int32Array | number[] | null> | null;
+  /**
+   * How forced tokens run (default "prefill"): "prefill" runs each
+   * sequence's forced tokens before its first forced EOS (at most maxNew − 1)
+   * in the prefill's batched pass, filling the KV cache at once; their
+   * logprobs are not computed (NaN in the result). "step" runs every forced
+   * token through a decode step like a sampled one, with its logprob (the
+   * one-token-at-a-time path). The tokens are the same either way.
+   */
+  forced?: "prefill" | "step";
   /** New tokens per sequence, ≤ the constructed maxNew (default: the constructed maxNew). */
   maxNew?: number;
   /** Softmax temperature τ > 0 (default 1). */
@@ -86,8 +100,9 @@ export interface GenerateResult {
   /**
    * [N, M] log-probability of each token under the distribution it was drawn
    * from: softmax(logits/τ) after top-k/top-p renormalisation for sampled
-   * tokens; log softmax(logits/τ) unfiltered for forced and greedy tokens;
-   * 0 after EOS.
+   * tokens; log softmax(logits/τ) unfiltered for greedy tokens and for forced
+   * tokens run as decode steps; NaN for prefilled forced tokens
+   * (GenerateOptions.forced); 0 after EOS.
    */
   logprobs: Float32Array;
   /** [N] tokens up to and including EOS (M when no EOS). */
@@ -97,16 +112,17 @@ export interface GenerateResult {
 /** Construction options of a Generator. */
 export interface GeneratorOptions {
   /**
-   * G: sequences n·G … n·G+G−1 share one image and prompt (a GRPO group), so
-   * the prefill runs once per prompt and its keys/values are copied to the G
-   * sequences' caches; generate() then checks that each group's images and
-   * prompts are identical. Must divide N. Default 1 (every sequence its own).
-   * Results are identical to G = 1 on the same inputs and seed.
+   * G: sequences n·G … n·G+G−1 share one image (a GRPO group; generate()
+   * checks it), so the prefill runs their patches once and copies the keys
+   * and values to the G sequences' caches; when their prompts are equal too
+   * (rollouts; not an option-shuffled re-ask), the prompt also runs once.
+   * Must divide N. Default 1 (every sequence its own). Results are identical
+   * to G = 1 on the same inputs and seed.
    */
   groupSize?: number;
   /**
    * Sleep for ~80% of the previous batch's duration (same maxNew) before
-   * awaiting the read-back. Node/Dawn busy-polls its main thread while a GPU
+   * awaiting a read-back. Node/Dawn busy-polls its main thread while a GPU
    * promise is pending, taking a core from SwiftShader (docs/design.md, measured
    * up to 1.4×). Default: true in Node, false elsewhere (browsers do not poll).
    */
@@ -128,33 +144,48 @@ const IS_NODE =
 export class Generator {
   /** Patch tokens per image. */
   readonly P: number;
-  /** Sequences per shared prompt (GeneratorOptions.groupSize). */
+  /** Sequences per group (GeneratorOptions.groupSize). */
   readonly groupSize: number;
-  /** Prefill rows per sequence: P + promptLen. */
+  /** Positions of a sequence before its response: P + promptLen. */
   readonly T0: number;
-  /** GPU dispatches recorded by one generate() at the constructed maxNew. */
+  /** GPU dispatches recorded by one generate() at the constructed maxNew with every segment and step run. */
   get dispatchesPerBatch(): number {
-    return this.prefill.length + this.maxNew + (this.maxNew - 1) * (this.decode.length + 1);
+    const seg = this.segments.patches.calls.length;
+    return (
+      3 * seg + this.tailCalls.length + this.maxNew + (this.maxNew - 1) * (this.decode.length + 1)
+    );
   }
+  /** The prefill plan of the last generate() (tests and benchmarks). */
+  lastPlan: PrefillPlan | null = null;
+  /** Decode steps the last generate() recorded and read-backs it made (tests and benchmarks). */
+  lastRun = { steps: 0, readbacks: 0 };
 
   private readonly layoutFloats: number;
   private readonly params: GPUBuffer;
   private readonly images: GPUBuffer;
   private readonly text: GPUBuffer;
-  private readonly forced: GPUBuffer;
+  private readonly forcedBuf: GPUBuffer;
   private readonly state: GPUBuffer;
   private readonly out: GPUBuffer;
   private readonly logits: GPUBuffer;
+  private readonly lastIdx: GPUBuffer;
   private readonly textHost: Int32Array;
   private readonly forcedHost: Int32Array;
-  private readonly prefill: KernelCall[] = [];
+  private readonly stateHost: Uint32Array;
+  private readonly segments: { patches: Segment; prompt: Segment; tail: Segment };
+  /** After the tail segment: the last rows gathered, the last layer's rest, lnf, head. */
+  private readonly tailCalls: KernelCall[] = [];
   private readonly decode: KernelCall[] = [];
   private readonly advance: KernelCall;
   private readonly sample: SampleCall;
   private busy = false;
   private readonly sleepBeforeRead: boolean;
-  /** Wall time (ms) of the last batch per maxNew, for sleepBeforeRead. */
-  private readonly lastMs = new Map<number, number>();
+  /** Forced tokens per sequence the tail segment can hold. */
+  private readonly maxForced: number;
+  /** Wall time (ms) of the last batch's prefill-to-read stretches per maxNew, for sleepBeforeRead. */
+  private readonly lastMs = new Map<string, number>();
+  /** Decode steps the last batch of each maxNew needed (every sequence done). */
+  private readonly needed = new Map<number, number>();
 
   /**
    * @param n number of sequences N per batch.
@@ -196,220 +227,41 @@ export class Generator {
     }
     this.P = P;
     this.T0 = T0;
-    const d = config.dModel;
-    const H = config.nHeads;
-    const hd = d / H;
-    const hid = config.mlpRatio * d;
-    const V = config.vocabSize;
-    const nLayers = config.nLayers;
-    const S = T0 + maxNew; // cache positions per sequence
-    const textCap = promptLen + maxNew;
-    const prompts = n / G;
-    const rows = Math.max(prompts * T0, n); // activation rows: the prefill's, or N for a decode step
-    const layout = paramLayout(config);
-    const off = (name: string) => layout.byName.get(name)!.offset;
-    this.layoutFloats = layout.totalFloats;
+    // Activation rows: the largest segment (patches ≤ N·P, prompt ≤ N·(promptLen − 1),
+    // tail ≤ N·maxNew) or N for a decode step.
+    const rows = n * Math.max(P, promptLen, maxNew);
+    this.maxForced = Math.floor(rows / n) - 1;
+    this.layoutFloats = paramLayout(config).totalFloats;
 
-    // ---- buffers (all allocated here, once) ----
-    this.params = ctx.createBuffer("gen.params", layout.totalFloats * ELEMENT_BYTES);
-    this.images = ctx.createBuffer(
-      "gen.images",
-      n * config.imageHeight * config.imageWidth * config.imageChannels * ELEMENT_BYTES,
-    );
-    this.text = ctx.createBuffer("gen.text", n * textCap * ELEMENT_BYTES); // [N, textCap] i32
-    this.forced = ctx.createBuffer("gen.forced", (n * maxNew + n) * ELEMENT_BYTES); // [N, maxNew] | lens [N]
-    this.state = ctx.createBuffer("gen.state", 4 * ELEMENT_BYTES); // [step, pad, 0, 0] u32
-    this.out = ctx.createBuffer("gen.out", (2 * n * maxNew + 2 * n) * ELEMENT_BYTES);
-    this.logits = ctx.createBuffer("gen.logits", n * V * ELEMENT_BYTES);
-    const ework = ctx.createBuffer("gen.ework", n * V * ELEMENT_BYTES);
-    const x = ctx.createBuffer("gen.x", rows * d * ELEMENT_BYTES); // residual stream [R, d]
-    const xn = ctx.createBuffer("gen.xn", rows * d * ELEMENT_BYTES); // LayerNorm output [R, d]
-    const qkv = ctx.createBuffer("gen.qkv", rows * 3 * d * ELEMENT_BYTES); // [R, 3d]
-    const att = ctx.createBuffer("gen.att", rows * d * ELEMENT_BYTES); // attention output [R, d]
-    const h = ctx.createBuffer("gen.h", rows * hid * ELEMENT_BYTES); // MLP hidden [R, 4d]
-    const kc = ctx.createBuffer("gen.kcache", nLayers * n * H * S * hd * ELEMENT_BYTES); // [layers, N, H, S, hd]
-    const vc = ctx.createBuffer("gen.vcache", nLayers * n * H * S * hd * ELEMENT_BYTES);
-    this.textHost = new Int32Array(n * textCap);
+    const calls = buildGeneratorCalls(ctx, config, { n, promptLen, maxNew, P, rows });
+    this.params = calls.params;
+    this.images = calls.images;
+    this.text = calls.text;
+    this.forcedBuf = calls.forced;
+    this.state = calls.state;
+    this.out = calls.out;
+    this.logits = calls.logits;
+    this.lastIdx = calls.lastIdx;
+    this.segments = calls.segments;
+    this.tailCalls = calls.tailCalls;
+    this.decode = calls.decode;
+    this.advance = calls.advance;
+    this.sample = calls.sample;
+    this.textHost = new Int32Array(n * (promptLen + maxNew));
     this.forcedHost = new Int32Array(n * maxNew + n);
-
-    // ---- prepared calls ----
-    const matmul = (
-      inp: GPUBuffer,
-      outBuf: GPUBuffer,
-      R: number,
-      I: number,
-      O: number,
-      w: string,
-      b: string | null,
-      epi: MatmulEpilogue,
-    ) =>
-      decodeMatmul(
-        ctx,
-        { x: inp, w: this.params, y: outBuf },
-        { R, I, O, wOff: off(w), bOff: b ? off(b) : null },
-        epi,
-      );
-    const layernorm = (inp: GPUBuffer, outBuf: GPUBuffer, R: number, g: string, b: string) =>
-      decodeLayernorm(
-        ctx,
-        { x: inp, w: this.params, y: outBuf },
-        { R, D: d, inStride: 1, inOffset: 0, gOff: off(g), bOff: off(b) },
-      );
-    const embed = (
-      R: number,
-      rowsPerSeq: number,
-      posBase: number,
-      useState: number,
-      seqMul: number,
-    ) =>
-      decodeEmbed(
-        ctx,
-        { image: this.images, text: this.text, state: this.state, w: this.params, x },
-        {
-          R,
-          D: d,
-          rowsPerSeq,
-          posBase,
-          useState,
-          P,
-          textCap,
-          gridW: config.imageWidth / config.patchSize,
-          ps: config.patchSize,
-          C: config.imageChannels,
-          imgW: config.imageWidth,
-          imgSize: config.imageHeight * config.imageWidth * config.imageChannels,
-          patchWOff: off("patch.w"),
-          patchBOff: off("patch.b"),
-          wteOff: off("wte"),
-          wpeOff: off("wpe"),
-          seqMul,
-        },
-      );
-    // Attention half of layer l up to the cache append: xr [R, d] → qkvr [R, 3d] → cache.
-    const attnIn = (
-      l: number,
-      R: number,
-      rowsPerSeq: number,
-      posBase: number,
-      useState: number,
-      seqMul: number,
-      xr: GPUBuffer,
-      qkvr: GPUBuffer,
-    ) => {
-      const pre = `h.${l}.`;
-      return [
-        layernorm(xr, xn, R, `${pre}ln1.g`, `${pre}ln1.b`),
-        matmul(xn, qkvr, R, d, 3 * d, `${pre}attn.wqkv`, `${pre}attn.bqkv`, "store"),
-        kvAppendCall(
-          ctx,
-          { qkv: qkvr, state: this.state, kc, vc },
-          { R, rowsPerSeq, posBase, useState },
-          { D: d, H, S, layerOff: l * n * H * S * hd },
-          seqMul,
-        ),
-      ];
-    };
-    // Rest of layer l: attention of the R query rows in qkvr over the cache, wo, MLP; residual in xr.
-    const attnOutMlp = (
-      l: number,
-      R: number,
-      rowsPerSeq: number,
-      posBase: number,
-      useState: number,
-      seqMul: number,
-      xr: GPUBuffer,
-      qkvr: GPUBuffer,
-    ) => {
-      const pre = `h.${l}.`;
-      return [
-        decodeAttention(
-          ctx,
-          { qkv: qkvr, kc, vc, text: this.text, state: this.state, out: att },
-          { R, rowsPerSeq, posBase, useState },
-          { D: d, H, S, layerOff: l * n * H * S * hd },
-          { P, textCap, seqMul },
-        ),
-        matmul(att, xr, R, d, d, `${pre}attn.wo`, `${pre}attn.bo`, "add"),
-        layernorm(xr, xn, R, `${pre}ln2.g`, `${pre}ln2.b`),
-        matmul(xn, h, R, d, hid, `${pre}mlp.wfc`, `${pre}mlp.bfc`, "gelu"),
-        matmul(h, xr, R, hid, d, `${pre}mlp.wproj`, `${pre}mlp.bproj`, "add"),
-      ];
-    };
-    // Final LayerNorm and head (no bias) on N rows of xr → logits [N, V].
-    const final = (xr: GPUBuffer) => [
-      layernorm(xr, xn, n, "lnf.g", "lnf.b"),
-      matmul(xn, this.logits, n, d, V, "head.w", null, "store"),
-    ];
-    const gather = (src: GPUBuffer, dst: GPUBuffer, width: number) =>
-      decodeGather(ctx, { x: src, y: dst }, { R: n, W: width, stride: T0, offset: T0 - 1, div: G });
-
-    // Prefill: all (N/G)·T0 prompt rows through layers 0..nLayers-2, K/V copied to
-    // the G sequences of each prompt; in the last layer only the K/V of all
-    // rows are needed, so each prompt's last row is gathered (replicated to its
-    // G sequences: xLast, qkvLast [N, ·]) before attention output, MLP, lnf and head.
-    const pr = prompts * T0;
-    const xLast = ctx.createBuffer("gen.xLast", n * d * ELEMENT_BYTES);
-    const qkvLast = ctx.createBuffer("gen.qkvLast", n * 3 * d * ELEMENT_BYTES);
-    this.prefill = [embed(pr, T0, 0, 0, G)];
-    for (let l = 0; l < nLayers - 1; l++) {
-      this.prefill.push(
-        ...attnIn(l, pr, T0, 0, 0, G, x, qkv),
-        ...attnOutMlp(l, pr, T0, 0, 0, G, x, qkv),
-      );
-    }
-    this.prefill.push(
-      ...attnIn(nLayers - 1, pr, T0, 0, 0, G, x, qkv),
-      gather(qkv, qkvLast, 3 * d),
-      gather(x, xLast, d),
-      ...attnOutMlp(nLayers - 1, n, 1, T0 - 1, 0, 1, xLast, qkvLast),
-      ...final(xLast),
-    );
-    // Decode step: N rows at position T0 + state[0].
-    this.decode = [embed(n, 1, T0, 1, 1)];
-    for (let l = 0; l < nLayers; l++)
-      this.decode.push(
-        ...attnIn(l, n, 1, T0, 1, 1, x, qkv),
-        ...attnOutMlp(l, n, 1, T0, 1, 1, x, qkv),
-      );
-    this.decode.push(...final(x));
-    this.advance = decodeAdvance(ctx, { state: this.state }, 1);
-    // The per-batch fields (M, seed, eos, pad, greedy, topK, invT, topP) are set by generate().
-    this.sample = sampleTokens(
-      ctx,
-      {
-        logits: this.logits,
-        ework,
-        forced: this.forced,
-        state: this.state,
-        text: this.text,
-        out: this.out,
-      },
-      {
-        N: n,
-        V,
-        M: maxNew,
-        cap: maxNew,
-        promptLen,
-        textCap,
-        seed: 0,
-        eos: 0,
-        pad: 0,
-        greedy: 1,
-        topK: 0,
-        invT: 1,
-        topP: 1,
-      },
-    );
+    this.stateHost = new Uint32Array(4 + n);
   }
 
   /**
    * Generates up to `maxNew` tokens for each of the N sequences (see the file
-   * header for the phases). One submit and one read-back per call.
+   * header for the phases). One submit for the prefill, one per chunk of
+   * decode steps, one read-back per chunk (usually one chunk).
    * @returns tokens/logprobs [N, maxNew] and lengths [N] (GenerateResult).
    * @throws Error on wrong input sizes, ids outside [0, V), a forced prefix
    *   longer than maxNew, maxNew above the constructed one, temperature ≤ 0
    *   (when not greedy), topK outside [0, V], topP outside (0, 1], a parameter
-   *   buffer smaller than the layout, or a concurrent call.
+   *   buffer smaller than the layout, images that differ within a group
+   *   (groupSize > 1), or a concurrent call.
    */
   async generate(opts: GenerateOptions): Promise<GenerateResult> {
     const { ctx, config, n, promptLen } = this;
@@ -449,6 +301,9 @@ export class Generator {
         `generate: paramsBuf has ${opts.paramsBuf.size} bytes, the layout needs ${this.layoutFloats * ELEMENT_BYTES}`,
       );
     }
+    const forcedMode = opts.forced ?? "prefill";
+    if (forcedMode !== "prefill" && forcedMode !== "step")
+      throw new Error(`generate: forced must be "prefill" or "step", got ${String(forcedMode)}`);
     const forced = opts.forcedPrefix ?? null;
     if (forced && forced.length !== n)
       throw new Error(`generate: forcedPrefix has ${forced.length} entries, expected N = ${n}`);
@@ -487,42 +342,52 @@ export class Generator {
       }
       fh[n * this.maxNew + s] = pre.length;
     }
-
     const G = this.groupSize;
-    if (G > 1) {
-      for (let s = 0; s < n; s++) {
-        const first = s - (s % G);
-        if (first === s) continue;
-        for (let i = 0; i < pixels; i++) {
-          if (opts.images[s * pixels + i] !== opts.images[first * pixels + i]) {
-            throw new Error(
-              `generate: groupSize ${G}: the image of sequence ${s} differs from sequence ${first}'s (sequences of a group must share image and prompt)`,
-            );
-          }
-        }
-        for (let i = 0; i < promptLen; i++) {
-          if (opts.promptTokens[s * promptLen + i] !== opts.promptTokens[first * promptLen + i]) {
-            throw new Error(
-              `generate: groupSize ${G}: the prompt of sequence ${s} differs from sequence ${first}'s (sequences of a group must share image and prompt)`,
-            );
-          }
-        }
-      }
-    }
+    const plan = prefillPlan({
+      n,
+      groupSize: G,
+      promptLen,
+      pixels,
+      images: opts.images,
+      promptTokens: opts.promptTokens,
+      padId: opts.padId,
+      eosId: opts.eosId,
+      forcedPrefix: forced,
+      maxNew: M,
+      prefillForced: forcedMode === "prefill",
+      maxForced: this.maxForced,
+    });
+    // The prefilled forced tokens sit in the text like sampled ones (the tail segment embeds them).
+    for (let s = 0; s < n; s++)
+      for (let i = 0; i < plan.prefilled[s]; i++)
+        text[s * textCap + promptLen + i] = fh[s * this.maxNew + i];
+    const st = this.stateHost;
+    st.fill(0);
+    st[1] = opts.padId;
+    st.set(plan.prefilled, 4);
+    let minPrefilled = M;
+    for (let s = 0; s < n; s++) minPrefilled = Math.min(minPrefilled, plan.prefilled[s]);
+    const steps = M - minPrefilled; // samples until every sequence has written column M − 1
+    const idx = new Int32Array(n);
+    for (let s = 0; s < n; s++) idx[s] = s * (plan.forced + 1) + plan.prefilled[s];
 
     this.busy = true;
     const t0 = performance.now();
     try {
-      // One image per prompt (the first of each group).
-      for (let g = 0; g < n / G; g++)
-        ctx.write(
-          this.images,
-          opts.images.subarray(g * G * pixels, (g * G + 1) * pixels),
-          g * pixels * 4,
-        );
+      // One image per group when the group shares it.
+      const groups = n / G;
+      if (plan.shareImages) {
+        for (let g = 0; g < groups; g++)
+          ctx.write(
+            this.images,
+            opts.images.subarray(g * G * pixels, (g * G + 1) * pixels),
+            g * pixels * 4,
+          );
+      } else ctx.write(this.images, opts.images);
       ctx.write(this.text, text);
-      ctx.write(this.forced, fh);
-      ctx.write(this.state, new Uint32Array([0, opts.padId, 0, 0]));
+      ctx.write(this.forcedBuf, fh);
+      ctx.write(this.state, st);
+      ctx.write(this.lastIdx, idx);
       this.sample.set({
         M,
         seed: opts.seed >>> 0,
@@ -535,30 +400,127 @@ export class Generator {
       });
       ctx.copy(opts.paramsBuf, 0, this.params, 0, this.layoutFloats * ELEMENT_BYTES);
       ctx.clear(this.out);
-      for (const c of this.prefill) ctx.run(c);
+      this.recordPrefill(plan);
       ctx.flush(); // start the prefill while the steps are recorded
-      for (let s = 0; s < M; s++) {
-        ctx.run(this.sample);
-        if (s === M - 1) break;
-        for (const c of this.decode) ctx.run(c);
-        ctx.run(this.advance);
+      // The first chunk: as many steps as the last batch of this maxNew needed, plus a margin.
+      const guess = this.needed.get(M);
+      const first = guess === undefined ? steps : Math.min(steps, guess + CHUNK_MARGIN);
+      this.recordSteps(0, first);
+      let bytes = await this.readOut(M, "first", t0);
+      let ran = first;
+      let readbacks = 1;
+      if (ran < steps && !this.allDone(bytes, M)) {
+        const t1 = performance.now();
+        this.recordSteps(ran, steps);
+        bytes = await this.readOut(M, "rest", t1);
+        ran = steps;
+        readbacks++;
       }
-      ctx.flush();
-      const est = this.lastMs.get(M);
-      if (this.sleepBeforeRead && est !== undefined) {
-        const wait = 0.8 * est - (performance.now() - t0);
-        if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
-      }
-      const bytes = await ctx.readBytes(this.out, 0, (2 * n * M + n) * 4);
-      this.lastMs.set(M, performance.now() - t0);
-      return {
-        tokens: new Int32Array(bytes, 0, n * M).slice(),
-        logprobs: new Float32Array(bytes, n * M * 4, n * M).slice(),
-        lengths: new Int32Array(bytes, 2 * n * M * 4, n).slice(),
-      };
+      this.lastRun = { steps: ran, readbacks };
+      this.lastPlan = plan;
+      return this.result(bytes, M, plan, fh, ran, opts.padId);
     } finally {
       this.busy = false;
     }
+  }
+
+  /** Records the prefill segments and the tail calls of `plan`. */
+  private recordPrefill(plan: PrefillPlan): void {
+    const { ctx, n, P, T0, promptLen } = this;
+    const G = this.groupSize;
+    const groups = n / G;
+    const { patches, prompt, tail } = this.segments;
+    const perGroup = (share: boolean) =>
+      share ? { units: groups, seqMul: G } : { units: n, seqMul: 1 };
+    const img = perGroup(plan.shareImages);
+    patches.set({ R: img.units * P, rowsPerSeq: P, posBase: 0, seqMul: img.seqMul });
+    for (const c of patches.calls) ctx.run(c);
+    const promptCols = promptLen - 1 - plan.lead;
+    if (promptCols > 0) {
+      const pr = perGroup(plan.sharePrompts);
+      prompt.set({
+        R: pr.units * promptCols,
+        rowsPerSeq: promptCols,
+        posBase: P + plan.lead,
+        seqMul: pr.seqMul,
+      });
+      for (const c of prompt.calls) ctx.run(c);
+    }
+    const tailRows = plan.forced + 1;
+    tail.set({ R: n * tailRows, rowsPerSeq: tailRows, posBase: T0 - 1, seqMul: 1 });
+    for (const c of tail.calls) ctx.run(c);
+    for (const c of this.tailCalls) ctx.run(c);
+  }
+
+  /** Records decode steps [from, to): sample, then (but after the last) decode and advance. */
+  private recordSteps(from: number, to: number): void {
+    const { ctx } = this;
+    if (from > 0) {
+      // The previous chunk ended with step from − 1's sample: its decode step comes first.
+      for (const c of this.decode) ctx.run(c);
+      ctx.run(this.advance);
+    }
+    for (let s = from; s < to; s++) {
+      ctx.run(this.sample);
+      if (s === to - 1) break;
+      for (const c of this.decode) ctx.run(c);
+      ctx.run(this.advance);
+    }
+  }
+
+  /** Flushes and reads the whole out buffer (tokens | logprobs | lengths | done) for maxNew M. */
+  private async readOut(M: number, stage: string, since: number): Promise<ArrayBuffer> {
+    const { ctx, n } = this;
+    ctx.flush();
+    const key = `${M}|${stage}`;
+    const est = this.lastMs.get(key);
+    if (this.sleepBeforeRead && est !== undefined) {
+      const wait = 0.8 * est - (performance.now() - since);
+      if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+    const bytes = await ctx.readBytes(this.out, 0, (2 * n * M + 2 * n) * ELEMENT_BYTES);
+    this.lastMs.set(key, performance.now() - since);
+    return bytes;
+  }
+
+  /** True when every sequence of the read-back is done (EOS, or column M − 1 written). */
+  private allDone(bytes: ArrayBuffer, M: number): boolean {
+    const { n } = this;
+    const done = new Int32Array(bytes, (2 * n * M + n) * ELEMENT_BYTES, n);
+    return done.every((v) => v !== 0);
+  }
+
+  /**
+   * The GenerateResult of a read-back after `ran` decode steps: prefilled
+   * forced tokens filled in, the columns no step reached (every sequence was
+   * done) PAD as later steps would have written them, lengths counted from column 0.
+   */
+  private result(
+    bytes: ArrayBuffer,
+    M: number,
+    plan: PrefillPlan,
+    fh: Int32Array,
+    ran: number,
+    padId: number,
+  ): GenerateResult {
+    const { n } = this;
+    const tokens = new Int32Array(bytes, 0, n * M).slice();
+    const logprobs = new Float32Array(bytes, n * M * 4, n * M).slice();
+    const lengths = new Int32Array(bytes, 2 * n * M * 4, n).slice();
+    let needed = 0;
+    for (let s = 0; s < n; s++) {
+      const k = plan.prefilled[s];
+      for (let i = 0; i < k; i++) {
+        tokens[s * M + i] = fh[s * this.maxNew + i];
+        logprobs[s * M + i] = Number.NaN;
+      }
+      tokens.fill(padId, s * M + Math.min(M, k + ran), (s + 1) * M);
+      // The sample kernel counted the tokens from column k on: it finished at decode step lengths − 1.
+      needed = Math.max(needed, lengths[s]);
+      lengths[s] += k;
+    }
+    this.needed.set(M, needed);
+    return { tokens, logprobs, lengths };
   }
 
   /**

@@ -4,7 +4,8 @@
  *   truncated-continuations  SCS §3 (Alg. 1): keep the first floor(k·L)
  *     response tokens of each rollout, perturb the image m times, and sample
  *     m continuations from the kept prefix (one batched generate call: the
- *     prefix is forced through the KV cache, then sampling goes on).
+ *     kept prefixes are prefilled into the KV cache in one batched pass,
+ *     then sampling goes on).
  *   option-shuffle-reask     ACRE §3: ask the same question with the options
  *     shuffled, keep the rollout's reasoning up to and including `</think>`
  *     as a forced prefix, and sample the answer after it.
@@ -43,10 +44,12 @@ function responseIds(gen: GenerateResult, i: number, maxNew: number, eosId: numb
 }
 
 /**
- * One generate call of a pass: every row its own image [rows, pixels] and
- * prompt [rows, promptLen] (no shared groups), its forced prefix (null:
- * none), then sampling at the step's temperature and filters from the
- * pass's own stream `stream` of the step seed.
+ * One generate call of a pass: images [rows, pixels] and prompts [rows,
+ * promptLen], rows in groups of `groupSize` that share their image (and,
+ * where they are equal, their prompt: the generator then prefills it once per
+ * group), each row's forced prefix (null: none; prefilled in one batched
+ * pass), then sampling at the step's temperature and filters from the pass's
+ * own stream `stream` of the step seed.
  */
 function sampleForced(
   engine: LabEngine,
@@ -56,6 +59,7 @@ function sampleForced(
   forced: readonly (Int32Array | null)[],
   sampling: PassSampling,
   stream: string,
+  groupSize: number,
 ): Promise<GenerateResult> {
   const { temperature, topK, topP } = sampling.alg;
   const seed = deriveSeed(sampling.seed, stream);
@@ -64,7 +68,7 @@ function sampleForced(
     images,
     promptIds,
     { temperature, topK, topP, greedy: false, seed },
-    1,
+    groupSize,
     forced,
   );
 }
@@ -119,6 +123,8 @@ export async function truncatedContinuations(
     kept.push(keep);
     for (let t = 0; t < m; t++) forced.push(keep > 0 ? ids.subarray(0, keep) : null);
   }
+  // Without noise (σ_max = 0: truncation only) the G·m continuations of a group see the same
+  // image and prompt, which the generator then prefills once per group; otherwise each its own.
   const result = await sampleForced(
     engine,
     policy,
@@ -127,6 +133,7 @@ export async function truncatedContinuations(
     forced,
     sampling,
     "scs",
+    settings.sigmaMax === 0 ? groupSize * m : 1,
   );
   const groups = prompts.map((_, g): GroupPasses => {
     const rollouts = Array.from({ length: groupSize }, (_, r) => g * groupSize + r);
@@ -182,6 +189,7 @@ export async function optionShuffleReask(
     forced,
     sampling,
     "acre-answer",
+    groupSize, // the group's image, prefilled once (the shuffled prompts differ)
   );
   const groups = prompts.map((_, g): GroupPasses => {
     const rollouts = Array.from({ length: groupSize }, (_, r) => g * groupSize + r);

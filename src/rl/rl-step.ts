@@ -216,6 +216,7 @@ export async function rlStep(args: RlStepArgs): Promise<RlStepResult> {
     aggregation: alg.aggregation,
     lr: alg.lr,
     temperature: alg.temperature,
+    groupSize: G,
   });
   const advantages = await adv.kernel.readAdvantages();
   const t4 = performance.now();

@@ -41,6 +41,14 @@ export type TrainerCommand =
       sftEvalEvery?: number;
       /** With `resume`: evaluate the cold start again (its step-0 eval rows), as a fresh run does. */
       evalColdStart?: boolean;
+      /**
+       * When the cold start's held-out eval (the step-0 rows) runs: "init"
+       * (default) before `ready` goes idle; "after-first-step" right after
+       * the first RL step, so that Train pressed at once gives its first
+       * step without waiting for the eval (the page; the eval reads the
+       * frozen reference, so its figures are the same either way).
+       */
+      startEval?: "init" | "after-first-step";
     }
   /** Trains until paused or `algorithm.steps` is reached (SFT first when there is no cold start). */
   | { type: "start" }

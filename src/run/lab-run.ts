@@ -317,9 +317,10 @@ export class LabRun {
   }
 
   /**
-   * Builds the RL update's pipelines before the first step (LabEngine.warmUpdate)
-   * on a batch of the step's size made of held-out prompts with empty
-   * responses; changes no policy, draws no random number.
+   * Builds the rollout generator and the RL update's pipelines before the
+   * first step (LabEngine.warmGenerate, warmUpdate) on a batch of the step's
+   * size made of held-out prompts with empty responses; changes no policy,
+   * draws no random number.
    */
   async warmUp(): Promise<void> {
     const { groupSize: G, batchPrompts } = this.experiment.algorithm;
@@ -328,9 +329,11 @@ export class LabRun {
     const { promptLen, maxNew } = this.engine.shape;
     const promptIds = promptTensor(prompts, promptLen, G);
     const empty = new Int32Array(prompts.length * G * maxNew);
+    this.engine.warmGenerate(prompts.length * G, G);
     await this.engine.warmUpdate(
       imageTensor(prompts, G),
       joinPromptResponse(promptIds, empty, this.engine.shape),
+      G,
     );
   }
 

@@ -272,9 +272,22 @@ export class RunController {
       afterStep: async () => {
         this.postState();
         if (performance.now() - this.postedAt >= PERSIST_INTERVAL_MS) this.persist();
+        await this.evalStartIfPending();
         await new Promise((res) => setTimeout(res, 0));
       },
     });
+  }
+
+  /** The cold start's step-0 eval, when init left it for after the first RL step (init `startEval`). */
+  private startEvalPending = false;
+
+  private async evalStartIfPending(): Promise<void> {
+    if (!this.startEvalPending) return;
+    this.startEvalPending = false;
+    const r = this.requireRun();
+    this.status(this.currentPhase, "evaluating the cold-start checkpoint (step 0)");
+    await this.unit(() => r.evalStart());
+    this.status(this.currentPhase);
   }
 
   private async handle(cmd: TrainerCommand): Promise<void> {
@@ -385,8 +398,11 @@ export class RunController {
       this.sink.log(
         `cold start: ${ckpt.source} (SFT step ${String(meta?.step ?? "?")}, seed ${String(meta?.seed ?? "?")})`,
       );
-      this.status("idle", "evaluating the cold-start checkpoint");
-      await this.unit(() => run.evalStart());
+      this.startEvalPending = cmd.startEval === "after-first-step";
+      if (!this.startEvalPending) {
+        this.status("idle", "evaluating the cold-start checkpoint");
+        await this.unit(() => run.evalStart());
+      }
       // So that the first point after Train is one step away, not one step plus pipeline builds.
       this.status("idle", "preparing the RL step");
       await this.unit(() => run.warmUp());

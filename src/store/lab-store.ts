@@ -246,7 +246,8 @@ export function createLabStore(
       get().flushWeights();
       const experiment = get().experiment;
       set({ sentExperiment: experiment });
-      send({ type: "init", experiment });
+      // The cold start's step-0 eval after the first RL step: Train pressed at once steps at once.
+      send({ type: "init", experiment, startEval: "after-first-step" });
     };
 
     const lesson = lessonSlice<LabState>(set, get, initial.firstVisit ?? true);

@@ -39,3 +39,32 @@ export function canonicalClaims(dir: string): unknown {
   }
   return { claims, rows };
 }
+
+/**
+ * Where two canonical outputs differ: every path whose values are not equal,
+ * numbers allowed |a − b| ≤ rel·|b| + abs (the update's statistics are sums
+ * whose order a change of the engine may change: the shared-prefix update
+ * gives the unshared one's within 1e-5, test/gpu/model-shared-prefix.test.ts;
+ * KL, a near-cancelling mean, needs the absolute floor). Strings, booleans,
+ * nulls and shapes must be equal.
+ */
+export function outputDifferences(got: unknown, want: unknown, rel = 1e-5, abs = 1e-8): string[] {
+  const out: string[] = [];
+  const walk = (a: unknown, b: unknown, path: string) => {
+    if (typeof a === "number" && typeof b === "number") {
+      if (!(a === b || Math.abs(a - b) <= rel * Math.abs(b) + abs))
+        out.push(`${path}: ${a} vs ${b}`);
+      return;
+    }
+    if (a && b && typeof a === "object" && typeof b === "object") {
+      if (Array.isArray(a) !== Array.isArray(b)) out.push(`${path}: array vs object`);
+      const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+      for (const k of keys)
+        walk((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${path}.${k}`);
+      return;
+    }
+    if (a !== b) out.push(`${path}: ${JSON.stringify(a)} vs ${JSON.stringify(b)}`);
+  };
+  walk(got, want, "");
+  return out;
+}

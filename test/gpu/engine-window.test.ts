@@ -4,7 +4,8 @@
  * against the same update over every column and every row (trimText and
  * compactRows false): the same loss statistics and the same gradient, on a
  * batch whose leading prompt columns and trailing response columns are PAD
- * in every row.
+ * in every row; and in groups of rollouts of one image and prompt
+ * (UpdateOptions.groupSize, sharePrefix): the same as every rollout on its own.
  */
 import { describe, expect, it } from "vitest";
 import { useGpu } from "../support/gpu";
@@ -79,5 +80,62 @@ describe("LabEngine policy update on the text window", () => {
       );
       expectClose(`gradient (${what})`, got.grads, full.grads, 1e-6, 1e-4);
     }
+  });
+
+  it("in groups of 2 rollouts of one image and prompt (groupSize, sharePrefix) gives the update of every rollout on its own", async () => {
+    const u = seededUniform(12);
+    const id = () => 1 + Math.floor(u() * (TINY.vocabSize - 1));
+    const tokens = new Int32Array(G * L).fill(PAD_ID);
+    const mask = new Float32Array(G * L);
+    const lengths = Int32Array.from([2, 4, 3, 1]);
+    const images = new Float32Array(G * 64);
+    for (let g = 0; g < 2; g++) {
+      const img = Float32Array.from({ length: 64 }, () => u());
+      const prompt = [PAD_ID, id(), id(), id()];
+      for (let k = 0; k < 2; k++) {
+        const b = 2 * g + k;
+        images.set(img, b * 64);
+        tokens.set(prompt, b * L);
+        for (let s = 0; s < lengths[b]; s++) {
+          tokens[b * L + shape.promptLen + s] = id();
+          mask[b * L + shape.promptLen + s] = 1;
+        }
+      }
+    }
+    const batch = { tokens, mask, lengths };
+    const engine = new LabEngine(gpu.ctx, TINY, shape, initParams(TINY, 4));
+    const adam = { lr: 1e-3, weightDecay: 0, maxGradNorm: 0 };
+    const opts = {
+      clipEps: 0.2,
+      beta: 0.05,
+      aggregation: "seq-mean-token-mean" as const,
+      lr: 1e-3,
+      groupSize: 2,
+    };
+    const adv = await engine.advantages([1, 0, 0.5, 0], 2, "grpo", "sample", 1e-6);
+    const n = engine.layout.totalFloats;
+    const run = async (share: boolean) => {
+      engine.sharePrefix = share;
+      const policy = engine.createPolicy(`s.${share}`, adam);
+      const stats = await engine.policyUpdate(policy, images, batch, adv.kernel.advantages, opts);
+      return {
+        stats,
+        grads: await gpu.ctx.readF32(engine.grads, 0, n),
+        params: await engine.readParams(policy.params),
+      };
+    };
+    const own = await run(false);
+    const shared = await run(true);
+    expect(shared.stats.tokens).toBe(own.stats.tokens);
+    expectClose(
+      "loss, kl, entropy, grad norm",
+      [shared.stats.loss, shared.stats.kl, shared.stats.entropy, shared.stats.gradNorm],
+      [own.stats.loss, own.stats.kl, own.stats.entropy, own.stats.gradNorm],
+      1e-7,
+      1e-5,
+    );
+    expect(own.grads.some((g) => g !== 0)).toBe(true);
+    expectClose("gradient", shared.grads, own.grads, 1e-7, 1e-4);
+    expectClose("parameters after AdamW", shared.params, own.params, 1e-6, 1e-5);
   });
 });

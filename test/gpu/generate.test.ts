@@ -135,10 +135,26 @@ describe("Generator", () => {
       Array.from(free.tokens.subarray(2 * MAXNEW, 2 * MAXNEW + 2)),
       [],
     ];
-    const forced = await gen.generate({ ...base(), seed: 21, forcedPrefix: prefix });
+    const forced = await gen.generate({
+      ...base(),
+      seed: 21,
+      forcedPrefix: prefix,
+      forced: "step",
+    });
     expect(Array.from(forced.tokens)).toEqual(Array.from(free.tokens));
     for (let i = 0; i < N * MAXNEW; i++)
       expect(forced.logprobs[i]).toBeCloseTo(free.logprobs[i], 5);
+    // Prefilled (the default): the same tokens; the prefilled tokens' logprobs are not computed.
+    const pre = await gen.generate({ ...base(), seed: 21, forcedPrefix: prefix });
+    expect(Array.from(pre.tokens)).toEqual(Array.from(free.tokens));
+    expect(Array.from(pre.lengths)).toEqual(Array.from(free.lengths));
+    prefix.forEach((p, s) => {
+      for (let t = 0; t < MAXNEW; t++) {
+        const i = s * MAXNEW + t;
+        if (t < (p?.length ?? 0)) expect(pre.logprobs[i]).toBeNaN();
+        else expect(pre.logprobs[i]).toBeCloseTo(free.logprobs[i], 5);
+      }
+    });
     // A prefix the model would not have produced: reproduced verbatim, its logprobs
     // are log softmax(logits/T) unfiltered even with top-k on.
     const odd = [[1, 2, 3], [4], null, [5, 6, 7, 8]];
@@ -149,6 +165,7 @@ describe("Generator", () => {
       temperature: T,
       topK: 2,
       forcedPrefix: odd,
+      forced: "step",
     });
     const L = PROMPT + MAXNEW;
     const ref = referenceForward(cfg, params, {
@@ -167,6 +184,68 @@ describe("Generator", () => {
         );
       });
     });
+  });
+
+  it("the batched prefill of forced prefixes gives the same tokens as forcing them one decode step at a time", async () => {
+    // Forced prefixes of every kind: long, none, one with an EOS inside (prefilled up to it),
+    // and the whole response (prefilled up to maxNew − 1, the last column forced by the sampler).
+    const eos = V - 1;
+    const prefixes = [[3, 5, 7, 9, 2], null, [4, 6, eos, 8], [1, 2, 3, 4, 5, 6, 7, 8]];
+    for (const o of [{ seed: 12 }, { seed: 13, topK: 5, temperature: 0.7 }, { greedy: true }]) {
+      const opts = { ...base(), eosId: eos, forcedPrefix: prefixes, ...o };
+      const step = await gen.generate({ ...opts, forced: "step" });
+      expect(gen.lastPlan!.forced).toBe(0);
+      const pre = await gen.generate(opts);
+      expect(Array.from(gen.lastPlan!.prefilled)).toEqual([5, 0, 2, MAXNEW - 1]);
+      expect(Array.from(pre.tokens)).toEqual(Array.from(step.tokens));
+      expect(Array.from(pre.lengths)).toEqual(Array.from(step.lengths));
+      expect(pre.lengths[2]).toBe(3); // the forced EOS ends sequence 2
+      prefixes.forEach((_, s) => {
+        for (let t = gen.lastPlan!.prefilled[s]; t < MAXNEW; t++)
+          expect(pre.logprobs[s * MAXNEW + t]).toBe(step.logprobs[s * MAXNEW + t]);
+      });
+    }
+    // Every sequence forced far enough: the decode steps start at the shortest prefilled count.
+    const long = [0, 1, 2, 3].map((s) => [2 + s, 3, 4, 5, 6, 7].slice(0, 4 + (s % 2)));
+    const a = await gen.generate({ ...base(), seed: 30, forcedPrefix: long, forced: "step" });
+    const b = await gen.generate({ ...base(), seed: 30, forcedPrefix: long });
+    expect(Array.from(b.tokens)).toEqual(Array.from(a.tokens));
+    expect(gen.lastRun.steps).toBeLessThanOrEqual(MAXNEW - 4);
+  });
+
+  it("stops after the steps every sequence needs, in the same tokens as running all of them", async () => {
+    const eos = V - 1;
+    // Every sequence ends at column 3 (a forced EOS, run as decode steps): 4 steps needed.
+    const ending = Array.from({ length: N }, (_, s) => [2 + s, 3, 4, eos]);
+    const opts = { ...base(), seed: 40, eosId: eos, forcedPrefix: ending, forced: "step" as const };
+    const fresh = new Generator(gpu.ctx, cfg, N, PROMPT, MAXNEW);
+    const all = await fresh.generate(opts);
+    expect(fresh.lastRun).toEqual({ steps: MAXNEW, readbacks: 1 });
+    expect(Array.from(all.lengths)).toEqual([4, 4, 4, 4]);
+    // The next batch of this maxNew runs as many steps as the last one needed, plus a margin.
+    const again = await fresh.generate(opts);
+    expect(Array.from(again.tokens)).toEqual(Array.from(all.tokens));
+    expect(fresh.lastRun).toEqual({ steps: 4 + 2, readbacks: 1 });
+    // A batch that needs more steps than that gets them in a second chunk, in the tokens of one run.
+    const other = await fresh.generate({ ...base(), seed: 41, eosId: eos });
+    const ref = await new Generator(gpu.ctx, cfg, N, PROMPT, MAXNEW).generate({
+      ...base(),
+      seed: 41,
+      eosId: eos,
+    });
+    expect(Math.max(...ref.lengths)).toBeGreaterThan(4 + 2);
+    expect(fresh.lastRun).toEqual({ steps: MAXNEW, readbacks: 2 });
+    expect(Array.from(other.tokens)).toEqual(Array.from(ref.tokens));
+    expect(Array.from(other.logprobs)).toEqual(Array.from(ref.logprobs));
+    expect(Array.from(other.lengths)).toEqual(Array.from(ref.lengths));
+    // The columns no step reached are PAD, whatever its id (here 1).
+    const pad1 = { ...opts, padId: 1 };
+    const full1 = await new Generator(gpu.ctx, cfg, N, PROMPT, MAXNEW).generate(pad1);
+    await fresh.generate(pad1);
+    const early1 = await fresh.generate(pad1);
+    expect(fresh.lastRun.steps).toBeLessThan(MAXNEW);
+    expect(Array.from(early1.tokens)).toEqual(Array.from(full1.tokens));
+    expect(early1.tokens[MAXNEW - 1]).toBe(1);
   });
 
   it("greedy after a forced prefix equals greedy with the prefix appended to the prompt", async () => {
@@ -233,6 +312,17 @@ describe("Generator", () => {
       expect(Array.from(b.tokens)).toEqual(Array.from(a.tokens));
       expect(Array.from(b.logprobs)).toEqual(Array.from(a.logprobs));
       expect(Array.from(b.lengths)).toEqual(Array.from(a.lengths));
+    }
+    // Images shared, prompts not (an option-shuffled re-ask): the patches run once per group.
+    const gp2 = Int32Array.from(gp, (v, i) =>
+      Math.floor(i / PROMPT) % 2 === 1 && v !== PAD ? (v % (V - 2)) + 1 : v,
+    );
+    for (const o of [{ greedy: true }, { seed: 5, forcedPrefix }]) {
+      const a = await gen.generate({ ...base(), images: gi, promptTokens: gp2, ...o });
+      const b = await grouped.generate({ ...base(), images: gi, promptTokens: gp2, ...o });
+      expect(grouped.lastPlan!.shareImages && !grouped.lastPlan!.sharePrompts).toBe(true);
+      expect(Array.from(b.tokens)).toEqual(Array.from(a.tokens));
+      expect(Array.from(b.logprobs)).toEqual(Array.from(a.logprobs));
     }
     await expect(grouped.generate({ ...base() })).rejects.toThrow(
       /groupSize 2: the image of sequence 1 differs from sequence 0's/,

@@ -15,10 +15,14 @@ import type { GenerateResult } from "../../src/model/generate";
 import { LabEngine } from "../../src/engine/lab-engine";
 import { runModel } from "../../src/engine/lab-model";
 import { keptTokens, optionShuffleReask, truncatedContinuations } from "../../src/rl/passes";
-import { row, targetTensor } from "../../src/engine/sequences";
+import { perturbImages } from "../../src/rl/perturb";
+import { imageTensor, promptTensor, row, targetTensor } from "../../src/engine/sequences";
+import { Generator } from "../../src/model/generate";
 import { createTaskGenerator, Rng } from "../../src/tasks/index";
+import { deriveSeed } from "../../src/tasks/rng";
+import { reaskWithShuffledOptions } from "../../src/tasks/generator";
 import { loadMnistSubsetNode } from "../../src/tasks/mnist-data-node";
-import { decodeResponse, encode, EOS_ID } from "../../src/tasks/tokenizer";
+import { decodeResponse, encode, EOS_ID, PAD_ID, THINK_END_ID } from "../../src/tasks/tokenizer";
 
 const G = 2;
 const alg = { temperature: 1, topK: 0, topP: 1 };
@@ -78,6 +82,83 @@ describe("generation passes (small model, CPU WebGPU adapter)", () => {
       seed: 8,
     });
     expect(c.result.tokens).not.toEqual(a.result.tokens);
+  }, 300_000);
+
+  it("SCS with and without noise: the prefilled (and, without noise, group-shared) continuations are token for token those of independent rows forced one step at a time", async () => {
+    const engine = new LabEngine(gpu.ctx, model.config, model.shape, initParams(model.config, 4));
+    const policy = engine.createPolicy("p", { lr: 1e-3, weightDecay: 0, maxGradNorm: 1 });
+    const { promptLen, maxNew } = engine.shape;
+    const gen = rollouts(maxNew);
+    const m = 2;
+    const n = prompts.length * G * m;
+    const pixels = prompts[0].image.length;
+    const single = new Generator(gpu.ctx, model.config, n, promptLen, maxNew);
+    for (const range of [
+      { sigmaMin: 0, sigmaMax: 0 },
+      { sigmaMin: 0.05, sigmaMax: 0.3 },
+    ]) {
+      const settings = { k: 0.4, m, ...range };
+      const a = await truncatedContinuations(engine, policy, prompts, G, gen, settings, {
+        alg,
+        seed: 9,
+      });
+      // The same inputs, every row on its own, forced tokens one decode step each.
+      const images = perturbImages(
+        imageTensor(prompts, G),
+        pixels,
+        m,
+        range,
+        deriveSeed(9, "scs-noise"),
+      ).images;
+      const forced = Array.from({ length: n }, (_, j) => {
+        const i = Math.floor(j / m);
+        const keep = keptTokens(gen.lengths[i] - 1, 0.4);
+        return keep > 0 ? row(gen.tokens, i, maxNew).subarray(0, keep) : null;
+      });
+      const b = await single.generate({
+        paramsBuf: policy.params,
+        images,
+        promptTokens: promptTensor(prompts, promptLen, G * m),
+        forcedPrefix: forced,
+        forced: "step",
+        seed: deriveSeed(9, "scs"),
+        eosId: EOS_ID,
+        padId: PAD_ID,
+      });
+      expect(Array.from(a.result.tokens)).toEqual(Array.from(b.tokens));
+      expect(Array.from(a.result.lengths)).toEqual(Array.from(b.lengths));
+    }
+  }, 300_000);
+
+  it("ACRE: the re-ask (the group's image prefilled once, the trace in one batched pass) gives the tokens of independent rows forced one step at a time", async () => {
+    const engine = new LabEngine(gpu.ctx, model.config, model.shape, initParams(model.config, 5));
+    const policy = engine.createPolicy("p", { lr: 1e-3, weightDecay: 0, maxGradNorm: 1 });
+    const { promptLen, maxNew } = engine.shape;
+    const gen = rollouts(maxNew);
+    const a = await optionShuffleReask(engine, policy, prompts, G, gen, { alg, seed: 6 });
+    const n = prompts.length * G;
+    const rng = new Rng(deriveSeed(6, "acre"));
+    const reasked = Array.from({ length: n }, (_, i) =>
+      reaskWithShuffledOptions(prompts[Math.floor(i / G)], rng),
+    );
+    const forced = Array.from({ length: n }, (_, i) => {
+      const ids = row(gen.tokens, i, maxNew);
+      return ids.subarray(0, ids.indexOf(THINK_END_ID) + 1);
+    });
+    const b = await new Generator(gpu.ctx, model.config, n, promptLen, maxNew).generate({
+      paramsBuf: policy.params,
+      images: imageTensor(prompts, G),
+      promptTokens: promptTensor(
+        reasked.map((r) => r.prompt),
+        promptLen,
+      ),
+      forcedPrefix: forced,
+      forced: "step",
+      seed: deriveSeed(6, "acre-answer"),
+      eosId: EOS_ID,
+      padId: PAD_ID,
+    });
+    expect(Array.from(a.result.tokens)).toEqual(Array.from(b.tokens));
   }, 300_000);
 
   it("ACRE: the second ask keeps the trace to </think> byte for byte, options shuffled", async () => {

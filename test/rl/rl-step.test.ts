@@ -175,6 +175,7 @@ describe("rlStep per estimator (small model, CPU WebGPU adapter)", () => {
         new Int32Array(G * maxNew),
         engine.shape,
       ),
+      G,
     );
     expect(Array.from(await engine.readParams(engine.ref))).toEqual(Array.from(ckptRef));
     const after = await step("warm.after");

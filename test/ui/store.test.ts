@@ -100,6 +100,8 @@ describe("store actions → trainer commands", () => {
     store.getState().train();
     expect(types()).toEqual(["init", "start"]);
     expect(sent[0]).toMatchObject({ type: "init", experiment: { seed: 1 } });
+    // The cold start's eval after the first RL step: Train pressed at once steps at once.
+    expect(sent[0]).toMatchObject({ startEval: "after-first-step" });
   });
 
   it("Train after a structural edit before any step re-inits first", () => {

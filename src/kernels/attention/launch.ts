@@ -23,11 +23,14 @@ import {
   attentionForwardRowsVec4,
   attentionForwardScalar,
   attentionForwardVec4,
+  attentionPrefixSpecs,
   attentionTiledSpecs,
   decodeAttentionSpec,
   TILED_MAX_HEAD,
   kvAppend,
 } from "./spec";
+
+export { PREFIX_MAX_HEAD } from "./spec";
 
 /** Sizes shared by the training attention kernels: T = P + L positions, NH heads of C/NH channels. */
 export interface AttnDims {
@@ -178,6 +181,72 @@ export function attentionBackwardRows(
       { ...u, R },
     ),
     attentionBackwardKVVec4.call(ctx, { dout, qkv, att, dpre, dqkv }, u),
+  ];
+}
+
+/**
+ * Sizes of the training attention on the prefix layout of a shared-prefix
+ * step (src/model/prefix-layout.ts): B = nG·G sequences of T = P + L
+ * positions, the first S of them shared within each group (S = 0: none).
+ */
+export interface PrefixAttnDims {
+  nG: number;
+  G: number;
+  S: number;
+  /** Positions per sequence, T = P + L. */
+  T: number;
+  C: number;
+  NH: number;
+  P: number;
+  L: number;
+  padId: number;
+}
+
+/** Uniform values shared by the three prefix-layout passes. */
+function prefixUniforms(d: PrefixAttnDims) {
+  const { nG, G, S, T, C, NH } = d;
+  if (!(Number.isInteger(S) && S >= 0 && S < T))
+    throw new Error(`attention_prefix: S = ${S} must be an integer in [0, T = ${T})`);
+  return { nG, G, S, Rs: T - S, T, C, NH, scale: 1 / Math.sqrt(C / NH) };
+}
+
+type PrefixSpecs = ReturnType<typeof attentionPrefixSpecs>;
+
+/**
+ * Causal attention with the PAD key mask on the prefix layout: out [rows,
+ * C], att [rows, NH, T] from qkv [rows, 3C] and tokens [B, L]. S may change
+ * per step: set({ S, Rs: T − S }).
+ * @throws Error when the head size C/NH is not a multiple of 4 up to 32 or S is not in [0, T).
+ */
+export function attentionPrefixForwardCall(
+  ctx: GpuContext,
+  b: { qkv: Binding; tokens: Binding; att: Binding; out: Binding },
+  d: PrefixAttnDims,
+): SpecCall<PrefixSpecs["forward"]["uniforms"]> {
+  const spec = attentionPrefixSpecs(d.C / d.NH).forward;
+  const u = { ...prefixUniforms(d), P: d.P, L: d.L, padId: d.padId };
+  return spec.call(ctx, { qkv: b.qkv, tokens: b.tokens, att: b.att, out: b.out }, u);
+}
+
+/**
+ * Attention backward on the prefix layout, both passes: [q-pass, kv-pass]
+ * writing dqkv [rows, 3C] (every value: no clearing needed; dpre is scratch
+ * [rows, NH, T]). The kv pass sums a prefix key's gradient over its group's
+ * prefix queries and its G sequences' suffix queries (its uniform sumG = G;
+ * tests lower it to break the sum). S may change per step, as the forward.
+ * @throws Error as attentionPrefixForwardCall.
+ */
+export function attentionPrefixBackward(
+  ctx: GpuContext,
+  b: { dout: Binding; qkv: Binding; att: Binding; dpre: Binding; dqkv: Binding },
+  d: PrefixAttnDims,
+): [SpecCall<PrefixSpecs["backQ"]["uniforms"]>, SpecCall<PrefixSpecs["backKV"]["uniforms"]>] {
+  const specs = attentionPrefixSpecs(d.C / d.NH);
+  const u = prefixUniforms(d);
+  const bindings = { dout: b.dout, qkv: b.qkv, att: b.att, dpre: b.dpre, dqkv: b.dqkv };
+  return [
+    specs.backQ.call(ctx, bindings, u),
+    specs.backKV.call(ctx, bindings, { ...u, sumG: d.G }),
   ];
 }
 

@@ -7,6 +7,8 @@
  * attentionForward too.
  */
 
+import { physRow, rowSeq, type PrefixLayout } from "../../model/prefix-layout";
+
 type F64 = Float64Array;
 
 /**
@@ -118,4 +120,83 @@ export function attentionBackward(
       }
     }
   }
+}
+
+/**
+ * The rows of every sequence of a prefix layout gathered into the plain
+ * layout: x [rows, W] → [B, T, W] (a prefix row copied to each sequence of
+ * its group).
+ */
+function expandRows(x: ArrayLike<number>, l: PrefixLayout, W: number): F64 {
+  const y = new Float64Array(l.B * l.T * W);
+  for (let b = 0; b < l.B; b++)
+    for (let t = 0; t < l.T; t++) {
+      const src = physRow(l, b, t) * W;
+      for (let w = 0; w < W; w++) y[(b * l.T + t) * W + w] = x[src + w];
+    }
+  return y;
+}
+
+/**
+ * attentionForward on the prefix layout of a shared-prefix step
+ * (src/model/prefix-layout.ts): qkv [rows, 3C] and keyOk [B, T] → out
+ * [rows, C] and att [rows, NH, T]. Each sequence's positions are gathered
+ * from its rows, the plain reference runs on every sequence, and each row
+ * takes the values of the sequence it names (a prefix row: its group's
+ * first, whose prefix equals the others').
+ */
+export function attentionPrefixForward(
+  out: F64,
+  att: F64,
+  qkv: ArrayLike<number>,
+  keyOk: ArrayLike<number>,
+  l: PrefixLayout,
+  C: number,
+  NH: number,
+): void {
+  const { B, T } = l;
+  const outL = new Float64Array(B * T * C);
+  const attL = new Float64Array(B * NH * T * T);
+  attentionForward(outL, attL, expandRows(qkv, l, 3 * C), keyOk, B, T, C, NH);
+  for (let r = 0; r < l.rows; r++) {
+    const { b, t } = rowSeq(l, r);
+    for (let c = 0; c < C; c++) out[r * C + c] = outL[(b * T + t) * C + c];
+    for (let h = 0; h < NH; h++)
+      for (let j = 0; j < T; j++) att[(r * NH + h) * T + j] = attL[((b * NH + h) * T + t) * T + j];
+  }
+}
+
+/**
+ * Backward of attentionPrefixForward: accumulates dqkv [rows, 3C] from dout
+ * [rows, C]. The gradient of a row reaches the sequence it names (a prefix
+ * row: its group's first sequence only, as it is computed once), the plain
+ * backward runs on every sequence, and each row sums the gradients of the
+ * positions it holds over every sequence that reads it: a prefix row, over
+ * the G sequences of its group (the sum of the G repeats).
+ */
+export function attentionPrefixBackward(
+  dqkv: F64,
+  dout: ArrayLike<number>,
+  qkv: ArrayLike<number>,
+  keyOk: ArrayLike<number>,
+  l: PrefixLayout,
+  C: number,
+  NH: number,
+): void {
+  const { B, T } = l;
+  const qkvL = expandRows(qkv, l, 3 * C);
+  const attL = new Float64Array(B * NH * T * T);
+  attentionForward(new Float64Array(B * T * C), attL, qkvL, keyOk, B, T, C, NH);
+  const doutL = new Float64Array(B * T * C);
+  for (let r = 0; r < l.rows; r++) {
+    const { b, t } = rowSeq(l, r);
+    for (let c = 0; c < C; c++) doutL[(b * T + t) * C + c] = dout[r * C + c];
+  }
+  const dqkvL = new Float64Array(B * T * 3 * C);
+  attentionBackward(dqkvL, doutL, qkvL, attL, B, T, C, NH);
+  for (let b = 0; b < B; b++)
+    for (let t = 0; t < T; t++) {
+      const dst = physRow(l, b, t) * 3 * C;
+      for (let c = 0; c < 3 * C; c++) dqkv[dst + c] += dqkvL[(b * T + t) * 3 * C + c];
+    }
 }

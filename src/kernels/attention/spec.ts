@@ -14,6 +14,7 @@ import backKVCode from "../../../shaders/attention/attention_backward_kv.wgsl?ra
 import kvAppendCode from "../../../shaders/attention/kv_append.wgsl?raw";
 import tiledCode from "../../../shaders/attention/attention_tiled.wgsl?raw";
 import decodeCode from "../../../shaders/attention/decode_attention.wgsl?raw";
+import prefixCode from "../../../shaders/attention/attention_prefix.wgsl?raw";
 
 /** Sizes of the training attention backward; scale = 1/sqrt(C/NH). */
 const BACKWARD = { B: "u32", T: "u32", C: "u32", NH: "u32", scale: "f32" } as const;
@@ -199,8 +200,9 @@ export function attentionTiledSpecs(hd: number): TiledSpecs {
 
 /**
  * Row → (sequence, position) of the decode kernels: rowsPerSeq rows per
- * sequence from position posBase, plus the step counter state[0] when
- * useState = 1 (decode_pos in shaders/prelude.wgsl).
+ * sequence from position posBase, plus, when useState = 1, the step counter
+ * state[0] and the sequence's prefilled tokens state[4 + n] (decode_pos in
+ * shaders/prelude.wgsl).
  */
 const DECODE_ROWS = { rowsPerSeq: "u32", posBase: "u32", useState: "u32" } as const;
 
@@ -220,7 +222,7 @@ export const kvAppend = defineKernel({
   },
   bindings: {
     qkv: ["read", "f32"], // [R, 3D]
-    state: ["read", "u32"], // [step, pad, ...]
+    state: ["read", "u32"], // [step, pad, 0, 0, prefilled tokens per sequence [N]]
     kc: ["read_write", "f32"], // [layers, N, H, S, hd]
     vc: ["read_write", "f32"], // [layers, N, H, S, hd]
   },
@@ -229,12 +231,12 @@ export const kvAppend = defineKernel({
 });
 
 /** Spec of one decode attention variant (see decodeAttentionSpec). */
-function makeDecodeAttention(hd: number, vec: boolean) {
-  const elem = vec ? "vec4f" : "f32";
+function makeDecodeAttention(hd: number, variant: "REG" | "VEC" | "SCAL") {
+  const elem = variant === "SCAL" ? "f32" : "vec4f";
   return defineKernel({
-    name: `decode_attention.${vec ? "VEC" : "SCAL"}.hd${hd}`,
+    name: `decode_attention.${variant}.hd${hd}`,
     source: decodeCode,
-    blocks: [vec ? "VEC" : "SCAL"],
+    blocks: [variant],
     consts: { HD: hd },
     uniforms: {
       R: "u32",
@@ -253,7 +255,7 @@ function makeDecodeAttention(hd: number, vec: boolean) {
       kc: ["read", elem], // [layers, N, H, S, HD]
       vc: ["read", elem], // [layers, N, H, S, HD]
       text: ["read", "i32"], // [N, textCap]
-      state: ["read", "u32"], // [step, pad, ...]
+      state: ["read", "u32"], // [step, pad, 0, 0, prefilled tokens per sequence [N]]
       out: ["read_write", "f32"], // [R, D]
     },
     workgroupSize: 64,
@@ -264,16 +266,20 @@ function makeDecodeAttention(hd: number, vec: boolean) {
 type DecodeAttentionSpec = ReturnType<typeof makeDecodeAttention>;
 const decodeSpecs = new Map<string, DecodeAttentionSpec>();
 
+/** Largest head size of the decode attention's register variant (8 vec4 registers). */
+const DECODE_REG_MAX_HEAD = 32;
+
 /**
  * Spec of the cached decode attention for head size `hd` (a compile-time
- * array size): the VEC variant when hd % 4 = 0 unless `forceScalar`.
+ * constant): REG when hd % 4 = 0 and hd ≤ 32, VEC when hd % 4 = 0 beyond,
+ * SCAL otherwise or when `forceScalar`.
  */
 export function decodeAttentionSpec(hd: number, forceScalar = false): DecodeAttentionSpec {
-  const vec = hd % 4 === 0 && !forceScalar;
-  const key = `${vec}.${hd}`;
+  const variant = hd % 4 !== 0 || forceScalar ? "SCAL" : hd <= DECODE_REG_MAX_HEAD ? "REG" : "VEC";
+  const key = `${variant}.${hd}`;
   let spec = decodeSpecs.get(key);
   if (!spec) {
-    spec = makeDecodeAttention(hd, vec);
+    spec = makeDecodeAttention(hd, variant);
     decodeSpecs.set(key, spec);
   }
   return spec;
@@ -322,6 +328,108 @@ export const attentionBackwardQRowsVec4 = defineKernel({
   grid: { kind: "x", threads: (u) => u.R * u.NH },
 });
 
+/**
+ * Sizes of the shared-prefix attention (src/model/prefix-layout.ts): nG
+ * groups of G sequences, S shared positions, Rs own positions per sequence,
+ * T = S + Rs; C channels in NH heads (C/NH % 4 = 0); scale = 1/sqrt(C/NH).
+ */
+const PREFIX = {
+  nG: "u32",
+  G: "u32",
+  S: "u32",
+  Rs: "u32",
+  T: "u32",
+  C: "u32",
+  NH: "u32",
+  scale: "f32",
+} as const;
+/** One invocation per (row, head) of the prefix layout's nG·S + nG·G·Rs rows. */
+const prefixRows = {
+  kind: "x",
+  threads: (u: { nG: number; G: number; S: number; Rs: number; NH: number }) =>
+    (u.nG * u.S + u.nG * u.G * u.Rs) * u.NH,
+} as const;
+
+/** Bindings of the prefix layout's backward passes (vec4 along the head channels). */
+function prefixBackwardBindings(dpre: "read" | "read_write") {
+  return {
+    dout: ["read", "vec4f"], // [rows, C/4]
+    qkv: ["read", "vec4f"], // [rows, 3C/4]
+    att: ["read", "f32"], // [rows, NH, T]
+    dpre: [dpre, "f32"], // [rows, NH, T] scratch: written by the q pass, read by the kv pass
+    dqkv: ["read_write", "vec4f"], // [rows, 3C/4]
+  } as const;
+}
+
+/** The three prefix-layout kernels for head size hd (a compile-time constant). */
+function makePrefix(hd: number) {
+  const consts = { HD: hd };
+  return {
+    /** Forward: out [rows, C], att [rows, NH, T] from qkv [rows, 3C] and tokens [B, L]. */
+    forward: defineKernel({
+      name: `attention_prefix.fwd.hd${hd}`,
+      source: prefixCode,
+      blocks: ["FWD"],
+      consts,
+      uniforms: { ...PREFIX, P: "u32", L: "u32", padId: "i32" },
+      bindings: {
+        qkv: ["read", "vec4f"], // [rows, 3C/4]
+        tokens: ["read", "i32"], // [B, L]
+        att: ["read_write", "f32"], // [rows, NH, T]
+        out: ["read_write", "vec4f"], // [rows, C/4]
+      },
+      workgroupSize: 64,
+      grid: prefixRows,
+    }),
+    /** Backward pass 1: dpre and the q part of dqkv. */
+    backQ: defineKernel({
+      name: `attention_prefix.bq.hd${hd}`,
+      source: prefixCode,
+      blocks: ["BQ"],
+      consts,
+      uniforms: PREFIX,
+      bindings: prefixBackwardBindings("read_write"),
+      workgroupSize: 64,
+      grid: prefixRows,
+    }),
+    /** Backward pass 2: the k and v parts of dqkv, a prefix key summed over its group's queries (sumG sequences). */
+    backKV: defineKernel({
+      name: `attention_prefix.bkv.hd${hd}`,
+      source: prefixCode,
+      blocks: ["BKV"],
+      consts,
+      uniforms: { ...PREFIX, sumG: "u32" },
+      bindings: prefixBackwardBindings("read"),
+      workgroupSize: 64,
+      grid: prefixRows,
+    }),
+  };
+}
+
+type PrefixSpecs = ReturnType<typeof makePrefix>;
+const prefixSpecs = new Map<number, PrefixSpecs>();
+
+/** Largest head size of the prefix-layout attention (8 vec4 registers per vector). */
+export const PREFIX_MAX_HEAD = 32;
+
+/**
+ * The prefix-layout attention (forward, backward q and kv passes) for head
+ * size `hd`: a multiple of 4 up to PREFIX_MAX_HEAD.
+ * @throws Error for any other head size.
+ */
+export function attentionPrefixSpecs(hd: number): PrefixSpecs {
+  if (!(Number.isInteger(hd) && hd % 4 === 0 && hd >= 4 && hd <= PREFIX_MAX_HEAD))
+    throw new Error(
+      `attention_prefix: the head size C/NH = ${hd} must be a multiple of 4 up to ${PREFIX_MAX_HEAD}`,
+    );
+  let s = prefixSpecs.get(hd);
+  if (!s) {
+    s = makePrefix(hd);
+    prefixSpecs.set(hd, s);
+  }
+  return s;
+}
+
 export const ATTENTION_SPECS: KernelSpec[] = [
   attentionForwardScalar,
   attentionForwardVec4,
@@ -331,9 +439,13 @@ export const ATTENTION_SPECS: KernelSpec[] = [
   attentionBackwardKVVec4,
   attentionForwardRowsVec4,
   attentionBackwardQRowsVec4,
+  ...Object.values(attentionPrefixSpecs(16)),
+  ...Object.values(attentionPrefixSpecs(8)),
   ...Object.values(attentionTiledSpecs(16)),
   ...Object.values(attentionTiledSpecs(6)),
   kvAppend,
   decodeAttentionSpec(8),
+  decodeAttentionSpec(32),
+  decodeAttentionSpec(48),
   decodeAttentionSpec(6),
 ];

@@ -6,6 +6,7 @@
  * composes these.
  */
 import { matmulBackward, matmulForward } from "../matmul/reference";
+import { rowSeq, type PrefixLayout } from "../../model/prefix-layout";
 
 type F64 = Float64Array;
 
@@ -117,6 +118,67 @@ export function embedBackward(
     for (let s = 0; s < L; s++) {
       const id = tokens[b * L + s];
       for (let c = 0; c < C; c++) dwte[id * C + c] += dout[(b * T + P + s) * C + c];
+    }
+  }
+}
+
+/**
+ * The embedding on the prefix layout of a shared-prefix step
+ * (src/model/prefix-layout.ts; shaders/embed/embed_prefix.wgsl): out [rows, C]
+ * from patchEmb [nImg·P, C] (the patches after the patch matmul; nImg = nG
+ * images when S > 0, one per group, else B), tokens [B, L], wte [V, C],
+ * wpe [≥ T + posOff, C]. Row r holds position t of the sequence b it names:
+ * patchEmb[img·P + t] + wpe[t] (t < P), else wte[tokens[b, t − P]] + wpe[t + posOff].
+ */
+export function embedPrefixForward(
+  out: F64,
+  patchEmb: ArrayLike<number>,
+  tokens: ArrayLike<number>,
+  wte: ArrayLike<number>,
+  wpe: ArrayLike<number>,
+  l: PrefixLayout,
+  P: number,
+  L: number,
+  C: number,
+  posOff = 0,
+): void {
+  for (let r = 0; r < l.rows; r++) {
+    const { b, t } = rowSeq(l, r);
+    const img = l.S > 0 ? Math.floor(b / l.G) : b;
+    for (let c = 0; c < C; c++)
+      out[r * C + c] =
+        t < P
+          ? patchEmb[(img * P + t) * C + c] + wpe[t * C + c]
+          : wte[tokens[b * L + t - P] * C + c] + wpe[(t + posOff) * C + c];
+  }
+}
+
+/**
+ * Backward of embedPrefixForward: dwte [V, C] and dwpe [≥ T + posOff, C]
+ * accumulate (+=) every row's dout at its token and position; dpatchEmb
+ * [nImg·P, C] receives (+=) each patch row's dout.
+ */
+export function embedPrefixBackward(
+  dwte: F64,
+  dwpe: F64,
+  dpatchEmb: F64,
+  dout: ArrayLike<number>,
+  tokens: ArrayLike<number>,
+  l: PrefixLayout,
+  P: number,
+  L: number,
+  C: number,
+  posOff = 0,
+): void {
+  for (let r = 0; r < l.rows; r++) {
+    const { b, t } = rowSeq(l, r);
+    const img = l.S > 0 ? Math.floor(b / l.G) : b;
+    const pos = t < P ? t : t + posOff;
+    for (let c = 0; c < C; c++) {
+      const g = dout[r * C + c];
+      dwpe[pos * C + c] += g;
+      if (t < P) dpatchEmb[(img * P + t) * C + c] += g;
+      else dwte[tokens[b * L + t - P] * C + c] += g;
     }
   }
 }

@@ -10,6 +10,7 @@ import patchifyCode from "../../../shaders/embed/patchify.wgsl?raw";
 import forwardCode from "../../../shaders/embed/embed_forward.wgsl?raw";
 import backwardCode from "../../../shaders/embed/embed_backward.wgsl?raw";
 import decodeCode from "../../../shaders/embed/decode_embed.wgsl?raw";
+import prefixCode from "../../../shaders/embed/embed_prefix.wgsl?raw";
 
 /** patches [B·P, ps·ps·Ch] from images [B, H·W·Ch]; one invocation per output value. */
 export const patchifySpec = defineKernel({
@@ -89,12 +90,62 @@ export const decodeEmbedSpec = defineKernel({
   bindings: {
     image: ["read", "f32"], // [N, H·W·C]
     text: ["read", "i32"], // [N, textCap]
-    state: ["read", "u32"], // [step, pad, ...]
+    state: ["read", "u32"], // [step, pad, 0, 0, prefilled tokens per sequence [N]]
     w: ["read", "vec4f"], // flat parameters
     x: ["read_write", "vec4f"], // [R, D/4]
   },
   workgroupSize: 64,
   grid: { kind: "spill", threads: (u) => u.R * (u.D / 4) },
+});
+
+/** Sizes of the prefix layout (src/model/prefix-layout.ts) and the text window's position offset. */
+const PREFIX = {
+  nG: "u32",
+  G: "u32",
+  S: "u32",
+  Rs: "u32",
+  P: "u32",
+  L: "u32",
+  C: "u32",
+  posOff: "u32",
+} as const;
+
+/** out [rows, C] on the prefix layout from patchEmb, tokens [B, L], wte, wpe; vec4 along C. */
+export const embedPrefixForwardSpec = defineKernel({
+  name: "embed_prefix.fwd",
+  source: prefixCode,
+  blocks: ["FWD"],
+  uniforms: PREFIX,
+  bindings: {
+    patchEmb: ["read", "vec4f"], // [nImg·P, C/4]
+    tokens: ["read", "i32"], // [B, L]
+    wte: ["read", "vec4f"], // [V, C/4]
+    wpe: ["read", "vec4f"], // [maxSeqLen, C/4]
+    out: ["read_write", "vec4f"], // [rows, C/4]
+  },
+  workgroupSize: 64,
+  grid: { kind: "spill", threads: (u) => (u.nG * u.S + u.nG * u.G * u.Rs) * (u.C / 4) },
+});
+
+/** dwte, dwpe += and dpatchEmb = from dout [rows, C] on the prefix layout; vec4 along C. */
+export const embedPrefixBackwardSpec = defineKernel({
+  name: "embed_prefix.bwd",
+  source: prefixCode,
+  blocks: ["BWD"],
+  uniforms: { ...PREFIX, V: "u32" },
+  bindings: {
+    dout: ["read", "vec4f"], // [rows, C/4]
+    order: ["read", "i32"], // [≤ B·L] text rows by token id (prefixTokenOrder)
+    start: ["read", "i32"], // [V + 1] id v's rows are order[start[v] .. start[v+1])
+    dwte: ["read_write", "vec4f"], // [V, C/4]
+    dwpe: ["read_write", "vec4f"], // [maxSeqLen, C/4]
+    dpatchEmb: ["read_write", "vec4f"], // [nImg·P, C/4]
+  },
+  workgroupSize: 64,
+  grid: {
+    kind: "spill",
+    threads: (u) => (u.V + u.S + u.Rs + (u.S > 0 ? u.nG : u.nG * u.G) * u.P) * (u.C / 4),
+  },
 });
 
 /** Every embedding kernel (spec tests). */
@@ -103,4 +154,6 @@ export const EMBED_SPECS: KernelSpec[] = [
   embedForwardSpec,
   embedBackwardSpec,
   decodeEmbedSpec,
+  embedPrefixForwardSpec,
+  embedPrefixBackwardSpec,
 ];

@@ -161,14 +161,17 @@ export function matmulBackwardDw(
  * Decode matmul y [R, O] = epilogue(x [R, I] · W + b) for the generator, W
  * [I, O] and b [O] read from the flat parameter buffer `w` at float offsets
  * `wOff` and `bOff` (64-float aligned; bOff = null: no bias). I % 4 = 0.
+ * `rows8`: the 8-row × 8-column tile (V8X8) when O % 8 = 0, for prefills of
+ * many rows (the same values as the 4-row tile).
  */
 export function decodeMatmul(
   ctx: GpuContext,
   b: { x: Binding; w: Binding; y: Binding },
   d: { R: number; I: number; O: number; wOff: number; bOff: number | null },
   epi: MatmulEpilogue,
+  rows8 = false,
 ): SpecCall<ReturnType<typeof decodeMatmulSpec>["uniforms"]> {
-  return decodeMatmulSpec(d.O, epi).call(
+  return decodeMatmulSpec(d.O, epi, rows8).call(
     ctx,
     { x: b.x, w: b.w, y: b.y },
     {

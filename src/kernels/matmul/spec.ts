@@ -204,13 +204,15 @@ export const matmulBackwardDwVec4 = defineKernel({
 export type MatmulEpilogue = "store" | "gelu" | "add";
 
 /** Spec of one decode matmul variant (see decodeMatmulSpec). */
-function makeDecodeMatmul(vec: boolean, epi: MatmulEpilogue) {
-  const elem = vec ? "vec4f" : "f32";
+function makeDecodeMatmul(variant: "VEC" | "SCAL" | "V8X8", epi: MatmulEpilogue) {
+  const elem = variant === "SCAL" ? "f32" : "vec4f";
+  const rowsPer = variant === "V8X8" ? 8 : 4;
+  const colsPer = variant === "V8X8" ? 2 : 1;
   return defineKernel({
-    name: `decode_matmul.${vec ? "VEC" : "SCAL"}.${epi}`,
+    name: `decode_matmul.${variant}.${epi}`,
     source: decodeCode,
     blocks: [
-      vec ? "VEC" : "SCAL",
+      variant,
       epi === "add" ? "EPI_ADD" : "EPI_STORE",
       ...(epi === "gelu" ? ["EPI_GELU"] : []),
     ],
@@ -226,10 +228,10 @@ function makeDecodeMatmul(vec: boolean, epi: MatmulEpilogue) {
     bindings: {
       x: ["read", "vec4f"], // [R, I/4]
       w: ["read", elem], // flat parameters
-      y: ["read_write", elem], // [R, O] (VEC: [R, O/4])
+      y: ["read_write", elem], // [R, O] (VEC, V8X8: [R, O/4])
     },
     workgroupSize: 64,
-    grid: { kind: "spill", threads: (u) => cdiv(u.R, 4) * u.nColTiles },
+    grid: { kind: "spill", threads: (u) => cdiv(u.R, rowsPer) * cdiv(u.nColTiles, colsPer) },
   });
 }
 
@@ -239,15 +241,18 @@ const decodeSpecs = new Map<string, DecodeMatmulSpec>();
 /**
  * Spec of the decode matmul y [R, O] = epilogue(x [R, I] · W + b) with W [I, O]
  * and b [O] read from the flat parameter buffer `w` at float offsets wOff,
- * bOff (64-float aligned): the VEC variant when O % 4 = 0 (vec4 W and y),
- * else SCAL; I % 4 = 0 in both.
+ * bOff (64-float aligned): the VEC variant (4 rows × one vec4 column per
+ * invocation) when O % 4 = 0, else SCAL; with `rows8`, V8X8 (8 rows × two
+ * vec4 columns: twice the multiply-adds per load, for prefills of many rows)
+ * when O % 8 = 0. I % 4 = 0 in all. Every variant computes each output with
+ * the same expression, so they agree bit for bit.
  */
-export function decodeMatmulSpec(O: number, epi: MatmulEpilogue): DecodeMatmulSpec {
-  const vec = O % 4 === 0;
-  const key = `${vec}.${epi}`;
+export function decodeMatmulSpec(O: number, epi: MatmulEpilogue, rows8 = false): DecodeMatmulSpec {
+  const variant = rows8 && O % 8 === 0 ? "V8X8" : O % 4 === 0 ? "VEC" : "SCAL";
+  const key = `${variant}.${epi}`;
   let spec = decodeSpecs.get(key);
   if (!spec) {
-    spec = makeDecodeMatmul(vec, epi);
+    spec = makeDecodeMatmul(variant, epi);
     decodeSpecs.set(key, spec);
   }
   return spec;
@@ -268,5 +273,6 @@ export const MATMUL_SPECS: KernelSpec[] = [
   ...(["store", "gelu", "add"] as const).flatMap((e) => [
     decodeMatmulSpec(12, e),
     decodeMatmulSpec(10, e),
+    decodeMatmulSpec(16, e, true),
   ]),
 ];

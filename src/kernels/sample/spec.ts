@@ -31,7 +31,7 @@ export const sampleSpec = defineKernel({
     logits: ["read", "f32"], // [N, V]
     ework: ["read_write", "f32"], // [N, V] scratch
     forced: ["read", "i32"], // [N, cap] then forcedLen [N]
-    state: ["read", "u32"], // [step, pad, ...]
+    state: ["read", "u32"], // [step, pad, 0, 0, prefilled tokens per sequence [N]]
     text: ["read_write", "i32"], // [N, textCap]
     out: ["read_write", "i32"], // tokens [N, M] | logprobs [N, M] (f32 bits) | lengths [N] | done [N]
   },

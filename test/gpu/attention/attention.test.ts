@@ -6,7 +6,7 @@
  * decode query over the cache; VEC and SCAL), on sizes that are not
  * multiples of 4 or of the 64-wide workgroup.
  */
-import { describe, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { useGpu } from "../../support/gpu";
 import {
   attentionBackward,
@@ -179,11 +179,14 @@ describe("attention kernels", () => {
   const text = Int32Array.from([0, 0, 3, 4, 5, 1, 0, 2, 9, 10]); // [N, L]; PAD inside and in front
 
   for (const [D, forceScalar] of [
-    [20, false],
-    [24, false],
-    [24, true],
+    [20, false], // head size 10: SCAL
+    [24, false], // 12: REG (vec4 registers)
+    [24, true], // 12 forced scalar: SCAL
+    [64, false], // 32: REG with all 8 registers
+    [96, false], // 48: VEC (private vec4 arrays)
   ] as const) {
-    it(`kv_append + decode_attention (hd ${D / H}, ${D % 8 || forceScalar ? "scalar" : "vec4"}): causal prefill with PAD keys, then a decode query over the cache`, async () => {
+    const variant = (D / H) % 4 || forceScalar ? "SCAL" : D / H <= 32 ? "REG" : "VEC";
+    it(`kv_append + decode_attention (hd ${D / H}, ${variant}): causal prefill with PAD keys, then a decode query over the cache`, async () => {
       const hd = D / H,
         S = T + 1,
         layers = 2,
@@ -211,7 +214,8 @@ describe("attention kernels", () => {
         decodeQkv.set(qkv1.subarray((n * T1 + T) * 3 * D, (n * T1 + T1) * 3 * D), n * 3 * D);
       }
       const textB = gpu.ctx.createBufferFrom("text", text1);
-      const state = gpu.ctx.createBufferFrom("state", new Uint32Array([0, PAD, 0, 0]));
+      // [step, pad, 0, 0, prefilled per sequence]: the decode kernels add prefilled[n] to step.
+      const state = gpu.ctx.createBufferFrom("state", new Uint32Array([0, PAD, 0, 0, 0, 0]));
       const kc = gpu.ctx.createBuffer("kc", layers * N * H * S * hd * 4);
       const vc = gpu.ctx.createBuffer("vc", layers * N * H * S * hd * 4);
       const out = gpu.ctx.createBuffer("out", N * T * D * 4);
@@ -228,8 +232,8 @@ describe("attention kernels", () => {
       for (let n = 0; n < N; n++) refPre.set(ref.subarray(n * T1 * D, (n * T1 + T) * D), n * T * D);
       expectClose("decode_attention prefill", pre, refPre);
 
-      // Decode step: state[0] = 1 with posBase T − 1 → position T.
-      gpu.ctx.write(state, new Uint32Array([1, PAD, 0, 0]));
+      // Decode step: state[0] = 1 (sequence 0) or prefilled[1] = 1 (sequence 1) with posBase T − 1 → position T.
+      gpu.ctx.write(state, new Uint32Array([0, PAD, 0, 0, 1, 1]));
       const qd = gpu.ctx.createBufferFrom("qkv.decode", decodeQkv);
       const stepRows = { R: N, rowsPerSeq: 1, posBase: T - 1, useState: 1 };
       gpu.ctx.run(kvAppendCall(gpu.ctx, { qkv: qd, state, kc, vc }, stepRows, cache, 1));
@@ -240,6 +244,21 @@ describe("attention kernels", () => {
         dec,
         [0, 1].flatMap((n) => Array.from(ref.subarray((n * T1 + T) * D, (n * T1 + T1) * D))),
       );
+      // A sequence stepped past its cache (position ≥ S) writes no key or value and attends to nothing.
+      const kBefore = await gpu.ctx.readF32(kc);
+      gpu.ctx.write(state, new Uint32Array([0, PAD, 0, 0, 1, S - T + 1]));
+      gpu.ctx.run(kvAppendCall(gpu.ctx, { qkv: qd, state, kc, vc }, stepRows, cache, 1));
+      gpu.ctx.run(decodeAttention(gpu.ctx, { ...b, qkv: qd }, stepRows, cache, seq, forceScalar));
+      const past = await gpu.ctx.readF32(out, 0, N * D);
+      expect(Array.from(past.subarray(D))).toEqual(new Array(D).fill(0));
+      expectClose(
+        "decode_attention step (in-range row)",
+        past.subarray(0, D),
+        dec.subarray(0, D),
+        0,
+        0,
+      );
+      expect(Array.from(await gpu.ctx.readF32(kc))).toEqual(Array.from(kBefore));
     });
   }
 });

@@ -174,12 +174,13 @@ describe("embedding kernels", () => {
     return { flat, patchW, patchB, wte, wpe };
   }
 
-  it("decode_embed: all prefill rows, then one decode row at position posBase + state[0]", async () => {
+  it("decode_embed: all prefill rows, then one decode row at position posBase + state[0] + prefilled[n]", async () => {
     const img = randn(N * 6 * 9 * 3, 12);
     const e = embedParams();
     const imgB = gpu.ctx.createBufferFrom("img", img);
     const textB = gpu.ctx.createBufferFrom("text", text);
-    const state = gpu.ctx.createBufferFrom("state", new Uint32Array([2, PAD, 0, 0]));
+    // [step, pad, 0, 0, prefilled per sequence]
+    const state = gpu.ctx.createBufferFrom("state", new Uint32Array([1, PAD, 0, 0, 1, 1]));
     const wb = gpu.ctx.createBufferFrom("w", e.flat);
     const xb = gpu.ctx.createBuffer("x", N * T * D * 4);
     const prm = (R: number, rowsPerSeq: number, posBase: number, useState: number) => ({
@@ -209,7 +210,7 @@ describe("embedding kernels", () => {
     const ref = new Float64Array(N * T * D);
     embedForwardRef(ref, patches, text, e.patchW, e.patchB, e.wte, e.wpe, N, P, L, pd, D);
     expectClose("decode_embed prefill", got, ref);
-    // Decode: rowsPerSeq 1, posBase P + 1, state[0] = 2 → position P + 3 (text index 3).
+    // Decode: rowsPerSeq 1, posBase P + 1, state[0] + prefilled[n] = 2 → position P + 3 (text index 3).
     gpu.ctx.run(decodeEmbed(gpu.ctx, b, prm(N, 1, P + 1, 1)));
     const dec = await gpu.ctx.readF32(xb, 0, N * D);
     expectClose(
@@ -217,5 +218,11 @@ describe("embedding kernels", () => {
       dec,
       [0, 1].flatMap((n) => Array.from(ref.subarray((n * T + P + 3) * D, (n * T + P + 4) * D))),
     );
+    // Sequence 1 stepped past its text (position ≥ P + textCap): a zero row; sequence 0 as before.
+    gpu.ctx.write(state, new Uint32Array([1, PAD, 0, 0, 1, L]));
+    gpu.ctx.run(decodeEmbed(gpu.ctx, b, prm(N, 1, P + 1, 1)));
+    const past = await gpu.ctx.readF32(xb, 0, N * D);
+    expectClose("decode_embed step (in range)", past.subarray(0, D), dec.subarray(0, D), 0, 0);
+    expect(Array.from(past.subarray(D))).toEqual(new Array(D).fill(0));
   });
 });
