@@ -5,7 +5,14 @@
  * ranking. Paper: 500 prompts × 8 rollouts, 4 repeats; 0.026 vs 0.016.
  */
 import type { TaskPrompt } from "../tasks/types";
-import { createAuditorJudge, DEFAULT_AUDITOR, type AuditorConfig } from "../rewards/auditor-judge";
+import {
+  createJudge,
+  JUDGE_DEFAULTS,
+  DEFAULT_JUDGE_NAME,
+  judgeSettings,
+  type JudgeName,
+  type JudgeSettings,
+} from "../rewards/judges";
 import { scoreGRR, scorePointwiseGR, type Judge, type RankMapping } from "../rewards/grr";
 import { mulberry32, type Rng } from "../rewards/rng";
 
@@ -26,8 +33,8 @@ export interface StabilityArgs {
   groups: ReadonlyArray<readonly string[]>;
   /** Repeats of the reward assignment (paper 4). Integer ≥ 2. */
   repeats?: number;
-  /** Auditor noise settings, or a custom judge. */
-  judge?: Partial<AuditorConfig> | Judge;
+  /** Judge settings (name and noise; missing fields: that judge's defaults), or a custom judge. */
+  judge?: Partial<JudgeSettings> | Judge;
   lambda?: number;
   mapping?: RankMapping;
   /**
@@ -61,7 +68,7 @@ export function stabilityStudy(args: StabilityArgs): StabilityResult {
   const judge: Judge =
     args.judge && typeof (args.judge as Judge).pointwise === "function"
       ? (args.judge as Judge)
-      : createAuditorJudge(args.judge as Partial<AuditorConfig> | undefined);
+      : createJudge(args.judge as Partial<JudgeSettings> | undefined);
   let pointSum = 0;
   let groupSum = 0;
   let count = 0;
@@ -104,49 +111,35 @@ export function stabilityStudy(args: StabilityArgs): StabilityResult {
   };
 }
 
-/** The judge noise of one sweep setting (rubric auditor, docs/reward-spec.md §2; score units). */
+/** The judge and noise of one sweep setting (docs/reward-spec.md §2; score units). */
 interface JudgeNoise {
-  /** Per-candidate perception noise σ_j. */
+  /** Which judge (src/rewards/judges.ts). */
+  name: JudgeName;
+  /** Perception noise σ_j. */
   sigmaJ: number;
-  /** Per-call calibration offset σ_b (pointwise calls only). */
+  /** Calibration offset σ_b per judge call. */
   sigmaB: number;
-  /** Groupwise tie margin δ. */
+  /** Groupwise tie margin δ (oracle-auditor only). */
   delta: number;
 }
 
-/** One setting of a sweep: a label for tables and charts, and the auditor's noise. */
+/** One setting of a sweep: a label for tables and charts, the judge and its noise. */
 export interface SweepSetting extends JudgeNoise {
   label: string;
 }
 
+const D = JUDGE_DEFAULTS[DEFAULT_JUDGE_NAME];
 /**
- * Default settings of `stabilitySweep` (lab choice): the lab default
- * (DEFAULT_AUDITOR: σ_j 0.13, σ_b 0.17, δ 0.15), then one knob moved at a
- * time: σ_b = 0 (no calibration noise: the stability advantage should
- * vanish, docs/reward-spec.md §2), σ_b 0.05 and 0.3, σ_j 0 and 0.05.
+ * Default settings of `stabilitySweep` (lab choice): the default judge
+ * (text-auditor) at its default noise, then one knob moved at a time:
+ * σ_b = 0 (no calibration offset), σ_b half and twice the default, σ_j = 0.
  */
 export const DEFAULT_SWEEP_SETTINGS: readonly SweepSetting[] = [
-  {
-    label: "lab default",
-    sigmaJ: DEFAULT_AUDITOR.sigmaJ,
-    sigmaB: DEFAULT_AUDITOR.sigmaB,
-    delta: DEFAULT_AUDITOR.delta,
-  },
-  { label: "σ_b = 0", sigmaJ: DEFAULT_AUDITOR.sigmaJ, sigmaB: 0, delta: DEFAULT_AUDITOR.delta },
-  {
-    label: "σ_b = 0.05",
-    sigmaJ: DEFAULT_AUDITOR.sigmaJ,
-    sigmaB: 0.05,
-    delta: DEFAULT_AUDITOR.delta,
-  },
-  { label: "σ_b = 0.3", sigmaJ: DEFAULT_AUDITOR.sigmaJ, sigmaB: 0.3, delta: DEFAULT_AUDITOR.delta },
-  { label: "σ_j = 0", sigmaJ: 0, sigmaB: DEFAULT_AUDITOR.sigmaB, delta: DEFAULT_AUDITOR.delta },
-  {
-    label: "σ_j = 0.05",
-    sigmaJ: 0.05,
-    sigmaB: DEFAULT_AUDITOR.sigmaB,
-    delta: DEFAULT_AUDITOR.delta,
-  },
+  { label: "lab default", name: DEFAULT_JUDGE_NAME, ...D },
+  { label: "σ_b = 0", name: DEFAULT_JUDGE_NAME, ...D, sigmaB: 0 },
+  { label: "σ_b × 0.5", name: DEFAULT_JUDGE_NAME, ...D, sigmaB: D.sigmaB / 2 },
+  { label: "σ_b × 2", name: DEFAULT_JUDGE_NAME, ...D, sigmaB: D.sigmaB * 2 },
+  { label: "σ_j = 0", name: DEFAULT_JUDGE_NAME, ...D, sigmaJ: 0 },
 ];
 
 /** Result of one sweep setting: `stabilityStudy`'s result and the judge it used. */
@@ -158,8 +151,9 @@ export interface SweepResult extends StabilityResult {
 /** Inputs of `stabilitySweep`: `stabilityStudy`'s, with a seed instead of an rng and a list of judges. */
 export interface SweepArgs extends Omit<StabilityArgs, "judge" | "rng"> {
   /**
-   * Judge-noise settings (default DEFAULT_SWEEP_SETTINGS). A missing field
-   * takes DEFAULT_AUDITOR's value; a missing label is built from the values.
+   * Judge settings (default DEFAULT_SWEEP_SETTINGS). A missing name is the
+   * default judge; a missing noise field takes that judge's default
+   * (JUDGE_DEFAULTS); a missing label is built from the values.
    */
   settings?: ReadonlyArray<Partial<SweepSetting>>;
   /** Seed of the judge noise: an integer in [0, 2^32). */
@@ -176,13 +170,14 @@ export interface SweepArgs extends Omit<StabilityArgs, "judge" | "rng"> {
  * numbers). Every setting therefore sees the same standard-normal draws, so a
  * difference between two settings is the effect of their noise values, not
  * sampling luck, and a setting's result does not depend on the rest of the
- * list. The auditor draws the same number of normals whatever σ_b is, so
- * settings that differ only in σ_b give exactly the same groupwise variance.
+ * list. Both judges draw the same number of normals whatever the σ's are.
+ * (The oracle auditor's groupwise calls ignore σ_b, so its settings that
+ * differ only in σ_b give exactly the same groupwise variance.)
  * Variances are in squared reward units (R = r_ver + λ·r_aux).
  *
  * @returns one SweepResult per setting, in order.
  * @throws Error naming `settings`, `seed` or the offending field (e.g.
- *   `auditor.sigmaB`) for an empty list, a bad seed or a negative or
+ *   `judge.sigmaB`, `judge.name`) for an empty list, a bad seed or a negative or
  *   non-finite noise value; `stabilityStudy`'s errors for bad groups or repeats.
  */
 export function stabilitySweep(args: SweepArgs): SweepResult[] {
@@ -196,15 +191,13 @@ export function stabilitySweep(args: SweepArgs): SweepResult[] {
   }
   const { settings: _s, seed, ...study } = args;
   return settings.map((s) => {
-    const judge: JudgeNoise = {
-      sigmaJ: s.sigmaJ ?? DEFAULT_AUDITOR.sigmaJ,
-      sigmaB: s.sigmaB ?? DEFAULT_AUDITOR.sigmaB,
-      delta: s.delta ?? DEFAULT_AUDITOR.delta,
-    };
-    // createAuditorJudge validates each value and names the field.
-    const auditor = createAuditorJudge({ ...judge, failureRate: 0 });
-    const label = s.label ?? `σ_j ${judge.sigmaJ}, σ_b ${judge.sigmaB}, δ ${judge.delta}`;
-    const result = stabilityStudy({ ...study, judge: auditor, rng: mulberry32(seed) });
+    // judgeSettings names an unknown judge; createJudge validates each value and names the field.
+    const judge: JudgeNoise = judgeSettings(s);
+    const made = createJudge({ ...judge, failureRate: 0 });
+    const label =
+      s.label ??
+      `${judge.name}, σ_j ${judge.sigmaJ}, σ_b ${judge.sigmaB}${judge.name === "oracle-auditor" ? `, δ ${judge.delta}` : ""}`;
+    const result = stabilityStudy({ ...study, judge: made, rng: mulberry32(seed) });
     return { label, judge, ...result };
   });
 }
