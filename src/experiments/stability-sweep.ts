@@ -15,6 +15,7 @@ import {
 } from "../rewards/judges";
 import { scoreGRR, scorePointwiseGR, type Judge, type RankMapping } from "../rewards/grr";
 import { mulberry32, type Rng } from "../rewards/rng";
+import { summarizeSeeds } from "./seed-stats";
 
 export interface StabilityResult {
   /** Mean over rollouts of the variance of R under pointwise GR. */
@@ -200,4 +201,99 @@ export function stabilitySweep(args: SweepArgs): SweepResult[] {
     const result = stabilityStudy({ ...study, judge: made, rng: mulberry32(seed) });
     return { label, judge, ...result };
   });
+}
+
+/** A figure over draws: mean (the pooled figure: draws of equal size), sd and 95 % t-interval, each draw's value. */
+export interface OverDraws {
+  mean: number;
+  /** Sample sd over draws (n − 1); 0 for one draw. */
+  sd: number;
+  /** 95 % Student-t interval of the mean over draws; [mean, mean] for one draw. */
+  ci95: [number, number];
+  perDraw: number[];
+}
+
+/** One setting's figures pooled over draws (GRR §4.3.4 protocol on several prompt draws). */
+export interface PooledSetting {
+  label: string;
+  judge: JudgeNoise;
+  pointwise: OverDraws;
+  groupwise: OverDraws;
+  /** 1 − pooled groupwise / pooled pointwise (0 when pointwise is 0). */
+  reduction: number;
+}
+
+function overDraws(values: number[]): OverDraws {
+  const s = summarizeSeeds(values);
+  return { mean: s.mean, sd: s.sd, ci95: s.ci95, perDraw: s.perSeed };
+}
+
+/**
+ * `poolDraws(draws)`: each setting's pointwise and groupwise variance over
+ * the draws (draws[d] = one draw's `stabilitySweep` result, the same
+ * settings in the same order in every draw). The pooled figure is the mean
+ * over draws, which is the mean over all rollouts when the draws are of equal
+ * size (the CLI's are).
+ * @throws Error when there is no draw or the draws' settings differ (label or judge).
+ */
+export function poolDraws(draws: ReadonlyArray<readonly SweepResult[]>): PooledSetting[] {
+  if (draws.length === 0) throw new Error("poolDraws: no draws");
+  const first = draws[0];
+  for (const [d, draw] of draws.entries()) {
+    if (
+      draw.length !== first.length ||
+      draw.some(
+        (r, k) =>
+          r.label !== first[k].label || JSON.stringify(r.judge) !== JSON.stringify(first[k].judge),
+      )
+    )
+      throw new Error(`poolDraws: draw ${d} has other settings than draw 0`);
+  }
+  return first.map((r, k) => {
+    const pointwise = overDraws(draws.map((d) => d[k].pointwise));
+    const groupwise = overDraws(draws.map((d) => d[k].groupwise));
+    return {
+      label: r.label,
+      judge: r.judge,
+      pointwise,
+      groupwise,
+      reduction: pointwise.mean > 0 ? 1 - groupwise.mean / pointwise.mean : 0,
+    };
+  });
+}
+
+/** The fit of a setting to target variances: its index in the list and its squared relative error. */
+export interface StabilityFit {
+  index: number;
+  label: string;
+  judge: JudgeNoise;
+  /** (pointwise/target_p − 1)² + (groupwise/target_g − 1)², pooled figures. */
+  error: number;
+}
+
+/**
+ * `fitTargets(pooled, {pointwise, groupwise})`: the setting whose pooled
+ * variances are nearest the targets by the calibration rule of
+ * docs/reward-spec.md §2 (decided 2026-12-03): the least
+ * `(pointwise/target_p − 1)² + (groupwise/target_g − 1)²`; the first such
+ * setting on a tie. Paper targets: GRR §4.3.4, 0.026 and 0.016.
+ * @throws Error when `pooled` is empty or a target is not a finite number > 0.
+ */
+export function fitTargets(
+  pooled: readonly PooledSetting[],
+  targets: { pointwise: number; groupwise: number },
+): StabilityFit {
+  if (pooled.length === 0) throw new Error("fitTargets: no settings");
+  for (const [k, v] of Object.entries(targets))
+    if (!(Number.isFinite(v) && v > 0))
+      throw new Error(`fitTargets: target ${k} must be a finite number > 0, got ${String(v)}`);
+  let best: StabilityFit | null = null;
+  pooled.forEach((p, index) => {
+    const error =
+      (p.pointwise.mean / targets.pointwise - 1) ** 2 +
+      (p.groupwise.mean / targets.groupwise - 1) ** 2;
+    if (best === null || error < best.error)
+      best = { index, label: p.label, judge: p.judge, error };
+  });
+  return best!;
 }
