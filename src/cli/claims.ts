@@ -1,52 +1,79 @@
 /**
  * Runs the papers' claims in the lab and judges each one over seeds:
- *   npm run claims -- [--size ci|full] [--seeds S1,S2,…] [--claims ID,…] [--out DIR] [--checkpoint FILE] [--quiet]
+ *   npm run claims -- [--size ci|full] [--seeds S1,S2,…] [--claims ID,…] [--judge NAME]
+ *                     [--out DIR] [--checkpoint FILE] [--quiet]
  *
- * One multi-seed lab run per task trains every variant the selected claims
- * need from the same cold start under each seed: the default experiment's
- * (the shipped hinted checkpoint; --checkpoint replaces it), and for SCS and
- * ACRE a multiple-choice run without hints, every variant with GRPO (the
- * shipped multiple-choice checkpoint). The judge-stability sweep runs on each
- * seed's cold-start rollouts. Each claim's per-seed figure (src/experiments/claims.ts) is
- * summarized as mean and 95 % Student-t interval over seeds, and judged
- * "reproduced" (interval strictly on the paper's side of 0), "not reproduced"
- * (interval on the other side or at 0) or "inconclusive" (straddles 0);
- * claims the lab cannot run yet are "not runnable" with the reason.
+ * One multi-seed lab run per task and arm set trains every arm the selected
+ * claims need from the same cold start under each seed: the default
+ * experiment's (the shipped hinted checkpoint; --checkpoint replaces it), a
+ * run of its own for an arm with other weights (StructReward with its
+ * auxiliary tasks on), and for SCS and ACRE a multiple-choice run without
+ * hints, every variant with GRPO (the shipped multiple-choice checkpoint).
+ * Seeds go in runs of at most MAX_SEEDS_PER_RUN. The judge-stability sweep
+ * runs on each seed's cold-start rollouts. The judge arms and the sweep use
+ * --judge (text-auditor, the default, or oracle-auditor) at its default
+ * noise. Each claim's paired comparisons (src/experiments/claims.ts) are
+ * summarized as mean and 95 % Student-t interval over seeds, with the
+ * minimum detectable effect at N and the N the paper's effect would need,
+ * and judged "reproduced" (interval strictly on the paper's side of 0),
+ * "not reproduced" (on the other side or at 0) or "inconclusive"; a claim
+ * of several comparisons by their intersection–union (docs/reward-spec.md
+ * §2). Claims the lab cannot run yet are "not runnable" with the reason;
+ * claims whose paper effect needs more seeds than N are listed on stderr
+ * and in `cannot_decide_at_n`.
  *
  * Prints progress on stderr and one JSON line on stdout:
- *   {"size", "seeds", "seconds", "claims": [{"id", "paper", "statement", "paper_figure",
- *    "lab": {"mean", "ci95", "per_seed"} | null, "verdict", "command", "metric", "reason"?}]}
+ *   {"size", "seeds", "judge", "seconds", "cannot_decide_at_n", "claims": [{"id", "paper", "statement",
+ *    "paper_figure", "lab": {"mean", "ci95", "per_seed"} | null, "comparisons": [{"label", "direction",
+ *    "mean", "sd", "ci95", "per_seed", "mde", "paper_effect", "n_needed", "verdict"}], "verdict",
+ *    "decidable", "command", "metric", "reason"?}]}
  * --out DIR (a new or empty folder; an existing non-empty one is refused so
  * no earlier report is overwritten) gets claims.json, claims.md, metrics.jsonl
- * (and metrics-multiple-choice.jsonl when that run ran) and per claim <id>.svg and <id>.png (mean curves with 95 % bands). DIR and
- * --checkpoint are checked before any work; every file is written under a
- * temporary name and renamed. On failure the last stdout line is {"error"}.
+ * (and metrics-<run>.jsonl for every further run) and per claim <id>.svg and
+ * <id>.png (the arms' mean curves with 95 % bands beside the judged paired
+ * differences per step). DIR and --checkpoint are checked before any work;
+ * every file is written under a temporary name and renamed. On failure the
+ * last stdout line is {"error"}.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadCheckpoint } from "../model/checkpoint";
 import {
   CLAIMS,
-  DEFAULT_SIGMA_B,
+  comparisonsOf,
   selectClaims,
+  type ClaimArm,
   type ClaimInputs,
   type ClaimSpec,
   type StabilityPoint,
 } from "../experiments/claims";
 import { parseExperiment, type Experiment, type VariantName } from "../settings/experiment";
-import { inProcessScorer } from "../run/reward-client";
+import { createInProcessScorer } from "../run/reward-client";
 import { LabRun } from "../run/lab-run";
-import { aggregateCurves, summarizeSeeds, verdict } from "../experiments/seed-stats";
+import {
+  aggregateCurves,
+  intersectionUnionVerdict,
+  minDetectableEffect,
+  seedsNeeded,
+  summarizeSeeds,
+  verdict,
+} from "../experiments/seed-stats";
 import { stabilityReport } from "../experiments/stability-study";
-import { DEFAULT_AUDITOR } from "../rewards/auditor-judge";
+import { SWEEP_SIGMA_B } from "../experiments/stability-sweep";
+import { JUDGE_NAMES, judgeSettings, type JudgeSettings } from "../rewards/judges";
 import { variantColor } from "../ui/lib/variant-meta";
+import { variantEntry } from "../settings/variant-table";
+import { PRM_FILE } from "../prm/file";
+import type { MetricRow } from "../run/run-types";
 import {
   claimsMarkdown,
-  curvesSvg,
+  panelsSvg,
   svgToPng,
   type ClaimResult,
+  type ComparisonResult,
   type CurvesPlot,
 } from "../experiments/claims-report";
+import { nodePrm } from "./node-prm";
 import {
   consoleSink,
   loadShippedCheckpoint,
@@ -54,20 +81,40 @@ import {
   nodeContext,
   parseFlags,
   parseSeedList,
+  REPO_ROOT,
 } from "./node-run";
 import { checkInputFile, checkWritableFolder, finishCli, writeFileAtomic } from "./out-files";
 
 /**
- * Run sizes (lab choice). `full` is the five-seed report. The held-out set is
- * 512 prompts (one sampled answer each), evaluated at steps 0, 10 and 20: at
- * 128 prompts one prompt is 0.8 points and the seed-to-seed spread of a
- * paired RC-Acc difference was about ±5 points, against GRR's 2.4-point gap
- * over pointwise GR (Table 1); four times the prompts halve the eval's share
- * of that spread. Wall-clock times of each size are in the README.
+ * Seeds (stated 2026-12-03, with what each was used for). Used for choices,
+ * never reported as evidence: 1–9 (the scenario, the judge noise of the
+ * oracle auditor, pilots), 11–13 (the ci seeds until 2026-12-03, used to
+ * decide 20 steps), 201–205 (the text auditor's calibration draws). Reported
+ * before, not used for a choice: 21–25. Never used for anything before the
+ * runs they report: the ci seeds 31–33 and the full seeds 41 onward.
+ */
+const CI_SEEDS = [31, 32, 33];
+/**
+ * Full size: as many seeds as the GRR claims need by the minimum-detectable-
+ * effect calculation (docs/reward-spec.md §2), at least 10: FULL_SEED_COUNT
+ * seeds from 41, none used for a choice.
+ */
+export const FULL_SEED_COUNT = 12;
+const FULL_SEEDS = Array.from({ length: FULL_SEED_COUNT }, (_, i) => 41 + i);
+
+/**
+ * Run sizes (lab choice). The held-out set is 512 prompts (one sampled
+ * answer each), evaluated at steps 0, 10 and 20: at 128 prompts one prompt
+ * is 0.8 points and the seed-to-seed spread of a paired RC-Acc difference was
+ * about ±5 points, against GRR's 2.4-point gap over pointwise GR; four times
+ * the prompts halve the eval's share of that spread. `ci` keeps to 25
+ * minutes on the 2-core CPU adapter and says which claims its N cannot
+ * decide; `full` has the seeds the GRR claims need. Wall-clock times of each
+ * size are in docs/results.md.
  */
 export const CLAIM_SIZES = {
   ci: {
-    seeds: [11, 12, 13],
+    seeds: CI_SEEDS,
     steps: 20,
     groupSize: 8,
     batchPrompts: 4,
@@ -78,7 +125,7 @@ export const CLAIM_SIZES = {
     stabilityRepeats: 4,
   },
   full: {
-    seeds: [21, 22, 23, 24, 25],
+    seeds: FULL_SEEDS,
     steps: 20,
     groupSize: 8,
     batchPrompts: 4,
@@ -91,11 +138,17 @@ export const CLAIM_SIZES = {
 } as const;
 export type ClaimSize = keyof typeof CLAIM_SIZES;
 
-/** σ_b values of the stability plot (σ_j and δ at the lab default). */
-const SIGMA_B_SWEEP = [0, 0.05, DEFAULT_SIGMA_B, 0.3];
+/** Seeds per lab run (the experiment schema's limit); more seeds go in several runs from the same cold start. */
+const MAX_SEEDS_PER_RUN = 8;
 
-function commandFor(size: ClaimSize, seeds: number[], id: string): string {
-  return `npm run claims -- --size ${size} --seeds ${seeds.join(",")} --claims ${id}`;
+/** σ_b values of the stability plot: SWEEP_SIGMA_B and the judge's default, ascending (σ_j and δ at the judge's defaults). */
+function sigmaBSweep(judge: JudgeSettings): number[] {
+  return [...new Set<number>([...SWEEP_SIGMA_B, judge.sigmaB])].sort((a, b) => a - b);
+}
+
+function commandFor(size: ClaimSize, seeds: number[], id: string, judge: JudgeSettings): string {
+  const j = judge.name === judgeSettings().name ? "" : ` --judge ${judge.name}`;
+  return `npm run claims -- --size ${size} --seeds ${seeds.join(",")} --claims ${id}${j}`;
 }
 
 /** Refuses an existing non-empty output folder (no earlier report is overwritten); checks it can be written. */
@@ -112,6 +165,7 @@ async function main(): Promise<void> {
     size: "string",
     seeds: "string",
     claims: "string",
+    judge: "string",
     out: "string",
     checkpoint: "string",
     quiet: "boolean",
@@ -129,38 +183,50 @@ async function main(): Promise<void> {
           .map((s) => s.trim())
       : undefined,
   );
+  const judgeName = String(flags.judge ?? judgeSettings().name);
+  if (!(JUDGE_NAMES as readonly string[]).includes(judgeName))
+    throw new Error(`--judge must be one of ${JUDGE_NAMES.join(", ")}, got '${judgeName}'`);
+  const judge = judgeSettings({ name: judgeName as JudgeSettings["name"] });
   const out = flags.out !== undefined ? String(flags.out) : undefined;
   if (flags.checkpoint !== undefined) checkInputFile("--checkpoint", String(flags.checkpoint));
   if (out) checkOutDir(out);
   const t0 = performance.now();
 
   const runnable = claims.filter((c) => !c.notRunnable);
+  const plans = planRuns(runnable);
   const sink = consoleSink(undefined, Boolean(flags.quiet));
   const ctx = await nodeContext();
   sink.log(`adapter: ${ctx.adapter.description}${ctx.adapter.isFallback ? " (CPU fallback)" : ""}`);
-  sink.log(`claims: ${claims.map((c) => c.id).join(", ")}; size ${size}; seeds ${seeds.join(",")}`);
-  // One multi-seed run per task: the default scenario's, and a multiple-choice one (SCS, ACRE).
-  const inputs = new Map<TaskKey, ClaimInputs>();
-  for (const task of TASK_KEYS) {
-    const group = runnable.filter((c) => taskOf(c) === task);
-    if (group.length === 0) continue;
-    inputs.set(
-      task,
-      await runGroup(ctx, sink, task, group, {
+  sink.log(
+    `claims: ${claims.map((c) => c.id).join(", ")}; size ${size}; seeds ${seeds.join(",")}; judge ${judge.name} (σ_j ${judge.sigmaJ}, σ_b ${judge.sigmaB})`,
+  );
+  // One multi-seed run per plan: the default scenario's, arms with other weights, a multiple-choice one (SCS, ACRE).
+  const byPlan = new Map<string, ClaimInputs>();
+  for (const plan of plans) {
+    byPlan.set(
+      plan.key,
+      await runPlan(ctx, sink, plan, {
         size: S,
         seeds,
-        checkpoint: task === "default" ? (flags.checkpoint as string | undefined) : undefined,
+        judge,
+        checkpoint: plan.task === "default" ? (flags.checkpoint as string | undefined) : undefined,
       }),
     );
   }
   ctx.destroy();
 
-  const empty: ClaimInputs = { rows: [], stability: new Map() };
-  const inputsOf = (c: ClaimSpec) => inputs.get(taskOf(c)) ?? empty;
-  const results: ClaimResult[] = claims.map((c) => judgeClaim(c, inputsOf(c), seeds, size));
+  const inputsOf = (c: ClaimSpec) => claimInputs(c, plans, byPlan, judge);
+  const results: ClaimResult[] = claims.map((c) => judgeClaim(c, inputsOf(c), seeds, size, judge));
   const seconds = Math.round((performance.now() - t0) / 1000);
-  if (out) writeReport(out, claims, results, inputsOf, inputs, seeds);
-  process.stdout.write(`${JSON.stringify({ size, seeds, seconds, claims: results })}\n`);
+  const cannot = results.filter((r) => r.decidable === "no").map((r) => r.id);
+  const unknown = results.filter((r) => r.decidable === "unknown").map((r) => r.id);
+  sink.log(
+    `N = ${seeds.length}: cannot decide ${cannot.length ? cannot.join(", ") : "none"} (a paper effect needs more seeds)${unknown.length ? `; no paper effect to size: ${unknown.join(", ")}` : ""}`,
+  );
+  if (out) writeReport(out, claims, results, inputsOf, byPlan, seeds, size, judge);
+  process.stdout.write(
+    `${JSON.stringify({ size, seeds, judge, seconds, cannot_decide_at_n: cannot, claims: results })}\n`,
+  );
 }
 
 /** The runs claims come from (ClaimSpec.task; absent = the default scenario's). */
@@ -168,34 +234,122 @@ const TASK_KEYS = ["default", "multiple-choice"] as const;
 type TaskKey = (typeof TASK_KEYS)[number];
 const taskOf = (c: ClaimSpec): TaskKey => c.task ?? "default";
 
+/** One lab run of a claims report: its task, the arms it trains (each variant once) and whether it runs the stability sweep. */
+interface RunPlan {
+  /** "default", "multiple-choice", then "<task>-2", … for arms that need a run of their own. */
+  key: string;
+  task: TaskKey;
+  arms: ClaimArm[];
+  stability: boolean;
+}
+
 /**
- * Runs what the claims of one task need, under every seed from one cold
- * start: the judge-stability sweep (when a claim needs it) and one
- * multi-seed RL run of the variants they name. The default task is the
- * default experiment's (the hinted scenario); the multiple-choice one has no
- * hints and trains every variant with GRPO. Sizes from CLAIM_SIZES.
+ * The runs the claims need: per task, one run of every variant at its
+ * defaults (and the stability sweep, in the default task's), and each arm
+ * with other weights in the first run of its task that does not train its
+ * variant yet, else a new one (one experiment holds each variant once).
+ * Arms in table order (CLAIMS), so a run's arms do not depend on which claims
+ * were asked for.
+ */
+function planRuns(claims: readonly ClaimSpec[]): RunPlan[] {
+  const order = CLAIMS.flatMap((c) => [...c.variants, ...(c.arms ?? []).map((a) => a.key)]);
+  const rank = (key: string) => order.indexOf(key);
+  const plans: RunPlan[] = [];
+  for (const task of TASK_KEYS) {
+    const group = claims.filter((c) => taskOf(c) === task);
+    if (group.length === 0) continue;
+    const names = [...new Set(group.flatMap((c) => c.variants))].sort((a, b) => rank(a) - rank(b));
+    const first: RunPlan = {
+      key: task,
+      task,
+      arms: names.map((n) => ({ key: n, variant: n, weights: {} })),
+      stability: group.some((c) => c.stability),
+    };
+    const runs = [first];
+    const extra = [
+      ...new Map(group.flatMap((c) => c.arms ?? []).map((a) => [a.key, a])).values(),
+    ].sort((a, b) => rank(a.key) - rank(b.key));
+    for (const arm of extra) {
+      let run = runs.find((r) => !r.arms.some((x) => x.variant === arm.variant));
+      if (!run) {
+        run = { key: `${task}-${runs.length + 1}`, task, arms: [], stability: false };
+        runs.push(run);
+      }
+      run.arms.push(arm);
+    }
+    plans.push(...runs.filter((r) => r.arms.length > 0 || r.stability));
+  }
+  return plans;
+}
+
+/** A claim's inputs: the rows of every run of its task (arm keys are unique) and the stability sweep. */
+function claimInputs(
+  c: ClaimSpec,
+  plans: readonly RunPlan[],
+  byPlan: ReadonlyMap<string, ClaimInputs>,
+  judge: JudgeSettings,
+): ClaimInputs {
+  const mine = plans.filter((p) => p.task === taskOf(c)).map((p) => byPlan.get(p.key)!);
+  const stability = new Map<number, StabilityPoint[]>();
+  for (const m of mine) for (const [seed, pts] of m.stability) stability.set(seed, [...pts]);
+  return { rows: mine.flatMap((m) => m.rows), stability, judge };
+}
+
+type ClaimSizeSpec = (typeof CLAIM_SIZES)[ClaimSize];
+
+/** Runs a plan on every seed, at most MAX_SEEDS_PER_RUN seeds per lab run; rows and sweeps of all seeds. */
+async function runPlan(
+  ctx: Awaited<ReturnType<typeof nodeContext>>,
+  sink: ReturnType<typeof consoleSink>,
+  plan: RunPlan,
+  opts: { size: ClaimSizeSpec; seeds: number[]; judge: JudgeSettings; checkpoint?: string },
+): Promise<ClaimInputs> {
+  const rows: MetricRow[] = [];
+  const stability = new Map<number, StabilityPoint[]>();
+  for (let i = 0; i < opts.seeds.length; i += MAX_SEEDS_PER_RUN) {
+    const part = await runGroup(ctx, sink, plan, {
+      ...opts,
+      seeds: opts.seeds.slice(i, i + MAX_SEEDS_PER_RUN),
+    });
+    rows.push(...part.rows);
+    for (const [seed, pts] of part.stability) stability.set(seed, [...pts]);
+  }
+  return { rows, stability, judge: opts.judge };
+}
+
+/** The learned PRM of the `prm` arm: the shipped file. */
+const PRM_PATH = join(REPO_ROOT, "public", PRM_FILE);
+
+/**
+ * Runs one plan under the given seeds from one cold start: the
+ * judge-stability sweep (when the plan has it) and one multi-seed RL run of
+ * its arms. The default task is the default experiment's (the hinted
+ * scenario); the multiple-choice one has no hints and trains every variant
+ * with GRPO. Rows of an arm with other weights are relabelled with its key.
+ * Sizes from CLAIM_SIZES.
  * @throws Error when no cold-start checkpoint fits the task.
  */
 async function runGroup(
   ctx: Awaited<ReturnType<typeof nodeContext>>,
   sink: ReturnType<typeof consoleSink>,
-  task: TaskKey,
-  claims: readonly ClaimSpec[],
-  opts: { size: (typeof CLAIM_SIZES)[ClaimSize]; seeds: number[]; checkpoint?: string },
+  plan: RunPlan,
+  opts: { size: ClaimSizeSpec; seeds: number[]; judge: JudgeSettings; checkpoint?: string },
 ): Promise<ClaimInputs> {
   const S = opts.size;
-  const order = CLAIMS.flatMap((c) => c.variants);
-  const variants = [...new Set(claims.flatMap((c) => c.variants))].sort(
-    (a, b) => order.indexOf(a) - order.indexOf(b),
-  ) as VariantName[];
-  const mc = task === "multiple-choice";
+  const mc = plan.task === "multiple-choice";
+  const arms = plan.arms.length
+    ? plan.arms
+    : [{ key: "rlvr", variant: "rlvr" as VariantName, weights: {} }];
   const exp: Experiment = parseExperiment({
     modelSize: "small",
     seeds: opts.seeds,
     ...(mc ? { task: { multipleChoice: true, hintRate: 0, traceSlipRate: 0 } } : {}),
-    variants: (variants.length ? variants : ["rlvr"]).map((name) =>
-      mc ? { name, estimator: "grpo" } : { name },
-    ),
+    variants: arms.map((a) => ({
+      name: a.variant,
+      weights: a.weights,
+      ...(variantEntry(a.variant).judge !== "none" ? { judge: opts.judge } : {}),
+      ...(mc ? { estimator: "grpo" } : {}),
+    })),
     algorithm: {
       steps: S.steps,
       groupSize: S.groupSize,
@@ -210,97 +364,192 @@ async function runGroup(
     : loadShippedCheckpoint(exp);
   if (!ckpt)
     throw new Error(
-      `no shipped cold-start checkpoint for the ${task} claims' task (public/checkpoints); make it with npm run train:sft`,
+      `no shipped cold-start checkpoint for the ${plan.task} claims' task (public/checkpoints); make it with npm run train:sft`,
     );
   const rows0 = sink.rows.length;
-  const run = new LabRun(ctx, exp, sink, inProcessScorer, mnistFor(exp), {
+  const scorer = createInProcessScorer(nodePrm(PRM_PATH));
+  const run = new LabRun(ctx, exp, sink, scorer, mnistFor(exp), {
     config: ckpt.config,
     params: ckpt.params,
   });
   sink.log(
-    `[${task}] claims ${claims.map((c) => c.id).join(", ")}; variants ${variants.join(", ") || "none"}`,
+    `[${plan.key}] seeds ${opts.seeds.join(",")}; arms ${plan.arms.map((a) => a.key).join(", ") || "none"}`,
   );
 
   const stability = new Map<number, StabilityPoint[]>();
-  if (claims.some((c) => c.stability)) {
+  if (plan.stability) {
     for (const seed of opts.seeds) {
       const rep = await stabilityReport(run, {
         prompts: S.stabilityPrompts,
         groupSize: S.groupSize,
         seed,
         repeats: S.stabilityRepeats,
-        settings: SIGMA_B_SWEEP.map((sigmaB) => ({
-          sigmaB,
-          sigmaJ: DEFAULT_AUDITOR.sigmaJ,
-          delta: DEFAULT_AUDITOR.delta,
-        })),
+        settings: sigmaBSweep(opts.judge).map((sigmaB) => ({ ...opts.judge, sigmaB })),
       });
       stability.set(
         seed,
-        rep.settings.map((r) => ({ ...r.judge, pointwise: r.pointwise, groupwise: r.groupwise })),
+        rep.settings.map((r) => ({
+          sigmaJ: r.judge.sigmaJ,
+          sigmaB: r.judge.sigmaB,
+          delta: r.judge.delta,
+          pointwise: r.pointwise,
+          groupwise: r.groupwise,
+        })),
       );
       sink.log(
         `[stability] seed ${seed}: ${rep.settings.map((r) => `σ_b ${r.judge.sigmaB}: pointwise ${r.pointwise.toFixed(4)} groupwise ${r.groupwise.toFixed(4)}`).join("; ")}`,
       );
     }
   }
-  if (variants.length) {
+  if (plan.arms.length) {
     await run.evalStart();
     for (let s = 0; s < exp.algorithm.steps; s++) await run.rlStep();
   }
-  return { rows: sink.rows.slice(rows0), stability };
+  return { rows: relabel(sink.rows.slice(rows0), plan.arms), stability, judge: opts.judge };
 }
 
-/** One claim's result: per-seed figures, their summary and the verdict. */
+/** Rows of an arm with other weights under its key (a run trains each variant once, so the name is unambiguous). */
+function relabel(rows: readonly MetricRow[], arms: readonly ClaimArm[]): MetricRow[] {
+  const keyOf = new Map(arms.map((a) => [a.variant as string, a.key]));
+  return rows.map((r) => {
+    const key = keyOf.get(r.variant);
+    return key && key !== r.variant ? { ...r, variant: key } : r;
+  });
+}
+
+/** A seed count as JSON can hold it: the number, or a string past the search bound. */
+function seedCount(n: number): number | string {
+  return Number.isFinite(n) ? n : "more than 100000";
+}
+
+/** One comparison's figures over the seeds: summary, verdict, MDE at N and the N its paper effect needs. */
+function judgeComparison(
+  k: ReturnType<typeof comparisonsOf>[number],
+  inputs: ClaimInputs,
+  seeds: number[],
+): ComparisonResult {
+  const perSeed = seeds.map((s) => k.perSeed(inputs, s));
+  const sum = summarizeSeeds(perSeed);
+  const mde = sum.n >= 2 ? minDetectableEffect({ n: sum.n, sd: sum.sd }) : null;
+  return {
+    label: k.label,
+    direction: k.direction,
+    mean: sum.mean,
+    sd: sum.sd,
+    ci95: sum.ci95,
+    per_seed: perSeed,
+    mde,
+    paper_effect: k.paperEffect,
+    n_needed:
+      k.paperEffect === null || sum.n < 2
+        ? null
+        : seedCount(seedsNeeded({ sd: sum.sd, effect: k.paperEffect })),
+    verdict: verdict(sum, k.direction),
+  };
+}
+
+/** Whether N seeds decide a claim: "no" when a paper effect needs more, "unknown" when a comparison has none. */
+function decidability(
+  comparisons: readonly ComparisonResult[],
+  n: number,
+): "yes" | "no" | "unknown" {
+  if (
+    comparisons.some(
+      (k) => k.n_needed !== null && (typeof k.n_needed === "string" || k.n_needed > n),
+    )
+  )
+    return "no";
+  return comparisons.some((k) => k.paper_effect === null) ? "unknown" : "yes";
+}
+
+/** One claim's result: each comparison's figures, their intersection–union verdict. */
 function judgeClaim(
   c: ClaimSpec,
   inputs: ClaimInputs,
   seeds: number[],
   size: ClaimSize,
+  judge: JudgeSettings,
 ): ClaimResult {
   const base = {
     id: c.id,
     paper: c.paper,
     statement: c.statement,
     paper_figure: c.paper_figure,
-    command: commandFor(size, seeds, c.id),
+    command: commandFor(size, seeds, c.id, judge),
     metric: c.metric,
   };
-  if (c.notRunnable || !c.perSeed)
+  const list = comparisonsOf(c);
+  if (c.notRunnable || list.length === 0)
     return {
       ...base,
       lab: null,
       verdict: "not runnable",
       reason: c.notRunnable ?? "no per-seed figure",
     };
-  const perSeed = seeds.map((s) => c.perSeed!(inputs, s));
-  const sum = summarizeSeeds(perSeed);
+  const comparisons = list.map((k) => judgeComparison(k, inputs, seeds));
+  const first = comparisons[0];
   return {
     ...base,
-    lab: { mean: sum.mean, ci95: sum.ci95, per_seed: perSeed },
-    verdict: verdict(sum, c.direction),
+    lab: { mean: first.mean, ci95: first.ci95, per_seed: first.per_seed },
+    comparisons,
+    verdict: intersectionUnionVerdict(comparisons.map((k) => k.verdict)),
+    decidable: decidability(comparisons, seeds.length),
   };
 }
 
-/** The plot of a claim: eval curves per variant (mean, 95 % band), or variance against σ_b for the stability claim. */
-function plotFor(c: ClaimSpec, inputs: ClaimInputs, seeds: number[]): CurvesPlot | null {
+/** Summary points of per-seed values at each x: mean and 95 % band over the seeds present there. */
+function bandPoints(
+  bySeed: ReadonlyArray<ReadonlyMap<number, number>>,
+): CurvesPlot["series"][number]["points"] {
+  const xs = [...new Set(bySeed.flatMap((m) => [...m.keys()]))].sort((a, b) => a - b);
+  return xs.map((x) => {
+    const vals = bySeed.flatMap((m) => (m.has(x) ? [m.get(x)!] : []));
+    const s = summarizeSeeds(vals);
+    return { x, mean: s.mean, lo: s.ci95[0], hi: s.ci95[1] };
+  });
+}
+
+const DIFF_COLORS = ["#111111", "#8e44ad", "#16a085", "#c0392b"];
+
+/**
+ * The plot of a claim: its arms' eval curves (mean, 95 % band) beside the
+ * judged statistic, each comparison's paired difference per eval step (mean
+ * and 95 % band over seeds, a dashed 0 line); for the stability claim the
+ * variances against σ_b beside their paired difference.
+ */
+function plotFor(
+  c: ClaimSpec,
+  inputs: ClaimInputs,
+  seeds: number[],
+  judge: JudgeSettings,
+): CurvesPlot[] | null {
   if (c.stability) {
+    const sweep = sigmaBSweep(judge);
+    const at = (s: number, sigmaB: number) =>
+      inputs.stability.get(s)!.find((p) => p.sigmaB === sigmaB)!;
     const series = (["pointwise", "groupwise"] as const).map((k, i) => ({
       label: k === "pointwise" ? "pointwise GR" : "GRR (groupwise)",
       color: i === 0 ? variantColor("pointwise-gr") : variantColor("grr"),
-      points: SIGMA_B_SWEEP.map((sigmaB) => {
-        const sum = summarizeSeeds(
-          seeds.map((s) => inputs.stability.get(s)!.find((p) => p.sigmaB === sigmaB)![k]),
-        );
-        return { x: sigmaB, mean: sum.mean, lo: sum.ci95[0], hi: sum.ci95[1] };
-      }),
+      points: bandPoints(seeds.map((s) => new Map(sweep.map((b) => [b, at(s, b)[k]])))),
     }));
-    return {
-      title: `${c.id}: per-rollout reward variance vs judge calibration noise`,
-      xLabel: "σ_b (pointwise calibration noise)",
-      yLabel: "reward variance",
-      series,
-    };
+    const diff = bandPoints(
+      seeds.map((s) => new Map(sweep.map((b) => [b, at(s, b).pointwise - at(s, b).groupwise]))),
+    );
+    return [
+      {
+        title: `${c.id}: per-rollout reward variance vs σ_b`,
+        xLabel: `σ_b (${judge.name}; default ${judge.sigmaB})`,
+        yLabel: "reward variance",
+        series,
+      },
+      {
+        title: `judged: pointwise − groupwise, ${seeds.length} seeds, 95 %`,
+        xLabel: "σ_b",
+        yLabel: "variance difference",
+        zeroLine: true,
+        series: [{ label: "pointwise − groupwise", color: DIFF_COLORS[0], points: diff }],
+      },
+    ];
   }
   if (!c.plot) return null;
   const curves = aggregateCurves([...inputs.rows], { kind: "eval", metric: c.plot.metric });
@@ -311,12 +560,32 @@ function plotFor(c: ClaimSpec, inputs: ClaimInputs, seeds: number[]): CurvesPlot
       color: variantColor(v),
       points: curves.get(v)!.map((p) => ({ x: p.step, mean: p.mean, lo: p.lo, hi: p.hi })),
     }));
-  return {
+  const left: CurvesPlot = {
     title: `${c.id}: ${c.plot.yLabel}, mean of ${seeds.length} seeds, 95 % band`,
     xLabel: "RL step",
     yLabel: c.plot.yLabel,
     series,
   };
+  const diffs = [
+    ...new Map(
+      comparisonsOf(c)
+        .filter((k) => k.perStep)
+        .map((k) => [k.series, k]),
+    ).values(),
+  ];
+  if (diffs.length === 0) return [left];
+  const right: CurvesPlot = {
+    title: `judged: paired differences, ${seeds.length} seeds, 95 %`,
+    xLabel: "RL step",
+    yLabel: "paired difference (per seed)",
+    zeroLine: true,
+    series: diffs.map((k, i) => ({
+      label: k.series,
+      color: DIFF_COLORS[i % DIFF_COLORS.length],
+      points: bandPoints(seeds.map((s) => k.perStep!(inputs, s))),
+    })),
+  };
+  return [left, right];
 }
 
 function writeReport(
@@ -324,26 +593,29 @@ function writeReport(
   claims: ClaimSpec[],
   results: ClaimResult[],
   inputsOf: (c: ClaimSpec) => ClaimInputs,
-  byTask: ReadonlyMap<TaskKey, ClaimInputs>,
+  byPlan: ReadonlyMap<string, ClaimInputs>,
   seeds: number[],
+  size: ClaimSize,
+  judge: JudgeSettings,
 ): void {
-  // One metrics file per run: metrics.jsonl (default scenario), metrics-multiple-choice.jsonl.
-  for (const [task, inputs] of byTask)
+  // One metrics file per run: metrics.jsonl (default scenario), metrics-<run>.jsonl for the others.
+  for (const [key, inputs] of byPlan)
     writeFileAtomic(
-      join(dir, task === "default" ? "metrics.jsonl" : `metrics-${task}.jsonl`),
+      join(dir, key === "default" ? "metrics.jsonl" : `metrics-${key}.jsonl`),
       `${inputs.rows.map((r) => JSON.stringify(r)).join("\n")}\n`,
     );
   claims.forEach((c) => {
-    const plot = plotFor(c, inputsOf(c), seeds);
-    if (!plot) return;
-    const svg = curvesSvg(plot);
+    if (c.notRunnable) return;
+    const plots = plotFor(c, inputsOf(c), seeds, judge);
+    if (!plots) return;
+    const svg = panelsSvg(plots);
     writeFileAtomic(join(dir, `${c.id}.svg`), svg);
     writeFileAtomic(join(dir, `${c.id}.png`), svgToPng(svg));
   });
-  writeFileAtomic(join(dir, "claims.md"), claimsMarkdown(results));
+  writeFileAtomic(join(dir, "claims.md"), claimsMarkdown(results, { size, seeds, judge }));
   writeFileAtomic(
     join(dir, "claims.json"),
-    `${JSON.stringify({ seeds, claims: results }, null, 2)}\n`,
+    `${JSON.stringify({ size, seeds, judge, claims: results }, null, 2)}\n`,
   );
 }
 

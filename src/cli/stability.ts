@@ -13,8 +13,8 @@
  * sd and 95 % t-interval. Defaults 16 × 8, R = 4 (lab choice: a minute on a
  * 2-core CPU adapter; the paper used 500 × 8, R = 4). The judge is --judge
  * (text-auditor, the default, or oracle-auditor); the settings are
- * DEFAULT_SWEEP_SETTINGS (the default judge) or that judge at its defaults
- * with σ_b 0, ×0.5, ×2 and σ_j 0, or, with --sigma-j and --sigma-b
+ * `judgeSweep` of that judge (its defaults, σ_b 0 / 0.1 / 0.2, σ_j 0), or,
+ * with --sigma-j and --sigma-b
  * (comma-separated values in [0, 1]), their grid, every σ_j with every σ_b
  * (δ = --delta, the oracle auditor's tie margin). --fit P,G prints the grid
  * point whose pooled variances are nearest P (pointwise) and G (groupwise)
@@ -48,6 +48,7 @@ import {
 import { JUDGE_DEFAULTS, JUDGE_NAMES, type JudgeName } from "../rewards/judges";
 import {
   fitTargets,
+  judgeSweep,
   poolDraws,
   type SweepResult,
   type SweepSetting,
@@ -85,18 +86,6 @@ function unitList(flag: string, text: string): number[] {
       throw new Error(`--${flag}: '${t}' is not a number in [0, 1]; give e.g. 0,0.05,0.1`);
     return x;
   });
-}
-
-/** The settings of --judge: the judge at its defaults, then σ_b 0, ×0.5, ×2 and σ_j 0. */
-function judgeSweep(name: JudgeName): SweepSetting[] {
-  const d = { name, ...JUDGE_DEFAULTS[name] };
-  return [
-    { label: "lab default", ...d },
-    { label: "σ_b = 0", ...d, sigmaB: 0 },
-    { label: "σ_b × 0.5", ...d, sigmaB: d.sigmaB / 2 },
-    { label: "σ_b × 2", ...d, sigmaB: d.sigmaB * 2 },
-    { label: "σ_j = 0", ...d, sigmaJ: 0 },
-  ];
 }
 
 /** The σ_j × σ_b grid of --sigma-j / --sigma-b for judge `name`, or its default sweep. */

@@ -129,19 +129,29 @@ export interface SweepSetting extends JudgeNoise {
   label: string;
 }
 
-const D = JUDGE_DEFAULTS[DEFAULT_JUDGE_NAME];
+/** σ_b values every sweep shows beside a judge's default (lab choice, docs/reward-spec.md §2). */
+export const SWEEP_SIGMA_B = [0, 0.1, 0.2] as const;
+
 /**
- * Default settings of `stabilitySweep` (lab choice): the default judge
- * (text-auditor) at its default noise, then one knob moved at a time:
- * σ_b = 0 (no calibration offset), σ_b half and twice the default, σ_j = 0.
+ * The sweep of one judge (lab choice): the judge at its default noise
+ * ("lab default"), then σ_b at each of SWEEP_SIGMA_B that is not its
+ * default, then σ_j = 0. Both the `stability` CLI and the page use it.
  */
-export const DEFAULT_SWEEP_SETTINGS: readonly SweepSetting[] = [
-  { label: "lab default", name: DEFAULT_JUDGE_NAME, ...D },
-  { label: "σ_b = 0", name: DEFAULT_JUDGE_NAME, ...D, sigmaB: 0 },
-  { label: "σ_b × 0.5", name: DEFAULT_JUDGE_NAME, ...D, sigmaB: D.sigmaB / 2 },
-  { label: "σ_b × 2", name: DEFAULT_JUDGE_NAME, ...D, sigmaB: D.sigmaB * 2 },
-  { label: "σ_j = 0", name: DEFAULT_JUDGE_NAME, ...D, sigmaJ: 0 },
-];
+export function judgeSweep(name: JudgeName): SweepSetting[] {
+  const d = { name, ...JUDGE_DEFAULTS[name] };
+  return [
+    { label: "lab default", ...d },
+    ...SWEEP_SIGMA_B.filter((b) => b !== d.sigmaB).map((sigmaB) => ({
+      label: `σ_b = ${sigmaB}`,
+      ...d,
+      sigmaB,
+    })),
+    { label: "σ_j = 0", ...d, sigmaJ: 0 },
+  ];
+}
+
+/** Default settings of `stabilitySweep`: `judgeSweep` of the default judge (text-auditor). */
+export const DEFAULT_SWEEP_SETTINGS: readonly SweepSetting[] = judgeSweep(DEFAULT_JUDGE_NAME);
 
 /** Result of one sweep setting: `stabilityStudy`'s result and the judge it used. */
 export interface SweepResult extends StabilityResult {
@@ -204,7 +214,7 @@ export function stabilitySweep(args: SweepArgs): SweepResult[] {
 }
 
 /** A figure over draws: mean (the pooled figure: draws of equal size), sd and 95 % t-interval, each draw's value. */
-export interface OverDraws {
+interface OverDraws {
   mean: number;
   /** Sample sd over draws (n − 1); 0 for one draw. */
   sd: number;

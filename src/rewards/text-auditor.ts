@@ -170,19 +170,24 @@ export function ranksOfLevels(levels: readonly number[]): number[] {
 export interface TextAuditorConfig {
   /**
    * Perception noise σ_j (level units), one draw per distinct text per call.
-   * Default from the calibration of docs/reward-spec.md §2 (GRR §4.3.4's
-   * 0.026 / 0.016 on seeds 201–205).
+   * Default 0.25, from the calibration of docs/reward-spec.md §2 (the grid
+   * point nearest GRR §4.3.4's 0.026 / 0.016 on draws 201–205: pooled
+   * 0.0325 pointwise, 0.0045 groupwise; no grid point came nearer the
+   * groupwise figure without a far larger pointwise one).
    */
   sigmaJ: number;
-  /** Calibration offset σ_b (level units), one draw per call, shared by everything the call judges. */
+  /**
+   * Calibration offset σ_b (level units), one draw per call, shared by
+   * everything the call judges. Default 0 (the same calibration chose it).
+   */
   sigmaB: number;
   /** Probability that a call returns an unparseable reply (failure injection). Default 0. */
   failureRate: number;
 }
 
 export const DEFAULT_TEXT_AUDITOR: TextAuditorConfig = {
-  sigmaJ: 0.1,
-  sigmaB: 0.1,
+  sigmaJ: 0.25,
+  sigmaB: 0,
   failureRate: 0,
 };
 

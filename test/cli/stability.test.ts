@@ -54,9 +54,8 @@ describe("npm run stability", () => {
       expect(draw.passRate).toBeLessThanOrEqual(1);
       expect(draw.settings.map((s: { label: string }) => s.label)).toEqual([
         "lab default",
-        "σ_b = 0",
-        "σ_b × 0.5",
-        "σ_b × 2",
+        "σ_b = 0.1",
+        "σ_b = 0.2",
         "σ_j = 0",
       ]);
       expect(draw.settings[0].judge).toEqual({ name: "text-auditor", ...d });

@@ -268,14 +268,14 @@ describe("text auditor: where the stability gap comes from (GRR §4.3.4)", () =>
     expect(r.pointwise).toBeGreaterThan(0);
   });
 
-  it("the default sweep: the text auditor at its defaults, then σ_b 0, ×0.5, ×2 and σ_j 0", () => {
+  it("the default sweep: the text auditor at its defaults, σ_b 0 / 0.1 / 0.2 beside it, then σ_j 0", () => {
     const d = JUDGE_DEFAULTS["text-auditor"];
-    expect(DEFAULT_SWEEP_SETTINGS.map((s) => [s.name, s.sigmaJ, s.sigmaB])).toEqual([
-      ["text-auditor", d.sigmaJ, d.sigmaB],
-      ["text-auditor", d.sigmaJ, 0],
-      ["text-auditor", d.sigmaJ, d.sigmaB / 2],
-      ["text-auditor", d.sigmaJ, d.sigmaB * 2],
-      ["text-auditor", 0, d.sigmaB],
+    expect([d.sigmaJ, d.sigmaB]).toEqual([0.25, 0]); // the calibration of docs/reward-spec.md §2
+    expect(DEFAULT_SWEEP_SETTINGS.map((s) => [s.label, s.name, s.sigmaJ, s.sigmaB])).toEqual([
+      ["lab default", "text-auditor", 0.25, 0],
+      ["σ_b = 0.1", "text-auditor", 0.25, 0.1],
+      ["σ_b = 0.2", "text-auditor", 0.25, 0.2],
+      ["σ_j = 0", "text-auditor", 0, 0],
     ]);
   });
 
