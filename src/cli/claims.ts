@@ -39,29 +39,25 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadCheckpoint } from "../model/checkpoint";
 import {
-  CLAIMS,
-  comparisonsOf,
   selectClaims,
-  type ClaimArm,
   type ClaimInputs,
   type ClaimSpec,
   type StabilityPoint,
 } from "../experiments/claims";
+import {
+  claimInputs,
+  planRuns,
+  relabel,
+  sigmaBSweep,
+  type RunPlan,
+} from "../experiments/claims-plan";
+import { judgeClaim } from "../experiments/claims-judge";
+import { plotFor } from "../experiments/claims-plots";
 import { parseExperiment, type Experiment, type VariantName } from "../settings/experiment";
 import { createInProcessScorer } from "../run/reward-client";
 import { LabRun } from "../run/lab-run";
-import {
-  aggregateCurves,
-  intersectionUnionVerdict,
-  minDetectableEffect,
-  seedsNeeded,
-  summarizeSeeds,
-  verdict,
-} from "../experiments/seed-stats";
 import { stabilityReport } from "../experiments/stability-study";
-import { SWEEP_SIGMA_B } from "../experiments/stability-sweep";
 import { JUDGE_NAMES, judgeSettings, type JudgeSettings } from "../rewards/judges";
-import { variantColor } from "../ui/lib/variant-meta";
 import { variantEntry } from "../settings/variant-table";
 import { PRM_FILE } from "../prm/file";
 import type { MetricRow } from "../run/run-types";
@@ -70,8 +66,6 @@ import {
   panelsSvg,
   svgToPng,
   type ClaimResult,
-  type ComparisonResult,
-  type CurvesPlot,
 } from "../experiments/claims-report";
 import { nodePrm } from "./node-prm";
 import {
@@ -140,11 +134,6 @@ export type ClaimSize = keyof typeof CLAIM_SIZES;
 
 /** Seeds per lab run (the experiment schema's limit); more seeds go in several runs from the same cold start. */
 const MAX_SEEDS_PER_RUN = 8;
-
-/** σ_b values of the stability plot: SWEEP_SIGMA_B and the judge's default, ascending (σ_j and δ at the judge's defaults). */
-function sigmaBSweep(judge: JudgeSettings): number[] {
-  return [...new Set<number>([...SWEEP_SIGMA_B, judge.sigmaB])].sort((a, b) => a - b);
-}
 
 function commandFor(size: ClaimSize, seeds: number[], id: string, judge: JudgeSettings): string {
   const j = judge.name === judgeSettings().name ? "" : ` --judge ${judge.name}`;
@@ -216,7 +205,9 @@ async function main(): Promise<void> {
   ctx.destroy();
 
   const inputsOf = (c: ClaimSpec) => claimInputs(c, plans, byPlan, judge);
-  const results: ClaimResult[] = claims.map((c) => judgeClaim(c, inputsOf(c), seeds, size, judge));
+  const results: ClaimResult[] = claims.map((c) =>
+    judgeClaim(c, inputsOf(c), seeds, commandFor(size, seeds, c.id, judge)),
+  );
   const seconds = Math.round((performance.now() - t0) / 1000);
   const cannot = results.filter((r) => r.decidable === "no").map((r) => r.id);
   const unknown = results.filter((r) => r.decidable === "unknown").map((r) => r.id);
@@ -227,72 +218,6 @@ async function main(): Promise<void> {
   process.stdout.write(
     `${JSON.stringify({ size, seeds, judge, seconds, cannot_decide_at_n: cannot, claims: results })}\n`,
   );
-}
-
-/** The runs claims come from (ClaimSpec.task; absent = the default scenario's). */
-const TASK_KEYS = ["default", "multiple-choice"] as const;
-type TaskKey = (typeof TASK_KEYS)[number];
-const taskOf = (c: ClaimSpec): TaskKey => c.task ?? "default";
-
-/** One lab run of a claims report: its task, the arms it trains (each variant once) and whether it runs the stability sweep. */
-interface RunPlan {
-  /** "default", "multiple-choice", then "<task>-2", … for arms that need a run of their own. */
-  key: string;
-  task: TaskKey;
-  arms: ClaimArm[];
-  stability: boolean;
-}
-
-/**
- * The runs the claims need: per task, one run of every variant at its
- * defaults (and the stability sweep, in the default task's), and each arm
- * with other weights in the first run of its task that does not train its
- * variant yet, else a new one (one experiment holds each variant once).
- * Arms in table order (CLAIMS), so a run's arms do not depend on which claims
- * were asked for.
- */
-function planRuns(claims: readonly ClaimSpec[]): RunPlan[] {
-  const order = CLAIMS.flatMap((c) => [...c.variants, ...(c.arms ?? []).map((a) => a.key)]);
-  const rank = (key: string) => order.indexOf(key);
-  const plans: RunPlan[] = [];
-  for (const task of TASK_KEYS) {
-    const group = claims.filter((c) => taskOf(c) === task);
-    if (group.length === 0) continue;
-    const names = [...new Set(group.flatMap((c) => c.variants))].sort((a, b) => rank(a) - rank(b));
-    const first: RunPlan = {
-      key: task,
-      task,
-      arms: names.map((n) => ({ key: n, variant: n, weights: {} })),
-      stability: group.some((c) => c.stability),
-    };
-    const runs = [first];
-    const extra = [
-      ...new Map(group.flatMap((c) => c.arms ?? []).map((a) => [a.key, a])).values(),
-    ].sort((a, b) => rank(a.key) - rank(b.key));
-    for (const arm of extra) {
-      let run = runs.find((r) => !r.arms.some((x) => x.variant === arm.variant));
-      if (!run) {
-        run = { key: `${task}-${runs.length + 1}`, task, arms: [], stability: false };
-        runs.push(run);
-      }
-      run.arms.push(arm);
-    }
-    plans.push(...runs.filter((r) => r.arms.length > 0 || r.stability));
-  }
-  return plans;
-}
-
-/** A claim's inputs: the rows of every run of its task (arm keys are unique) and the stability sweep. */
-function claimInputs(
-  c: ClaimSpec,
-  plans: readonly RunPlan[],
-  byPlan: ReadonlyMap<string, ClaimInputs>,
-  judge: JudgeSettings,
-): ClaimInputs {
-  const mine = plans.filter((p) => p.task === taskOf(c)).map((p) => byPlan.get(p.key)!);
-  const stability = new Map<number, StabilityPoint[]>();
-  for (const m of mine) for (const [seed, pts] of m.stability) stability.set(seed, [...pts]);
-  return { rows: mine.flatMap((m) => m.rows), stability, judge };
 }
 
 type ClaimSizeSpec = (typeof CLAIM_SIZES)[ClaimSize];
@@ -406,186 +331,6 @@ async function runGroup(
     for (let s = 0; s < exp.algorithm.steps; s++) await run.rlStep();
   }
   return { rows: relabel(sink.rows.slice(rows0), plan.arms), stability, judge: opts.judge };
-}
-
-/** Rows of an arm with other weights under its key (a run trains each variant once, so the name is unambiguous). */
-function relabel(rows: readonly MetricRow[], arms: readonly ClaimArm[]): MetricRow[] {
-  const keyOf = new Map(arms.map((a) => [a.variant as string, a.key]));
-  return rows.map((r) => {
-    const key = keyOf.get(r.variant);
-    return key && key !== r.variant ? { ...r, variant: key } : r;
-  });
-}
-
-/** A seed count as JSON can hold it: the number, or a string past the search bound. */
-function seedCount(n: number): number | string {
-  return Number.isFinite(n) ? n : "more than 100000";
-}
-
-/** One comparison's figures over the seeds: summary, verdict, MDE at N and the N its paper effect needs. */
-function judgeComparison(
-  k: ReturnType<typeof comparisonsOf>[number],
-  inputs: ClaimInputs,
-  seeds: number[],
-): ComparisonResult {
-  const perSeed = seeds.map((s) => k.perSeed(inputs, s));
-  const sum = summarizeSeeds(perSeed);
-  const mde = sum.n >= 2 ? minDetectableEffect({ n: sum.n, sd: sum.sd }) : null;
-  return {
-    label: k.label,
-    direction: k.direction,
-    mean: sum.mean,
-    sd: sum.sd,
-    ci95: sum.ci95,
-    per_seed: perSeed,
-    mde,
-    paper_effect: k.paperEffect,
-    n_needed:
-      k.paperEffect === null || sum.n < 2
-        ? null
-        : seedCount(seedsNeeded({ sd: sum.sd, effect: k.paperEffect })),
-    verdict: verdict(sum, k.direction),
-  };
-}
-
-/** Whether N seeds decide a claim: "no" when a paper effect needs more, "unknown" when a comparison has none. */
-function decidability(
-  comparisons: readonly ComparisonResult[],
-  n: number,
-): "yes" | "no" | "unknown" {
-  if (
-    comparisons.some(
-      (k) => k.n_needed !== null && (typeof k.n_needed === "string" || k.n_needed > n),
-    )
-  )
-    return "no";
-  return comparisons.some((k) => k.paper_effect === null) ? "unknown" : "yes";
-}
-
-/** One claim's result: each comparison's figures, their intersection–union verdict. */
-function judgeClaim(
-  c: ClaimSpec,
-  inputs: ClaimInputs,
-  seeds: number[],
-  size: ClaimSize,
-  judge: JudgeSettings,
-): ClaimResult {
-  const base = {
-    id: c.id,
-    paper: c.paper,
-    statement: c.statement,
-    paper_figure: c.paper_figure,
-    command: commandFor(size, seeds, c.id, judge),
-    metric: c.metric,
-  };
-  const list = comparisonsOf(c);
-  if (c.notRunnable || list.length === 0)
-    return {
-      ...base,
-      lab: null,
-      verdict: "not runnable",
-      reason: c.notRunnable ?? "no per-seed figure",
-    };
-  const comparisons = list.map((k) => judgeComparison(k, inputs, seeds));
-  const first = comparisons[0];
-  return {
-    ...base,
-    lab: { mean: first.mean, ci95: first.ci95, per_seed: first.per_seed },
-    comparisons,
-    verdict: intersectionUnionVerdict(comparisons.map((k) => k.verdict)),
-    decidable: decidability(comparisons, seeds.length),
-  };
-}
-
-/** Summary points of per-seed values at each x: mean and 95 % band over the seeds present there. */
-function bandPoints(
-  bySeed: ReadonlyArray<ReadonlyMap<number, number>>,
-): CurvesPlot["series"][number]["points"] {
-  const xs = [...new Set(bySeed.flatMap((m) => [...m.keys()]))].sort((a, b) => a - b);
-  return xs.map((x) => {
-    const vals = bySeed.flatMap((m) => (m.has(x) ? [m.get(x)!] : []));
-    const s = summarizeSeeds(vals);
-    return { x, mean: s.mean, lo: s.ci95[0], hi: s.ci95[1] };
-  });
-}
-
-const DIFF_COLORS = ["#111111", "#8e44ad", "#16a085", "#c0392b"];
-
-/**
- * The plot of a claim: its arms' eval curves (mean, 95 % band) beside the
- * judged statistic, each comparison's paired difference per eval step (mean
- * and 95 % band over seeds, a dashed 0 line); for the stability claim the
- * variances against σ_b beside their paired difference.
- */
-function plotFor(
-  c: ClaimSpec,
-  inputs: ClaimInputs,
-  seeds: number[],
-  judge: JudgeSettings,
-): CurvesPlot[] | null {
-  if (c.stability) {
-    const sweep = sigmaBSweep(judge);
-    const at = (s: number, sigmaB: number) =>
-      inputs.stability.get(s)!.find((p) => p.sigmaB === sigmaB)!;
-    const series = (["pointwise", "groupwise"] as const).map((k, i) => ({
-      label: k === "pointwise" ? "pointwise GR" : "GRR (groupwise)",
-      color: i === 0 ? variantColor("pointwise-gr") : variantColor("grr"),
-      points: bandPoints(seeds.map((s) => new Map(sweep.map((b) => [b, at(s, b)[k]])))),
-    }));
-    const diff = bandPoints(
-      seeds.map((s) => new Map(sweep.map((b) => [b, at(s, b).pointwise - at(s, b).groupwise]))),
-    );
-    return [
-      {
-        title: `${c.id}: per-rollout reward variance vs σ_b`,
-        xLabel: `σ_b (${judge.name}; default ${judge.sigmaB})`,
-        yLabel: "reward variance",
-        series,
-      },
-      {
-        title: `judged: pointwise − groupwise, ${seeds.length} seeds, 95 %`,
-        xLabel: "σ_b",
-        yLabel: "variance difference",
-        zeroLine: true,
-        series: [{ label: "pointwise − groupwise", color: DIFF_COLORS[0], points: diff }],
-      },
-    ];
-  }
-  if (!c.plot) return null;
-  const curves = aggregateCurves([...inputs.rows], { kind: "eval", metric: c.plot.metric });
-  const series = c.plot.variants
-    .filter((v) => curves.has(v))
-    .map((v) => ({
-      label: v,
-      color: variantColor(v),
-      points: curves.get(v)!.map((p) => ({ x: p.step, mean: p.mean, lo: p.lo, hi: p.hi })),
-    }));
-  const left: CurvesPlot = {
-    title: `${c.id}: ${c.plot.yLabel}, mean of ${seeds.length} seeds, 95 % band`,
-    xLabel: "RL step",
-    yLabel: c.plot.yLabel,
-    series,
-  };
-  const diffs = [
-    ...new Map(
-      comparisonsOf(c)
-        .filter((k) => k.perStep)
-        .map((k) => [k.series, k]),
-    ).values(),
-  ];
-  if (diffs.length === 0) return [left];
-  const right: CurvesPlot = {
-    title: `judged: paired differences, ${seeds.length} seeds, 95 %`,
-    xLabel: "RL step",
-    yLabel: "paired difference (per seed)",
-    zeroLine: true,
-    series: diffs.map((k, i) => ({
-      label: k.series,
-      color: DIFF_COLORS[i % DIFF_COLORS.length],
-      points: bandPoints(seeds.map((s) => k.perStep!(inputs, s))),
-    })),
-  };
-  return [left, right];
 }
 
 function writeReport(
