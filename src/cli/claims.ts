@@ -85,9 +85,10 @@ import { checkInputFile, checkWritableFolder, finishCli, writeFileAtomic } from 
  * oracle auditor, pilots), 11–13 (the ci seeds until 2026-12-03, used to
  * decide 20 steps), 201–205 (the text auditor's calibration draws). Reported
  * before, not used for a choice: 21–25. Never used for anything before the
- * runs they report: the ci seeds 31–33 and the full seeds 41 onward.
+ * runs they report: the ci seeds 31–32 (33 is kept free) and the full seeds
+ * 41 onward.
  */
-const CI_SEEDS = [31, 32, 33];
+const CI_SEEDS = [31, 32];
 /**
  * Full size: as many seeds as the GRR claims need by the minimum-detectable-
  * effect calculation (docs/reward-spec.md §2), at least 10: FULL_SEED_COUNT
@@ -97,14 +98,18 @@ export const FULL_SEED_COUNT = 12;
 const FULL_SEEDS = Array.from({ length: FULL_SEED_COUNT }, (_, i) => 41 + i);
 
 /**
- * Run sizes (lab choice). The held-out set is 512 prompts (one sampled
- * answer each), evaluated at steps 0, 10 and 20: at 128 prompts one prompt
- * is 0.8 points and the seed-to-seed spread of a paired RC-Acc difference was
- * about ±5 points, against GRR's 2.4-point gap over pointwise GR; four times
- * the prompts halve the eval's share of that spread. `ci` keeps to 25
- * minutes on the 2-core CPU adapter and says which claims its N cannot
- * decide; `full` has the seeds the GRR claims need. Wall-clock times of each
- * size are in docs/results.md.
+ * Run sizes (lab choice). Evals at steps 0, 10 and 20. `full`: 512 held-out
+ * prompts (one sampled answer each): at 128 prompts one prompt is 0.8 points
+ * and the seed-to-seed spread of a paired RC-Acc difference was about ±5
+ * points, against GRR's 2.4-point gap over pointwise GR; four times the
+ * prompts halve the eval's share of that spread; and the seeds the GRR
+ * claims need. `ci` keeps to 25 minutes on the 2-core CPU adapter with every
+ * claim's arms (6 default-scenario arms, StructReward's auxiliary step in
+ * one, and the multiple-choice run): 2 seeds and 256 held-out prompts
+ * (estimated 2026-12-03 from the earlier measured ci, 19.5 min for 4 arms ×
+ * 3 seeds at 512 prompts on a quiet machine; 3 seeds of the RL steps alone
+ * would take about 26 min); it says which claims its N cannot decide.
+ * Wall-clock times of each size are in docs/results.md.
  */
 export const CLAIM_SIZES = {
   ci: {
@@ -113,7 +118,7 @@ export const CLAIM_SIZES = {
     groupSize: 8,
     batchPrompts: 4,
     evalEvery: 10,
-    evalSize: 512,
+    evalSize: 256,
     lr: 5e-4,
     stabilityPrompts: 16,
     stabilityRepeats: 4,
