@@ -45,18 +45,22 @@ function judgeComparison(
   };
 }
 
-/** Whether N seeds decide a claim: "no" when a paper effect needs more, "unknown" when a comparison has none. */
+/**
+ * Whether N seeds decide a claim: "yes" when its verdict is reached
+ * (reproduced or not reproduced); for an inconclusive one "no" when a
+ * comparison that is itself inconclusive has a paper effect that needs more
+ * than N seeds at this sd, else "unknown" (no paper effect to size it by).
+ */
 function decidability(
   comparisons: readonly ComparisonResult[],
+  verdictOfClaim: ClaimResult["verdict"],
   n: number,
 ): "yes" | "no" | "unknown" {
-  if (
-    comparisons.some(
-      (k) => k.n_needed !== null && (typeof k.n_needed === "string" || k.n_needed > n),
-    )
-  )
+  if (verdictOfClaim !== "inconclusive") return "yes";
+  const open = comparisons.filter((k) => k.verdict === "inconclusive");
+  if (open.some((k) => k.n_needed !== null && (typeof k.n_needed === "string" || k.n_needed > n)))
     return "no";
-  return comparisons.some((k) => k.paper_effect === null) ? "unknown" : "yes";
+  return open.some((k) => k.paper_effect === null) ? "unknown" : "yes";
 }
 
 /** One claim's result: each comparison's figures, their intersection–union verdict. */
@@ -84,11 +88,12 @@ export function judgeClaim(
     };
   const comparisons = list.map((k) => judgeComparison(k, inputs, seeds));
   const first = comparisons[0];
+  const claimVerdict = intersectionUnionVerdict(comparisons.map((k) => k.verdict));
   return {
     ...base,
     lab: { mean: first.mean, ci95: first.ci95, per_seed: first.per_seed },
     comparisons,
-    verdict: intersectionUnionVerdict(comparisons.map((k) => k.verdict)),
-    decidable: decidability(comparisons, seeds.length),
+    verdict: claimVerdict,
+    decidable: decidability(comparisons, claimVerdict, seeds.length),
   };
 }

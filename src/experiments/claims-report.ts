@@ -39,9 +39,9 @@ export type ClaimResult = {
   comparisons?: ComparisonResult[];
   verdict: "reproduced" | "not reproduced" | "inconclusive" | "not runnable";
   /**
-   * Whether N seeds can decide the claim: "no" when a comparison's paper
-   * effect needs more seeds than N, "unknown" when none does but one has no
-   * paper effect, else "yes".
+   * Whether N seeds decide the claim: "yes" when its verdict is reached; for
+   * an inconclusive claim "no" when an inconclusive comparison's paper
+   * effect needs more seeds than N, else "unknown" (no paper effect).
    */
   decidable?: "yes" | "no" | "unknown";
   command: string;

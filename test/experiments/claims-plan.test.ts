@@ -95,6 +95,19 @@ describe("judgeClaim", () => {
     expect(r.lab).toEqual({ mean: a.mean, ci95: a.ci95, per_seed: a.per_seed });
   });
 
+  it("a reproduced claim is decided even where its paper effect would need more seeds", () => {
+    const [d] = selectClaims(["rlvr-drift"]);
+    // IncR rises by 0.198, 0.208, 0.123 (sd 0.0464): reproduced; δ 0.13 would need 4 seeds.
+    const drift = [0.198, 0.208, 0.123].flatMap((x, i) => [
+      evalRow("rlvr", i + 1, 0, { incR: 0.3 }),
+      evalRow("rlvr", i + 1, 20, { incR: 0.3 + x }),
+    ]);
+    const out = judgeClaim(d, { rows: drift, stability: new Map() }, [1, 2, 3], "cmd");
+    expect(out.verdict).toBe("reproduced");
+    expect(out.comparisons![0].n_needed).toBe(4);
+    expect(out.decidable).toBe("yes");
+  });
+
   it("a claim of one comparison without a paper effect: decidability unknown", () => {
     const [s] = selectClaims(["scs-gain"]);
     const mc = [1, 2].flatMap((seed) => [
