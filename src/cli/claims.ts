@@ -1,6 +1,6 @@
 /**
  * Runs the papers' claims in the lab and judges each one over seeds:
- *   npm run claims -- [--size ci|full] [--seeds S1,S2,…] [--claims ID,…] [--judge NAME]
+ *   npm run claims -- [--size ci|full|tiny] [--seeds S1,S2,…] [--claims ID,…] [--judge NAME]
  *                     [--out DIR] [--checkpoint FILE] [--quiet]
  *
  * One multi-seed lab run per task and arm set trains every arm the selected
@@ -137,6 +137,22 @@ export const CLAIM_SIZES = {
     stabilityPrompts: 32,
     stabilityRepeats: 4,
   },
+  /**
+   * The test size: two seeds, two RL steps, a 16-prompt eval at steps 0 and
+   * 2, G 4 on two prompts per step. Its figures mean nothing; it exists so a
+   * test can run every claim end to end in minutes (test/cli/claims-golden.test.ts).
+   */
+  tiny: {
+    seeds: [1, 2],
+    steps: 2,
+    groupSize: 4,
+    batchPrompts: 2,
+    evalEvery: 2,
+    evalSize: 16,
+    lr: 5e-4,
+    stabilityPrompts: 4,
+    stabilityRepeats: 2,
+  },
 } as const;
 export type ClaimSize = keyof typeof CLAIM_SIZES;
 
@@ -169,7 +185,9 @@ async function main(): Promise<void> {
   });
   const size = String(flags.size ?? "ci") as ClaimSize;
   if (!Object.hasOwn(CLAIM_SIZES, size))
-    throw new Error(`--size must be ci or full, got '${String(flags.size)}'`);
+    throw new Error(
+      `--size must be one of ${Object.keys(CLAIM_SIZES).join(", ")}, got '${String(flags.size)}'`,
+    );
   const S = CLAIM_SIZES[size];
   const seeds =
     flags.seeds !== undefined ? parseSeedList("seeds", String(flags.seeds)) : [...S.seeds];
@@ -336,7 +354,7 @@ async function runGroup(
   }
   if (plan.arms.length) {
     await run.evalStart();
-    for (let s = 0; s < exp.algorithm.steps; s++) await run.rlStep();
+    await run.runSteps(exp.algorithm.steps);
   }
   return { rows: relabel(sink.rows.slice(rows0), plan.arms), stability, judge: opts.judge };
 }

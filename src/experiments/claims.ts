@@ -182,16 +182,24 @@ function valueAt(
 /** The cold start: an arm's step-0 eval (every arm of a run shares it). */
 const START = "cold start";
 
+/** The first eval step after the cold start of an arm under a seed. @throws Error when it has none. */
+function firstEvalStep(rows: readonly MetricRow[], variant: string, seed: number): number {
+  const r = evalRows(rows, variant, seed).find((x) => x.step > 0);
+  if (!r) throw new Error(`claims: no eval of ${variant} (seed ${seed}) after the cold start`);
+  return r.step;
+}
+
 /**
  * A paired difference `a − b` of one eval metric, judged at the last eval
- * (`at` "last") or at step `at`; `b` may be START (a's own step-0 eval).
- * Its per-step series is the same difference at every eval step a has.
+ * (`at` "last"), at the first eval after the cold start ("first") or at
+ * step `at`; `b` may be START (a's own step-0 eval). Its per-step series is
+ * the same difference at every eval step a has.
  */
 function paired(spec: {
   metric: string;
   a: string;
   b: string;
-  at?: "last" | number;
+  at?: "last" | "first" | number;
   direction: 1 | -1;
   paperEffect: number | null;
   label: string;
@@ -211,7 +219,10 @@ function paired(spec: {
     series: spec.series,
     direction: spec.direction,
     paperEffect: spec.paperEffect,
-    perSeed: ({ rows }, seed) => value(rows, spec.a, seed, at) - bAt(rows, seed, at),
+    perSeed: ({ rows }, seed) => {
+      const step = at === "first" ? firstEvalStep(rows, spec.a, seed) : at;
+      return value(rows, spec.a, seed, step) - bAt(rows, seed, step);
+    },
     perStep: ({ rows }, seed) => {
       const out = new Map<number, number>();
       for (const r of evalRows(rows, spec.a, seed)) {
@@ -244,9 +255,6 @@ const STRUCTREWARD_AUX: ClaimArm = {
   variant: "structreward",
   weights: { recycle: "on", hardNegatives: "on" },
 };
-
-/** The first eval after the cold start at the claims' sizes (every 10 steps): "early in training". */
-const EARLY_STEP = 10;
 
 /** The claims (GRR = Groupwise Ranking Reward paper; StructReward; SCS; ACRE). */
 export const CLAIMS: readonly ClaimSpec[] = [
@@ -346,10 +354,11 @@ export const CLAIMS: readonly ClaimSpec[] = [
     id: "prm-shift",
     paper: "GRR",
     statement:
-      "The PRM arm helps early (RC-Acc above RLVR at the first eval) and ends at or below RLVR (the lab tests: below).",
+      "The PRM arm helps early (RC-Acc above RLVR at the first eval after the start) and ends at or below RLVR (the lab tests: below).",
     paper_figure:
       "GRR Abstract: “RMs are efficient and help early in training, but their gains weaken as the policy distribution shifts”; §4.3.1: with PRM “RC-Acc plateaus during the middle stage of training and then declines afterward”; App. D Table 2 (the scores of Table 1, step 140): RC-Acc PRM 46.8 vs RLVR 47.4 (pointwise GR 52.3, GRR 54.7); the text gives no per-step PRM numbers",
-    metric: "RC-Acc of the PRM arm minus RLVR at step 10 and at the last eval (per seed, paired)",
+    metric:
+      "RC-Acc of the PRM arm minus RLVR at the first eval after the cold start (step 10) and at the last eval (per seed, paired)",
     variants: ["rlvr", "prm", "pointwise-gr", "grr"],
     stability: false,
     comparisons: [
@@ -357,10 +366,11 @@ export const CLAIMS: readonly ClaimSpec[] = [
         metric: "rcAcc",
         a: "prm",
         b: "rlvr",
-        at: EARLY_STEP,
+        // "Early": the first eval after the cold start (step 10 at the ci and full sizes).
+        at: "first",
         direction: 1,
         paperEffect: null, // "help early" is in words only
-        label: `PRM − RLVR, RC-Acc at step ${EARLY_STEP}`,
+        label: "PRM − RLVR, RC-Acc at the first eval (step 10)",
         series: "PRM − RLVR, RC-Acc",
       }),
       paired({

@@ -2,29 +2,16 @@
 // the documented shape with every figure finite; bad flags fail before any
 // GPU work, naming the flag.
 import { describe, expect, it } from "vitest";
-import { spawnSync } from "node:child_process";
-import { resolve } from "node:path";
 import { JUDGE_DEFAULTS } from "../../src/rewards/judges";
+import { runCli } from "../support/cli";
 
-const ROOT = resolve(import.meta.dirname, "../..");
-
-function runCli(args: string[]) {
-  return spawnSync(
-    process.execPath,
-    ["--import", "tsx", "--import", "./scripts/register-raw.mjs", "src/cli/stability.ts", ...args],
-    {
-      cwd: ROOT,
-      encoding: "utf8",
-      timeout: 600_000,
-    },
-  );
-}
+const stability = (args: string[]) => runCli("stability", args, { timeout: 600_000 });
 
 describe("npm run stability", () => {
   it("prints each draw's sweep and the pooled figures on 2 prompts × 4 rollouts, every figure finite", () => {
     const args = "--prompts 2 --group-size 4 --repeats 2 --seeds 5,6".split(" ");
-    const res = runCli(args);
-    expect(res.status, `stderr:\n${res.stderr}`).toBe(0);
+    const res = stability(args);
+    expect(res.code, `stderr:\n${res.stderr}`).toBe(0);
     const lines = res.stdout.trim().split("\n");
     expect(lines).toHaveLength(1);
     const out = JSON.parse(lines[0]);
@@ -75,15 +62,15 @@ describe("npm run stability", () => {
       expect(p.pointwise.ci95[0]).toBeLessThanOrEqual(p.pointwise.mean);
     }
     // The same seeds give the same line.
-    const again = runCli([...args, "--quiet"]);
+    const again = stability([...args, "--quiet"]);
     expect(again.stdout.trim()).toBe(lines[0]);
     // A σ_j × σ_b grid of the oracle auditor, every pair in order, and the fit to two targets.
-    const grid = runCli(
+    const grid = stability(
       "--prompts 2 --group-size 4 --repeats 2 --seed 5 --quiet --judge oracle-auditor --sigma-j 0,0.13 --sigma-b 0.17 --fit 0.026,0.016".split(
         " ",
       ),
     );
-    expect(grid.status, `stderr:\n${grid.stderr}`).toBe(0);
+    expect(grid.code, `stderr:\n${grid.stderr}`).toBe(0);
     const g = JSON.parse(grid.stdout.trim());
     expect(g.draws[0].settings.map((s: { judge: object }) => s.judge)).toEqual([
       { name: "oracle-auditor", sigmaJ: 0, sigmaB: 0.17, delta: 0.15 },
@@ -115,8 +102,8 @@ describe("npm run stability", () => {
   ])(
     "%j fails naming the flag",
     (args, message) => {
-      const res = runCli(args as string[]);
-      expect(res.status).toBe(1);
+      const res = stability(args as string[]);
+      expect(res.code).toBe(1);
       expect(res.stderr).toMatch(message as RegExp);
     },
     120_000,

@@ -121,7 +121,7 @@ describe("claims table", () => {
 
   it("a missing eval is an error naming the arm, the seed and the step", () => {
     expect(() => perSeed("prm-shift", arm("rlvr", "rcAcc", [0.5, 0.5, 0.5]))).toThrow(
-      /no step-10 eval of prm \(seed 1\) with metric rcAcc/,
+      /no eval of prm \(seed 1\) after the cold start/,
     );
   });
 
