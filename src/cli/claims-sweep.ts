@@ -1,23 +1,26 @@
 /**
  * The runs behind `claims`, as a resumable sweep (src/run/sweep.ts): for
- * each task the selected claims need (ClaimSpec.task: the default scenario,
- * or multiple choice), one experiment with every variant they name under
- * every seed, from one cold start. Its units, in order:
- *   stability.<task>.s<seed>        the judge-stability sweep on the seed's cold-start rollouts
- *   start.<task>.s<seed>            the cold start's held-out eval under the seed
- *   rl.<task>.s<seed>.<variant>     one seed-variant trained from the cold start to the last step
- * A seed-variant trained alone gives the rows it gives in a multi-seed run
- * (its prompts, rollouts and judge noise are functions of its seed and step
+ * each run plan of the selected claims (src/experiments/claims-plan.ts: per
+ * task, the arms at their defaults, and arms with other weights in runs of
+ * their own), one experiment with every arm under every seed, from the
+ * task's cold start. Its units, in order:
+ *   stability.<plan>.s<seed>        the judge-stability sweep on the seed's cold-start rollouts
+ *   start.<task>.s<seed>            the cold start's held-out eval under the seed (one per task)
+ *   rl.<plan>.s<seed>.<arm>         one seed-arm trained from the cold start to the last step
+ * A seed-arm trained alone gives the rows it gives in a multi-seed run (its
+ * prompts, rollouts and judge noise are functions of its seed and step
  * only; test/cli/claims-golden.test.ts). Claims and sizes are data here:
- * what to run follows from the claims table (src/experiments/claims.ts)
- * and the size's values, so a new claim or size needs nothing in this file.
+ * what to run follows from the claims table (src/experiments/claims.ts) and
+ * the size's values, so a new claim or size needs nothing in this file.
  */
 import type { Checkpoint } from "../model/checkpoint";
-import type { ClaimInputs, ClaimSpec, StabilityPoint } from "../experiments/claims";
+import type { ClaimInputs, StabilityPoint } from "../experiments/claims";
+import { relabel, type RunPlan } from "../experiments/claims-plan";
 import { stabilityReport } from "../experiments/stability-study";
 import type { EvalMetrics } from "../rl/eval-metrics";
-import { DEFAULT_AUDITOR } from "../rewards/auditor-judge";
-import { parseExperiment, type Experiment, type VariantName } from "../settings/experiment";
+import type { JudgeSettings } from "../rewards/judges";
+import { parseExperiment, type Experiment } from "../settings/experiment";
+import { variantEntry } from "../settings/variant-table";
 import type { MetricRow, RunSink } from "../run/run-types";
 import {
   checkTimeBudget,
@@ -41,21 +44,13 @@ export interface ClaimsSweepSize {
   stabilityRepeats: number;
 }
 
-/** The runs claims come from (ClaimSpec.task; absent = the default scenario's). */
-const TASK_KEYS = ["default", "multiple-choice"] as const;
-export type TaskKey = (typeof TASK_KEYS)[number];
-export const taskOf = (c: ClaimSpec): TaskKey => c.task ?? "default";
-
-/** One task's run: its claims, experiment (every variant; the seeds are the sweep's) and cold start. */
-export interface ClaimsTaskRun {
-  task: TaskKey;
-  claims: ClaimSpec[];
-  variants: VariantName[];
+/** One plan's run: the plan, its experiment (every arm; the seeds are the sweep's) and cold start. */
+export interface ClaimsPlanRun {
+  plan: RunPlan;
   experiment: Experiment;
   checkpoint: Checkpoint;
   /** Where the cold start was read (a path), for the manifest and the log. */
   source: string;
-  stability: boolean;
 }
 
 /** A unit's stored result. */
@@ -65,33 +60,35 @@ export type ClaimsUnitValue =
   | SeedVariantResult;
 
 /**
- * The runs the claims need, one per task, in TASK_KEYS order.
+ * The experiment of each run plan: the plan's arms (variant, weights, and
+ * `judge` for variants that use one), with GRPO for every arm of the
+ * multiple-choice task, at the size's steps, G, prompts per step, eval
+ * cadence, held-out size and lr.
  * @param coldStart the cold start of a task's experiment and where it was read, or null when there is none.
  * @throws Error when a task that claims need has no cold start.
  */
 export function planClaimRuns(
-  claims: readonly ClaimSpec[],
-  order: readonly ClaimSpec[],
+  plans: readonly RunPlan[],
   size: ClaimsSweepSize,
-  coldStart: (task: TaskKey, exp: Experiment) => { checkpoint: Checkpoint; source: string } | null,
-): ClaimsTaskRun[] {
-  const variantOrder = order.flatMap((c) => c.variants);
-  const out: ClaimsTaskRun[] = [];
-  for (const task of TASK_KEYS) {
-    const group = claims.filter((c) => !c.notRunnable && taskOf(c) === task);
-    if (group.length === 0) continue;
-    const variants = [...new Set(group.flatMap((c) => c.variants))].sort(
-      (a, b) => variantOrder.indexOf(a) - variantOrder.indexOf(b),
-    ) as VariantName[];
-    const mc = task === "multiple-choice";
-    // One seed's experiment: the sweep runs each seed-variant alone (seedVariantExperiment).
+  judge: JudgeSettings,
+  coldStart: (task: string, exp: Experiment) => { checkpoint: Checkpoint; source: string } | null,
+): ClaimsPlanRun[] {
+  const colds = new Map<string, { checkpoint: Checkpoint; source: string }>();
+  return plans.map((plan) => {
+    const mc = plan.task === "multiple-choice";
+    // A run with no RL arm (stability only) still needs one variant to build.
+    const arms = plan.arms.length
+      ? plan.arms
+      : [{ key: "rlvr", variant: "rlvr" as const, weights: {} }];
     const experiment = parseExperiment({
       modelSize: "small",
       ...(mc ? { task: { multipleChoice: true, hintRate: 0, traceSlipRate: 0 } } : {}),
-      // A run with no RL variant (stability only) still needs one to build.
-      variants: (variants.length ? variants : ["rlvr"]).map((name) =>
-        mc ? { name, estimator: "grpo" } : { name },
-      ),
+      variants: arms.map((a) => ({
+        name: a.variant,
+        weights: a.weights,
+        ...(variantEntry(a.variant).judge !== "none" ? { judge } : {}),
+        ...(mc ? { estimator: "grpo" } : {}),
+      })),
       algorithm: {
         steps: size.steps,
         groupSize: size.groupSize,
@@ -101,21 +98,14 @@ export function planClaimRuns(
       },
       evalSize: size.evalSize,
     });
-    const cold = coldStart(task, experiment);
+    const cold = colds.get(plan.task) ?? coldStart(plan.task, experiment);
     if (!cold)
       throw new Error(
-        `no shipped cold-start checkpoint for the ${task} claims' task (public/checkpoints); make it with npm run train:sft`,
+        `no shipped cold-start checkpoint for the ${plan.task} claims' task (public/checkpoints); make it with npm run train:sft`,
       );
-    out.push({
-      task,
-      claims: group,
-      variants,
-      experiment,
-      ...cold,
-      stability: group.some((c) => c.stability),
-    });
-  }
-  return out;
+    colds.set(plan.task, cold);
+    return { plan, experiment, ...cold };
+  });
 }
 
 /** The experiment of one seed and one variant of a task's run (a seed-variant unit). */
@@ -168,16 +158,17 @@ function isMetricRow(v: unknown): v is MetricRow {
 
 /**
  * Runs (or, from `store`, continues) the claims' sweep on `device` and
- * gathers each task's inputs: its rows (every seed-variant's, seed-major,
- * variants in the experiment's order, step 0 first) and stability points.
- * Before the first unit it measures one RL step of each variant and one
- * eval on the device and prints the run's estimated time.
- * @param sigmaBs σ_b values of the stability sweep (σ_j and δ at the auditor's defaults).
+ * gathers each plan's inputs (by plan key): its rows (every seed-arm's,
+ * seed-major, arms in the plan's order, step 0 first, `variant` the arm's
+ * key) and stability points. Before the first unit it measures one RL step
+ * of each arm and one eval on the device and prints the run's estimated time.
+ * @param sigmaBs σ_b values of the stability sweep (σ_j and δ at the judge's defaults).
  */
 export async function runClaimsSweep(args: {
-  runs: readonly ClaimsTaskRun[];
+  runs: readonly ClaimsPlanRun[];
   size: ClaimsSweepSize;
   seeds: number[];
+  judge: JudgeSettings;
   sigmaBs: readonly number[];
   /** The sweep does not start when its estimated time is over this many hours. */
   maxHours: number;
@@ -185,25 +176,27 @@ export async function runClaimsSweep(args: {
   sink: RunSink;
   store: SweepStore<ClaimsUnitValue>;
   report: (line: string) => void;
-}): Promise<Map<TaskKey, ClaimInputs>> {
-  const { device, sink, seeds, size } = args;
+}): Promise<Map<string, ClaimInputs>> {
+  const { device, sink, seeds, size, judge } = args;
   const units: SweepUnit<ClaimsUnitValue>[] = [];
-  const starts = new Map<TaskKey, UnitStart>();
+  const starts = new Map<string, UnitStart>();
+  const evaluated = new Set<string>();
   for (const run of args.runs) {
-    const exp = run.experiment;
+    const { plan, experiment: exp } = run;
     const mnist = mnistFor(exp);
-    const start: UnitStart = {
-      key: run.task,
+    // Plans of one task share its cold start, its engine and its cold-start evals.
+    const start: UnitStart = starts.get(plan.task) ?? {
+      key: plan.task,
       config: run.checkpoint.config,
       params: run.checkpoint.params,
     };
-    starts.set(run.task, start);
-    if (run.stability)
+    starts.set(plan.task, start);
+    if (plan.stability)
       for (const seed of seeds)
         units.push({
-          id: `stability.${run.task}.s${seed}`,
+          id: `stability.${safe(plan.key)}.s${seed}`,
           kind: "seed",
-          label: `${run.task}, seed ${seed}, judge stability`,
+          label: `${plan.key}, seed ${seed}, judge stability`,
           run: () =>
             device.withDevice(async () => {
               const one = seedVariantExperiment(exp, seed, exp.variants[0].name);
@@ -214,18 +207,16 @@ export async function runClaimsSweep(args: {
                   groupSize: size.groupSize,
                   seed,
                   repeats: size.stabilityRepeats,
-                  settings: args.sigmaBs.map((sigmaB) => ({
-                    sigmaB,
-                    sigmaJ: DEFAULT_AUDITOR.sigmaJ,
-                    delta: DEFAULT_AUDITOR.delta,
-                  })),
+                  settings: args.sigmaBs.map((sigmaB) => ({ ...judge, sigmaB })),
                 });
                 sink.log(
                   `[stability] seed ${seed}: ${rep.settings.map((s) => `σ_b ${s.judge.sigmaB}: pointwise ${s.pointwise.toFixed(4)} groupwise ${s.groupwise.toFixed(4)}`).join("; ")}`,
                 );
                 return {
                   stability: rep.settings.map((s) => ({
-                    ...s.judge,
+                    sigmaJ: s.judge.sigmaJ,
+                    sigmaB: s.judge.sigmaB,
+                    delta: s.judge.delta,
                     pointwise: s.pointwise,
                     groupwise: s.groupwise,
                   })),
@@ -235,36 +226,39 @@ export async function runClaimsSweep(args: {
               }
             }),
         });
-    if (run.variants.length === 0) continue;
-    for (const seed of seeds)
-      units.push({
-        id: `start.${run.task}.s${seed}`,
-        kind: "seed",
-        label: `${run.task}, seed ${seed}, cold-start eval`,
-        // Greedy decoding is the same for every seed (the first seed's eval, as LabRun.evalStart).
-        run: async () => ({
-          coldStart: await device.coldStartEval(
-            exp,
-            start,
-            mnist,
-            exp.evalTemperature > 0 ? seed : seeds[0],
-          ),
-        }),
-      });
-    for (const seed of seeds)
-      for (const variant of run.variants)
+    if (plan.arms.length === 0) continue;
+    if (!evaluated.has(plan.task)) {
+      evaluated.add(plan.task);
+      for (const seed of seeds)
         units.push({
-          id: `rl.${run.task}.s${seed}.${safe(variant)}`,
+          id: `start.${safe(plan.task)}.s${seed}`,
+          kind: "seed",
+          label: `${plan.task}, seed ${seed}, cold-start eval`,
+          // Greedy decoding is the same for every seed (the first seed's eval, as LabRun.evalStart).
+          run: async () => ({
+            coldStart: await device.coldStartEval(
+              exp,
+              start,
+              mnist,
+              exp.evalTemperature > 0 ? seed : seeds[0],
+            ),
+          }),
+        });
+    }
+    for (const seed of seeds)
+      for (const arm of plan.arms)
+        units.push({
+          id: `rl.${safe(plan.key)}.s${seed}.${safe(arm.key)}`,
           kind: "seed-variant",
-          label: `${run.task}, seed ${seed}, ${variant}`,
+          label: `${plan.key}, seed ${seed}, ${arm.key}`,
           run: async () => {
-            const cold = args.store.load(`start.${run.task}.s${seed}`);
+            const cold = args.store.load(`start.${safe(plan.task)}.s${seed}`);
             if (!cold || !("coldStart" in cold))
               throw new Error(
-                `claims sweep: the cold-start eval of ${run.task}, seed ${seed} is missing`,
+                `claims sweep: the cold-start eval of ${plan.task}, seed ${seed} is missing`,
               );
             return device.trainSeedVariant({
-              exp: seedVariantExperiment(exp, seed, variant),
+              exp: seedVariantExperiment(exp, seed, arm.variant),
               start,
               mnist,
               coldStart: cold.coldStart as EvalMetrics,
@@ -275,19 +269,19 @@ export async function runClaimsSweep(args: {
   const left = units.filter((u) => args.store.load(u.id) === undefined);
   const prior = left.length ? await estimate(args, starts, left, args.report) : {};
   const results = await runSweep(units, args.store, args.report, prior);
-  const inputs = new Map<TaskKey, ClaimInputs>();
-  for (const run of args.runs) {
+  const inputs = new Map<string, ClaimInputs>();
+  for (const { plan } of args.runs) {
     const rows: MetricRow[] = [];
     const stability = new Map<number, StabilityPoint[]>();
     for (const seed of seeds) {
-      const st = results.get(`stability.${run.task}.s${seed}`);
+      const st = results.get(`stability.${safe(plan.key)}.s${seed}`);
       if (st && "stability" in st) stability.set(seed, st.stability);
-      for (const variant of run.variants) {
-        const r = results.get(`rl.${run.task}.s${seed}.${safe(variant)}`);
+      for (const arm of plan.arms) {
+        const r = results.get(`rl.${safe(plan.key)}.s${seed}.${safe(arm.key)}`);
         if (r && "rows" in r) rows.push(...r.rows);
       }
     }
-    inputs.set(run.task, { rows, stability });
+    inputs.set(plan.key, { rows: relabel(rows, plan.arms), stability, judge });
   }
   return inputs;
 }
@@ -300,7 +294,7 @@ export async function runClaimsSweep(args: {
  */
 async function estimate(
   args: Parameters<typeof runClaimsSweep>[0],
-  starts: ReadonlyMap<TaskKey, UnitStart>,
+  starts: ReadonlyMap<string, UnitStart>,
   left: readonly SweepUnit<ClaimsUnitValue>[],
   report: (line: string) => void,
 ): Promise<{ "seed-variant"?: number; seed?: number }> {
@@ -309,21 +303,22 @@ async function estimate(
   let steps = 0;
   let evalSum = 0;
   for (const run of args.runs) {
-    const start = starts.get(run.task)!;
+    const start = starts.get(run.plan.task)!;
     const mnist = mnistFor(run.experiment);
-    for (const variant of run.variants) {
+    const arms = run.plan.arms;
+    for (const arm of arms) {
       const cost = await args.device.measureStep(
         run.experiment,
         start,
         mnist,
         args.seeds[0],
-        variant,
+        arm.variant,
       );
       stepSum += cost.stepSeconds;
       steps++;
-      evalSum += cost.evalSeconds / run.variants.length;
+      evalSum += cost.evalSeconds / arms.length;
     }
-    if (run.variants.length === 0) {
+    if (arms.length === 0) {
       const cost = await args.device.measureStep(run.experiment, start, mnist, args.seeds[0]);
       evalSum += cost.evalSeconds;
     }
@@ -338,8 +333,10 @@ async function estimate(
   const total = left.reduce((a, u) => a + (u.kind === "seed-variant" ? seedVariant : seedUnit), 0);
   const sv = left.filter((u) => u.kind === "seed-variant").length;
   const perSeed =
-    args.runs.reduce((a, r) => a + r.variants.length, 0) * seedVariant +
-    args.runs.reduce((a, r) => a + (r.stability ? 2 : 1), 0) * seedUnit;
+    args.runs.reduce((a, r) => a + r.plan.arms.length, 0) * seedVariant +
+    (args.runs.filter((r) => r.plan.stability).length +
+      new Set(args.runs.filter((r) => r.plan.arms.length > 0).map((r) => r.plan.task)).size) *
+      seedUnit;
   report(
     `[sweep] estimated run time: about ${formatDuration(total)} for ${sv} seed-variants (${size.steps} RL steps and ${evalsPerUnit} eval${evalsPerUnit === 1 ? "" : "s"} each) and ${left.length - sv} per-seed units, from one RL step of each variant (mean ${stepS.toFixed(1)} s) and one ${size.evalSize}-prompt eval (${evalS.toFixed(1)} s) measured on this device just now`,
   );

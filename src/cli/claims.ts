@@ -1,62 +1,72 @@
 /**
  * Runs the papers' claims in the lab and judges each one over seeds:
- *   npm run claims -- [--size ci|full|tiny] [--seeds S1,S2,…] [--claims ID,…] [--out DIR | --resume DIR] [--checkpoint FILE] [--max-hours H] [--quiet]
+/**
+ * Runs the papers' claims in the lab and judges each one over seeds:
+ *   npm run claims -- [--size ci|full|tiny] [--seeds S1,S2,…] [--claims ID,…] [--judge NAME]
+ *                     [--out DIR | --resume DIR] [--checkpoint FILE] [--max-hours H] [--quiet]
  *
- * One lab run per task trains every variant the selected claims need from
- * the same cold start under each seed, one seed-variant after another (a
- * resumable sweep, src/cli/claims-sweep.ts): the default experiment's
- * (the shipped hinted checkpoint; --checkpoint replaces it), and for SCS and
- * ACRE a multiple-choice run without hints, every variant with GRPO (the
- * shipped multiple-choice checkpoint). The judge-stability sweep runs on each
- * seed's cold-start rollouts. Each claim's per-seed figure (src/experiments/claims.ts) is
- * summarized as mean and 95 % Student-t interval over seeds, and judged
- * "reproduced" (interval strictly on the paper's side of 0), "not reproduced"
- * (interval on the other side or at 0) or "inconclusive" (straddles 0);
- * claims the lab cannot run yet are "not runnable" with the reason.
+ * The runs are a resumable sweep (src/cli/claims-sweep.ts), one seed-variant
+ * after another: per task, every arm the selected claims need from the same
+ * cold start under each seed (src/experiments/claims-plan.ts): the default
+ * experiment's (the shipped hinted checkpoint; --checkpoint replaces it), a
+ * run of its own for an arm with other weights (StructReward with its
+ * auxiliary tasks on), and for SCS and ACRE a multiple-choice run without
+ * hints, every variant with GRPO (the shipped multiple-choice checkpoint).
+ * The judge-stability sweep runs on each seed's cold-start rollouts. The
+ * judge arms and the sweep use --judge (text-auditor, the default, or
+ * oracle-auditor) at its default noise. Each claim's paired comparisons
+ * (src/experiments/claims.ts) are summarized as mean and 95 % Student-t
+ * interval over seeds, with the minimum detectable effect at N and the N the
+ * paper's effect would need, and judged "reproduced" (interval strictly on
+ * the paper's side of 0), "not reproduced" (on the other side or at 0) or
+ * "inconclusive"; a claim of several comparisons by their
+ * intersection–union (docs/reward-spec.md §2). Claims the lab cannot run yet
+ * are "not runnable" with the reason; claims whose paper effect needs more
+ * seeds than N are listed on stderr and in `cannot_decide_at_n`.
  *
  * Prints progress on stderr and one JSON line on stdout:
- *   {"size", "seeds", "seconds", "claims": [{"id", "paper", "statement", "paper_figure",
- *    "lab": {"mean", "ci95", "per_seed"} | null, "verdict", "command", "metric", "reason"?}]}
+ *   {"size", "seeds", "judge", "seconds", "cannot_decide_at_n", "claims": [{"id", "paper", "statement",
+ *    "paper_figure", "lab": {"mean", "ci95", "per_seed"} | null, "comparisons": [{"label", "direction",
+ *    "mean", "sd", "ci95", "per_seed", "mde", "paper_effect", "n_needed", "verdict"}], "verdict",
+ *    "decidable", "command", "metric", "reason"?}]}
  * Before the first seed-variant it prints the estimated run time (one RL
- * step of each variant and one eval measured on the device), and after each
- * one "seed-variant i of n … about T left" on stderr (with --quiet too).
- * The seeds are limited by cost, not a count: a sweep estimated to run
- * longer than --max-hours (default 24) does not start, and says how many
- * seeds fit (a --seeds list holds at most 1000).
+ * step of each arm and one eval measured on the device), and after each one
+ * "seed-variant i of n … about T left" on stderr (with --quiet too). The
+ * seeds are limited by cost, not a count: a sweep estimated to run longer
+ * than --max-hours (default 24) does not start, and says how many seeds fit
+ * (a --seeds list holds at most 1000).
  * --out DIR (a new or empty folder; an existing non-empty one is refused so
  * no earlier report is overwritten) gets sweep.json (the settings, the
  * code's version and the cold starts) at once, units/<id>.json as each
  * seed-variant (and each seed's cold-start eval and stability study)
- * finishes, and at the end claims.json, claims.md, metrics.jsonl
- * (and metrics-multiple-choice.jsonl when that run ran) and per claim <id>.svg and <id>.png (mean curves with 95 % bands). DIR and
- * --checkpoint are checked before any work; every file is written under a
- * temporary name and renamed, so a killed sweep loses at most the unit in
- * progress. --resume DIR continues the sweep in DIR with the same flags:
- * a different setting (named), another code version or another cold start
- * is refused; the final claims.json is the one an uninterrupted run writes.
- * On failure the last stdout line is {"error"}.
+ * finishes, and at the end claims.json, claims.md, metrics.jsonl (and
+ * metrics-<run>.jsonl for every further run) and per claim <id>.svg and
+ * <id>.png (the arms' mean curves with 95 % bands beside the judged paired
+ * differences per step). DIR and --checkpoint are checked before any work;
+ * every file is written under a temporary name and renamed, so a killed
+ * sweep loses at most the unit in progress. --resume DIR continues the sweep
+ * in DIR with the same flags: a different setting (named), another code
+ * version or another cold start is refused; the final claims.json is the
+ * one an uninterrupted run writes. On failure the last stdout line is {"error"}.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { loadCheckpoint } from "../model/checkpoint";
-import {
-  CLAIMS,
-  DEFAULT_SIGMA_B,
-  selectClaims,
-  type ClaimInputs,
-  type ClaimSpec,
-} from "../experiments/claims";
-import { inProcessScorer } from "../run/reward-client";
+import { selectClaims, type ClaimInputs, type ClaimSpec } from "../experiments/claims";
+import { createInProcessScorer } from "../run/reward-client";
 import { DEFAULT_MAX_HOURS, memoryStore } from "../run/sweep";
-import { aggregateCurves, summarizeSeeds, verdict } from "../experiments/seed-stats";
-import { variantColor } from "../ui/lib/variant-meta";
+import { claimInputs, planRuns, sigmaBSweep } from "../experiments/claims-plan";
+import { judgeClaim } from "../experiments/claims-judge";
+import { plotFor } from "../experiments/claims-plots";
+import { JUDGE_NAMES, judgeSettings, type JudgeSettings } from "../rewards/judges";
+import { PRM_FILE } from "../prm/file";
 import {
   claimsMarkdown,
-  curvesSvg,
+  panelsSvg,
   svgToPng,
   type ClaimResult,
-  type CurvesPlot,
 } from "../experiments/claims-report";
+import { nodePrm } from "./node-prm";
 import {
   checkpointFile,
   consoleSink,
@@ -70,36 +80,61 @@ import {
   isClaimsUnitValue,
   planClaimRuns,
   runClaimsSweep,
-  taskOf,
   type ClaimsUnitValue,
-  type TaskKey,
 } from "./claims-sweep";
 import { openSweepFolder, type SweepManifest } from "./sweep-folder";
 import { codeVersion, fileSha256 } from "./code-version";
 import { SweepDevice } from "./sweep-device";
 
 /**
- * Run sizes (lab choice). `full` is the five-seed report. The held-out set is
- * 512 prompts (one sampled answer each), evaluated at steps 0, 10 and 20: at
- * 128 prompts one prompt is 0.8 points and the seed-to-seed spread of a
- * paired RC-Acc difference was about ±5 points, against GRR's 2.4-point gap
- * over pointwise GR (Table 1); four times the prompts halve the eval's share
- * of that spread. Wall-clock times of each size are in the README.
+ * Seeds (stated 2026-12-03, with what each was used for). Used for choices,
+ * never reported as evidence: 1–9 (the scenario, the judge noise of the
+ * oracle auditor, pilots), 11–13 (the ci seeds until 2026-12-03, used to
+ * decide 20 steps), 201–205 (the text auditor's calibration draws). Reported
+ * before, not used for a choice: 21–25. Never used for anything before the
+ * runs they report: the ci seeds 31–32 (33 is kept free) and the full seeds
+ * 41 onward.
+ */
+const CI_SEEDS = [31, 32];
+/**
+ * Full size: as many seeds as the GRR claims need by the minimum-detectable-
+ * effect calculation (docs/reward-spec.md §2), at least 10: GRR's 2.4-point
+ * lead over pointwise GR at the pooled per-seed sd 0.0258 of GRR − pointwise
+ * GR (pilot, tuning seeds 1–3: 0.043, 0.025, 0.000; seeds 11–13: 0.008,
+ * 0.066, 0.029) needs 12 seeds (MDE 0.0229 at 12). Seeds 41–52, none used
+ * for a choice.
+ */
+const FULL_SEED_COUNT = 12;
+const FULL_SEEDS = Array.from({ length: FULL_SEED_COUNT }, (_, i) => 41 + i);
+
+/**
+ * Run sizes (lab choice). Evals at steps 0, 10 and 20. `full`: 512 held-out
+ * prompts (one sampled answer each): at 128 prompts one prompt is 0.8 points
+ * and the seed-to-seed spread of a paired RC-Acc difference was about ±5
+ * points, against GRR's 2.4-point gap over pointwise GR; four times the
+ * prompts halve the eval's share of that spread; and the seeds the GRR
+ * claims need. `ci` keeps to 25 minutes on the 2-core CPU adapter with every
+ * claim's arms (6 default-scenario arms, StructReward's auxiliary step in
+ * one, and the multiple-choice run): 2 seeds and 256 held-out prompts
+ * (estimated 2026-12-03 from the earlier measured ci, 19.5 min for 4 arms ×
+ * 3 seeds at 512 prompts on a quiet machine; 3 seeds of the RL steps alone
+ * would take about 26 min); it says which claims its N cannot decide.
+ * Wall-clock times of each size are in docs/results.md.
  */
 export const CLAIM_SIZES = {
   ci: {
-    seeds: [11, 12, 13],
+    seeds: CI_SEEDS,
     steps: 20,
     groupSize: 8,
     batchPrompts: 4,
     evalEvery: 10,
-    evalSize: 512,
+    evalSize: 256,
     lr: 5e-4,
     stabilityPrompts: 16,
     stabilityRepeats: 4,
   },
   full: {
-    seeds: [21, 22, 23, 24, 25],
+    seeds: FULL_SEEDS,
     steps: 20,
     groupSize: 8,
     batchPrompts: 4,
@@ -128,11 +163,9 @@ export const CLAIM_SIZES = {
 } as const;
 export type ClaimSize = keyof typeof CLAIM_SIZES;
 
-/** σ_b values of the stability plot (σ_j and δ at the lab default). */
-const SIGMA_B_SWEEP = [0, 0.05, DEFAULT_SIGMA_B, 0.3];
-
-function commandFor(size: ClaimSize, seeds: number[], id: string): string {
-  return `npm run claims -- --size ${size} --seeds ${seeds.join(",")} --claims ${id}`;
+function commandFor(size: ClaimSize, seeds: number[], id: string, judge: JudgeSettings): string {
+  const j = judge.name === judgeSettings().name ? "" : ` --judge ${judge.name}`;
+  return `npm run claims -- --size ${size} --seeds ${seeds.join(",")} --claims ${id}${j}`;
 }
 
 async function main(): Promise<void> {
@@ -140,6 +173,7 @@ async function main(): Promise<void> {
     size: "string",
     seeds: "string",
     claims: "string",
+    judge: "string",
     out: "string",
     resume: "string",
     checkpoint: "string",
@@ -161,6 +195,10 @@ async function main(): Promise<void> {
           .map((s) => s.trim())
       : undefined,
   );
+  const judgeName = String(flags.judge ?? judgeSettings().name);
+  if (!(JUDGE_NAMES as readonly string[]).includes(judgeName))
+    throw new Error(`--judge must be one of ${JUDGE_NAMES.join(", ")}, got '${judgeName}'`);
+  const judge = judgeSettings({ name: judgeName as JudgeSettings["name"] });
   if (flags.out !== undefined && flags.resume !== undefined)
     throw new Error("--out and --resume exclude each other (--resume DIR writes into DIR)");
   const out =
@@ -173,7 +211,8 @@ async function main(): Promise<void> {
   if (checkpoint !== undefined) checkInputFile("--checkpoint", checkpoint);
   const t0 = performance.now();
 
-  const runs = planClaimRuns(claims, CLAIMS, S, (task, exp) => {
+  const plans = planRuns(claims.filter((c) => !c.notRunnable));
+  const runs = planClaimRuns(plans, S, judge, (task, exp) => {
     const file = task === "default" && checkpoint ? checkpoint : checkpointFile(exp);
     if (!existsSync(file)) return null;
     const bytes = new Uint8Array(readFileSync(file));
@@ -190,6 +229,7 @@ async function main(): Promise<void> {
       sizeValues: sizeValuesOf(S),
       seeds,
       claims: claims.map((c) => c.id),
+      judge,
     },
     code: codeVersion(),
     coldStarts: Object.fromEntries(
@@ -207,19 +247,22 @@ async function main(): Promise<void> {
     : memoryStore<ClaimsUnitValue>();
 
   const sink = consoleSink(undefined, Boolean(flags.quiet));
-  const device = new SweepDevice(nodeContext, sink, inProcessScorer);
+  const device = new SweepDevice(nodeContext, sink, createInProcessScorer(nodePrm(PRM_PATH)));
   const ctx = await device.context();
   sink.log(`adapter: ${ctx.adapter.description}${ctx.adapter.isFallback ? " (CPU fallback)" : ""}`);
-  sink.log(`claims: ${claims.map((c) => c.id).join(", ")}; size ${size}; seeds ${seeds.join(",")}`);
+  sink.log(
+    `claims: ${claims.map((c) => c.id).join(", ")}; size ${size}; seeds ${seeds.join(",")}; judge ${judge.name} (σ_j ${judge.sigmaJ}, σ_b ${judge.sigmaB})`,
+  );
   for (const r of runs)
     sink.log(
-      `[${r.task}] claims ${r.claims.map((c) => c.id).join(", ")}; variants ${r.variants.join(", ") || "none"}; cold start ${relativeToRepo(r.source)}`,
+      `[${r.plan.key}] arms ${r.plan.arms.map((a) => a.key).join(", ") || "none"}${r.plan.stability ? "; judge stability" : ""}; cold start ${relativeToRepo(r.source)}`,
     );
-  const inputs = await runClaimsSweep({
+  const byPlan = await runClaimsSweep({
     runs,
     size: S,
     seeds,
-    sigmaBs: SIGMA_B_SWEEP,
+    judge,
+    sigmaBs: sigmaBSweep(judge),
     maxHours: (flags["max-hours"] as number | undefined) ?? DEFAULT_MAX_HOURS,
     device,
     sink,
@@ -229,12 +272,20 @@ async function main(): Promise<void> {
   });
   device.dispose();
 
-  const empty: ClaimInputs = { rows: [], stability: new Map() };
-  const inputsOf = (c: ClaimSpec) => inputs.get(taskOf(c)) ?? empty;
-  const results: ClaimResult[] = claims.map((c) => judgeClaim(c, inputsOf(c), seeds, size));
+  const inputsOf = (c: ClaimSpec) => claimInputs(c, plans, byPlan, judge);
+  const results: ClaimResult[] = claims.map((c) =>
+    judgeClaim(c, inputsOf(c), seeds, commandFor(size, seeds, c.id, judge)),
+  );
   const seconds = Math.round((performance.now() - t0) / 1000);
-  if (out) writeReport(out, claims, results, inputsOf, inputs, seeds);
-  process.stdout.write(`${JSON.stringify({ size, seeds, seconds, claims: results })}\n`);
+  const cannot = results.filter((r) => r.decidable === "no").map((r) => r.id);
+  const unknown = results.filter((r) => r.decidable === "unknown").map((r) => r.id);
+  sink.log(
+    `N = ${seeds.length}: cannot decide ${cannot.length ? cannot.join(", ") : "none"} (inconclusive, and a paper effect needs more seeds)${unknown.length ? `; no paper effect to size: ${unknown.join(", ")}` : ""}`,
+  );
+  if (out) writeReport(out, claims, results, inputsOf, byPlan, seeds, size, judge);
+  process.stdout.write(
+    `${JSON.stringify({ size, seeds, judge, seconds, cannot_decide_at_n: cannot, claims: results })}\n`,
+  );
 }
 
 /** The flag that sets each top-level setting of the manifest (for a resume's mismatch error). */
@@ -243,6 +294,7 @@ const CLAIMS_FLAG_OF: Record<string, string> = {
   sizeValues: "--size",
   seeds: "--seeds",
   claims: "--claims",
+  judge: "--judge",
 };
 
 /** A size's values without its default seeds (the seeds are a setting of their own). */
@@ -260,99 +312,37 @@ function relativeToRepo(file: string): string {
   return rel.startsWith("..") ? resolve(file) : rel;
 }
 
-/** One claim's result: per-seed figures, their summary and the verdict. */
-function judgeClaim(
-  c: ClaimSpec,
-  inputs: ClaimInputs,
-  seeds: number[],
-  size: ClaimSize,
-): ClaimResult {
-  const base = {
-    id: c.id,
-    paper: c.paper,
-    statement: c.statement,
-    paper_figure: c.paper_figure,
-    command: commandFor(size, seeds, c.id),
-    metric: c.metric,
-  };
-  if (c.notRunnable || !c.perSeed)
-    return {
-      ...base,
-      lab: null,
-      verdict: "not runnable",
-      reason: c.notRunnable ?? "no per-seed figure",
-    };
-  const perSeed = seeds.map((s) => c.perSeed!(inputs, s));
-  const sum = summarizeSeeds(perSeed);
-  return {
-    ...base,
-    lab: { mean: sum.mean, ci95: sum.ci95, per_seed: perSeed },
-    verdict: verdict(sum, c.direction),
-  };
-}
-
-/** The plot of a claim: eval curves per variant (mean, 95 % band), or variance against σ_b for the stability claim. */
-function plotFor(c: ClaimSpec, inputs: ClaimInputs, seeds: number[]): CurvesPlot | null {
-  if (c.stability) {
-    const series = (["pointwise", "groupwise"] as const).map((k, i) => ({
-      label: k === "pointwise" ? "pointwise GR" : "GRR (groupwise)",
-      color: i === 0 ? variantColor("pointwise-gr") : variantColor("grr"),
-      points: SIGMA_B_SWEEP.map((sigmaB) => {
-        const sum = summarizeSeeds(
-          seeds.map((s) => inputs.stability.get(s)!.find((p) => p.sigmaB === sigmaB)![k]),
-        );
-        return { x: sigmaB, mean: sum.mean, lo: sum.ci95[0], hi: sum.ci95[1] };
-      }),
-    }));
-    return {
-      title: `${c.id}: per-rollout reward variance vs judge calibration noise`,
-      xLabel: "σ_b (pointwise calibration noise)",
-      yLabel: "reward variance",
-      series,
-    };
-  }
-  if (!c.plot) return null;
-  const curves = aggregateCurves([...inputs.rows], { kind: "eval", metric: c.plot.metric });
-  const series = c.plot.variants
-    .filter((v) => curves.has(v))
-    .map((v) => ({
-      label: v,
-      color: variantColor(v),
-      points: curves.get(v)!.map((p) => ({ x: p.step, mean: p.mean, lo: p.lo, hi: p.hi })),
-    }));
-  return {
-    title: `${c.id}: ${c.plot.yLabel}, mean of ${seeds.length} seeds, 95 % band`,
-    xLabel: "RL step",
-    yLabel: c.plot.yLabel,
-    series,
-  };
-}
+/** The learned PRM of the `prm` arm: the shipped file. */
+const PRM_PATH = join(REPO_ROOT, "public", PRM_FILE);
 
 function writeReport(
   dir: string,
   claims: ClaimSpec[],
   results: ClaimResult[],
   inputsOf: (c: ClaimSpec) => ClaimInputs,
-  byTask: ReadonlyMap<TaskKey, ClaimInputs>,
+  byPlan: ReadonlyMap<string, ClaimInputs>,
   seeds: number[],
+  size: ClaimSize,
+  judge: JudgeSettings,
 ): void {
-  // One metrics file per run: metrics.jsonl (default scenario), metrics-multiple-choice.jsonl.
-  for (const [task, inputs] of byTask)
+  // One metrics file per run: metrics.jsonl (default scenario), metrics-<run>.jsonl for the others.
+  for (const [key, inputs] of byPlan)
     writeFileAtomic(
-      join(dir, task === "default" ? "metrics.jsonl" : `metrics-${task}.jsonl`),
+      join(dir, key === "default" ? "metrics.jsonl" : `metrics-${key}.jsonl`),
       `${inputs.rows.map((r) => JSON.stringify(r)).join("\n")}\n`,
     );
   claims.forEach((c) => {
-    const plot = plotFor(c, inputsOf(c), seeds);
-    if (!plot) return;
-    const svg = curvesSvg(plot);
+    if (c.notRunnable) return;
+    const plots = plotFor(c, inputsOf(c), seeds, judge);
+    if (!plots) return;
+    const svg = panelsSvg(plots);
     writeFileAtomic(join(dir, `${c.id}.svg`), svg);
     writeFileAtomic(join(dir, `${c.id}.png`), svgToPng(svg));
   });
-  writeFileAtomic(join(dir, "claims.md"), claimsMarkdown(results));
+  writeFileAtomic(join(dir, "claims.md"), claimsMarkdown(results, { size, seeds, judge }));
   writeFileAtomic(
     join(dir, "claims.json"),
-    `${JSON.stringify({ seeds, claims: results }, null, 2)}\n`,
+    `${JSON.stringify({ size, seeds, judge, claims: results }, null, 2)}\n`,
   );
 }
 

@@ -1,19 +1,25 @@
 /**
  * Judge stability on the lab's own rollouts (GRR §4.3.4), headless:
- *   npm run stability -- [--prompts N] [--group-size G] [--repeats R] [--seed S]
- *                        [--checkpoint FILE] [--temperature T] [--full-size] [--quiet]
- *                        [--sigma-j LIST --sigma-b LIST [--delta X]]
- * Samples G rollouts of N training prompts once from a cold start (the
- * shipped checkpoint, or FILE: e.g. a `lab --out` variant checkpoint), then
- * repeats the reward assignment R times with the rubric auditor for each
- * judge-noise setting of DEFAULT_SWEEP_SETTINGS and reports the mean
- * per-rollout variance of pointwise GR and of GRR. Defaults 16 × 8, R = 4,
- * seed 1 (lab choice: a minute on a 2-core CPU adapter; the paper used
- * 500 × 8, R = 4). With --sigma-j and --sigma-b (comma-separated values in
- * [0, 1]) the settings are instead their grid, every σ_j with every σ_b, at
- * δ = --delta (default the auditor's): e.g. to find the judge noise at which
- * the lab's variances match the paper's. On a CPU adapter (SwiftShader) the small model is used
- * unless --full-size.
+ *   npm run stability -- [--prompts N] [--group-size G] [--repeats R] [--seed S | --seeds S1,S2,…]
+ *                        [--judge NAME] [--checkpoint FILE] [--temperature T] [--full-size] [--quiet]
+ *                        [--sigma-j LIST --sigma-b LIST [--delta X]] [--fit P,G]
+ * The paper's protocol (docs/reward-spec.md §2 "Stability study"): each draw
+ * (one seed of --seeds, default the one --seed, default 1) samples N training
+ * prompts and G rollouts of each once from a cold start (the shipped
+ * checkpoint, or FILE: e.g. a `lab --out` variant checkpoint), then repeats
+ * the reward assignment R times per judge setting and reports the mean
+ * per-rollout variance of pointwise GR and of GRR. Several draws print each
+ * draw's figures and, per setting, their mean over draws (the pooled figure),
+ * sd and 95 % t-interval. Defaults 16 × 8, R = 4 (lab choice: a minute on a
+ * 2-core CPU adapter; the paper used 500 × 8, R = 4). The judge is --judge
+ * (text-auditor, the default, or oracle-auditor); the settings are
+ * `judgeSweep` of that judge (its defaults, σ_b 0 / 0.1 / 0.2, σ_j 0), or,
+ * with --sigma-j and --sigma-b
+ * (comma-separated values in [0, 1]), their grid, every σ_j with every σ_b
+ * (δ = --delta, the oracle auditor's tie margin). --fit P,G prints the grid
+ * point whose pooled variances are nearest P (pointwise) and G (groupwise)
+ * by the calibration rule (`fitTargets`; GRR's 0.026,0.016). On a CPU adapter
+ * (SwiftShader) the small model is used unless --full-size.
  * Without --checkpoint the cold start is the shipped one of the lab's default
  * task, or, when none ships, of the open-ended task without answer hints.
  * A checkpoint whose meta.task predates the hint knob was trained without
@@ -21,8 +27,11 @@
  * --checkpoint is checked before any work. On failure the last stdout line is
  * {"error": message} (exit 1).
  * Prints progress on stderr and one JSON line on stdout:
- *   {"prompts", "groupSize", "repeats", "seed", "checkpoint", "temperature", "passRate",
- *    "settings": [{"label", "judge": {"sigmaJ", "sigmaB", "delta"}, "pointwise", "groupwise", "reduction", "rollouts", "repeats"}]}
+ *   {"prompts", "groupSize", "repeats", "seeds", "judge", "checkpoint", "temperature",
+ *    "draws": [{"seed", "passRate", "settings": [{"label", "judge": {"name", "sigmaJ", "sigmaB", "delta"},
+ *               "pointwise", "groupwise", "reduction", "rollouts", "repeats"}]}],
+ *    "pooled": [{"label", "judge", "pointwise": {"mean", "sd", "ci95", "perDraw"}, "groupwise": {…}, "reduction"}],
+ *    "fit"?: {"targets": {"pointwise", "groupwise"}, "index", "label", "judge", "error"}}
  */
 import { existsSync, readFileSync } from "node:fs";
 import { basename } from "node:path";
@@ -36,8 +45,22 @@ import {
   MAX_STABILITY_PROMPTS,
   stabilityReport,
 } from "../experiments/stability-study";
-import { DEFAULT_AUDITOR } from "../rewards/auditor-judge";
-import { checkpointFile, consoleSink, mnistFor, nodeContext, parseFlags } from "./node-run";
+import { JUDGE_DEFAULTS, JUDGE_NAMES, type JudgeName } from "../rewards/judges";
+import {
+  fitTargets,
+  judgeSweep,
+  poolDraws,
+  type SweepResult,
+  type SweepSetting,
+} from "../experiments/stability-sweep";
+import {
+  checkpointFile,
+  consoleSink,
+  mnistFor,
+  nodeContext,
+  parseFlags,
+  parseSeedList,
+} from "./node-run";
 import { checkInputFile, finishCli } from "./out-files";
 
 function intFlag(
@@ -65,28 +88,35 @@ function unitList(flag: string, text: string): number[] {
   });
 }
 
-/** The σ_j × σ_b grid of --sigma-j / --sigma-b, or undefined for the default sweep. */
-function gridSettings(
-  flags: Record<string, unknown>,
-): { label: string; sigmaJ: number; sigmaB: number; delta: number }[] | undefined {
+/** The σ_j × σ_b grid of --sigma-j / --sigma-b for judge `name`, or its default sweep. */
+function gridSettings(flags: Record<string, unknown>, name: JudgeName): SweepSetting[] {
   const j = flags["sigma-j"];
   const b = flags["sigma-b"];
   if (j === undefined && b === undefined) {
     if (flags.delta !== undefined) throw new Error("--delta needs --sigma-j and --sigma-b");
-    return undefined;
+    return judgeSweep(name);
   }
   if (j === undefined || b === undefined)
     throw new Error("--sigma-j and --sigma-b go together (their grid is the sweep)");
-  const delta = (flags.delta as number | undefined) ?? DEFAULT_AUDITOR.delta;
+  const delta = (flags.delta as number | undefined) ?? JUDGE_DEFAULTS[name].delta;
   if (!(delta >= 0 && delta <= 1)) throw new Error(`--delta must be in [0, 1], got ${delta}`);
   return unitList("sigma-j", String(j)).flatMap((sigmaJ) =>
     unitList("sigma-b", String(b)).map((sigmaB) => ({
       label: `σ_j ${sigmaJ}, σ_b ${sigmaB}`,
+      name,
       sigmaJ,
       sigmaB,
       delta,
     })),
   );
+}
+
+/** --fit P,G: two variances > 0 (pointwise, groupwise). @throws Error naming the flag. */
+function fitFlag(text: string): { pointwise: number; groupwise: number } {
+  const xs = text.split(",").map((t) => Number(t.trim()));
+  if (xs.length !== 2 || xs.some((x) => !(Number.isFinite(x) && x > 0)))
+    throw new Error(`--fit: '${text}' is not two variances > 0; give e.g. 0.026,0.016`);
+  return { pointwise: xs[0], groupwise: xs[1] };
 }
 
 async function main(): Promise<void> {
@@ -95,6 +125,9 @@ async function main(): Promise<void> {
     "group-size": "number",
     repeats: "number",
     seed: "number",
+    seeds: "string",
+    judge: "string",
+    fit: "string",
     checkpoint: "string",
     temperature: "number",
     "full-size": "boolean",
@@ -106,12 +139,21 @@ async function main(): Promise<void> {
   const prompts = intFlag(flags, "prompts", 16, 1, MAX_STABILITY_PROMPTS);
   const groupSize = intFlag(flags, "group-size", 8, 2, MAX_STABILITY_GROUP_SIZE);
   const repeats = intFlag(flags, "repeats", 4, 2, 1000);
-  const seed = intFlag(flags, "seed", 1, 0, 2 ** 31 - 1);
+  if (flags.seed !== undefined && flags.seeds !== undefined)
+    throw new Error("--seed and --seeds: give one (--seeds S1,S2,… for several draws)");
+  const seeds =
+    flags.seeds !== undefined
+      ? parseSeedList("seeds", String(flags.seeds))
+      : [intFlag(flags, "seed", 1, 0, 2 ** 31 - 1)];
+  const judgeName = String(flags.judge ?? "text-auditor");
+  if (!(JUDGE_NAMES as readonly string[]).includes(judgeName))
+    throw new Error(`--judge must be one of ${JUDGE_NAMES.join(", ")}, got '${judgeName}'`);
+  const fit = flags.fit !== undefined ? fitFlag(String(flags.fit)) : undefined;
   const temperature = flags.temperature as number | undefined;
   if (temperature !== undefined && !(temperature > 0 && temperature <= 5))
     throw new Error(`--temperature must be in (0, 5], got ${temperature}`);
   if (flags.checkpoint !== undefined) checkInputFile("--checkpoint", String(flags.checkpoint));
-  const settings = gridSettings(flags);
+  const settings = gridSettings(flags, judgeName as JudgeName);
   const sink = consoleSink(undefined, Boolean(flags.quiet));
 
   const ctx = await nodeContext();
@@ -144,7 +186,7 @@ async function main(): Promise<void> {
   const exp = parseExperiment({
     modelSize: small ? "small" : "default",
     task,
-    seed,
+    seed: seeds[0],
     // One variant: the study samples from the checkpoint itself (policy "reference").
     variants: [{ name: "rlvr" }],
     evalSize: 4,
@@ -155,36 +197,40 @@ async function main(): Promise<void> {
     params: ckpt.params,
   });
   sink.log(
-    `cold start: ${file}${ckpt.meta?.step !== undefined ? ` (step ${String(ckpt.meta.step)})` : ""}, ${run.paramCount} parameters; ${prompts} prompts × ${groupSize} rollouts, ${repeats} repeats`,
+    `cold start: ${file}${ckpt.meta?.step !== undefined ? ` (step ${String(ckpt.meta.step)})` : ""}, ${run.paramCount} parameters; ${prompts} prompts × ${groupSize} rollouts, ${repeats} repeats, draws ${seeds.join(",")}`,
   );
-  const report = await stabilityReport(run, {
-    prompts,
-    groupSize,
-    repeats,
-    seed,
-    policy: "reference",
-    ...(settings ? { settings } : {}),
-  });
+  const draws: { seed: number; passRate: number; settings: SweepResult[] }[] = [];
+  let temperatureUsed = 0;
+  for (const seed of seeds) {
+    const report = await stabilityReport(run, {
+      prompts,
+      groupSize,
+      repeats,
+      seed,
+      policy: "reference",
+      settings,
+    });
+    temperatureUsed = report.temperature;
+    draws.push({ seed, passRate: report.passRate, settings: report.settings });
+    sink.log(
+      `draw ${seed}: pass rate ${report.passRate.toFixed(3)}; ${report.settings[0].label}: pointwise ${report.settings[0].pointwise.toFixed(4)}, groupwise ${report.settings[0].groupwise.toFixed(4)}`,
+    );
+  }
   ctx.destroy();
-  const {
-    prompts: p,
-    groupSize: g,
-    repeats: r,
-    seed: s,
-    temperature: t,
-    passRate,
-    settings: results,
-  } = report;
+  const pooled = poolDraws(draws.map((d) => d.settings));
+  const best = fit ? { targets: fit, ...fitTargets(pooled, fit) } : undefined;
   process.stdout.write(
     `${JSON.stringify({
-      prompts: p,
-      groupSize: g,
-      repeats: r,
-      seed: s,
+      prompts,
+      groupSize,
+      repeats,
+      seeds,
+      judge: judgeName,
       checkpoint: basename(file),
-      temperature: t,
-      passRate,
-      settings: results,
+      temperature: temperatureUsed,
+      draws,
+      pooled,
+      ...(best ? { fit: best } : {}),
     })}\n`,
   );
 }

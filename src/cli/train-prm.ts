@@ -4,8 +4,9 @@
  *                        [--seed S] [--eval-size N] [--eval-every E] [--out FILE] [--quiet]
  * Starts from the shipped open-ended SFT cold start of the size
  * (public/checkpoints/sft-digits2-open-<size>.ckpt), fine-tunes it on the GPU
- * engine as a generative step verifier on the true step traces of open-ended
- * and multiple-choice digit prompts (src/prm/data.ts), prints held-out
+ * engine as a generative step verifier on the true step traces of open-ended,
+ * multiple-choice and hinted open-ended digit prompts (src/prm/data.ts; the
+ * hinted ones are the default scenario's), prints held-out
  * step-level accuracy, AUC and step-matched AUC (correct vs corrupted steps)
  * before and after, and writes the weights as a lab checkpoint (default public/prm/prm-digits2-<size>.ckpt,
  * meta `kind: "prm"`), under a temporary name then renamed. Bad flags fail
@@ -20,6 +21,20 @@ import { VOCAB } from "../tasks/tokenizer";
 import { trainPrm } from "../prm/train";
 import { checkInputFile, checkOutputFile, finishCli, writeFileAtomic } from "./out-files";
 import { nodeContext, parseFlags, REPO_ROOT } from "./node-run";
+
+/** The PRM's prompt sources, drawn in equal parts (from 2026-12-03 with the hinted prompts of the drift scenario). */
+const PRM_SOURCES = [
+  { family: "digits", numDigits: 2, multipleChoice: false, hintRate: 0, traceSlipRate: 0 },
+  { family: "digits", numDigits: 2, multipleChoice: true, hintRate: 0, traceSlipRate: 0 },
+  {
+    family: "digits",
+    numDigits: 2,
+    multipleChoice: false,
+    hintRate: 1,
+    hintAccuracy: 1,
+    traceSlipRate: 0,
+  },
+] as const;
 
 /** An integer flag in [lo, hi], or its default; names the flag otherwise. */
 function intFlag(
@@ -73,13 +88,10 @@ async function main(): Promise<void> {
   }
   const log = flags.quiet ? () => {} : (line: string) => console.error(line);
   const mnist = loadMnistSubsetNode();
-  // Both answer forms: the PRM reads the prompt the policy reads (lab choice).
-  const tasks = [false, true].map((multipleChoice) =>
-    createTaskGenerator(
-      { family: "digits", numDigits: 2, multipleChoice, hintRate: 0, traceSlipRate: 0 },
-      { mnist },
-    ),
-  );
+  // The PRM reads the prompts the policy reads (lab choice, docs/reward-spec.md §2 "PRM"):
+  // open-ended and multiple-choice, and the default scenario's hinted open-ended prompts
+  // (`<answer> h </answer>` in the question, the hint always right), in equal parts.
+  const tasks = PRM_SOURCES.map((task) => createTaskGenerator(task, { mnist }));
   const ctx = await nodeContext();
   log(`adapter: ${ctx.adapter.description}`);
   log(`PRM from ${init}: ${steps} steps, batch ${batch}, lr ${lr}, seed ${seed}`);

@@ -8,14 +8,42 @@
  */
 import { Resvg, type ResvgRenderOptions } from "@resvg/resvg-js";
 
+/** One paired comparison of a claim, judged on its own (docs/reward-spec.md §2). */
+export type ComparisonResult = {
+  label: string;
+  /** +1: the paper's side is > 0. */
+  direction: 1 | -1;
+  mean: number;
+  /** Sample sd over seeds (0 for one seed). */
+  sd: number;
+  ci95: [number, number];
+  per_seed: number[];
+  /** Minimum detectable effect at this N (95 %, power 0.8, paired t); null for one seed. */
+  mde: number | null;
+  /** The paper's own effect in the lab's units, or null when the paper gives no number. */
+  paper_effect: number | null;
+  /** Seeds the paper's effect would need at this sd; null without a paper effect; a string past the search bound. */
+  n_needed: number | string | null;
+  verdict: "reproduced" | "not reproduced" | "inconclusive";
+};
+
 /** One claim of a paper checked against the lab's runs. */
 export type ClaimResult = {
   id: string;
   paper: string;
   statement: string;
   paper_figure: string;
+  /** The first comparison's summary (the only one for most claims). */
   lab: { mean: number; ci95: [number, number]; per_seed: number[] } | null;
+  /** Every paired comparison; the verdict is their intersection–union. */
+  comparisons?: ComparisonResult[];
   verdict: "reproduced" | "not reproduced" | "inconclusive" | "not runnable";
+  /**
+   * Whether N seeds decide the claim: "yes" when its verdict is reached; for
+   * an inconclusive claim "no" when an inconclusive comparison's paper
+   * effect needs more seeds than N, else "unknown" (no paper effect).
+   */
+  decidable?: "yes" | "no" | "unknown";
   command: string;
   reason?: string;
   metric?: string;
@@ -26,6 +54,8 @@ export interface CurvesPlot {
   title: string;
   xLabel: string;
   yLabel: string;
+  /** Draw a dashed line at y = 0 (and keep 0 in the y range): a paired-difference plot. */
+  zeroLine?: boolean;
   series: {
     label: string;
     /** Any SVG/CSS colour, e.g. "#1f77b4". */
@@ -113,6 +143,35 @@ const px = (v: number): string => (Math.round(v * 100) / 100).toString();
  * Units: whatever the points are in; px only for the drawing.
  */
 export function curvesSvg(plot: CurvesPlot): string {
+  return panelsSvg([plot]);
+}
+
+/**
+ * Several plots side by side in one SVG (each panel SVG_WIDTH × SVG_HEIGHT,
+ * drawn as `curvesSvg` draws one; panel k shifted right by k·SVG_WIDTH):
+ * e.g. a claim's arms' curves beside the paired difference that is judged.
+ * One panel gives exactly `curvesSvg`'s SVG.
+ * @throws Error for an empty list.
+ */
+export function panelsSvg(plots: readonly CurvesPlot[]): string {
+  if (plots.length === 0) throw new Error("panelsSvg: no plots");
+  const width = SVG_WIDTH * plots.length;
+  const out: string[] = [];
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${SVG_HEIGHT}" viewBox="0 0 ${width} ${SVG_HEIGHT}" font-family="${escapeXml(FONT)}" font-size="12">`,
+  );
+  out.push(`<rect x="0" y="0" width="${width}" height="${SVG_HEIGHT}" fill="#ffffff"/>`);
+  plots.forEach((plot, k) => {
+    if (plots.length > 1) out.push(`<g class="panel" transform="translate(${k * SVG_WIDTH},0)">`);
+    out.push(...panel(plot));
+    if (plots.length > 1) out.push(`</g>`);
+  });
+  out.push(`</svg>`);
+  return `${out.join("\n")}\n`;
+}
+
+/** The elements of one panel (title, ticks, axes, bands, lines, legend) in its own 640 × 400 frame. */
+function panel(plot: CurvesPlot): string[] {
   const series = plot.series.map((s) => ({
     ...s,
     points: s.points
@@ -123,6 +182,7 @@ export function curvesSvg(plot: CurvesPlot): string {
   }));
   const xs = series.flatMap((s) => s.points.map((p) => p.x));
   const ys = series.flatMap((s) => s.points.flatMap((p) => [p.mean, p.lo, p.hi]));
+  if (plot.zeroLine) ys.push(0);
   const ax = axis(xs);
   const ay = axis(ys);
   const sx = (x: number): number =>
@@ -131,10 +191,6 @@ export function curvesSvg(plot: CurvesPlot): string {
     PLOT.bottom - ((y - ay.min) / (ay.max - ay.min)) * (PLOT.bottom - PLOT.top);
 
   const out: string[] = [];
-  out.push(
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${SVG_WIDTH}" height="${SVG_HEIGHT}" viewBox="0 0 ${SVG_WIDTH} ${SVG_HEIGHT}" font-family="${escapeXml(FONT)}" font-size="12">`,
-  );
-  out.push(`<rect x="0" y="0" width="${SVG_WIDTH}" height="${SVG_HEIGHT}" fill="#ffffff"/>`);
   out.push(
     `<text x="${SVG_WIDTH / 2}" y="24" text-anchor="middle" font-size="15" font-weight="bold" fill="#111111">${escapeXml(plot.title)}</text>`,
   );
@@ -179,6 +235,13 @@ export function curvesSvg(plot: CurvesPlot): string {
     `<text x="16" y="${yMid}" text-anchor="middle" transform="rotate(-90 16 ${yMid})" fill="#111111">${escapeXml(plot.yLabel)}</text>`,
   );
 
+  if (plot.zeroLine) {
+    const y0 = px(sy(0));
+    out.push(
+      `<line class="zero" x1="${PLOT.left}" y1="${y0}" x2="${PLOT.right}" y2="${y0}" stroke="#333333" stroke-width="1" stroke-dasharray="4 3"/>`,
+    );
+  }
+
   // Bands first, then lines on top.
   for (const s of series) {
     const upper = s.points.map((p) => `${px(sx(p.x))},${px(sy(p.hi))}`);
@@ -216,8 +279,7 @@ export function curvesSvg(plot: CurvesPlot): string {
     );
   });
   out.push(`</g>`);
-  out.push(`</svg>`);
-  return `${out.join("\n")}\n`;
+  return out;
 }
 
 const RESVG_FONT: ResvgRenderOptions["font"] = {
@@ -287,32 +349,76 @@ function num3(v: number): string {
   return Number.isFinite(v) ? fmt(v, 3) : String(v);
 }
 
+/** What the table was printed at: the judge, the seeds and the size (the header line above the table). */
+export interface ClaimsTableMeta {
+  size: string;
+  seeds: readonly number[];
+  /** The judge of the judge arms and of the stability sweep, e.g. {name: "text-auditor", sigmaJ, sigmaB}. */
+  judge: { name: string; sigmaJ: number; sigmaB: number; delta?: number };
+}
+
+/** The first table line: size, judge and seeds (each printed table says which judge it used). */
+function claimsTableHeader(meta: ClaimsTableMeta): string {
+  const j = meta.judge;
+  const noise = `σ_j ${j.sigmaJ}, σ_b ${j.sigmaB}${j.name === "oracle-auditor" && j.delta !== undefined ? `, δ ${j.delta}` : ""}`;
+  return `Size ${meta.size}, judge ${j.name} (${noise}), N = ${meta.seeds.length} seeds (${meta.seeds.join(", ")}); per comparison: mean and 95 % t-interval of the paired per-seed difference, its minimum detectable effect at N (α 0.05 two-sided, power 0.8), the paper's effect and the N it would need; the claim's verdict is the intersection–union of its comparisons.`;
+}
+
 /**
- * The claims as one markdown table (GitHub-flavoured), one row per claim in
- * input order, columns: id | paper | statement | paper figure | lab mean |
- * 95 % CI | per seed | verdict. Numbers to 3 decimals: lab mean `0.123`,
- * 95 % CI `[0.100, 0.146]`, per seed `0.100, 0.146` (seed order as given).
- * A claim with `lab: null` shows "—" in the three number columns, and its
- * verdict cell adds the reason when there is one: `not runnable: <reason>`.
- * Text cells have `|` escaped and line breaks replaced by spaces. The
- * `command` and `metric` fields are not shown (the CLI lists them
- * elsewhere). Returns the table with a trailing newline; no claims gives
- * the header only.
+ * The claims as one markdown table (GitHub-flavoured), one row per paired
+ * comparison, claims in input order; columns: id | paper | statement | paper
+ * figure | comparison | lab mean | 95 % CI | per seed | MDE | paper effect |
+ * N needed | verdict | claim verdict. The claim's own cells (id to paper
+ * figure, claim verdict) are on its first row only. Numbers to 3 decimals
+ * (`0.123`, `[0.100, 0.146]`, per seed `0.100, 0.146` in seed order); N
+ * needed as an integer ("—" without a paper effect). A claim without
+ * `comparisons` is one row from `lab` (comparison, MDE, paper effect, N
+ * needed "—"); a claim with `lab: null` shows "—" in the number columns and
+ * its verdict adds the reason when there is one: `not runnable: <reason>`.
+ * With `meta`, the table is preceded by `claimsTableHeader(meta)` and a
+ * blank line. Text cells have `|` escaped and line breaks replaced by
+ * spaces. Returns the table with a trailing newline; no claims gives the
+ * header rows only.
  */
-export function claimsMarkdown(claims: ClaimResult[]): string {
+export function claimsMarkdown(claims: ClaimResult[], meta?: ClaimsTableMeta): string {
   const lines = [
-    "| id | paper | statement | paper figure | lab mean | 95 % CI | per seed | verdict |",
-    "| --- | --- | --- | --- | ---: | --- | --- | --- |",
+    "| id | paper | statement | paper figure | comparison | lab mean | 95 % CI | per seed | MDE | paper effect | N needed | verdict | claim verdict |",
+    "| --- | --- | --- | --- | --- | ---: | --- | --- | ---: | ---: | ---: | --- | --- |",
   ];
   for (const c of claims) {
-    const mean = c.lab ? num3(c.lab.mean) : "—";
-    const ci = c.lab ? `[${num3(c.lab.ci95[0])}, ${num3(c.lab.ci95[1])}]` : "—";
-    const perSeed = c.lab ? c.lab.per_seed.map(num3).join(", ") : "—";
     const verdictCell =
       c.reason && c.verdict === "not runnable" ? `${c.verdict}: ${c.reason}` : c.verdict;
-    lines.push(
-      `| ${[c.id, c.paper, c.statement, c.paper_figure].map(cell).join(" | ")} | ${mean} | ${ci} | ${perSeed} | ${cell(verdictCell)} |`,
-    );
+    const head = [c.id, c.paper, c.statement, c.paper_figure].map(cell);
+    const blank = head.map(() => "");
+    const rows =
+      c.comparisons && c.comparisons.length > 0
+        ? c.comparisons.map((k) => [
+            cell(k.label),
+            num3(k.mean),
+            `[${num3(k.ci95[0])}, ${num3(k.ci95[1])}]`,
+            k.per_seed.map(num3).join(", "),
+            k.mde === null ? "—" : num3(k.mde),
+            k.paper_effect === null ? "—" : num3(k.paper_effect),
+            k.n_needed === null ? "—" : cell(String(k.n_needed)),
+            k.verdict,
+          ])
+        : [
+            [
+              "—",
+              c.lab ? num3(c.lab.mean) : "—",
+              c.lab ? `[${num3(c.lab.ci95[0])}, ${num3(c.lab.ci95[1])}]` : "—",
+              c.lab ? c.lab.per_seed.map(num3).join(", ") : "—",
+              "—",
+              "—",
+              "—",
+              cell(verdictCell),
+            ],
+          ];
+    rows.forEach((r, i) => {
+      const cells = [...(i === 0 ? head : blank), ...r, i === 0 ? cell(verdictCell) : ""];
+      lines.push(`| ${cells.join(" | ")} |`);
+    });
   }
-  return `${lines.join("\n")}\n`;
+  const table = `${lines.join("\n")}\n`;
+  return meta ? `${claimsTableHeader(meta)}\n\n${table}` : table;
 }

@@ -14,6 +14,16 @@
  *   ci95   x̄ ± t_{0.975, n−1} · s / √n                    (Student's t interval for a mean,
  *                                                           e.g. NIST/SEMATECH e-Handbook §7.2.2.1)
  *   t_{0.975, n−1} from jStat.studentt.inv (npm `jstat` 1.9.6).
+ *   MDE    (t_{1−α/2, n−1} + t_{1−β, n−1}) · s / √n      (minimum detectable effect of the paired
+ *                                                           t-test at n, two-sided level α, power 1 − β)
+ *   N      smallest n ≥ 2 with n ≥ (t_{1−α/2, n−1} + t_{1−β, n−1})² · (s/δ)²
+ *                                                          (seeds an effect δ needs; both from the
+ *                                                           sample-size formula of the one-sample / paired
+ *                                                           t-test, NIST/SEMATECH e-Handbook §7.2.2.2
+ *                                                           "Sample sizes required"; α = 0.05, β = 0.2)
+ *   IUT    a claim of several paired comparisons holds only when each does (intersection–union
+ *          test: Berger 1982; Berger & Hsu 1996, Statistical Science 11(4)); each at level α gives
+ *          the whole test level α.
  * Treating seeds as independent draws and their values as roughly normal is
  * what the t interval assumes; with few seeds it is the usual choice (lab
  * choice), not a guarantee.
@@ -201,4 +211,105 @@ export function aggregateCurves(
     out.set(variant, points);
   }
   return out;
+}
+
+/** Two-sided level α and power of the sample-size figures (docs/reward-spec.md §2, decided 2026-12-03). */
+const POWER_DEFAULTS = { alpha: 0.05, power: 0.8 } as const;
+
+/** t quantile of Student's t with `dof` degrees of freedom (jStat.studentt.inv). */
+function tQuantile(p: number, dof: number): number {
+  const t = jStat.studentt.inv(p, dof);
+  if (!Number.isFinite(t)) throw new Error(`seed-stats: jstat gave t_{${p}, ${dof}} = ${t}`);
+  return t;
+}
+
+function checkPower(alpha: number, power: number): void {
+  if (!(alpha > 0 && alpha < 1)) throw new Error(`alpha must be in (0, 1), got ${String(alpha)}`);
+  if (!(power > 0.5 && power < 1))
+    throw new Error(`power must be in (0.5, 1), got ${String(power)}`);
+}
+
+/**
+ * Minimum detectable effect of a paired t-test on n per-seed differences
+ * with sample sd `sd`: (t_{1−α/2, n−1} + t_{power, n−1}) · sd / √n
+ * (NIST/SEMATECH e-Handbook §7.2.2.2; module comment). Same unit as sd.
+ * Infinity for n < 2 (no sd, no test). Worked value: n = 3, sd = 0.03 →
+ * (4.303 + 1.061) · 0.03 / √3 = 0.0929.
+ * @throws Error when n is not an integer ≥ 1, sd is negative or not
+ *   finite, or α / power are out of range.
+ */
+export function minDetectableEffect({
+  n,
+  sd,
+  alpha = POWER_DEFAULTS.alpha,
+  power = POWER_DEFAULTS.power,
+}: {
+  n: number;
+  sd: number;
+  alpha?: number;
+  power?: number;
+}): number {
+  if (!Number.isInteger(n) || n < 1) throw new Error(`n must be an integer >= 1, got ${String(n)}`);
+  if (!(Number.isFinite(sd) && sd >= 0))
+    throw new Error(`sd must be a finite number >= 0, got ${String(sd)}`);
+  checkPower(alpha, power);
+  if (n < 2) return Number.POSITIVE_INFINITY;
+  return ((tQuantile(1 - alpha / 2, n - 1) + tQuantile(power, n - 1)) * sd) / Math.sqrt(n);
+}
+
+/**
+ * Seeds a paired t-test needs to detect an effect `effect` (two-sided α,
+ * the given power) when the per-seed sd is `sd`: the smallest n ≥ 2 with
+ * n ≥ (t_{1−α/2, n−1} + t_{power, n−1})² · (sd/effect)² (NIST/SEMATECH
+ * e-Handbook §7.2.2.2). 2 when sd is 0; Infinity when effect is 0 or more
+ * than `max` seeds would be needed. Worked value: sd 0.03, effect 0.024 →
+ * 15 (n = 14: (2.160 + 0.870)² · 1.5625 = 14.35 > 14; n = 15: (2.145 +
+ * 0.868)² · 1.5625 = 14.18 ≤ 15).
+ * @throws Error when sd or effect is not finite, sd is negative, or α /
+ *   power are out of range.
+ */
+export function seedsNeeded({
+  sd,
+  effect,
+  alpha = POWER_DEFAULTS.alpha,
+  power = POWER_DEFAULTS.power,
+  max = 100_000,
+}: {
+  sd: number;
+  effect: number;
+  alpha?: number;
+  power?: number;
+  max?: number;
+}): number {
+  if (!(Number.isFinite(sd) && sd >= 0))
+    throw new Error(`sd must be a finite number >= 0, got ${String(sd)}`);
+  if (!Number.isFinite(effect)) throw new Error(`effect must be finite, got ${String(effect)}`);
+  checkPower(alpha, power);
+  if (sd === 0) return 2;
+  if (effect === 0) return Number.POSITIVE_INFINITY;
+  const ratio = (sd / effect) ** 2;
+  const need = (n: number) =>
+    (tQuantile(1 - alpha / 2, n - 1) + tQuantile(power, n - 1)) ** 2 * ratio <= n;
+  // need(n) is monotone in n (the left side falls, n rises): bisect on [2, max].
+  if (!need(max)) return Number.POSITIVE_INFINITY;
+  let lo = 2;
+  let hi = max;
+  while (lo < hi) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (need(mid)) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/**
+ * The intersection–union verdict of a claim made of several paired
+ * comparisons (Berger 1982): "reproduced" when every comparison is,
+ * "not reproduced" when any is, else "inconclusive". An empty list is
+ * "inconclusive".
+ */
+export function intersectionUnionVerdict(verdicts: readonly SeedVerdict[]): SeedVerdict {
+  if (verdicts.length === 0) return "inconclusive";
+  if (verdicts.includes("not reproduced")) return "not reproduced";
+  return verdicts.every((v) => v === "reproduced") ? "reproduced" : "inconclusive";
 }

@@ -5,9 +5,17 @@
  * ranking. Paper: 500 prompts × 8 rollouts, 4 repeats; 0.026 vs 0.016.
  */
 import type { TaskPrompt } from "../tasks/types";
-import { createAuditorJudge, DEFAULT_AUDITOR, type AuditorConfig } from "../rewards/auditor-judge";
+import {
+  createJudge,
+  JUDGE_DEFAULTS,
+  DEFAULT_JUDGE_NAME,
+  judgeSettings,
+  type JudgeName,
+  type JudgeSettings,
+} from "../rewards/judges";
 import { scoreGRR, scorePointwiseGR, type Judge, type RankMapping } from "../rewards/grr";
 import { mulberry32, type Rng } from "../rewards/rng";
+import { summarizeSeeds } from "./seed-stats";
 
 export interface StabilityResult {
   /** Mean over rollouts of the variance of R under pointwise GR. */
@@ -26,8 +34,8 @@ export interface StabilityArgs {
   groups: ReadonlyArray<readonly string[]>;
   /** Repeats of the reward assignment (paper 4). Integer ≥ 2. */
   repeats?: number;
-  /** Auditor noise settings, or a custom judge. */
-  judge?: Partial<AuditorConfig> | Judge;
+  /** Judge settings (name and noise; missing fields: that judge's defaults), or a custom judge. */
+  judge?: Partial<JudgeSettings> | Judge;
   lambda?: number;
   mapping?: RankMapping;
   /**
@@ -61,7 +69,7 @@ export function stabilityStudy(args: StabilityArgs): StabilityResult {
   const judge: Judge =
     args.judge && typeof (args.judge as Judge).pointwise === "function"
       ? (args.judge as Judge)
-      : createAuditorJudge(args.judge as Partial<AuditorConfig> | undefined);
+      : createJudge(args.judge as Partial<JudgeSettings> | undefined);
   let pointSum = 0;
   let groupSum = 0;
   let count = 0;
@@ -104,50 +112,46 @@ export function stabilityStudy(args: StabilityArgs): StabilityResult {
   };
 }
 
-/** The judge noise of one sweep setting (rubric auditor, docs/reward-spec.md §2; score units). */
+/** The judge and noise of one sweep setting (docs/reward-spec.md §2; score units). */
 interface JudgeNoise {
-  /** Per-candidate perception noise σ_j. */
+  /** Which judge (src/rewards/judges.ts). */
+  name: JudgeName;
+  /** Perception noise σ_j. */
   sigmaJ: number;
-  /** Per-call calibration offset σ_b (pointwise calls only). */
+  /** Calibration offset σ_b per judge call. */
   sigmaB: number;
-  /** Groupwise tie margin δ. */
+  /** Groupwise tie margin δ (oracle-auditor only). */
   delta: number;
 }
 
-/** One setting of a sweep: a label for tables and charts, and the auditor's noise. */
+/** One setting of a sweep: a label for tables and charts, the judge and its noise. */
 export interface SweepSetting extends JudgeNoise {
   label: string;
 }
 
+/** σ_b values every sweep shows beside a judge's default (lab choice, docs/reward-spec.md §2). */
+export const SWEEP_SIGMA_B = [0, 0.1, 0.2] as const;
+
 /**
- * Default settings of `stabilitySweep` (lab choice): the lab default
- * (DEFAULT_AUDITOR: σ_j 0.13, σ_b 0.17, δ 0.15), then one knob moved at a
- * time: σ_b = 0 (no calibration noise: the stability advantage should
- * vanish, docs/reward-spec.md §2), σ_b 0.05 and 0.3, σ_j 0 and 0.05.
+ * The sweep of one judge (lab choice): the judge at its default noise
+ * ("lab default"), then σ_b at each of SWEEP_SIGMA_B that is not its
+ * default, then σ_j = 0. Both the `stability` CLI and the page use it.
  */
-export const DEFAULT_SWEEP_SETTINGS: readonly SweepSetting[] = [
-  {
-    label: "lab default",
-    sigmaJ: DEFAULT_AUDITOR.sigmaJ,
-    sigmaB: DEFAULT_AUDITOR.sigmaB,
-    delta: DEFAULT_AUDITOR.delta,
-  },
-  { label: "σ_b = 0", sigmaJ: DEFAULT_AUDITOR.sigmaJ, sigmaB: 0, delta: DEFAULT_AUDITOR.delta },
-  {
-    label: "σ_b = 0.05",
-    sigmaJ: DEFAULT_AUDITOR.sigmaJ,
-    sigmaB: 0.05,
-    delta: DEFAULT_AUDITOR.delta,
-  },
-  { label: "σ_b = 0.3", sigmaJ: DEFAULT_AUDITOR.sigmaJ, sigmaB: 0.3, delta: DEFAULT_AUDITOR.delta },
-  { label: "σ_j = 0", sigmaJ: 0, sigmaB: DEFAULT_AUDITOR.sigmaB, delta: DEFAULT_AUDITOR.delta },
-  {
-    label: "σ_j = 0.05",
-    sigmaJ: 0.05,
-    sigmaB: DEFAULT_AUDITOR.sigmaB,
-    delta: DEFAULT_AUDITOR.delta,
-  },
-];
+export function judgeSweep(name: JudgeName): SweepSetting[] {
+  const d = { name, ...JUDGE_DEFAULTS[name] };
+  return [
+    { label: "lab default", ...d },
+    ...SWEEP_SIGMA_B.filter((b) => b !== d.sigmaB).map((sigmaB) => ({
+      label: `σ_b = ${sigmaB}`,
+      ...d,
+      sigmaB,
+    })),
+    { label: "σ_j = 0", ...d, sigmaJ: 0 },
+  ];
+}
+
+/** Default settings of `stabilitySweep`: `judgeSweep` of the default judge (text-auditor). */
+export const DEFAULT_SWEEP_SETTINGS: readonly SweepSetting[] = judgeSweep(DEFAULT_JUDGE_NAME);
 
 /** Result of one sweep setting: `stabilityStudy`'s result and the judge it used. */
 export interface SweepResult extends StabilityResult {
@@ -158,8 +162,9 @@ export interface SweepResult extends StabilityResult {
 /** Inputs of `stabilitySweep`: `stabilityStudy`'s, with a seed instead of an rng and a list of judges. */
 export interface SweepArgs extends Omit<StabilityArgs, "judge" | "rng"> {
   /**
-   * Judge-noise settings (default DEFAULT_SWEEP_SETTINGS). A missing field
-   * takes DEFAULT_AUDITOR's value; a missing label is built from the values.
+   * Judge settings (default DEFAULT_SWEEP_SETTINGS). A missing name is the
+   * default judge; a missing noise field takes that judge's default
+   * (JUDGE_DEFAULTS); a missing label is built from the values.
    */
   settings?: ReadonlyArray<Partial<SweepSetting>>;
   /** Seed of the judge noise: an integer in [0, 2^32). */
@@ -176,13 +181,14 @@ export interface SweepArgs extends Omit<StabilityArgs, "judge" | "rng"> {
  * numbers). Every setting therefore sees the same standard-normal draws, so a
  * difference between two settings is the effect of their noise values, not
  * sampling luck, and a setting's result does not depend on the rest of the
- * list. The auditor draws the same number of normals whatever σ_b is, so
- * settings that differ only in σ_b give exactly the same groupwise variance.
+ * list. Both judges draw the same number of normals whatever the σ's are.
+ * (The oracle auditor's groupwise calls ignore σ_b, so its settings that
+ * differ only in σ_b give exactly the same groupwise variance.)
  * Variances are in squared reward units (R = r_ver + λ·r_aux).
  *
  * @returns one SweepResult per setting, in order.
  * @throws Error naming `settings`, `seed` or the offending field (e.g.
- *   `auditor.sigmaB`) for an empty list, a bad seed or a negative or
+ *   `judge.sigmaB`, `judge.name`) for an empty list, a bad seed or a negative or
  *   non-finite noise value; `stabilityStudy`'s errors for bad groups or repeats.
  */
 export function stabilitySweep(args: SweepArgs): SweepResult[] {
@@ -196,15 +202,108 @@ export function stabilitySweep(args: SweepArgs): SweepResult[] {
   }
   const { settings: _s, seed, ...study } = args;
   return settings.map((s) => {
-    const judge: JudgeNoise = {
-      sigmaJ: s.sigmaJ ?? DEFAULT_AUDITOR.sigmaJ,
-      sigmaB: s.sigmaB ?? DEFAULT_AUDITOR.sigmaB,
-      delta: s.delta ?? DEFAULT_AUDITOR.delta,
-    };
-    // createAuditorJudge validates each value and names the field.
-    const auditor = createAuditorJudge({ ...judge, failureRate: 0 });
-    const label = s.label ?? `σ_j ${judge.sigmaJ}, σ_b ${judge.sigmaB}, δ ${judge.delta}`;
-    const result = stabilityStudy({ ...study, judge: auditor, rng: mulberry32(seed) });
+    // judgeSettings names an unknown judge; createJudge validates each value and names the field.
+    const judge: JudgeNoise = judgeSettings(s);
+    const made = createJudge({ ...judge, failureRate: 0 });
+    const label =
+      s.label ??
+      `${judge.name}, σ_j ${judge.sigmaJ}, σ_b ${judge.sigmaB}${judge.name === "oracle-auditor" ? `, δ ${judge.delta}` : ""}`;
+    const result = stabilityStudy({ ...study, judge: made, rng: mulberry32(seed) });
     return { label, judge, ...result };
   });
+}
+
+/** A figure over draws: mean (the pooled figure: draws of equal size), sd and 95 % t-interval, each draw's value. */
+interface OverDraws {
+  mean: number;
+  /** Sample sd over draws (n − 1); 0 for one draw. */
+  sd: number;
+  /** 95 % Student-t interval of the mean over draws; [mean, mean] for one draw. */
+  ci95: [number, number];
+  perDraw: number[];
+}
+
+/** One setting's figures pooled over draws (GRR §4.3.4 protocol on several prompt draws). */
+export interface PooledSetting {
+  label: string;
+  judge: JudgeNoise;
+  pointwise: OverDraws;
+  groupwise: OverDraws;
+  /** 1 − pooled groupwise / pooled pointwise (0 when pointwise is 0). */
+  reduction: number;
+}
+
+function overDraws(values: number[]): OverDraws {
+  const s = summarizeSeeds(values);
+  return { mean: s.mean, sd: s.sd, ci95: s.ci95, perDraw: s.perSeed };
+}
+
+/**
+ * `poolDraws(draws)`: each setting's pointwise and groupwise variance over
+ * the draws (draws[d] = one draw's `stabilitySweep` result, the same
+ * settings in the same order in every draw). The pooled figure is the mean
+ * over draws, which is the mean over all rollouts when the draws are of equal
+ * size (the CLI's are).
+ * @throws Error when there is no draw or the draws' settings differ (label or judge).
+ */
+export function poolDraws(draws: ReadonlyArray<readonly SweepResult[]>): PooledSetting[] {
+  if (draws.length === 0) throw new Error("poolDraws: no draws");
+  const first = draws[0];
+  for (const [d, draw] of draws.entries()) {
+    if (
+      draw.length !== first.length ||
+      draw.some(
+        (r, k) =>
+          r.label !== first[k].label || JSON.stringify(r.judge) !== JSON.stringify(first[k].judge),
+      )
+    )
+      throw new Error(`poolDraws: draw ${d} has other settings than draw 0`);
+  }
+  return first.map((r, k) => {
+    const pointwise = overDraws(draws.map((d) => d[k].pointwise));
+    const groupwise = overDraws(draws.map((d) => d[k].groupwise));
+    return {
+      label: r.label,
+      judge: r.judge,
+      pointwise,
+      groupwise,
+      reduction: pointwise.mean > 0 ? 1 - groupwise.mean / pointwise.mean : 0,
+    };
+  });
+}
+
+/** The fit of a setting to target variances: its index in the list and its squared relative error. */
+export interface StabilityFit {
+  index: number;
+  label: string;
+  judge: JudgeNoise;
+  /** (pointwise/target_p − 1)² + (groupwise/target_g − 1)², pooled figures. */
+  error: number;
+}
+
+/**
+ * `fitTargets(pooled, {pointwise, groupwise})`: the setting whose pooled
+ * variances are nearest the targets by the calibration rule of
+ * docs/reward-spec.md §2 (decided 2026-12-03): the least
+ * `(pointwise/target_p − 1)² + (groupwise/target_g − 1)²`; the first such
+ * setting on a tie. Paper targets: GRR §4.3.4, 0.026 and 0.016.
+ * @throws Error when `pooled` is empty or a target is not a finite number > 0.
+ */
+export function fitTargets(
+  pooled: readonly PooledSetting[],
+  targets: { pointwise: number; groupwise: number },
+): StabilityFit {
+  if (pooled.length === 0) throw new Error("fitTargets: no settings");
+  for (const [k, v] of Object.entries(targets))
+    if (!(Number.isFinite(v) && v > 0))
+      throw new Error(`fitTargets: target ${k} must be a finite number > 0, got ${String(v)}`);
+  let best: StabilityFit | null = null;
+  pooled.forEach((p, index) => {
+    const error =
+      (p.pointwise.mean / targets.pointwise - 1) ** 2 +
+      (p.groupwise.mean / targets.groupwise - 1) ** 2;
+    if (best === null || error < best.error)
+      best = { index, label: p.label, judge: p.judge, error };
+  });
+  return best!;
 }

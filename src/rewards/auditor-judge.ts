@@ -1,6 +1,7 @@
 /**
- * The lab's default judge, a rubric auditor (docs/reward-spec.md §2 "The lab's
- * judge"). It knows the prompt's true step values and scores a trace by step
+ * The `oracle-auditor` judge: the lab's judge until 2026-12-03, kept
+ * selectable for the record (docs/reward-spec.md §2 "The lab's judges"; the
+ * default is now the text auditor of ./text-auditor.ts). It knows the prompt's true step values and scores a trace by step
  * correctness, arithmetic validity, agreement of the final answer with the
  * last local result, and completeness. Noise makes it behave like an LLM
  * judge (lab choice, user-visible): per-candidate perception noise σ_j, a
@@ -16,6 +17,7 @@ import { gaussian, type Rng } from "./rng";
 import { requireNonNegative } from "./rollout";
 import { matchSteps, referenceValues } from "./step-matching";
 import { parseTrace } from "./trace";
+import { ARITHMETIC_STEP, evaluateChain } from "./step-arithmetic";
 
 /** Rubric weights of the audit score (lab choice, docs/reward-spec.md §2). Sum = 1. */
 export const AUDIT_WEIGHTS = {
@@ -65,60 +67,6 @@ export interface Audit {
   notes: string[];
 }
 
-// A whole step of the form `a op b [op c …] = \boxed{r}`, anchored so a
-// three-term step (`8 + 4 - 7 = \boxed{5}`) is checked as a whole, not by its tail.
-const NUMBER = String.raw`-?\d+(?:\.\d+)?`;
-const ARITHMETIC = new RegExp(
-  String.raw`^\s*(${NUMBER}(?:\s*[+\-−*×x\/]\s*${NUMBER})+)\s*=\s*\\boxed\{([^{}]*)\}\s*$`,
-);
-const TERM = new RegExp(String.raw`(${NUMBER})|([+\-−*×x\/])`, "g");
-
-/** Evaluates `a op b op c …` with * and / before + and − (NaN on division by zero). */
-function evaluateChain(expr: string): number {
-  const nums: number[] = [];
-  const ops: string[] = [];
-  let expectNumber = true;
-  for (const m of expr.matchAll(TERM)) {
-    if (expectNumber && m[1] !== undefined) {
-      nums.push(Number(m[1]));
-      expectNumber = false;
-    } else if (!expectNumber && m[2] !== undefined) {
-      ops.push(m[2]);
-      expectNumber = true;
-    } else if (!expectNumber && m[1] !== undefined && m[1].startsWith("-")) {
-      // `4 -7` read as `4 - 7`
-      ops.push("-");
-      nums.push(Number(m[1].slice(1)));
-    } else return NaN;
-  }
-  // products and quotients first, then sums left to right
-  const sumNums = [nums[0]];
-  const sumOps: string[] = [];
-  ops.forEach((op, i) => {
-    if (op === "+" || op === "-" || op === "−") {
-      sumOps.push(op);
-      sumNums.push(nums[i + 1]);
-    } else sumNums[sumNums.length - 1] = applyOp(sumNums[sumNums.length - 1], op, nums[i + 1]);
-  });
-  return sumOps.reduce((acc, op, i) => applyOp(acc, op, sumNums[i + 1]), sumNums[0]);
-}
-
-function applyOp(a: number, op: string, b: number): number {
-  switch (op) {
-    case "+":
-      return a + b;
-    case "-":
-    case "−":
-      return a - b;
-    case "*":
-    case "×":
-    case "x":
-      return a * b;
-    default:
-      return b === 0 ? NaN : a / b;
-  }
-}
-
 /**
  * `auditTrace({prompt, text})`: the noise-free rubric score and its parts.
  * No valid final answer or no steps → score 0 ("missing or nonsense", GRR
@@ -148,7 +96,7 @@ export function auditTrace({ prompt, text }: { prompt: TaskPrompt; text: string 
   let checkable = 0;
   let valid = 0;
   for (const s of parsed.steps) {
-    const m = ARITHMETIC.exec(s.text.replace(/^\s*Step\s*\d+\s*:/, ""));
+    const m = ARITHMETIC_STEP.exec(s.text.replace(/^\s*Step\s*\d+\s*:/, ""));
     if (!m) continue;
     checkable++;
     const want = evaluateChain(m[1]);

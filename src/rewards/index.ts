@@ -46,6 +46,22 @@ export {
   DEFAULT_AUDITOR,
 } from "./auditor-judge";
 export type { AuditorConfig, Audit } from "./auditor-judge";
+export {
+  createTextAuditor,
+  textAudit,
+  snapToLevel,
+  RUBRIC_LEVELS,
+  DEFAULT_TEXT_AUDITOR,
+} from "./text-auditor";
+export type { TextAuditorConfig, TextAudit, TextFindings } from "./text-auditor";
+export {
+  createJudge,
+  judgeSettings,
+  JUDGE_NAMES,
+  JUDGE_DEFAULTS,
+  DEFAULT_JUDGE_NAME,
+} from "./judges";
+export type { JudgeName, JudgeSettings } from "./judges";
 
 // StructReward.
 export {

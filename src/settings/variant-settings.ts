@@ -1,8 +1,8 @@
 /**
  * One variant setting as text, `VARIANT.KEY=VALUE` (the CLI's `--set`), read
  * through the variant table: KEY is one of the variant's weights (`lambda`),
- * a judge setting (`sigmaJ`, `sigmaB`, `delta`; only for a variant that calls
- * a judge), `estimator` or `beta`; the URL's longer form `weights.KEY` /
+ * a judge setting (`sigmaJ`, `sigmaB`, `delta`, or `judge` for the judge's
+ * name; only for a variant that calls a judge), `estimator` or `beta`; the URL's longer form `weights.KEY` /
  * `judge.KEY` works too. The value is read as the field's type and checked by
  * the variant's schema, so a bad value gets the schema's message naming it.
  */
@@ -22,6 +22,10 @@ function resolveKey(variant: string, key: string): Target {
   if (Object.hasOwn(entry.weightInfo, weight))
     return { path: ["weights", weight], numeric: entry.weightInfo[weight].kind === "number" };
   const judge = key.startsWith("judge.") ? key.slice("judge.".length) : key;
+  if (key === "judge" || key === "judge.name") {
+    if (entry.judge === "none") throw new Error(`${variant} calls no judge`);
+    return { path: ["judge", "name"], numeric: false };
+  }
   if (judgeKeys.includes(judge)) {
     if (entry.judge === "none")
       throw new Error(`${variant} calls no judge, so '${judge}' does not apply to it`);
@@ -31,7 +35,7 @@ function resolveKey(variant: string, key: string): Target {
   if (key === "beta") return { path: ["beta"], numeric: true };
   const known = [
     ...Object.keys(entry.weightInfo),
-    ...(entry.judge === "none" ? [] : judgeKeys),
+    ...(entry.judge === "none" ? [] : ["judge", ...judgeKeys]),
     "estimator",
     "beta",
   ];

@@ -14,8 +14,10 @@
  */
 import { z } from "zod";
 import {
-  createAuditorJudge,
-  DEFAULT_AUDITOR,
+  createJudge,
+  DEFAULT_JUDGE_NAME,
+  JUDGE_DEFAULTS,
+  JUDGE_NAMES,
   DEFAULT_LAMBDA,
   RANK_MAPPINGS,
   scoreGRR,
@@ -103,45 +105,51 @@ export type WeightInfo =
     };
 
 /**
- * Noise of the lab's rubric-auditor judge (docs/reward-spec.md §2, lab choice;
- * defaults = DEFAULT_AUDITOR of src/rewards/auditor-judge.ts). Every variant
- * carries it; only variants with a judge read it.
+ * The judge a variant calls and its noise (docs/reward-spec.md §2 "The lab's
+ * judges", lab choice): `name` text-auditor (GRR App. B.1's judges as
+ * text-only rubric auditors, the default) or oracle-auditor (the earlier
+ * judge that knows the true digits); defaults = JUDGE_DEFAULTS of
+ * src/rewards/judges.ts for the text auditor. Every variant carries it; only
+ * variants with a judge read it.
  */
 export const JudgeSchema = z.object({
-  /** Per-candidate perception noise σ_j (score units, [0, 1] scale). */
-  sigmaJ: z.number().min(0).max(1).default(DEFAULT_AUDITOR.sigmaJ),
-  /** Per-call calibration offset σ_b, pointwise calls only. */
-  sigmaB: z.number().min(0).max(1).default(DEFAULT_AUDITOR.sigmaB),
-  /** Groupwise tie margin δ. */
-  delta: z.number().min(0).max(1).default(DEFAULT_AUDITOR.delta),
+  name: z.enum(JUDGE_NAMES).default(DEFAULT_JUDGE_NAME),
+  /** Perception noise σ_j (score units, [0, 1] scale). */
+  sigmaJ: z.number().min(0).max(1).default(JUDGE_DEFAULTS[DEFAULT_JUDGE_NAME].sigmaJ),
+  /** Calibration offset σ_b, one per judge call. */
+  sigmaB: z.number().min(0).max(1).default(JUDGE_DEFAULTS[DEFAULT_JUDGE_NAME].sigmaB),
+  /** Groupwise tie margin δ (oracle-auditor only). */
+  delta: z.number().min(0).max(1).default(JUDGE_DEFAULTS[DEFAULT_JUDGE_NAME].delta),
 });
 export type JudgeConfig = z.infer<typeof JudgeSchema>;
+/** The judge's numeric settings (the page's sliders). */
+export type JudgeNoiseKey = Exclude<keyof JudgeConfig, "name">;
 
-/** How the page shows each judge setting, and which judge calls read it. */
+/** How the page shows each judge noise setting, and which judge calls read it. */
 export const JUDGE_FIELDS: Readonly<
   Record<
-    keyof JudgeConfig,
+    JudgeNoiseKey,
     { label: string; short: string; tip: string; usedBy: readonly JudgeKind[]; sliderMax: number }
   >
 > = {
   sigmaJ: {
     label: "σ_j (perception noise)",
     short: "σ_j",
-    tip: "Per-candidate noise on the judge's score: how well the judge 'sees' each rollout.",
+    tip: "Noise on how the judge perceives each distinct response in a call; identical responses share it.",
     usedBy: ["pointwise", "groupwise"],
     sliderMax: 0.5,
   },
   sigmaB: {
     label: "σ_b (per-call offset)",
     short: "σ_b",
-    tip: "Pointwise calls only: each call applies its own calibration offset. This is why pointwise judging is less stable; set it to 0 and the groupwise advantage should vanish.",
-    usedBy: ["pointwise"],
+    tip: "Each judge call applies its own calibration offset. Pointwise makes one call per rollout, groupwise one per group, whose candidates share it: this is why pointwise judging is less stable (GRR §4.3.4).",
+    usedBy: ["pointwise", "groupwise"],
     sliderMax: 0.5,
   },
   delta: {
-    label: "δ (tie margin)",
+    label: "δ (tie margin, oracle auditor only)",
     short: "δ",
-    tip: "Groupwise calls only: candidates whose noisy scores differ by less than δ share a tier (a tie).",
+    tip: "The earlier oracle auditor only: candidates whose noisy scores differ by less than δ share a tier. The text auditor ties candidates at the same anchored level.",
     usedBy: ["groupwise"],
     sliderMax: 0.5,
   },
@@ -298,7 +306,8 @@ export const VARIANT_TABLE = [
     formula: ["R = r_ver", "r_ver = 1[final answer ≡ ground truth]"],
     source: {
       paper: GRR_PAPER,
-      where: "outcome-only baseline, GRR §2 (r_aux = 0); docs/reward-spec.md §2",
+      where:
+        "outcome-only baseline, GRR §3.1 eq. 2 (r_ver), §3.3 eq. 8 with r_aux = 0; docs/reward-spec.md §2",
     },
     blurb:
       "Rewards only the final answer. Nothing checks the reasoning, so a lucky answer with wrong steps is rewarded too.",
@@ -319,7 +328,7 @@ export const VARIANT_TABLE = [
     source: {
       paper: GRR_PAPER,
       where:
-        "process reward model baseline, GRR §3 eq. 3 (Agg = mean), App. B.1; docs/reward-spec.md §2",
+        "process reward model baseline, GRR §3.2 eq. 3 (Agg = mean, §4.1), App. B.1; docs/reward-spec.md §2",
     },
     blurb:
       "A small learned model (the PRM) reads the image and the trace and scores each step; the reward adds the mean step score. It is frozen: as the policy drifts from the traces it was trained on, its scores can mislead.",
@@ -348,21 +357,17 @@ export const VARIANT_TABLE = [
     ],
     source: {
       paper: GRR_PAPER,
-      where: "pointwise generative reward baseline, GRR §2; docs/reward-spec.md §2",
+      where:
+        "pointwise generative reward baseline, GRR §3.2 eq. 4, App. B.1 (anchored levels); docs/reward-spec.md §2",
     },
     blurb:
-      "A judge scores each rollout's reasoning on its own. Each call has its own calibration offset (σ_b), which makes the reward noisier.",
+      "A text-only judge scores each rollout's reasoning on its own, on five anchored levels, without the reference answer or the image. Each call has its own calibration offset (σ_b), which makes the reward noisier.",
     weights: z.strictObject({ lambda: LAMBDA }),
     weightInfo: { lambda: LAMBDA_INFO },
     judge: "pointwise",
     passes: [],
     score: ({ prompt, texts, weights, judge, rng }) =>
-      scorePointwiseGR(
-        prompt,
-        texts,
-        { judge: createAuditorJudge(judge), lambda: weights.lambda },
-        rng,
-      ),
+      scorePointwiseGR(prompt, texts, { judge: createJudge(judge), lambda: weights.lambda }, rng),
   }),
   defineVariant({
     name: "grr",
@@ -375,10 +380,11 @@ export const VARIANT_TABLE = [
     ],
     source: {
       paper: GRR_PAPER,
-      where: "GRR §3, eq. 6–7 (PCS, centred over I+); docs/reward-spec.md §2",
+      where:
+        "GRR §3.2, eq. 5–7 (tiers, PCS, centred over I+), App. B.1 (tie-aware ranking); docs/reward-spec.md §2",
     },
     blurb:
-      "One judge call ranks all passed rollouts of a group into tiers; only the relative order matters, so a per-call offset cancels.",
+      "One judge call ranks all passed rollouts of a group into tiers, ties kept; its candidates share the call's one standard, so a per-call offset moves them together.",
     weights: z.strictObject({
       lambda: LAMBDA,
       mapping: z.enum(RANK_MAPPINGS).default("pcs"),
@@ -413,7 +419,7 @@ export const VARIANT_TABLE = [
       scoreGRR(
         prompt,
         texts,
-        { judge: createAuditorJudge(judge), lambda: weights.lambda, mapping: weights.mapping },
+        { judge: createJudge(judge), lambda: weights.lambda, mapping: weights.mapping },
         rng,
       ),
   }),
@@ -428,7 +434,7 @@ export const VARIANT_TABLE = [
     source: {
       paper: "“StructReward: structured process rewards”",
       where:
-        "StructReward §3 (reward), §4.1 (weights), eq. 11 (GRPO-stable, β = 1e-3); docs/reward-spec.md §3",
+        "StructReward Method, “Structured Reward Design” eq. 10 (reward and weights), “Stable Group-Relative Policy Optimization” eq. 11 (GRPO-stable); Experiments, “Optimization” (β = 1e-3); docs/reward-spec.md §3",
     },
     blurb:
       "Checks the structure: format, right answer, steps that match the reference steps, and a final answer consistent with the last step.",

@@ -6,6 +6,7 @@ import {
   claimsMarkdown,
   curvesSvg,
   escapeXml,
+  panelsSvg,
   svgToPng,
   SVG_HEIGHT,
   SVG_WIDTH,
@@ -242,9 +243,9 @@ describe("claimsMarkdown", () => {
   const md = claimsMarkdown(claims);
   const lines = md.trimEnd().split("\n");
 
-  it("has the header and one row per claim", () => {
+  it("has the header and one row per claim without comparisons", () => {
     expect(lines[0]).toBe(
-      "| id | paper | statement | paper figure | lab mean | 95 % CI | per seed | verdict |",
+      "| id | paper | statement | paper figure | comparison | lab mean | 95 % CI | per seed | MDE | paper effect | N needed | verdict | claim verdict |",
     );
     expect(lines[1]).toMatch(/^\| --- \|/);
     expect(lines).toHaveLength(2 + claims.length);
@@ -253,14 +254,93 @@ describe("claimsMarkdown", () => {
 
   it("prints numbers to 3 decimals and escapes cells", () => {
     expect(lines[2]).toBe(
-      "| grr-1 | GRR | GRR raises RC-Acc over RLVR \\| at equal Acc | Fig. 3 | 0.040 | [0.020, 0.060] | 0.020, 0.050, 0.030, 0.060, 0.040 | reproduced |",
+      "| grr-1 | GRR | GRR raises RC-Acc over RLVR \\| at equal Acc | Fig. 3 | — | 0.040 | [0.020, 0.060] | 0.020, 0.050, 0.030, 0.060, 0.040 | — | — | — | reproduced | reproduced |",
     );
     // −0.00004 rounds to 0.000 (no "-0.000"); the newline becomes a space.
     expect(lines[3]).toBe(
-      "| sr-2 | StructReward | R_cons lowers IncR | Tab. 2 | 0.000 | [-1.071, 1.471] | 0.100, 0.300 | inconclusive |",
+      "| sr-2 | StructReward | R_cons lowers IncR | Tab. 2 | — | 0.000 | [-1.071, 1.471] | 0.100, 0.300 | — | — | — | inconclusive | inconclusive |",
     );
     expect(lines[4]).toBe(
-      "| scs-1 | SCS | SCS helps on charts | Fig. 5 | — | — | — | not runnable: needs a chart judge |",
+      "| scs-1 | SCS | SCS helps on charts | Fig. 5 | — | — | — | — | — | — | — | not runnable: needs a chart judge | not runnable: needs a chart judge |",
     );
+  });
+
+  it("prints one row per comparison, the claim's cells and verdict on its first, and the judge above", () => {
+    const k = (label: string, mean: number, verdict: "reproduced" | "inconclusive") => ({
+      label,
+      direction: 1 as const,
+      mean,
+      sd: 0.02,
+      ci95: [mean - 0.05, mean + 0.05] as [number, number],
+      per_seed: [mean - 0.02, mean, mean + 0.02],
+      mde: 0.0929,
+      paper_effect: 0.024,
+      n_needed: 15,
+      verdict,
+    });
+    const two: ClaimResult = {
+      id: "grr-rcacc",
+      paper: "GRR",
+      statement: "GRR ends higher",
+      paper_figure: "App. D Table 2",
+      lab: { mean: 0.12, ci95: [0.07, 0.17], per_seed: [0.1, 0.12, 0.14] },
+      comparisons: [
+        k("GRR − RLVR", 0.12, "reproduced"),
+        k("GRR − pointwise GR", 0.03, "inconclusive"),
+      ],
+      verdict: "inconclusive",
+      command: "",
+    };
+    const out = claimsMarkdown([two], {
+      size: "ci",
+      seeds: [31, 32, 33],
+      judge: { name: "text-auditor", sigmaJ: 0.1, sigmaB: 0.2 },
+    })
+      .trimEnd()
+      .split("\n");
+    expect(out[0]).toMatch(
+      /^Size ci, judge text-auditor \(σ_j 0\.1, σ_b 0\.2\), N = 3 seeds \(31, 32, 33\);/,
+    );
+    expect(out[1]).toBe("");
+    expect(out[4]).toBe(
+      "| grr-rcacc | GRR | GRR ends higher | App. D Table 2 | GRR − RLVR | 0.120 | [0.070, 0.170] | 0.100, 0.120, 0.140 | 0.093 | 0.024 | 15 | reproduced | inconclusive |",
+    );
+    expect(out[5]).toBe(
+      "|  |  |  |  | GRR − pointwise GR | 0.030 | [-0.020, 0.080] | 0.010, 0.030, 0.050 | 0.093 | 0.024 | 15 | inconclusive |  |",
+    );
+  });
+});
+
+describe("panelsSvg", () => {
+  it("puts panels side by side, one SVG; one panel is exactly curvesSvg; a zero line when asked", () => {
+    const diff: CurvesPlot = {
+      title: "judged",
+      xLabel: "RL step",
+      yLabel: "difference",
+      zeroLine: true,
+      series: [
+        {
+          label: "GRR − RLVR",
+          color: "#111111",
+          points: [{ x: 0, mean: 0.1, lo: 0.05, hi: 0.15 }],
+        },
+      ],
+    };
+    const two = panelsSvg([plot, diff]);
+    expect(
+      two.startsWith(
+        `<svg xmlns="http://www.w3.org/2000/svg" width="${2 * SVG_WIDTH}" height="${SVG_HEIGHT}"`,
+      ),
+    ).toBe(true);
+    expect(two.match(/<svg[\s>]/g)).toHaveLength(1);
+    expect(two.match(/<g class="panel"/g)).toHaveLength(2);
+    expect(two).toContain(`translate(${SVG_WIDTH},0)`);
+    expect(two.match(/<line class="zero"/g)).toHaveLength(1);
+    expect(panelsSvg([plot])).toBe(curvesSvg(plot));
+    // 0 is inside the difference panel's y range although every value is above it.
+    expect(two).toMatch(/>0\.00<\/text>|>0\.0<\/text>|>0<\/text>/);
+    expect(() => panelsSvg([])).toThrow(/no plots/);
+    const png = svgToPng(two);
+    expect([ihdr(png).width, ihdr(png).height]).toEqual([2 * SVG_WIDTH, SVG_HEIGHT]);
   });
 });

@@ -1,15 +1,20 @@
 /**
- * The claims table's per-seed figures on hand-made metric rows: SCS's and
- * ACRE's claims read a multiple-choice run's final held-out Acc and OSCR;
- * the stability claim reads the default judge's σ_b.
+ * The claims table on hand-made metric rows: each claim's paired
+ * comparisons (docs/reward-spec.md §2), the arms they read, the cold start,
+ * the early and the last eval; the stability claim reads the run's judge's
+ * σ_b; every claim cites a table or section with its numbers.
  */
 import { describe, expect, it } from "vitest";
-import { DEFAULT_AUDITOR } from "../../src/rewards/auditor-judge";
-import { CLAIMS, selectClaims } from "../../src/experiments/claims";
+import { JUDGE_DEFAULTS, judgeSettings } from "../../src/rewards/judges";
+import { CLAIMS, comparisonsOf, selectClaims } from "../../src/experiments/claims";
 import type { MetricRow } from "../../src/run/run-types";
 
 const evalRow = (variant: string, seed: number, step: number, values: Record<string, number>) =>
   ({ variant, seed, step, time: 0, kind: "eval", values }) as MetricRow;
+
+/** Three evals (0, 10, 20) of an arm under seed 1. */
+const arm = (variant: string, metric: string, v: [number, number, number]) =>
+  [0, 10, 20].map((step, i) => evalRow(variant, 1, step, { [metric]: v[i] }));
 
 const rows: MetricRow[] = [
   evalRow("rlvr", 1, 0, { acc: 0.9, oscr: 0.95 }),
@@ -20,13 +25,89 @@ const rows: MetricRow[] = [
   evalRow("acre", 1, 20, { acc: 0.85, oscr: 0.9 }),
 ];
 const inputs = { rows, stability: new Map() };
+const perSeed = (id: string, r: MetricRow[]) =>
+  comparisonsOf(selectClaims([id])[0]).map((k) => k.perSeed({ rows: r, stability: new Map() }, 1));
 
 describe("claims table", () => {
-  it("every claim runs in the lab now (none is 'not runnable')", () => {
+  it("every claim runs in the lab now (none is 'not runnable') and has a comparison", () => {
     for (const c of CLAIMS) {
       expect(c.notRunnable, c.id).toBeUndefined();
-      expect(typeof c.perSeed, c.id).toBe("function");
+      expect(comparisonsOf(c).length, c.id).toBeGreaterThan(0);
     }
+  });
+
+  it("every claim's paper_figure is non-empty and names a table or section", () => {
+    for (const c of CLAIMS) {
+      expect(c.paper_figure.trim().length, c.id).toBeGreaterThan(10);
+      expect(c.paper_figure, c.id).toMatch(/\b(Table|Tab\.|Fig\.|App\.|Abstract)|§\s?\d/);
+      // It quotes the paper's numbers, not only its words.
+      expect(c.paper_figure, c.id).toMatch(/\d+(\.\d+)?/);
+    }
+  });
+
+  it("rlvr-drift: RLVR's final IncR minus its cold-start IncR", () => {
+    expect(perSeed("rlvr-drift", arm("rlvr", "incR", [0.3, 0.4, 0.55]))).toEqual([0.55 - 0.3]);
+  });
+
+  it("grr-rcacc: GRR against RLVR and against pointwise GR, each paired on its own", () => {
+    const r = [
+      ...arm("rlvr", "rcAcc", [0.5, 0.45, 0.4]),
+      ...arm("pointwise-gr", "rcAcc", [0.5, 0.55, 0.58]),
+      ...arm("grr", "rcAcc", [0.5, 0.56, 0.6]),
+    ];
+    const [vsRlvr, vsPointwise] = perSeed("grr-rcacc", r);
+    expect(vsRlvr).toBeCloseTo(0.2, 12);
+    expect(vsPointwise).toBeCloseTo(0.02, 12);
+    const [a, b] = comparisonsOf(selectClaims(["grr-rcacc"])[0]);
+    expect([a.paperEffect, b.paperEffect]).toEqual([0.073, 0.024]);
+    // The per-step series: the same difference at every eval.
+    expect([...b.perStep!({ rows: r, stability: new Map() }, 1).entries()]).toEqual([
+      [0, 0],
+      [10, 0.56 - 0.55],
+      [20, 0.6 - 0.58],
+    ]);
+  });
+
+  it("prm-shift: PRM − RLVR at step 10 (paper side > 0) and at the last eval (paper side < 0)", () => {
+    const r = [
+      ...arm("rlvr", "rcAcc", [0.5, 0.52, 0.45]),
+      ...arm("prm", "rcAcc", [0.5, 0.58, 0.41]),
+    ];
+    const [early, late] = perSeed("prm-shift", r);
+    expect(early).toBeCloseTo(0.06, 12);
+    expect(late).toBeCloseTo(-0.04, 12);
+    const [e, l] = comparisonsOf(selectClaims(["prm-shift"])[0]);
+    expect([e.direction, l.direction]).toEqual([1, -1]);
+    expect([e.paperEffect, l.paperEffect]).toEqual([null, -0.006]);
+    expect(selectClaims(["prm-shift"])[0].variants).toEqual(["rlvr", "prm", "pointwise-gr", "grr"]);
+  });
+
+  it("structreward-gain: Acc over the cold start, and RC-Acc over RLVR (the lab's addition)", () => {
+    const r = [
+      ...[0, 10, 20].map((step, i) =>
+        evalRow("structreward", 1, step, { acc: [0.7, 0.8, 0.85][i], rcAcc: [0.5, 0.6, 0.65][i] }),
+      ),
+      ...arm("rlvr", "rcAcc", [0.5, 0.45, 0.4]),
+    ];
+    const [vsStart, vsRlvr] = perSeed("structreward-gain", r);
+    expect(vsStart).toBeCloseTo(0.15, 12);
+    expect(vsRlvr).toBeCloseTo(0.25, 12);
+  });
+
+  it("structreward-ablation: the aux arm (its own run, rows relabelled) minus StructReward at defaults", () => {
+    const c = selectClaims(["structreward-ablation"])[0];
+    expect(c.arms).toEqual([
+      {
+        key: "structreward+aux",
+        variant: "structreward",
+        weights: { recycle: "on", hardNegatives: "on" },
+      },
+    ]);
+    const r = [
+      ...arm("structreward", "acc", [0.7, 0.8, 0.82]),
+      ...arm("structreward+aux", "acc", [0.7, 0.81, 0.85]),
+    ];
+    expect(perSeed("structreward-ablation", r)[0]).toBeCloseTo(0.03, 12);
   });
 
   it("scs-gain and acre-oscr: final Acc and OSCR differences on a multiple-choice run", () => {
@@ -38,22 +119,32 @@ describe("claims table", () => {
     expect(() => acre.perSeed!(inputs, 2)).toThrow(/no eval of acre \(seed 2\)/);
   });
 
-  it("groupwise-stability reads the point at the lab's default judge noise, not another σ_b", () => {
+  it("a missing eval is an error naming the arm, the seed and the step", () => {
+    expect(() => perSeed("prm-shift", arm("rlvr", "rcAcc", [0.5, 0.5, 0.5]))).toThrow(
+      /no eval of prm \(seed 1\) after the cold start/,
+    );
+  });
+
+  it("groupwise-stability reads the point at the run's judge's default σ_b, not another σ_b", () => {
     const [c] = selectClaims(["groupwise-stability"]);
+    const [k] = comparisonsOf(c);
+    const d = JUDGE_DEFAULTS["text-auditor"];
     const at = (sigmaB: number, pointwise: number) => ({
       sigmaB,
-      sigmaJ: DEFAULT_AUDITOR.sigmaJ,
-      delta: DEFAULT_AUDITOR.delta,
+      sigmaJ: d.sigmaJ,
+      delta: d.delta,
       pointwise,
       groupwise: 0.016,
     });
-    const stability = new Map([
-      [1, [at(0, 0.009), at(0.1, 0.014), at(DEFAULT_AUDITOR.sigmaB, 0.026)]],
-    ]);
-    expect(c.perSeed!({ rows: [], stability }, 1)).toBeCloseTo(0.026 - 0.016, 12);
-    const without = new Map([[1, [at(0, 0.009), at(0.1, 0.014)]]]);
-    expect(() => c.perSeed!({ rows: [], stability: without }, 1)).toThrow(
-      new RegExp(`no stability point with sigmaB ${DEFAULT_AUDITOR.sigmaB} for seed 1`),
+    expect(d.sigmaB).not.toBe(0.17);
+    const others = [0.1, 0.2, 0.3].filter((b) => b !== d.sigmaB).map((b) => at(b, 0.009));
+    const stability = new Map([[1, [...others, at(d.sigmaB, 0.026), at(0.17, 0.03)]]]);
+    expect(k.perSeed({ rows: [], stability }, 1)).toBeCloseTo(0.026 - 0.016, 12);
+    const oracle = judgeSettings({ name: "oracle-auditor" }); // σ_b 0.17
+    expect(k.perSeed({ rows: [], stability, judge: oracle }, 1)).toBeCloseTo(0.03 - 0.016, 12);
+    const without = new Map([[1, others]]);
+    expect(() => k.perSeed({ rows: [], stability: without }, 1)).toThrow(
+      new RegExp(`no stability point with sigmaB ${d.sigmaB} for seed 1`),
     );
   });
 });

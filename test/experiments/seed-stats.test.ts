@@ -6,6 +6,9 @@
 import { describe, expect, it } from "vitest";
 import {
   aggregateCurves,
+  intersectionUnionVerdict,
+  minDetectableEffect,
+  seedsNeeded,
   summarizeSeeds,
   verdict,
   type SeedSummary,
@@ -221,5 +224,71 @@ describe("aggregateCurves", () => {
     expect(() => aggregateCurves(nan, { kind: "train", metric: "loss" })).toThrow(
       /loss is NaN at variant rlvr, step 7, seed \(none\)/,
     );
+  });
+});
+
+describe("power: minimum detectable effect and seeds needed (NIST e-Handbook §7.2.2.2)", () => {
+  // ν = 2 closed form t_p = (2p − 1)/√(2p(1 − p)): t_0.975 = 4.302653, t_0.80 = 0.6/√0.32 = 1.060660.
+  const t80nu2 = 0.6 / Math.sqrt(0.32);
+
+  it("MDE = (t_0.975 + t_0.80) · sd / √n, by hand at n = 3 and from the t table at n = 10", () => {
+    expect(t80nu2).toBeCloseTo(1.06066, 5);
+    // n = 3, sd 0.03: (4.302653 + 1.060660) · 0.03 / √3 = 0.092895
+    expect(minDetectableEffect({ n: 3, sd: 0.03 })).toBeCloseTo(
+      ((t2 + t80nu2) * 0.03) / Math.sqrt(3),
+      10,
+    );
+    expect(minDetectableEffect({ n: 3, sd: 0.03 })).toBeCloseTo(0.092895, 5);
+    // n = 10 (ν = 9, table: t_0.975 = 2.262, t_0.80 = 0.883), sd 0.05: 3.145 · 0.05 / 3.1623 = 0.0497
+    expect(minDetectableEffect({ n: 10, sd: 0.05 })).toBeCloseTo(0.0497, 3);
+    expect(minDetectableEffect({ n: 1, sd: 0 })).toBe(Infinity);
+    expect(minDetectableEffect({ n: 5, sd: 0 })).toBe(0);
+  });
+
+  it("seeds needed: the smallest n with n ≥ (t_0.975,n−1 + t_0.80,n−1)² (sd/δ)²", () => {
+    // sd 0.03, δ 0.024 (GRR's 2.4-point lead), (sd/δ)² = 1.5625. Table values:
+    // n = 14 (ν 13): (2.160 + 0.870)² · 1.5625 = 14.35 > 14; n = 15 (ν 14): (2.145 + 0.868)² · 1.5625 = 14.18 ≤ 15.
+    expect(seedsNeeded({ sd: 0.03, effect: 0.024 })).toBe(15);
+    expect(seedsNeeded({ sd: 0.03, effect: -0.024 })).toBe(15); // the sign of δ does not matter
+    // sd = δ: n = 10 (ν 9): (2.262 + 0.883)² = 9.89 ≤ 10; n = 9 (ν 8): (2.306 + 0.889)² = 10.21 > 9.
+    expect(seedsNeeded({ sd: 0.05, effect: 0.05 })).toBe(10);
+    expect(seedsNeeded({ sd: 0, effect: 0.01 })).toBe(2);
+    expect(seedsNeeded({ sd: 0.01, effect: 0 })).toBe(Infinity);
+    expect(seedsNeeded({ sd: 1, effect: 1e-4, max: 1000 })).toBe(Infinity);
+    // Consistent with the MDE: at the N needed the MDE is at most δ, one seed fewer it is more.
+    const n = seedsNeeded({ sd: 0.03, effect: 0.024 });
+    expect(minDetectableEffect({ n, sd: 0.03 })).toBeLessThanOrEqual(0.024);
+    expect(minDetectableEffect({ n: n - 1, sd: 0.03 })).toBeGreaterThan(0.024);
+  });
+
+  it("refuses bad inputs, naming them", () => {
+    expect(() => minDetectableEffect({ n: 0, sd: 1 })).toThrow(/n must be/);
+    expect(() => minDetectableEffect({ n: 3, sd: -1 })).toThrow(/sd must be/);
+    expect(() => minDetectableEffect({ n: 3, sd: 1, power: 0.2 })).toThrow(/power/);
+    expect(() => seedsNeeded({ sd: Number.NaN, effect: 1 })).toThrow(/sd must be/);
+    expect(() => seedsNeeded({ sd: 1, effect: Number.NaN })).toThrow(/effect must be/);
+  });
+});
+
+describe("intersection–union verdict (Berger 1982)", () => {
+  it("reproduced only when every comparison is; not reproduced when any is", () => {
+    expect(intersectionUnionVerdict(["reproduced", "reproduced"])).toBe("reproduced");
+    expect(intersectionUnionVerdict(["reproduced", "inconclusive"])).toBe("inconclusive");
+    expect(intersectionUnionVerdict(["inconclusive", "not reproduced"])).toBe("not reproduced");
+    expect(intersectionUnionVerdict(["reproduced", "not reproduced"])).toBe("not reproduced");
+    expect(intersectionUnionVerdict([])).toBe("inconclusive");
+  });
+
+  it("judges each paired difference, not the difference against the larger baseline", () => {
+    // GRR − RLVR and GRR − pointwise GR per seed (worked by hand, 3 seeds, t = 4.302653):
+    // d1 = 0.10, 0.12, 0.14: mean 0.12, sd 0.02, half-width 4.302653 · 0.02/√3 = 0.0497 → [0.0703, 0.1697] reproduced;
+    // d2 = 0.01, 0.03, 0.05: mean 0.03, sd 0.02 → [−0.0197, 0.0797] inconclusive.
+    const d1 = summarizeSeeds([0.1, 0.12, 0.14]);
+    const d2 = summarizeSeeds([0.01, 0.03, 0.05]);
+    expect(d1.ci95[0]).toBeCloseTo(0.12 - (t2 * 0.02) / Math.sqrt(3), 10);
+    expect(d2.ci95[0]).toBeCloseTo(-0.01968, 5);
+    const each = [verdict(d1, 1), verdict(d2, 1)];
+    expect(each).toEqual(["reproduced", "inconclusive"]);
+    expect(intersectionUnionVerdict(each)).toBe("inconclusive");
   });
 });

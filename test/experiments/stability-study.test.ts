@@ -10,6 +10,7 @@ import { parseExperiment } from "../../src/settings/experiment";
 import { inProcessScorer } from "../../src/run/reward-client";
 import { LabRun } from "../../src/run/lab-run";
 import { rolloutGroups, stabilityReport } from "../../src/experiments/stability-study";
+import { DEFAULT_SWEEP_SETTINGS } from "../../src/experiments/stability-sweep";
 import { parseTrace } from "../../src/rewards/trace";
 import { consoleSink, loadShippedCheckpoint, mnistFor } from "../../src/cli/node-run";
 
@@ -107,7 +108,7 @@ describe("rolloutGroups on the GPU (small model, shipped cold start)", () => {
     ]);
     expect(r.passRate).toBeGreaterThanOrEqual(0);
     expect(r.passRate).toBeLessThanOrEqual(1);
-    expect(r.settings).toHaveLength(6);
+    expect(r.settings.map((s) => s.label)).toEqual(DEFAULT_SWEEP_SETTINGS.map((s) => s.label));
     for (const s of r.settings) {
       expect(s.rollouts).toBe(8);
       for (const v of [s.pointwise, s.groupwise, s.reduction])
@@ -115,8 +116,9 @@ describe("rolloutGroups on the GPU (small model, shipped cold start)", () => {
       expect(s.pointwise).toBeGreaterThanOrEqual(0);
       expect(s.groupwise).toBeGreaterThanOrEqual(0);
     }
-    // σ_b moves pointwise calls only (common random numbers across settings).
-    const [labDefault, noCalib] = r.settings;
-    expect(noCalib.groupwise).toBe(labDefault.groupwise);
+    // The default judge has σ_b 0, so its "σ_j = 0" setting is noise-free: nothing varies.
+    const noNoise = r.settings.at(-1)!;
+    expect([noNoise.judge.sigmaJ, noNoise.judge.sigmaB]).toEqual([0, 0]);
+    expect([noNoise.pointwise, noNoise.groupwise]).toEqual([0, 0]);
   });
 });

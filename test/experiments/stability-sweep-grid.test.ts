@@ -1,6 +1,7 @@
 /**
- * stabilitySweep (GRR §4.3.4 over judge-noise settings): what the rubric
- * auditor's noise model implies, checked on the same fixed groups.
+ * stabilitySweep (GRR §4.3.4 over judge-noise settings): what the oracle
+ * auditor's noise model implies (the lab's judge until 2026-12-03, kept by
+ * name; docs/reward-spec.md §2), checked on the same fixed groups.
  * - σ_b is a pointwise-only term: groupwise variance is exactly the same for
  *   every σ_b (common random numbers), pointwise grows with σ_b, by ≈ σ_b²
  *   for traces whose score is away from the clamp at 0 and 1;
@@ -10,11 +11,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { auditTrace, mulberry32 } from "../../src/rewards/index";
-import {
-  DEFAULT_SWEEP_SETTINGS,
-  stabilityStudy,
-  stabilitySweep,
-} from "../../src/experiments/stability-sweep";
+import { stabilityStudy, stabilitySweep } from "../../src/experiments/stability-sweep";
 import { digitSumPrompt, digitTrace } from "../rewards/fixtures";
 import { samplePrompts, sampleRollout } from "../rewards/policy";
 
@@ -22,53 +19,65 @@ const rng = mulberry32(2024);
 const prompts = samplePrompts(40, rng);
 const groups = prompts.map((p) => Array.from({ length: 8 }, () => sampleRollout(p, rng)));
 const base = { prompts, groups, repeats: 4, seed: 11 };
+/** A setting of the oracle auditor: its defaults (σ_j 0.13, σ_b 0.17, δ 0.15) where not given. */
+const O = <T extends object>(s: T) => ({ name: "oracle-auditor" as const, ...s });
+/** The oracle auditor's former default sweep, one knob moved at a time. */
+const ORACLE_SWEEP = [
+  { label: "lab default", sigmaJ: 0.13, sigmaB: 0.17, delta: 0.15 },
+  { label: "σ_b = 0", sigmaJ: 0.13, sigmaB: 0, delta: 0.15 },
+  { label: "σ_b = 0.05", sigmaJ: 0.13, sigmaB: 0.05, delta: 0.15 },
+  { label: "σ_b = 0.3", sigmaJ: 0.13, sigmaB: 0.3, delta: 0.15 },
+  { label: "σ_j = 0", sigmaJ: 0, sigmaB: 0.17, delta: 0.15 },
+  { label: "σ_j = 0.05", sigmaJ: 0.05, sigmaB: 0.17, delta: 0.15 },
+].map(O);
 
 describe("stabilitySweep", () => {
-  it("runs the default settings in order: lab default first, then σ_b = 0, σ_b 0.05 / 0.3, σ_j 0 / 0.05", () => {
-    expect(DEFAULT_SWEEP_SETTINGS.map((s) => [s.sigmaJ, s.sigmaB, s.delta])).toEqual([
-      [0.13, 0.17, 0.15],
-      [0.13, 0, 0.15],
-      [0.13, 0.05, 0.15],
-      [0.13, 0.3, 0.15],
-      [0, 0.17, 0.15],
-      [0.05, 0.17, 0.15],
-    ]);
-    const out = stabilitySweep(base);
-    expect(out.map((r) => r.label)).toEqual(DEFAULT_SWEEP_SETTINGS.map((s) => s.label));
+  it("runs the settings in order, each with its own judge and noise", () => {
+    const out = stabilitySweep({ ...base, settings: ORACLE_SWEEP });
+    expect(out.map((r) => r.label)).toEqual(ORACLE_SWEEP.map((s) => s.label));
     for (const [k, r] of out.entries()) {
-      const s = DEFAULT_SWEEP_SETTINGS[k];
-      expect(r.judge).toEqual({ sigmaJ: s.sigmaJ, sigmaB: s.sigmaB, delta: s.delta });
+      const s = ORACLE_SWEEP[k];
+      expect(r.judge).toEqual({
+        name: "oracle-auditor",
+        sigmaJ: s.sigmaJ,
+        sigmaB: s.sigmaB,
+        delta: s.delta,
+      });
       expect(r.rollouts).toBe(320);
       expect(r.repeats).toBe(4);
       expect(r.reduction).toBeCloseTo(1 - r.groupwise / r.pointwise, 12);
     }
-    // The lab default (σ_j 0.13, σ_b 0.17) shows the paper's direction: groupwise more
+    // The oracle's default (σ_j 0.13, σ_b 0.17) shows the paper's direction: groupwise more
     // stable (a reduction of 0.18 on these synthetic rollouts; 0.38 on the cold start's).
     expect(out[0].reduction).toBeGreaterThan(0.1);
   });
 
   it("each setting equals stabilityStudy with mulberry32(seed), whatever its place in the list", () => {
-    const one = { sigmaJ: 0.07, sigmaB: 0.12, delta: 0.1 };
+    const one = O({ sigmaJ: 0.07, sigmaB: 0.12, delta: 0.1 });
     const alone = stabilityStudy({ prompts, groups, repeats: 4, judge: one, rng: mulberry32(11) });
     const [first] = stabilitySweep({ ...base, settings: [one] });
-    const last = stabilitySweep({ ...base, settings: [{ sigmaJ: 0.3 }, { sigmaB: 0 }, one] })[2];
+    const last = stabilitySweep({
+      ...base,
+      settings: [O({ sigmaJ: 0.3 }), O({ sigmaB: 0 }), one],
+    })[2];
     for (const r of [first, last]) {
       expect(r.pointwise).toBe(alone.pointwise);
       expect(r.groupwise).toBe(alone.groupwise);
     }
-    expect(first.label).toBe("σ_j 0.07, σ_b 0.12, δ 0.1");
+    expect(first.label).toBe("oracle-auditor, σ_j 0.07, σ_b 0.12, δ 0.1");
   });
 
   it("is deterministic for a seed and changes with it", () => {
-    expect(stabilitySweep(base)).toEqual(stabilitySweep(base));
-    const other = stabilitySweep({ ...base, seed: 12 });
-    expect(other[0].pointwise).not.toBe(stabilitySweep(base)[0].pointwise);
+    const b = { ...base, settings: ORACLE_SWEEP };
+    expect(stabilitySweep(b)).toEqual(stabilitySweep(b));
+    const other = stabilitySweep({ ...b, seed: 12 });
+    expect(other[0].pointwise).not.toBe(stabilitySweep(b)[0].pointwise);
   });
 
   it("σ_b changes only the pointwise variance, and it grows with σ_b", () => {
     const out = stabilitySweep({
       ...base,
-      settings: [0, 0.05, 0.1, 0.2, 0.4].map((sigmaB) => ({ sigmaB })),
+      settings: [0, 0.05, 0.1, 0.2, 0.4].map((sigmaB) => O({ sigmaB })),
     });
     for (const r of out) expect(r.groupwise).toBe(out[0].groupwise);
     expect(out[0].groupwise).toBeGreaterThan(0);
@@ -80,13 +89,13 @@ describe("stabilitySweep", () => {
   });
 
   it("σ_b = 0: the stability advantage vanishes (pointwise is then no less stable than the ranking)", () => {
-    const [noCalib] = stabilitySweep({ ...base, settings: [{ sigmaB: 0 }] });
+    const [noCalib] = stabilitySweep({ ...base, settings: [O({ sigmaB: 0 })] });
     expect(noCalib.pointwise).toBeGreaterThan(0); // σ_j alone still moves the scores
     expect(noCalib.reduction).toBeLessThan(0);
   });
 
   it("σ_j = 0: groupwise ranks are deterministic (variance 0) while σ_b still moves pointwise scores", () => {
-    const [r] = stabilitySweep({ ...base, settings: [{ sigmaJ: 0, sigmaB: 0.1 }] });
+    const [r] = stabilitySweep({ ...base, settings: [O({ sigmaJ: 0, sigmaB: 0.1 })] });
     expect(r.groupwise).toBe(0);
     expect(r.pointwise).toBeGreaterThan(0.003);
     expect(r.reduction).toBe(1);
@@ -95,19 +104,18 @@ describe("stabilitySweep", () => {
   it("σ_j = σ_b = 0: both variances are exactly 0, even with δ = 0 (reduction 0, not NaN)", () => {
     const out = stabilitySweep({
       ...base,
-      settings: [
-        { sigmaJ: 0, sigmaB: 0 },
-        { sigmaJ: 0, sigmaB: 0, delta: 0 },
-      ],
+      settings: [O({ sigmaJ: 0, sigmaB: 0 }), O({ sigmaJ: 0, sigmaB: 0, delta: 0 })],
     });
     for (const r of out) expect([r.pointwise, r.groupwise, r.reduction]).toEqual([0, 0, 0]);
   });
 
   it("a tie margin wider than any noisy score gap puts everyone in one tier: groupwise variance 0", () => {
-    const [wide, none] = stabilitySweep({ ...base, settings: [{ delta: 2 }, { delta: 0 }] });
+    const [wide, none] = stabilitySweep({ ...base, settings: [O({ delta: 2 }), O({ delta: 0 })] });
     expect(wide.groupwise).toBe(0);
     // δ = 0 splits equally good traces by perception noise alone: the least stable ranking.
-    expect(none.groupwise).toBeGreaterThan(stabilitySweep(base)[0].groupwise);
+    expect(none.groupwise).toBeGreaterThan(
+      stabilitySweep({ ...base, settings: [O({})] })[0].groupwise,
+    );
   });
 
   it("pointwise variance ≈ σ_b² for traces scored away from the clamp (σ_j = 0, 400 repeats)", () => {
@@ -122,7 +130,7 @@ describe("stabilitySweep", () => {
       expect(s).toBeGreaterThanOrEqual(0.39);
       expect(s).toBeLessThanOrEqual(0.61);
     }
-    const settings = [0.05, 0.1].map((sigmaB) => ({ sigmaJ: 0, sigmaB }));
+    const settings = [0.05, 0.1].map((sigmaB) => O({ sigmaJ: 0, sigmaB }));
     const out = stabilitySweep({
       prompts: Array(10).fill(prompt),
       groups: Array(10).fill(texts),
@@ -141,13 +149,18 @@ describe("stabilitySweep", () => {
     expect(() => stabilitySweep({ ...base, settings: [] })).toThrow(/settings/);
     expect(() => stabilitySweep({ ...base, seed: -1 })).toThrow(/seed/);
     expect(() => stabilitySweep({ ...base, seed: 1.5 })).toThrow(/seed/);
-    expect(() => stabilitySweep({ ...base, settings: [{ sigmaB: -0.1 }] })).toThrow(
+    expect(() => stabilitySweep({ ...base, settings: [O({ sigmaB: -0.1 })] })).toThrow(
       /auditor\.sigmaB/,
     );
-    expect(() => stabilitySweep({ ...base, settings: [{ sigmaJ: Number.NaN }] })).toThrow(
+    expect(() => stabilitySweep({ ...base, settings: [O({ sigmaJ: Number.NaN })] })).toThrow(
       /auditor\.sigmaJ/,
     );
-    expect(() => stabilitySweep({ ...base, settings: [{ delta: -1 }] })).toThrow(/auditor\.delta/);
+    expect(() => stabilitySweep({ ...base, settings: [O({ delta: -1 })] })).toThrow(
+      /auditor\.delta/,
+    );
+    expect(() => stabilitySweep({ ...base, settings: [{ name: "gpt" as never }] })).toThrow(
+      /judge\.name: unknown judge 'gpt'/,
+    );
     expect(() => stabilitySweep({ ...base, repeats: 1 })).toThrow(/repeats/);
     expect(() => stabilitySweep({ ...base, groups: groups.slice(1) })).toThrow(/groups/);
   });

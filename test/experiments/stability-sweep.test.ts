@@ -1,5 +1,6 @@
 /**
- * GRR §4.3.4 stability study with the rubric auditor (docs/reward-spec.md §2): the
+ * GRR §4.3.4 stability study with the oracle auditor (the lab's judge until
+ * 2026-12-03, docs/reward-spec.md §2): the
  * groupwise advantage comes from the per-call calibration offset σ_b, so it
  * vanishes when σ_b = 0.
  */
@@ -18,7 +19,7 @@ describe("stability study (GRR §4.3.4)", () => {
       prompts,
       groups,
       repeats: 4,
-      judge: { sigmaJ: 0.05, sigmaB: 0, delta: 0.15 },
+      judge: { name: "oracle-auditor", sigmaJ: 0.05, sigmaB: 0, delta: 0.15 },
       rng: mulberry32(11),
     });
     expect(r.rollouts).toBe(800);
@@ -35,7 +36,7 @@ describe("stability study (GRR §4.3.4)", () => {
       prompts,
       groups,
       repeats: 4,
-      judge: { sigmaJ: 0.05, sigmaB: 0.1, delta: 0.15 },
+      judge: { name: "oracle-auditor", sigmaJ: 0.05, sigmaB: 0.1, delta: 0.15 },
       rng: mulberry32(11),
     });
     expect(r.pointwise).toBeCloseTo(0.00659, 4);
@@ -62,7 +63,12 @@ describe("stability study (GRR §4.3.4)", () => {
       /groups/,
     );
     expect(() =>
-      stabilityStudy({ prompts, groups, judge: { delta: -1 }, rng: mulberry32(1) }),
+      stabilityStudy({
+        prompts,
+        groups,
+        judge: { name: "oracle-auditor", delta: -1 },
+        rng: mulberry32(1),
+      }),
     ).toThrow(/delta/);
   });
 });

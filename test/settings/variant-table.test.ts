@@ -228,6 +228,16 @@ describe("variant settings as text (VARIANT.KEY=VALUE)", () => {
     expect(base[1].weights.lambda).toBe(1); // the input is not changed
   });
 
+  it("names the judge: text-auditor by default, oracle-auditor by --set grr.judge=…", () => {
+    expect(base[1].judge.name).toBe("text-auditor");
+    const v = applyVariantSetting(base, "grr.judge=oracle-auditor");
+    expect(v[1].judge.name).toBe("oracle-auditor");
+    expect(() => applyVariantSetting(base, "grr.judge=gpt")).toThrow(/grr\.judge\.name/);
+    expect(() => applyVariantSetting(base, "rlvr.judge=oracle-auditor")).toThrow(
+      /rlvr calls no judge/,
+    );
+  });
+
   it.each([
     ["grr.lambda=abc", /grr\.weights\.lambda: Invalid input: expected number/],
     ["grr.lambda=99", /grr\.weights\.lambda: Too big/],

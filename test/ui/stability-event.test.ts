@@ -16,7 +16,7 @@ const report: StabilityReport = {
   settings: [
     {
       label: "lab default",
-      judge: { sigmaJ: 0.05, sigmaB: 0.1, delta: 0.15 },
+      judge: { name: "oracle-auditor", sigmaJ: 0.05, sigmaB: 0.1, delta: 0.15 },
       pointwise: 0.004,
       groupwise: 0.002,
       reduction: 0.5,

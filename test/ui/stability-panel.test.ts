@@ -28,7 +28,7 @@ const report: StabilityReport = {
   settings: [
     {
       label: "lab default",
-      judge: { sigmaJ: 0.05, sigmaB: 0.1, delta: 0.15 },
+      judge: { name: "oracle-auditor", sigmaJ: 0.05, sigmaB: 0.1, delta: 0.15 },
       pointwise: 0.0057,
       groupwise: 0.0065,
       reduction: -0.143,
@@ -37,7 +37,7 @@ const report: StabilityReport = {
     },
     {
       label: "σ_j = 0",
-      judge: { sigmaJ: 0, sigmaB: 0.1, delta: 0.15 },
+      judge: { name: "oracle-auditor", sigmaJ: 0, sigmaB: 0.1, delta: 0.15 },
       pointwise: 0.0044,
       groupwise: 0,
       reduction: 1,

@@ -1,7 +1,11 @@
 /** Noise of the lab's rubric-auditor judge (docs/reward-spec.md §2, lab choice), live-editable; fields from the variant table's JUDGE_FIELDS. */
 import { useLab, labStore } from "../../../store";
 import type { JudgeConfig } from "../../../settings/experiment";
-import { JUDGE_FIELDS, type VariantName } from "../../../settings/variant-table";
+import {
+  JUDGE_FIELDS,
+  type JudgeNoiseKey,
+  type VariantName,
+} from "../../../settings/variant-table";
 import { Slider } from "../Field";
 
 const UNUSED: Record<"pointwise" | "groupwise", string> = {
@@ -32,7 +36,7 @@ export function JudgeSliders({
           lab choice
         </span>
       </legend>
-      {(Object.keys(JUDGE_FIELDS) as (keyof JudgeConfig)[]).map((k) => {
+      {(Object.keys(JUDGE_FIELDS) as JudgeNoiseKey[]).map((k) => {
         const f = JUDGE_FIELDS[k];
         return (
           <Slider
