@@ -8,19 +8,15 @@
 import type { GpuContext } from "../gpu/context";
 import { paramLayout, type ModelConfig } from "../model/config";
 import { initParams } from "../model/init";
-import {
-  createTaskGenerator,
-  reaskWithShuffledOptions,
-  type TaskGenerator,
-} from "../tasks/generator";
+import { createTaskGenerator, type TaskGenerator } from "../tasks/generator";
 import type { MnistSubset } from "../tasks/mnist-data";
 import { deriveSeed, Rng } from "../tasks/rng";
-import { decodeResponse, THINK_END_ID } from "../tasks/tokenizer";
 import type { TaskPrompt } from "../tasks/types";
 import { shuffleImages } from "../tasks/generator";
 import type { GroupView, Marker, MetricRow } from "./run-types";
 import { LabEngine, type Policy } from "../engine/lab-engine";
-import { evalMetrics, type EvalMetrics, type Reasked } from "../rl/eval-metrics";
+import { evalMetrics, type EvalMetrics } from "../rl/eval-metrics";
+import { evalGenerate, heldOutMetrics } from "../rl/held-out";
 import {
   parseExperiment,
   VariantSchema,
@@ -32,11 +28,9 @@ import { configMismatch, runModel } from "../engine/lab-model";
 import type { RewardScorer } from "./reward-client";
 import { rlStep, type RlStepResult } from "../rl/rl-step";
 import type { PolicySnapshot, RunSnapshot } from "./snapshot";
-import { imageTensor, joinPromptResponse, promptTensor, row } from "../engine/sequences";
+import { imageTensor, joinPromptResponse, promptTensor } from "../engine/sequences";
 import { sftStep } from "../rl/sft";
 import { isPrmFileError } from "../prm/file";
-
-/** Token id of `</think>`: the end of the reasoning OSCR's re-ask keeps. */
 
 /** Where a run's outputs go (the worker posts them; the CLI prints and writes files). */
 export interface RunSink {
@@ -287,71 +281,31 @@ export class LabRun {
     prompts: readonly TaskPrompt[],
     seed: number,
     stream: string,
-    forcedPrefix?: ReadonlyArray<number[] | null>,
   ): Promise<{ texts: string[]; tokens: Int32Array }> {
-    const { promptLen, maxNew } = this.engine.shape;
-    const temperature = this.experiment.evalTemperature;
-    const gen = await this.engine.generate(
+    return evalGenerate(
+      this.engine,
       policy,
-      imageTensor(prompts),
-      promptTensor(prompts, promptLen),
-      {
-        temperature: temperature > 0 ? temperature : 1,
-        topK: 0,
-        topP: 1,
-        greedy: temperature === 0,
-        seed: temperature === 0 ? 0 : deriveSeed(seed, stream),
-      },
-      1,
-      forcedPrefix,
+      prompts,
+      this.experiment.evalTemperature,
+      seed,
+      stream,
     );
-    const texts = prompts.map((_, i) => decodeResponse(row(gen.tokens, i, maxNew)));
-    return { texts, tokens: gen.tokens };
   }
 
   /**
-   * Held-out metrics of `policy` under `seed`, OSCR included: each
-   * multiple-choice prompt is asked again with its options shuffled (the
-   * seed's own "oscr" stream) and the first response's reasoning kept as a
-   * forced prefix up to and including `</think>`; the answer after it is the
-   * second answer (ACRE eq. 2, docs/reward-spec.md §5). Open-ended prompts,
-   * and responses without `</think>`, get no second pass.
+   * Held-out metrics of `policy` under `seed`: the first answers, OSCR's
+   * option-shuffle re-ask and SCS's distinct-options statistic on the
+   * multiple-choice prompts (src/rl/held-out.ts, docs/reward-spec.md §4–§5).
    */
-  private async heldOut(
+  private heldOut(
     policy: Pick<Policy, "params">,
     prompts: readonly TaskPrompt[],
     seed: number,
   ): Promise<EvalMetrics> {
-    const first = await this.evalGenerate(policy, prompts, seed, "eval");
-    const mc = prompts.flatMap((p, i) => (p.options ? [i] : []));
-    if (mc.length === 0) return evalMetrics(prompts, first.texts);
-    const rng = new Rng(deriveSeed(seed, "oscr"));
-    const { maxNew } = this.engine.shape;
-    const reasked = mc.map((i) => reaskWithShuffledOptions(prompts[i], rng));
-    const forced = mc.map((i) => {
-      const ids = Array.from(row(first.tokens, i, maxNew));
-      const end = ids.indexOf(THINK_END_ID);
-      return end >= 0 && end < maxNew - 1 ? ids.slice(0, end + 1) : null;
+    return heldOutMetrics(this.engine, policy, prompts, seed, {
+      evalTemperature: this.experiment.evalTemperature,
+      rolloutTemperature: this.experiment.algorithm.temperature,
     });
-    const second = await this.evalGenerate(
-      policy,
-      reasked.map((r) => r.prompt),
-      seed,
-      "oscr-answer",
-      forced,
-    );
-    const reask: Reasked = {
-      options: prompts.map(() => null),
-      texts: prompts.map(() => null),
-    };
-    const options = reask.options as (Record<string, string> | null)[];
-    const texts = reask.texts as (string | null)[];
-    mc.forEach((i, k) => {
-      if (forced[k] === null) return;
-      options[i] = reasked[k].options;
-      texts[i] = second.texts[k];
-    });
-    return evalMetrics(prompts, first.texts, reask);
   }
 
   /** Held-out eval of one policy; emits one eval row. */

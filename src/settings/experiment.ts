@@ -4,7 +4,7 @@
  * config gives an error that names the field, and nothing starts.
  */
 import { z } from "zod";
-import { TRACE_SLIP_BOXES } from "../tasks/config";
+import { DISTRACTOR_RULES, TRACE_SLIP_BOXES } from "../tasks/config";
 import { ESTIMATOR_NAMES, type EstimatorName } from "./estimator-table";
 import {
   JudgeSchema,
@@ -233,6 +233,26 @@ const TaskConfigSchema = z.object({
    * when the digits were read right (README, "Why the curves part").
    */
   traceSlipBox: z.enum(TRACE_SLIP_BOXES).default("hint"),
+  /**
+   * How the distractors are drawn (TaskConfig.distractorRule): `near`, or
+   * `off-misread` (digits: never a value a one-digit misread concludes, so a
+   * misreading trace must guess; the SCS scenario, docs/reward-spec.md §4).
+   */
+  distractorRule: z.enum(DISTRACTOR_RULES).default("near"),
+  /**
+   * SFT only: probability a target misreads one digit and, in multiple
+   * choice, guesses the letter (TaskConfig.misreadRate). Above 0 the run
+   * starts from its own cold start (`…-misread<percent>-<size>.ckpt`; the SCS
+   * scenario ships 0.4 for the small model).
+   */
+  misreadRate: z.number().min(0).max(1).default(0),
+  /**
+   * SFT only, multiple choice: probability a target names its letter inside
+   * the reasoning (TaskConfig.indexBindingRate). Above 0 the run starts from
+   * its own cold start (`…-bind<percent>-<size>.ckpt`; the ACRE scenario
+   * ships 0.8 for the small model).
+   */
+  indexBindingRate: z.number().min(0).max(1).default(0),
 });
 
 export const ExperimentSchema = z.object({
