@@ -2,12 +2,14 @@
  * Runs the papers' claims in the lab and judges each one over seeds:
  *   npm run claims -- [--size ci|full] [--seeds S1,S2,…] [--claims ID,…] [--out DIR] [--checkpoint FILE] [--quiet]
  *
- * One multi-seed lab run per task trains every variant the selected claims
- * need from the same cold start under each seed: the default experiment's
- * (the shipped hinted checkpoint; --checkpoint replaces it), and for SCS and
- * ACRE a multiple-choice run without hints, every variant with GRPO (the
- * shipped multiple-choice checkpoint). The judge-stability sweep runs on each
- * seed's cold-start rollouts. Each claim's per-seed figure (src/experiments/claims.ts) is
+ * One multi-seed lab run trains every variant the default scenario's claims
+ * need from the same cold start under each seed (the default experiment's,
+ * the shipped hinted checkpoint; --checkpoint replaces it); the SCS and ACRE
+ * claims come from one multi-seed run per scenario run they name
+ * (CLAIM_RUNS: the presets scs-paper, scs-tr-only, scs-vp-only and
+ * acre-paper at the claims' sizes, each from its shipped cold start). The
+ * judge-stability sweep runs on each seed's cold-start rollouts. A claim of
+ * several parts holds only when every part does. Each claim's per-seed figure (src/experiments/claims.ts) is
  * summarized as mean and 95 % Student-t interval over seeds, and judged
  * "reproduced" (interval strictly on the paper's side of 0), "not reproduced"
  * (interval on the other side or at 0) or "inconclusive" (straddles 0);
@@ -18,7 +20,7 @@
  *    "lab": {"mean", "ci95", "per_seed"} | null, "verdict", "command", "metric", "reason"?}]}
  * --out DIR (a new or empty folder; an existing non-empty one is refused so
  * no earlier report is overwritten) gets claims.json, claims.md, metrics.jsonl
- * (and metrics-multiple-choice.jsonl when that run ran) and per claim <id>.svg and <id>.png (mean curves with 95 % bands). DIR and
+ * (and metrics-<run>.jsonl for each SCS / ACRE run) and per claim <id>.svg and <id>.png (mean curves with 95 % bands). DIR and
  * --checkpoint are checked before any work; every file is written under a
  * temporary name and renamed. On failure the last stdout line is {"error"}.
  */
@@ -26,14 +28,18 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadCheckpoint } from "../model/checkpoint";
 import {
+  CLAIM_RUNS,
   CLAIMS,
   DEFAULT_SIGMA_B,
   selectClaims,
+  type ClaimRun,
   type ClaimInputs,
   type ClaimSpec,
   type StabilityPoint,
 } from "../experiments/claims";
 import { parseExperiment, type Experiment, type VariantName } from "../settings/experiment";
+import { presetExperiment } from "../settings/presets";
+import { checkpointPath } from "../settings/checkpoints";
 import { inProcessScorer } from "../run/reward-client";
 import { LabRun } from "../run/lab-run";
 import { aggregateCurves, summarizeSeeds, verdict } from "../experiments/seed-stats";
@@ -139,47 +145,47 @@ async function main(): Promise<void> {
   const ctx = await nodeContext();
   sink.log(`adapter: ${ctx.adapter.description}${ctx.adapter.isFallback ? " (CPU fallback)" : ""}`);
   sink.log(`claims: ${claims.map((c) => c.id).join(", ")}; size ${size}; seeds ${seeds.join(",")}`);
-  // One multi-seed run per task: the default scenario's, and a multiple-choice one (SCS, ACRE).
-  const inputs = new Map<TaskKey, ClaimInputs>();
-  for (const task of TASK_KEYS) {
-    const group = runnable.filter((c) => taskOf(c) === task);
-    if (group.length === 0) continue;
+  // One multi-seed run of the default scenario, and one per SCS / ACRE run the claims name.
+  const inputs = new Map<RunKey, ClaimInputs>();
+  const defaults = runnable.filter((c) => !c.runs);
+  if (defaults.length > 0)
     inputs.set(
-      task,
-      await runGroup(ctx, sink, task, group, {
+      "default",
+      await runGroup(ctx, sink, defaults, {
         size: S,
         seeds,
-        checkpoint: task === "default" ? (flags.checkpoint as string | undefined) : undefined,
+        checkpoint: flags.checkpoint as string | undefined,
       }),
     );
-  }
+  const wanted = new Set(runnable.flatMap((c) => c.runs ?? []));
+  for (const key of Object.keys(CLAIM_RUNS) as ClaimRun[])
+    if (wanted.has(key)) inputs.set(key, await runScenario(ctx, sink, key, S, seeds));
   ctx.destroy();
 
   const empty: ClaimInputs = { rows: [], stability: new Map() };
-  const inputsOf = (c: ClaimSpec) => inputs.get(taskOf(c)) ?? empty;
+  const inputsOf = (c: ClaimSpec): ClaimInputs =>
+    c.runs
+      ? { rows: c.runs.flatMap((k) => inputs.get(k)?.rows ?? []), stability: new Map() }
+      : (inputs.get("default") ?? empty);
   const results: ClaimResult[] = claims.map((c) => judgeClaim(c, inputsOf(c), seeds, size));
   const seconds = Math.round((performance.now() - t0) / 1000);
   if (out) writeReport(out, claims, results, inputsOf, inputs, seeds);
   process.stdout.write(`${JSON.stringify({ size, seeds, seconds, claims: results })}\n`);
 }
 
-/** The runs claims come from (ClaimSpec.task; absent = the default scenario's). */
-const TASK_KEYS = ["default", "multiple-choice"] as const;
-type TaskKey = (typeof TASK_KEYS)[number];
-const taskOf = (c: ClaimSpec): TaskKey => c.task ?? "default";
+/** The runs claims come from: the default scenario's, and the SCS / ACRE ones (ClaimSpec.runs). */
+type RunKey = "default" | ClaimRun;
 
 /**
- * Runs what the claims of one task need, under every seed from one cold
- * start: the judge-stability sweep (when a claim needs it) and one
- * multi-seed RL run of the variants they name. The default task is the
- * default experiment's (the hinted scenario); the multiple-choice one has no
- * hints and trains every variant with GRPO. Sizes from CLAIM_SIZES.
+ * Runs what the default scenario's claims need, under every seed from one
+ * cold start (the default experiment's, the shipped hinted checkpoint, or
+ * --checkpoint): the judge-stability sweep (when a claim needs it) and one
+ * multi-seed RL run of the variants they name. Sizes from CLAIM_SIZES.
  * @throws Error when no cold-start checkpoint fits the task.
  */
 async function runGroup(
   ctx: Awaited<ReturnType<typeof nodeContext>>,
   sink: ReturnType<typeof consoleSink>,
-  task: TaskKey,
   claims: readonly ClaimSpec[],
   opts: { size: (typeof CLAIM_SIZES)[ClaimSize]; seeds: number[]; checkpoint?: string },
 ): Promise<ClaimInputs> {
@@ -188,14 +194,10 @@ async function runGroup(
   const variants = [...new Set(claims.flatMap((c) => c.variants))].sort(
     (a, b) => order.indexOf(a) - order.indexOf(b),
   ) as VariantName[];
-  const mc = task === "multiple-choice";
   const exp: Experiment = parseExperiment({
     modelSize: "small",
     seeds: opts.seeds,
-    ...(mc ? { task: { multipleChoice: true, hintRate: 0, traceSlipRate: 0 } } : {}),
-    variants: (variants.length ? variants : ["rlvr"]).map((name) =>
-      mc ? { name, estimator: "grpo" } : { name },
-    ),
+    variants: (variants.length ? variants : ["rlvr"]).map((name) => ({ name })),
     algorithm: {
       steps: S.steps,
       groupSize: S.groupSize,
@@ -210,7 +212,7 @@ async function runGroup(
     : loadShippedCheckpoint(exp);
   if (!ckpt)
     throw new Error(
-      `no shipped cold-start checkpoint for the ${task} claims' task (public/checkpoints); make it with npm run train:sft`,
+      "no shipped cold-start checkpoint for the default claims' task (public/checkpoints); make it with npm run train:sft",
     );
   const rows0 = sink.rows.length;
   const run = new LabRun(ctx, exp, sink, inProcessScorer, mnistFor(exp), {
@@ -218,7 +220,7 @@ async function runGroup(
     params: ckpt.params,
   });
   sink.log(
-    `[${task}] claims ${claims.map((c) => c.id).join(", ")}; variants ${variants.join(", ") || "none"}`,
+    `[default] claims ${claims.map((c) => c.id).join(", ")}; variants ${variants.join(", ") || "none"}`,
   );
 
   const stability = new Map<number, StabilityPoint[]>();
@@ -251,6 +253,59 @@ async function runGroup(
   return { rows: sink.rows.slice(rows0), stability };
 }
 
+/**
+ * One SCS / ACRE run of CLAIM_RUNS under every seed: its preset's task,
+ * variants (only `only`, when set) and weights, from the preset's shipped
+ * cold start, at the claims' sizes (steps, G, prompts per step, eval every,
+ * held-out size, lr). Rows of an arm (`label`) are renamed from the variant
+ * to the label.
+ * @throws Error when the preset's cold start is not shipped.
+ */
+async function runScenario(
+  ctx: Awaited<ReturnType<typeof nodeContext>>,
+  sink: ReturnType<typeof consoleSink>,
+  key: ClaimRun,
+  S: (typeof CLAIM_SIZES)[ClaimSize],
+  seeds: number[],
+): Promise<ClaimInputs> {
+  const spec: { preset: string; only?: string; label?: string } = CLAIM_RUNS[key];
+  const preset = presetExperiment(spec.preset);
+  const exp = parseExperiment({
+    ...preset,
+    seeds,
+    variants: preset.variants.filter((v) => !spec.only || v.name === spec.only),
+    algorithm: {
+      ...preset.algorithm,
+      steps: S.steps,
+      groupSize: S.groupSize,
+      batchPrompts: S.batchPrompts,
+      evalEvery: S.evalEvery,
+      lr: S.lr,
+    },
+    evalSize: S.evalSize,
+  });
+  const ckpt = loadShippedCheckpoint(exp);
+  if (!ckpt)
+    throw new Error(
+      `no shipped cold start for the ${key} claims' run (public/${checkpointPath(exp)}); make it with npm run train:sft (docs/checkpoints.md)`,
+    );
+  const rows0 = sink.rows.length;
+  const run = new LabRun(ctx, exp, sink, inProcessScorer, mnistFor(exp), {
+    config: ckpt.config,
+    params: ckpt.params,
+  });
+  sink.log(
+    `[${key}] preset ${spec.preset}; variants ${exp.variants.map((v) => v.name).join(", ")}${spec.label ? ` (rows as ${spec.label})` : ""}`,
+  );
+  await run.evalStart();
+  for (let s = 0; s < exp.algorithm.steps; s++) await run.rlStep();
+  const rows = sink.rows.slice(rows0);
+  return {
+    rows: spec.label ? rows.map((r) => ({ ...r, variant: spec.label! })) : rows,
+    stability: new Map(),
+  };
+}
+
 /** One claim's result: per-seed figures, their summary and the verdict. */
 function judgeClaim(
   c: ClaimSpec,
@@ -275,10 +330,33 @@ function judgeClaim(
     };
   const perSeed = seeds.map((s) => c.perSeed!(inputs, s));
   const sum = summarizeSeeds(perSeed);
+  if (!c.parts)
+    return {
+      ...base,
+      lab: { mean: sum.mean, ci95: sum.ci95, per_seed: perSeed },
+      verdict: verdict(sum, c.direction),
+    };
+  // A claim of parts holds only when every part does (intersection–union).
+  const parts = c.parts.map((p) => {
+    const per = seeds.map((s) => p.perSeed(inputs, s));
+    const ps = summarizeSeeds(per);
+    return {
+      label: p.label,
+      mean: ps.mean,
+      ci95: ps.ci95,
+      per_seed: per,
+      verdict: verdict(ps, c.direction),
+    };
+  });
+  const all = parts.map((p) => p.verdict);
   return {
     ...base,
-    lab: { mean: sum.mean, ci95: sum.ci95, per_seed: perSeed },
-    verdict: verdict(sum, c.direction),
+    lab: { mean: sum.mean, ci95: sum.ci95, per_seed: perSeed, parts },
+    verdict: all.every((v) => v === "reproduced")
+      ? "reproduced"
+      : all.includes("not reproduced")
+        ? "not reproduced"
+        : "inconclusive",
   };
 }
 
@@ -324,13 +402,13 @@ function writeReport(
   claims: ClaimSpec[],
   results: ClaimResult[],
   inputsOf: (c: ClaimSpec) => ClaimInputs,
-  byTask: ReadonlyMap<TaskKey, ClaimInputs>,
+  byRun: ReadonlyMap<RunKey, ClaimInputs>,
   seeds: number[],
 ): void {
-  // One metrics file per run: metrics.jsonl (default scenario), metrics-multiple-choice.jsonl.
-  for (const [task, inputs] of byTask)
+  // One metrics file per run: metrics.jsonl (default scenario), metrics-<run>.jsonl (SCS, ACRE).
+  for (const [key, inputs] of byRun)
     writeFileAtomic(
-      join(dir, task === "default" ? "metrics.jsonl" : `metrics-${task}.jsonl`),
+      join(dir, key === "default" ? "metrics.jsonl" : `metrics-${key}.jsonl`),
       `${inputs.rows.map((r) => JSON.stringify(r)).join("\n")}\n`,
     );
   claims.forEach((c) => {

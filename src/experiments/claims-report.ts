@@ -14,7 +14,19 @@ export type ClaimResult = {
   paper: string;
   statement: string;
   paper_figure: string;
-  lab: { mean: number; ci95: [number, number]; per_seed: number[] } | null;
+  lab: {
+    mean: number;
+    ci95: [number, number];
+    per_seed: number[];
+    /** A claim of several parts: each part's figure and verdict (the claim's figure is their minimum). */
+    parts?: {
+      label: string;
+      mean: number;
+      ci95: [number, number];
+      per_seed: number[];
+      verdict: "reproduced" | "not reproduced" | "inconclusive";
+    }[];
+  } | null;
   verdict: "reproduced" | "not reproduced" | "inconclusive" | "not runnable";
   command: string;
   reason?: string;
@@ -294,6 +306,8 @@ function num3(v: number): string {
  * 95 % CI `[0.100, 0.146]`, per seed `0.100, 0.146` (seed order as given).
  * A claim with `lab: null` shows "—" in the three number columns, and its
  * verdict cell adds the reason when there is one: `not runnable: <reason>`.
+ * A claim of parts shows the minimum of its parts in the number columns and
+ * each part (label, mean, interval, per seed, verdict) in the verdict cell.
  * Text cells have `|` escaped and line breaks replaced by spaces. The
  * `command` and `metric` fields are not shown (the CLI lists them
  * elsewhere). Returns the table with a trailing newline; no claims gives
@@ -308,8 +322,18 @@ export function claimsMarkdown(claims: ClaimResult[]): string {
     const mean = c.lab ? num3(c.lab.mean) : "—";
     const ci = c.lab ? `[${num3(c.lab.ci95[0])}, ${num3(c.lab.ci95[1])}]` : "—";
     const perSeed = c.lab ? c.lab.per_seed.map(num3).join(", ") : "—";
+    const partsText = c.lab?.parts
+      ?.map(
+        (p) =>
+          `${p.label} ${num3(p.mean)} [${num3(p.ci95[0])}, ${num3(p.ci95[1])}] (${p.per_seed.map(num3).join(", ")}) ${p.verdict}`,
+      )
+      .join("; ");
     const verdictCell =
-      c.reason && c.verdict === "not runnable" ? `${c.verdict}: ${c.reason}` : c.verdict;
+      c.reason && c.verdict === "not runnable"
+        ? `${c.verdict}: ${c.reason}`
+        : partsText
+          ? `${c.verdict} (all parts must hold: ${partsText})`
+          : c.verdict;
     lines.push(
       `| ${[c.id, c.paper, c.statement, c.paper_figure].map(cell).join(" | ")} | ${mean} | ${ci} | ${perSeed} | ${cell(verdictCell)} |`,
     );

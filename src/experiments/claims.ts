@@ -20,7 +20,9 @@ const CLAIM_IDS = [
   "groupwise-stability",
   "structreward-gain",
   "scs-gain",
+  "scs-ablation",
   "acre-oscr",
+  "acre-cacr",
 ] as const;
 type ClaimId = (typeof CLAIM_IDS)[number];
 
@@ -41,11 +43,35 @@ export interface ClaimInputs {
   stability: ReadonlyMap<number, readonly StabilityPoint[]>;
 }
 
-/** A curve plot of a claim: one metric over RL steps, one series per variant. */
+/** A curve plot of a claim: one metric over RL steps, one series per variant (or arm label, ClaimRun). */
 interface ClaimPlot {
   metric: string;
-  variants: VariantName[];
+  variants: string[];
   yLabel: string;
+}
+
+/**
+ * The multiple-choice runs the SCS and ACRE claims come from, each a preset
+ * of src/settings/presets.ts (its task, cold start, variants and weights; the
+ * sizes are the claims' size): `only` trains that one variant of the preset,
+ * and its rows are labelled `label` instead of the variant's name (an
+ * ablation arm beside the full run's variants; same cold start, seeds,
+ * prompts and rollout seeds, so arms compare pairwise).
+ */
+export const CLAIM_RUNS = {
+  scs: { preset: "scs-paper" },
+  "scs-tr-only": { preset: "scs-tr-only", only: "scs", label: "scs-tr" },
+  "scs-vp-only": { preset: "scs-vp-only", only: "scs", label: "scs-vp" },
+  acre: { preset: "acre-paper" },
+} as const satisfies Record<string, { preset: string; only?: VariantName; label?: string }>;
+export type ClaimRun = keyof typeof CLAIM_RUNS;
+
+/** One part of a claim with several: its own per-seed figure (the paper's direction positive). */
+export interface ClaimPart {
+  /** What the part compares, e.g. "Acc: RLOO + SCS − RLOO". */
+  label: string;
+  /** @throws Error when a needed row is missing. */
+  perSeed: (inputs: ClaimInputs, seed: number) => number;
 }
 
 export interface ClaimSpec {
@@ -63,11 +89,17 @@ export interface ClaimSpec {
   /** Needs the judge-stability sweep. */
   stability: boolean;
   /**
-   * The run the claim's figure comes from: the default scenario's (absent)
-   * or a multiple-choice run (no hints, every variant with GRPO; SCS and
-   * ACRE are multiple-choice methods).
+   * The runs the claim's figure comes from (their rows together): the default
+   * scenario's (absent) or the SCS and ACRE scenarios' multiple-choice runs
+   * (CLAIM_RUNS).
    */
-  task?: "multiple-choice";
+  runs?: readonly ClaimRun[];
+  /**
+   * A claim of several inequalities: each part's per-seed figure; `perSeed`
+   * is then their minimum (positive only when every part is), and the
+   * verdict is reproduced only when every part is (intersection–union).
+   */
+  parts?: readonly ClaimPart[];
   /** Set when the lab cannot run the claim yet: the reason, printed with "not runnable". */
   notRunnable?: string;
   /** The per-seed figure. @throws Error when a needed row is missing. */
@@ -124,7 +156,7 @@ function stabilityAt(inputs: ClaimInputs, seed: number, sigmaB: number): Stabili
 export const DEFAULT_SIGMA_B = DEFAULT_AUDITOR.sigmaB;
 
 /** The claims (GRR = Groupwise Ranking Reward paper; StructReward; SCS; ACRE). */
-export const CLAIMS: readonly ClaimSpec[] = [
+const CLAIM_TABLE: readonly ClaimSpec[] = [
   {
     id: "rlvr-drift",
     paper: "GRR",
@@ -222,33 +254,129 @@ export const CLAIMS: readonly ClaimSpec[] = [
     id: "scs-gain",
     paper: "SCS",
     statement:
-      "Adding the self-consistency reward raises held-out accuracy over the outcome-only baseline.",
+      "Adding SCS's consistency reward to RLOO raises held-out accuracy and lowers the lucky-guess rate (right answers from wrong reasoning).",
     paper_figure:
-      "SCS Table 1: GRPO 63.6 → 64.5 with SCS (RLOO 57.8 → 65.5); the lab's run trains both with GRPO",
-    metric: "final Acc of SCS minus final Acc of RLVR, multiple choice, GRPO (per seed, held-out)",
+      "SCS Table 2: RLOO 57.8 → 65.5 (+7.7) with SCS, Qwen2.5-VL-7B, overall of six benchmarks; Table 3: unfaithful reasoning in 100 correctly answered questions 25.0 → 21.2 (human judge; o3-mini 22.0 → 19.0, Gemini 2.5 Flash 23.0 → 19.7)",
+    metric:
+      "min over parts of: final Acc of RLOO + SCS minus RLOO; final lucky-guess rate of RLOO minus RLOO + SCS (SCS scenario, per seed, held-out)",
     direction: 1,
     variants: ["rlvr", "scs"],
     stability: false,
-    task: "multiple-choice",
-    perSeed: ({ rows }, seed) =>
-      finalValue(rows, "scs", seed, "acc") - finalValue(rows, "rlvr", seed, "acc"),
-    plot: { metric: "acc", variants: ["rlvr", "scs"], yLabel: "Acc (held-out, multiple choice)" },
+    runs: ["scs"],
+    parts: [
+      {
+        label: "Acc: RLOO + SCS − RLOO",
+        perSeed: ({ rows }, seed) =>
+          finalValue(rows, "scs", seed, "acc") - finalValue(rows, "rlvr", seed, "acc"),
+      },
+      {
+        label: "lucky-guess rate: RLOO − (RLOO + SCS)",
+        perSeed: ({ rows }, seed) =>
+          finalValue(rows, "rlvr", seed, "luckyGuess") -
+          finalValue(rows, "scs", seed, "luckyGuess"),
+      },
+    ],
+    plot: {
+      metric: "acc",
+      variants: ["rlvr", "scs"],
+      yLabel: "Acc (held-out, SCS scenario)",
+    },
+  },
+  {
+    id: "scs-ablation",
+    paper: "SCS",
+    statement:
+      "Truncation–resampling alone and visual perturbation alone each raise accuracy over RLOO, and less than both together.",
+    paper_figure:
+      "SCS Table 4 (RLOO, Qwen2.5-VL-7B, overall): baseline 57.8, truncation–resampling only 63.0 (+5.2), visual perturbation only 62.8 (+5.0), both 65.5 (+7.7)",
+    metric:
+      "min over parts of: final Acc of TR only minus RLOO, full SCS minus TR only, VP only minus RLOO, full SCS minus VP only (SCS scenario, per seed, held-out)",
+    direction: 1,
+    variants: ["rlvr", "scs"],
+    stability: false,
+    runs: ["scs", "scs-tr-only", "scs-vp-only"],
+    parts: [
+      {
+        label: "Acc: TR only − RLOO",
+        perSeed: ({ rows }, seed) =>
+          finalValue(rows, "scs-tr", seed, "acc") - finalValue(rows, "rlvr", seed, "acc"),
+      },
+      {
+        label: "Acc: SCS − TR only",
+        perSeed: ({ rows }, seed) =>
+          finalValue(rows, "scs", seed, "acc") - finalValue(rows, "scs-tr", seed, "acc"),
+      },
+      {
+        label: "Acc: VP only − RLOO",
+        perSeed: ({ rows }, seed) =>
+          finalValue(rows, "scs-vp", seed, "acc") - finalValue(rows, "rlvr", seed, "acc"),
+      },
+      {
+        label: "Acc: SCS − VP only",
+        perSeed: ({ rows }, seed) =>
+          finalValue(rows, "scs", seed, "acc") - finalValue(rows, "scs-vp", seed, "acc"),
+      },
+    ],
+    plot: {
+      metric: "acc",
+      variants: ["rlvr", "scs-tr", "scs-vp", "scs"],
+      yLabel: "Acc (held-out, SCS scenario)",
+    },
   },
   {
     id: "acre-oscr",
     paper: "ACRE",
-    statement: "ACRE raises option-shuffle consistency (OSCR) over GRPO.",
-    paper_figure: "ACRE Table 2: OSCR gains of ACRE over GRPO",
-    metric: "final OSCR of ACRE minus final OSCR of RLVR with GRPO (per seed, held-out)",
+    statement:
+      "From an index-bound cold start, GRPO raises option-shuffle consistency (OSCR) and ACRE raises it more.",
+    paper_figure:
+      "ACRE Table 2, OSCR (%) on TempCompass / MMVU / VideoMME: CoT-SFT 5.9 / 31.4 / 12.5, CoT-SFT-GRPO 10.4 / 49.8 / 25.6, ACRE 17.3 / 74.6 / 29.6",
+    metric:
+      "min over parts of: final OSCR of GRPO minus the cold start's; final OSCR of ACRE minus GRPO's (ACRE scenario, per seed, held-out)",
     direction: 1,
     variants: ["rlvr", "acre"],
     stability: false,
-    task: "multiple-choice",
+    runs: ["acre"],
+    parts: [
+      {
+        label: "OSCR: GRPO − cold start",
+        perSeed: ({ rows }, seed) =>
+          finalValue(rows, "rlvr", seed, "oscr") - startValue(rows, "rlvr", seed, "oscr"),
+      },
+      {
+        label: "OSCR: ACRE − GRPO",
+        perSeed: ({ rows }, seed) =>
+          finalValue(rows, "acre", seed, "oscr") - finalValue(rows, "rlvr", seed, "oscr"),
+      },
+    ],
+    plot: { metric: "oscr", variants: ["rlvr", "acre"], yLabel: "OSCR (held-out, ACRE scenario)" },
+  },
+  {
+    id: "acre-cacr",
+    paper: "ACRE",
+    statement: "ACRE ends with a higher CoT–answer consistency rate (CACR) than GRPO.",
+    paper_figure:
+      "ACRE Table 1, CACR (%): MathVista 81.3 (CoT-SFT-GRPO) → 87.5 (ACRE), MMVU 79.7 → 82.8; CoT-SFT 85.2 / 82.3",
+    metric:
+      "final CACR of ACRE minus GRPO's (rule-based consistency judge; ACRE scenario, per seed, held-out)",
+    direction: 1,
+    variants: ["rlvr", "acre"],
+    stability: false,
+    runs: ["acre"],
     perSeed: ({ rows }, seed) =>
-      finalValue(rows, "acre", seed, "oscr") - finalValue(rows, "rlvr", seed, "oscr"),
-    plot: { metric: "oscr", variants: ["rlvr", "acre"], yLabel: "OSCR (held-out)" },
+      finalValue(rows, "acre", seed, "cacr") - finalValue(rows, "rlvr", seed, "cacr"),
+    plot: { metric: "cacr", variants: ["rlvr", "acre"], yLabel: "CACR (held-out, ACRE scenario)" },
   },
 ];
+
+/**
+ * The claims, a claim of parts with `perSeed` = the minimum of its parts'
+ * figures (positive only when every part is).
+ */
+export const CLAIMS: readonly ClaimSpec[] = CLAIM_TABLE.map((c) =>
+  c.parts && !c.perSeed
+    ? { ...c, perSeed: (inputs, seed) => Math.min(...c.parts!.map((p) => p.perSeed(inputs, seed))) }
+    : c,
+);
 
 /**
  * The claims named in a comma list, in table order.

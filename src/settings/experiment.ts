@@ -32,9 +32,10 @@ export type VariantWeights = Record<string, WeightValue>;
 /**
  * One variant of an experiment. `weights` is checked by the variant's own
  * schema in the variant table (an unknown key or a bad value is an error
- * naming `weights.<key>`; defaults filled in); `estimator` and `beta` fall
- * back to the table entry's defaults (StructReward: GRPO-stable, β = 1e-3),
- * else stay absent (the algorithm's apply).
+ * naming `weights.<key>`; defaults filled in, those that depend on the
+ * estimator from the entry's estimatorWeights, SCS Tab. 6–9); `estimator` and
+ * `beta` fall back to the table entry's defaults (StructReward: GRPO-stable,
+ * β = 1e-3; SCS: RLOO), else stay absent (the algorithm's apply).
  */
 export const VariantSchema = z
   .object({
@@ -48,7 +49,10 @@ export const VariantSchema = z
   })
   .transform((v, ctx) => {
     const entry = variantEntry(v.name);
-    const w = entry.weights.safeParse(v.weights);
+    const estimator = v.estimator ?? entry.estimator;
+    // Weights whose paper value depends on the estimator (SCS Tab. 6–9) default to that estimator's.
+    const byEstimator = estimator ? entry.estimatorWeights?.(estimator) : undefined;
+    const w = entry.weights.safeParse({ ...byEstimator, ...v.weights });
     if (!w.success) {
       for (const issue of w.error.issues)
         ctx.addIssue({ code: "custom", message: issue.message, path: ["weights", ...issue.path] });
@@ -61,7 +65,6 @@ export const VariantSchema = z
       estimator?: EstimatorName;
       beta?: number;
     } = { name: v.name, weights: w.data, judge: v.judge };
-    const estimator = v.estimator ?? entry.estimator;
     const beta = v.beta ?? entry.beta;
     if (estimator !== undefined) out.estimator = estimator;
     if (beta !== undefined) out.beta = beta;

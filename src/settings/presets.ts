@@ -2,7 +2,50 @@
  * Named experiment presets for the headless CLI (`npm run lab -- --preset NAME`)
  * and the page. Every value not given here is the schema default.
  */
+import { checkpointPath } from "./checkpoints";
 import { parseExperiment, type Experiment } from "./experiment";
+
+/**
+ * The SCS scenario's task (docs/reward-spec.md §4.1): multiple choice, no
+ * hints or slips, distractors that no one-digit misread concludes, and the
+ * cold start trained with 40 % misread-and-guess targets.
+ */
+export const SCS_TASK = {
+  multipleChoice: true,
+  hintRate: 0,
+  traceSlipRate: 0,
+  distractorRule: "off-misread",
+  misreadRate: 0.4,
+} as const;
+
+/**
+ * The ACRE scenario's task (docs/reward-spec.md §5.1): multiple choice, no
+ * hints or slips, the cold start trained with 80 % letter-bound targets.
+ */
+export const ACRE_TASK = {
+  multipleChoice: true,
+  hintRate: 0,
+  traceSlipRate: 0,
+  indexBindingRate: 0.8,
+} as const;
+
+/** SCS Tab. 4's truncation-only arm: no image noise. */
+export const SCS_TR_ONLY = { sigmaMin: 0, sigmaMax: 0 } as const;
+/** SCS Tab. 4's perturbation-only arm: nothing kept, the whole response resampled (lab choice). */
+export const SCS_VP_ONLY = { k: 0 } as const;
+
+/**
+ * The sizes of the SCS and ACRE presets (lab choices, the claims' sizes of
+ * src/cli/claims.ts): small model, G 8, 4 prompts per step, lr 5e-4, 20
+ * steps, eval every 5 on 128 held-out prompts sampled at τ = 1.
+ */
+const SIZES = {
+  modelSize: "small",
+  evalSize: 128,
+  evalTemperature: 1,
+  algorithm: { groupSize: 8, batchPrompts: 4, steps: 20, evalEvery: 5, lr: 5e-4 },
+} as const;
+const SCS_SIZES = { ...SIZES, task: SCS_TASK } as const;
 
 /** Raw preset inputs (validated by parseExperiment when used). */
 const PRESETS: Record<string, unknown> = {
@@ -71,41 +114,78 @@ const PRESETS: Record<string, unknown> = {
     algorithm: { groupSize: 8, beta: 1e-2, lr: 3e-5, batchPrompts: 8, evalEvery: 10 },
   },
   /**
-   * scs-paper: SCS's headline comparison, RLOO vs RLOO + SCS (SCS Tab. 1:
-   * RLOO 57.8 → 65.5; Tab. 6: k 0.8, m 4, τ 1), on the multiple-choice task
-   * without hints from the shipped multiple-choice cold start. The lab's
-   * sizes: small model, G 8, 4 prompts per step, 20 steps, lr 5e-5 (lab
-   * choices, sized for a CPU adapter; the paper uses 16 samples per prompt).
+   * scs-paper: SCS's headline comparison, RLOO vs RLOO + SCS (SCS Tab. 2:
+   * RLOO 57.8 → 65.5; Tab. 6: k 0.8, m 4, τ 1), on the SCS scenario's task
+   * (SCS_TASK: misread digits in the cold start, distractors no misread
+   * reaches, so a faulty trace must guess) from its shipped cold start
+   * (sft-digits2-mc-misread40-small.ckpt; docs/reward-spec.md §4.1). The lab's
+   * sizes: small model, G 8, 4 prompts per step, lr 5e-4, 20 steps, eval
+   * every 5 on 128 prompts (lab choices, the claims' sizes; the paper uses 16
+   * samples per prompt).
    */
   "scs-paper": {
-    modelSize: "small",
-    task: { multipleChoice: true, hintRate: 0, traceSlipRate: 0 },
-    evalSize: 64,
+    ...SCS_SIZES,
     variants: [
       { name: "rlvr", estimator: "rloo" },
       { name: "scs", estimator: "rloo" },
     ],
-    algorithm: { groupSize: 8, batchPrompts: 4, steps: 20, evalEvery: 5, lr: 5e-5 },
+  },
+  /**
+   * scs-tr-only: SCS Tab. 4's truncation–resampling-only arm (63.0, +5.2):
+   * RLOO vs RLOO + SCS with no image noise (σ = 0), as scs-paper otherwise.
+   */
+  "scs-tr-only": {
+    ...SCS_SIZES,
+    variants: [
+      { name: "rlvr", estimator: "rloo" },
+      { name: "scs", estimator: "rloo", weights: SCS_TR_ONLY },
+    ],
+  },
+  /**
+   * scs-vp-only: SCS Tab. 4's visual-perturbation-only arm (62.8, +5.0): RLOO
+   * vs RLOO + SCS with no truncation (k = 0: the m continuations resample the
+   * whole response from the noisy image; lab choice, the paper does not say),
+   * as scs-paper otherwise.
+   */
+  "scs-vp-only": {
+    ...SCS_SIZES,
+    variants: [
+      { name: "rlvr", estimator: "rloo" },
+      { name: "scs", estimator: "rloo", weights: SCS_VP_ONLY },
+    ],
   },
   /**
    * acre-paper: ACRE's comparison, GRPO vs GRPO + ACRE's consistency and
-   * length rewards (ACRE Tab. 2), on the multiple-choice task without hints;
-   * OSCR at every eval. Same lab sizes as scs-paper.
+   * length rewards (ACRE Tab. 1–3), on the ACRE scenario's task (ACRE_TASK:
+   * 80 % of the cold start's traces name their letter inside the reasoning,
+   * the index binding of ACRE §3.3) from its shipped cold start
+   * (sft-digits2-mc-bind80-small.ckpt; docs/reward-spec.md §5.1); OSCR and
+   * CACR at every eval. Same lab sizes as scs-paper.
    */
   "acre-paper": {
-    modelSize: "small",
-    task: { multipleChoice: true, hintRate: 0, traceSlipRate: 0 },
-    evalSize: 64,
+    ...SIZES,
+    task: ACRE_TASK,
     variants: [
       { name: "rlvr", estimator: "grpo" },
       { name: "acre", estimator: "grpo" },
     ],
-    algorithm: { groupSize: 8, batchPrompts: 4, steps: 20, evalEvery: 5, lr: 5e-5 },
   },
 };
 
 /** Names of the presets, for help texts. */
 export const PRESET_NAMES = Object.keys(PRESETS);
+
+/**
+ * The cold start a preset starts from: the shipped checkpoint for its task
+ * and model size (src/settings/checkpoints.ts), relative to the site root,
+ * so a picker that loads the preset gets it. `modelSize` overrides the
+ * preset's (the page picks the small model on a CPU adapter).
+ * @throws Error naming an unknown preset.
+ */
+export function presetColdStart(name: string, modelSize?: Experiment["modelSize"]): string {
+  const exp = presetExperiment(name);
+  return checkpointPath({ task: exp.task, modelSize: modelSize ?? exp.modelSize });
+}
 
 /**
  * Returns a validated preset, optionally with overrides (e.g. steps, seed).
