@@ -67,7 +67,7 @@ export const CLAIM_RUNS = {
 export type ClaimRun = keyof typeof CLAIM_RUNS;
 
 /** One part of a claim with several: its own per-seed figure (the paper's direction positive). */
-export interface ClaimPart {
+interface ClaimPart {
   /** What the part compares, e.g. "Acc: RLOO + SCS − RLOO". */
   label: string;
   /** @throws Error when a needed row is missing. */

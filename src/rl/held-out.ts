@@ -36,7 +36,7 @@ import {
  * the first 128 (lab choice: 128 × 4 continuations is one generate batch of
  * 512 rows, the engine's largest; a prompt moves the mean by at most 3/128).
  */
-export const DISTINCT_PROMPTS = 128;
+const DISTINCT_PROMPTS = 128;
 
 /** How an eval decodes: its temperature (0 = greedy) and the rollouts' temperature. */
 export interface HeldOutDecoding {

@@ -10,7 +10,7 @@ import { parseExperiment, type Experiment } from "./experiment";
  * hints or slips, distractors that no one-digit misread concludes, and the
  * cold start trained with 40 % misread-and-guess targets.
  */
-export const SCS_TASK = {
+const SCS_TASK = {
   multipleChoice: true,
   hintRate: 0,
   traceSlipRate: 0,
@@ -22,7 +22,7 @@ export const SCS_TASK = {
  * The ACRE scenario's task (docs/reward-spec.md §5.1): multiple choice, no
  * hints or slips, the cold start trained with 80 % letter-bound targets.
  */
-export const ACRE_TASK = {
+const ACRE_TASK = {
   multipleChoice: true,
   hintRate: 0,
   traceSlipRate: 0,
@@ -30,9 +30,9 @@ export const ACRE_TASK = {
 } as const;
 
 /** SCS Tab. 4's truncation-only arm: no image noise. */
-export const SCS_TR_ONLY = { sigmaMin: 0, sigmaMax: 0 } as const;
+const SCS_TR_ONLY = { sigmaMin: 0, sigmaMax: 0 } as const;
 /** SCS Tab. 4's perturbation-only arm: nothing kept, the whole response resampled (lab choice). */
-export const SCS_VP_ONLY = { k: 0 } as const;
+const SCS_VP_ONLY = { k: 0 } as const;
 
 /**
  * The sizes of the SCS and ACRE presets (lab choices, the claims' sizes of
