@@ -151,7 +151,7 @@ export function readServeSettings(
   };
 }
 
-/** The limits in force with `config` (defaults filled in), for the start-up line and the README. */
+/** The limits in force with `config` (defaults filled in), for the start-up line and docs/reward-server.md. */
 export function limitsOf(config: ServeConfig) {
   return { ...DEFAULT_LIMITS, ...DEFAULT_QUEUE, ...(config.limits ?? {}) };
 }

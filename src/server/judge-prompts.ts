@@ -2,7 +2,7 @@
  * What the LLM judge is told, for pointwise GR and GRR (docs/reward-spec.md
  * §2). Adapted from the judge instructions of the GRR paper (App. B.1 for the
  * pointwise judge, App. C for the groupwise one) as the reward spec states
- * them, with these changes (lab choices, listed in the README):
+ * them, with these changes (lab choices, listed in docs/reward-server.md):
  * - text only: "the given/visual facts" become the facts given in the
  *   question, since the server sees no image;
  * - the reference answer, and the reference steps when the label gives

@@ -13,7 +13,7 @@ import { z } from "zod";
 import { assertNoForbiddenKeys } from "../lib/untrusted";
 import { decodeUtf8, isWellFormedText, jsonPathAt } from "./utf8";
 
-/** Size bounds of one request (lab choices, stated in the README; a config file can change them). */
+/** Size bounds of one request (lab choices, stated in docs/reward-server.md; a config file can change them). */
 export interface ServerLimits {
   /** Bytes of one request body. */
   maxBodyBytes: number;

@@ -153,7 +153,7 @@ function judgeRequests(run: (judge: Judge) => GroupScore): {
 }
 
 /**
- * StructReward without reference steps (lab choice, README): R_rule cannot be
+ * StructReward without reference steps (lab choice, docs/reward-server.md): R_rule cannot be
  * computed, so R_cons stands in for it in the gated term,
  * R = λ_fmt R_fmt + λ_right R_right + λ_rule R_right R_cons (1 + λ_cons R_cons):
  * format, correctness and an answer that follows from the last step are

@@ -129,7 +129,7 @@ const AlgorithmSchema = z.object({
    * setting, chosen on the tuning seed (at 3e-4 RLVR's drift was a third as
    * large in 15 steps; README, "Why the curves part"); 1e-3 wrecked the
    * earlier cold start in 5 steps. For accuracy alone, 3e-5 with 8 prompts
-   * raised held-out Acc (README, "What it learns"; preset rlvr-learn).
+   * raised held-out Acc (docs/results.md; preset rlvr-learn).
    */
   lr: z.number().gt(0).max(1).default(5e-4),
   weightDecay: z.number().min(0).max(1).default(0),
@@ -193,7 +193,7 @@ const TaskConfigSchema = z.object({
   /**
    * Lab default: open-ended (the final box holds the number). In multiple
    * choice the tiny models read the digits and do the arithmetic but do not
-   * learn the option-letter lookup in SFT (README, "What it learns"), so the
+   * learn the option-letter lookup in SFT (docs/checkpoints.md), so the
    * final answer would sit at chance and give RL nothing to work with.
    */
   multipleChoice: z.boolean().default(false),
@@ -216,7 +216,7 @@ const TaskConfigSchema = z.object({
   hintAccuracy: z.number().min(0).max(1).default(1),
   /**
    * SFT only: probability a hinted target boxes the hint (TaskConfig.hintCopyRate).
-   * Lab default 0.5, with which the shipped hinted cold start was made (README).
+   * Lab default 0.5, with which the shipped hinted cold start was made (docs/checkpoints.md).
    */
   hintCopyRate: z.number().min(0).max(1).default(0.5),
   /**

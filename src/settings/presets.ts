@@ -64,7 +64,7 @@ const PRESETS: Record<string, unknown> = {
   /**
    * rlvr-learn: outcome-only RLVR on the small model from the shipped
    * open-ended cold start, long enough to measure held-out accuracy (lab
-   * choices throughout; README, "What it learns"). Rollouts at τ = 1,
+   * choices throughout; docs/results.md). Rollouts at τ = 1,
    * 8 prompts × G 8 per step, lr 3e-5: with 4 prompts and lr 2e-4 the
    * updates were noisy enough to lower held-out Acc. 256 held-out prompts,
    * so one prompt is 0.4 points.
@@ -103,8 +103,8 @@ const PRESETS: Record<string, unknown> = {
   /**
    * grr-paper: the GRR paper's four arms, RLVR, PRM (the learned PRM of
    * public/prm, mean step score), pointwise GR and GRR (λ = 1, G = 8; GRR §4,
-   * Table 1) on the open-ended task without hints, at the settings its README
-   * figures were measured with (lr 3e-5, 8 prompts, eval every 10 on 64 prompts).
+   * Table 1) on the open-ended task without hints, at the settings its figures in
+   * docs/results.md were measured with (lr 3e-5, 8 prompts, eval every 10 on 64 prompts).
    */
   "grr-paper": {
     task: { hintRate: 0, traceSlipRate: 0 },

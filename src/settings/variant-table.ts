@@ -271,8 +271,8 @@ const LAMBDA_INFO: WeightInfo = {
 const STRUCT_WEIGHT = (value: number) => z.number().min(0).max(10).default(value);
 /**
  * StructReward's auxiliary options (StructReward §3.3–3.4): on in the
- * paper; off by default here, so the lab's default runs (and the README's
- * figures, measured without them) stay as they were (lab choice).
+ * paper; off by default here, so the lab's default runs (and the figures in
+ * docs/results.md, measured without them) stay as they were (lab choice).
  */
 const ON_OFF = z.enum(["off", "on"]).default("off");
 /** The auxiliary step's learning rate / the RL one: the paper gives none; lab choice (docs/reward-spec.md §3). */

@@ -1,22 +1,12 @@
 // `npm run claims -- --size ci` on Node/SwiftShader, on two of its claims and two
 // seeds: the JSON line has the documented shape, every figure is finite, every
 // verdict is one of the words, and --out gets the plots and the table. The
-// verdicts themselves are measured (README), not asserted here.
+// verdicts themselves are measured (docs/results.md), not asserted here.
 import { describe, expect, it } from "vitest";
-import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-
-const ROOT = resolve(import.meta.dirname, "../..");
-
-function runClaims(args: string[], timeout = 1_500_000) {
-  return spawnSync(
-    process.execPath,
-    ["--import", "tsx", "--import", "./scripts/register-raw.mjs", "src/cli/claims.ts", ...args],
-    { cwd: ROOT, encoding: "utf8", timeout },
-  );
-}
+import { runCli } from "../support/cli";
 
 const VERDICTS = ["reproduced", "not reproduced", "inconclusive", "not runnable"];
 
@@ -24,19 +14,23 @@ describe("npm run claims -- --size ci", () => {
   it("reports rlvr-drift and groupwise-stability over two seeds, with plots and a table", () => {
     const out = join(mkdtempSync(join(tmpdir(), "reward-lab-claims-")), "report");
     try {
-      const res = runClaims([
-        "--size",
-        "ci",
-        "--seeds",
-        "101,102",
-        "--claims",
-        "rlvr-drift,groupwise-stability",
-        "--out",
-        out,
-        "--quiet",
-      ]);
-      expect(res.status, `stderr:\n${res.stderr}`).toBe(0);
-      const result = JSON.parse(res.stdout.trim().split("\n").at(-1)!);
+      const res = runCli(
+        "claims",
+        [
+          "--size",
+          "ci",
+          "--seeds",
+          "101,102",
+          "--claims",
+          "rlvr-drift,groupwise-stability",
+          "--out",
+          out,
+          "--quiet",
+        ],
+        { timeout: 1_500_000 },
+      );
+      expect(res.code, `stderr:\n${res.stderr}`).toBe(0);
+      const result = res.lastJson;
       expect(result.size).toBe("ci");
       expect(result.seeds).toEqual([101, 102]);
       expect(Number.isFinite(result.seconds)).toBe(true);
@@ -84,12 +78,12 @@ describe("npm run claims -- --size ci", () => {
     const dir = mkdtempSync(join(tmpdir(), "reward-lab-claims-"));
     try {
       writeFileSync(join(dir, "claims.md"), "an earlier report");
-      const res = runClaims(["--out", dir, "--claims", "rlvr-drift"], 120_000);
-      expect(res.status).toBe(1);
+      const res = runCli("claims", ["--out", dir, "--claims", "rlvr-drift"], { timeout: 120_000 });
+      expect(res.code).toBe(1);
       expect(res.stderr).toContain("is not empty");
       expect(readFileSync(join(dir, "claims.md"), "utf8")).toBe("an earlier report");
-      const bad = runClaims(["--claims", "nope"], 120_000);
-      expect(bad.status).toBe(1);
+      const bad = runCli("claims", ["--claims", "nope"], { timeout: 120_000 });
+      expect(bad.code).toBe(1);
       expect(bad.stderr).toContain("unknown claim 'nope'");
     } finally {
       rmSync(dir, { recursive: true, force: true });

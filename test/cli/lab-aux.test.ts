@@ -3,20 +3,12 @@
 // step trains the auxiliary examples and its train row carries their metrics;
 // a bad value gets the schema's error naming the setting, and nothing runs.
 import { describe, expect, it } from "vitest";
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
+import { runCli } from "../support/cli";
 
-const ROOT = resolve(import.meta.dirname, "../..");
-
-function lab(args: string[]) {
-  return spawnSync(
-    process.execPath,
-    ["--import", "tsx", "--import", "./scripts/register-raw.mjs", "src/cli/lab.ts", ...args],
-    { cwd: ROOT, encoding: "utf8", timeout: 900_000 },
-  );
-}
+const lab = (args: string[]) => runCli("lab", args, { timeout: 900_000 });
 
 describe("npm run lab -- --variants structreward --set structreward.recycle=on â€¦", () => {
   it("runs one step with the auxiliary step and writes its metrics", () => {
@@ -36,7 +28,7 @@ describe("npm run lab -- --variants structreward --set structreward.recycle=on â
         "--out",
         out,
       ]);
-      expect(res.status, `stderr:\n${res.stderr}`).toBe(0);
+      expect(res.code, `stderr:\n${res.stderr}`).toBe(0);
       const train = readFileSync(join(out, "metrics.jsonl"), "utf8")
         .trim()
         .split("\n")
@@ -65,7 +57,7 @@ describe("npm run lab -- --variants structreward --set structreward.recycle=on â
       "--set",
       "structreward.recycle=yes",
     ]);
-    expect(res.status).not.toBe(0);
+    expect(res.code).not.toBe(0);
     expect(res.stderr).toMatch(/structreward\.weights\.recycle/);
   });
 });

@@ -2,19 +2,9 @@
 // and estimator tables. With --dry-run it prints the experiment the flags
 // give and exits before any GPU work, so these checks train nothing.
 import { describe, expect, it } from "vitest";
-import { spawnSync } from "node:child_process";
-import { resolve } from "node:path";
+import { runCli } from "../support/cli";
 
-const ROOT = resolve(import.meta.dirname, "../..");
-
-function lab(...args: string[]) {
-  const res = spawnSync(
-    process.execPath,
-    ["--import", "tsx", "--import", "./scripts/register-raw.mjs", "src/cli/lab.ts", ...args],
-    { cwd: ROOT, encoding: "utf8", timeout: 120_000 },
-  );
-  return { status: res.status, stdout: res.stdout, stderr: res.stderr };
-}
+const lab = (...args: string[]) => runCli("lab", args, { timeout: 120_000 });
 
 describe("npm run lab -- --estimator / --set / --variants (dry run)", () => {
   it("--estimator rloo and --set reach the experiment; other flags keep working", () => {
@@ -37,8 +27,8 @@ describe("npm run lab -- --estimator / --set / --variants (dry run)", () => {
       "1e-4",
       "--dry-run",
     );
-    expect(res.status, `stderr:\n${res.stderr}`).toBe(0);
-    const { preset, experiment } = JSON.parse(res.stdout.trim().split("\n").at(-1)!);
+    expect(res.code, `stderr:\n${res.stderr}`).toBe(0);
+    const { preset, experiment } = res.lastJson;
     expect(preset).toBe("smoke");
     expect(experiment.algorithm).toMatchObject({ estimator: "rloo", steps: 2, lr: 1e-4 });
     expect(experiment.variants.map((v: { name: string }) => v.name)).toEqual([
@@ -52,11 +42,11 @@ describe("npm run lab -- --estimator / --set / --variants (dry run)", () => {
 
   it("--multiple-choice and --slip-box reach the task", () => {
     const res = lab("--preset", "drift", "--multiple-choice", "--slip-box", "step", "--dry-run");
-    expect(res.status, `stderr:\n${res.stderr}`).toBe(0);
-    const { experiment } = JSON.parse(res.stdout.trim().split("\n").at(-1)!);
+    expect(res.code, `stderr:\n${res.stderr}`).toBe(0);
+    const { experiment } = res.lastJson;
     expect(experiment.task).toMatchObject({ multipleChoice: true, traceSlipBox: "step" });
     const bad = lab("--preset", "drift", "--slip-box", "sideways", "--dry-run");
-    expect(bad.status).toBe(1);
+    expect(bad.code).toBe(1);
     expect(bad.stdout).toMatch(/traceSlipBox|--slip-box/);
   }, 120_000);
 
@@ -69,7 +59,7 @@ describe("npm run lab -- --estimator / --set / --variants (dry run)", () => {
     "%s fails naming the field",
     (args, msg) => {
       const res = lab("--preset", "smoke", ...args, "--dry-run");
-      expect(res.status).toBe(1);
+      expect(res.code).toBe(1);
       expect(res.stderr).toMatch(msg);
       // A failing CLI ends with one JSON error line on stdout (and nothing else).
       const lines = res.stdout.trim().split("\n");

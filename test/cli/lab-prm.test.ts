@@ -2,24 +2,17 @@
 // onnxruntime-web (wasm) in Node: it trains RL steps beside RLVR, its rows
 // carry the mean PRM step score, and a missing PRM file stops only it, with
 // a message naming the file, while RLVR trains on.
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-
-const ROOT = resolve(import.meta.dirname, "../..");
+import { runCli } from "../support/cli";
 
 function lab(extra: string[]) {
   const out = mkdtempSync(join(tmpdir(), "reward-lab-prm-"));
-  const res = spawnSync(
-    process.execPath,
+  const res = runCli(
+    "lab",
     [
-      "--import",
-      "tsx",
-      "--import",
-      "./scripts/register-raw.mjs",
-      "src/cli/lab.ts",
       "--preset",
       "smoke",
       "--variants",
@@ -36,7 +29,7 @@ function lab(extra: string[]) {
       out,
       ...extra,
     ],
-    { cwd: ROOT, encoding: "utf8", timeout: 900_000 },
+    { timeout: 900_000 },
   );
   const rows = (() => {
     try {
@@ -49,14 +42,13 @@ function lab(extra: string[]) {
     }
   })();
   rmSync(out, { recursive: true, force: true });
-  const lines = res.stdout.trim().split("\n");
-  return { res, rows, result: JSON.parse(lines[lines.length - 1]) };
+  return { res, rows, result: res.lastJson };
 }
 
 describe("npm run lab -- --variants rlvr,prm", () => {
   it("trains the prm variant with the shipped PRM in onnxruntime-web", () => {
     const { res, rows, result } = lab([]);
-    expect(res.status, `stderr:\n${res.stderr}`).toBe(0);
+    expect(res.code, `stderr:\n${res.stderr}`).toBe(0);
     expect(Object.keys(result.variants).sort()).toEqual(["prm", "rlvr"]);
     const train = rows.filter((r) => r.variant === "prm" && r.kind === "train");
     expect(train.map((r) => r.step)).toEqual([1, 2]);
@@ -72,7 +64,7 @@ describe("npm run lab -- --variants rlvr,prm", () => {
   it("a missing PRM file stops only the prm variant, naming the file", () => {
     const missing = join(tmpdir(), "no-such-prm.onnx");
     const { res, rows, result } = lab(["--prm", missing]);
-    expect(res.status, `stderr:\n${res.stderr}`).toBe(0);
+    expect(res.code, `stderr:\n${res.stderr}`).toBe(0);
     expect(result.variants.prm.stopped).toContain(`PRM file ${missing}: is missing`);
     expect(res.stderr).toContain(`PRM file ${missing}`);
     expect(

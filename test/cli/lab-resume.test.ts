@@ -2,23 +2,13 @@
 // after every step; `--resume` continues it in a new run to --steps. Sized
 // tiny (RLVR only, G 2, 1 prompt, 4 held-out prompts, 2 + 1 steps).
 import { describe, expect, it } from "vitest";
-import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { decodeSnapshot } from "../../src/run/snapshot";
+import { runCli } from "../support/cli";
 
-const ROOT = resolve(import.meta.dirname, "../..");
-
-function lab(...args: string[]) {
-  const res = spawnSync(
-    process.execPath,
-    ["--import", "tsx", "--import", "./scripts/register-raw.mjs", "src/cli/lab.ts", ...args],
-    { cwd: ROOT, encoding: "utf8", timeout: 600_000 },
-  );
-  const lines = res.stdout.trim().split("\n");
-  return { status: res.status, stderr: res.stderr, json: JSON.parse(lines[lines.length - 1]) };
-}
+const lab = (...args: string[]) => runCli("lab", args, { timeout: 600_000 });
 
 describe("npm run lab -- --out DIR / --resume DIR/snapshot.rlsnap", () => {
   it("saves the snapshot of every step and resumes it", () => {
@@ -30,7 +20,7 @@ describe("npm run lab -- --out DIR / --resume DIR/snapshot.rlsnap", () => {
         ...["--batch-prompts", "1", "--eval-size", "4", "--eval-every", "2", "--steps", "2"],
         ...["--out", first, "--quiet"],
       );
-      expect(a.status, `stderr:\n${a.stderr}`).toBe(0);
+      expect(a.code, `stderr:\n${a.stderr}`).toBe(0);
       expect(existsSync(join(first, "snapshot.rlsnap.partial"))).toBe(false);
       const snap = decodeSnapshot(new Uint8Array(readFileSync(join(first, "snapshot.rlsnap"))));
       expect(snap.step).toBe(2);
@@ -38,12 +28,12 @@ describe("npm run lab -- --out DIR / --resume DIR/snapshot.rlsnap", () => {
 
       // Only the step budget and the output go with --resume.
       const clash = lab("--resume", join(first, "snapshot.rlsnap"), "--lr", "1e-4", "--dry-run");
-      expect(clash.status).toBe(1);
-      expect(clash.json.error).toBe(
+      expect(clash.code).toBe(1);
+      expect(clash.lastJson.error).toBe(
         "--resume continues the snapshot's experiment; --lr cannot go with it (only --steps, --out, --force, --quiet and --dry-run can)",
       );
       const none = lab("--resume", join(first, "snapshot.rlsnap"), "--dry-run");
-      expect(none.json.error).toBe(
+      expect(none.lastJson.error).toBe(
         "--resume: the snapshot is at step 2; with --steps 2 there is nothing to train",
       );
 
@@ -51,8 +41,8 @@ describe("npm run lab -- --out DIR / --resume DIR/snapshot.rlsnap", () => {
       const b = lab(
         ...["--resume", join(first, "snapshot.rlsnap"), "--steps", "3", "--out", second, "--quiet"],
       );
-      expect(b.status, `stderr:\n${b.stderr}`).toBe(0);
-      expect(b.json.preset).toBe("resume");
+      expect(b.code, `stderr:\n${b.stderr}`).toBe(0);
+      expect(b.lastJson.preset).toBe("resume");
       const rows = readFileSync(join(second, "metrics.jsonl"), "utf8")
         .trim()
         .split("\n")

@@ -2,39 +2,22 @@
 // reward code as the page. It must end with one JSON line of the documented
 // shape and write the per-step metrics as CSV and JSONL.
 import { describe, expect, it } from "vitest";
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { VARIANT_TABLE } from "../../src/settings/variant-table";
-
-const ROOT = resolve(import.meta.dirname, "../..");
+import { runCli } from "../support/cli";
 const METRIC_KEYS = ["acc", "rcAcc", "incR", "cbir", "cacr", "formatRate", "stepAcc"];
 
 describe("npm run lab -- --preset smoke", () => {
   it("runs RLVR and GRR and prints the final metrics as one JSON line", () => {
     const out = mkdtempSync(join(tmpdir(), "reward-lab-cli-"));
     try {
-      const res = spawnSync(
-        process.execPath,
-        [
-          "--import",
-          "tsx",
-          "--import",
-          "./scripts/register-raw.mjs",
-          "src/cli/lab.ts",
-          "--preset",
-          "smoke",
-          "--steps",
-          "3",
-          "--out",
-          out,
-        ],
-        { cwd: ROOT, encoding: "utf8", timeout: 900_000 },
-      );
-      expect(res.status, `stderr:\n${res.stderr}`).toBe(0);
-      const lines = res.stdout.trim().split("\n");
-      const result = JSON.parse(lines[lines.length - 1]);
+      const res = runCli("lab", ["--preset", "smoke", "--steps", "3", "--out", out], {
+        timeout: 900_000,
+      });
+      expect(res.code, `stderr:\n${res.stderr}`).toBe(0);
+      const result = res.lastJson;
       expect(result.preset).toBe("smoke");
       expect(Object.keys(result.variants).sort()).toEqual(["grr", "rlvr"]);
       for (const metrics of [result.sft, result.variants.rlvr.final, result.variants.grr.final]) {
@@ -69,14 +52,9 @@ describe("npm run lab -- --preset smoke", () => {
     const names = VARIANT_TABLE.map((v) => v.name);
     const out = mkdtempSync(join(tmpdir(), "reward-lab-cli-all-"));
     try {
-      const res = spawnSync(
-        process.execPath,
+      const res = runCli(
+        "lab",
         [
-          "--import",
-          "tsx",
-          "--import",
-          "./scripts/register-raw.mjs",
-          "src/cli/lab.ts",
           "--preset",
           "smoke",
           "--variants",
@@ -94,13 +72,10 @@ describe("npm run lab -- --preset smoke", () => {
           "--out",
           out,
         ],
-        { cwd: ROOT, encoding: "utf8", timeout: 900_000 },
+        { timeout: 900_000 },
       );
-      expect(res.status, `stderr:\n${res.stderr}`).toBe(0);
-      const lines = res.stdout.trim().split("\n");
-      expect(Object.keys(JSON.parse(lines[lines.length - 1]).variants).sort()).toEqual(
-        [...names].sort(),
-      );
+      expect(res.code, `stderr:\n${res.stderr}`).toBe(0);
+      expect(Object.keys(res.lastJson.variants).sort()).toEqual([...names].sort());
       const jsonl = readFileSync(join(out, "metrics.jsonl"), "utf8")
         .trim()
         .split("\n")

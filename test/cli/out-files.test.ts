@@ -4,7 +4,6 @@
  * failure that leaves earlier files byte-identical with one JSON error line.
  * The CLI cases fail before the GPU is touched, so they take seconds.
  */
-import { spawnSync } from "node:child_process";
 import {
   existsSync,
   mkdirSync,
@@ -17,6 +16,7 @@ import {
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runCli } from "../support/cli";
 import {
   PARTIAL_SUFFIX,
   RunFiles,
@@ -151,21 +151,8 @@ describe("run folders", () => {
   });
 });
 
-/** Runs a CLI as `npm run` does; its last stdout line parsed as JSON. */
-function cli(script: string, args: string[]) {
-  const t = performance.now();
-  const res = spawnSync(
-    process.execPath,
-    ["--import", "tsx", "--import", "./scripts/register-raw.mjs", `src/cli/${script}`, ...args],
-    { cwd: ROOT, encoding: "utf8", timeout: 120_000 },
-  );
-  const lines = res.stdout.trim().split("\n");
-  return {
-    ...res,
-    last: JSON.parse(lines[lines.length - 1]),
-    seconds: (performance.now() - t) / 1000,
-  };
-}
+/** Runs a CLI as `npm run` does (test/support/cli.ts), with this file's time limit. */
+const cli = (script: string, args: string[]) => runCli(script, args, { timeout: 120_000 });
 
 describe("CLIs fail before any work, leave earlier files whole and print a JSON error line", () => {
   it("lab --out <an earlier run's folder> --checkpoint missing.ckpt", () => {
@@ -179,8 +166,10 @@ describe("CLIs fail before any work, leave earlier files whole and print a JSON 
       "--checkpoint",
       join(dir, "missing.ckpt"),
     ]);
-    expect(r.status).toBe(1);
-    expect(r.last).toEqual({ error: `--checkpoint: no such file '${join(dir, "missing.ckpt")}'` });
+    expect(r.code).toBe(1);
+    expect(r.lastJson).toEqual({
+      error: `--checkpoint: no such file '${join(dir, "missing.ckpt")}'`,
+    });
     expect(r.stderr).not.toContain("adapter:");
     expectUnchanged(at, files);
   }, 120_000);
@@ -193,8 +182,8 @@ describe("CLIs fail before any work, leave earlier files whole and print a JSON 
     good[Math.floor(good.length / 2)] ^= 4; // inside a tensor's data
     writeFileSync(bad, good);
     const r = cli("lab.ts", ["--preset", "smoke", "--out", at, "--checkpoint", bad]);
-    expect(r.status).toBe(1);
-    expect(r.last.error).toMatch(
+    expect(r.code).toBe(1);
+    expect(r.lastJson.error).toMatch(
       /^--checkpoint .*bad\.ckpt: checkpoint checksum mismatch in tensor '[a-z0-9.]+'/,
     );
     expectUnchanged(at, files);
@@ -202,21 +191,21 @@ describe("CLIs fail before any work, leave earlier files whole and print a JSON 
 
   it("lab --eval-size 1000000000 is an error naming the flag, not an out-of-memory abort", () => {
     const r = cli("lab.ts", ["--preset", "smoke", "--eval-size", "1000000000"]);
-    expect(r.status).toBe(1);
+    expect(r.code).toBe(1);
     expect(r.signal).toBeNull();
-    expect(r.last.error).toBe(
+    expect(r.lastJson.error).toBe(
       "Invalid experiment config: --eval-size: evalSize: at most 512 (MAX_EVAL_SIZE: the held-out set's size), got 1000000000",
     );
     const g = cli("lab.ts", ["--preset", "smoke", "--group-size", "64", "--batch-prompts", "64"]);
-    expect(g.last.error).toMatch(
+    expect(g.lastJson.error).toMatch(
       /--group-size: algorithm\.groupSize: groupSize × batchPrompts = 64 × 64 = 4096/,
     );
   }, 120_000);
 
   it("train:sft --out /etc/passwd/x.ckpt fails before training", () => {
     const r = cli("train-sft.ts", ["--out", "/etc/passwd/x.ckpt", "--steps", "600"]);
-    expect(r.status).toBe(1);
-    expect(r.last).toEqual({
+    expect(r.code).toBe(1);
+    expect(r.lastJson).toEqual({
       error:
         "--out /etc/passwd/x.ckpt: /etc/passwd is a file, not a folder, so nothing can be written under it",
     });
@@ -228,7 +217,7 @@ describe("CLIs fail before any work, leave earlier files whole and print a JSON 
       "--resume",
       join(dir, "none.ckpt"),
     ]);
-    expect(m.last).toEqual({ error: `--resume: no such file '${join(dir, "none.ckpt")}'` });
+    expect(m.lastJson).toEqual({ error: `--resume: no such file '${join(dir, "none.ckpt")}'` });
     expect(existsSync(join(dir, "a.ckpt"))).toBe(false);
   }, 120_000);
 
@@ -236,13 +225,15 @@ describe("CLIs fail before any work, leave earlier files whole and print a JSON 
     const at = join(dir, "report");
     const files = earlierRun(at);
     const c = cli("claims.ts", ["--out", at]);
-    expect(c.status).toBe(1);
-    expect(c.last.error).toMatch(/exists and is not empty/);
+    expect(c.code).toBe(1);
+    expect(c.lastJson.error).toMatch(/exists and is not empty/);
     expectUnchanged(at, files);
     const p = cli("claims.ts", ["--out", "/etc/passwd/report"]);
-    expect(p.last.error).toMatch(/\/etc\/passwd is a file, not a folder/);
+    expect(p.lastJson.error).toMatch(/\/etc\/passwd is a file, not a folder/);
     const s = cli("stability.ts", ["--checkpoint", join(dir, "missing.ckpt")]);
-    expect(s.status).toBe(1);
-    expect(s.last).toEqual({ error: `--checkpoint: no such file '${join(dir, "missing.ckpt")}'` });
+    expect(s.code).toBe(1);
+    expect(s.lastJson).toEqual({
+      error: `--checkpoint: no such file '${join(dir, "missing.ckpt")}'`,
+    });
   }, 120_000);
 });

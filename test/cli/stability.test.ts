@@ -2,28 +2,15 @@
 // the documented shape with every figure finite; bad flags fail before any
 // GPU work, naming the flag.
 import { describe, expect, it } from "vitest";
-import { spawnSync } from "node:child_process";
-import { resolve } from "node:path";
 import { DEFAULT_AUDITOR } from "../../src/rewards/auditor-judge";
+import { runCli } from "../support/cli";
 
-const ROOT = resolve(import.meta.dirname, "../..");
-
-function runCli(args: string[]) {
-  return spawnSync(
-    process.execPath,
-    ["--import", "tsx", "--import", "./scripts/register-raw.mjs", "src/cli/stability.ts", ...args],
-    {
-      cwd: ROOT,
-      encoding: "utf8",
-      timeout: 600_000,
-    },
-  );
-}
+const stability = (args: string[]) => runCli("stability", args, { timeout: 600_000 });
 
 describe("npm run stability", () => {
   it("prints the sweep on 2 prompts × 4 rollouts as one JSON line, every figure finite", () => {
-    const res = runCli(["--prompts", "2", "--group-size", "4", "--repeats", "2", "--seed", "5"]);
-    expect(res.status, `stderr:\n${res.stderr}`).toBe(0);
+    const res = stability(["--prompts", "2", "--group-size", "4", "--repeats", "2", "--seed", "5"]);
+    expect(res.code, `stderr:\n${res.stderr}`).toBe(0);
     const lines = res.stdout.trim().split("\n");
     expect(lines).toHaveLength(1);
     const out = JSON.parse(lines[0]);
@@ -72,7 +59,7 @@ describe("npm run stability", () => {
       expect([s.rollouts, s.repeats]).toEqual([8, 2]);
     }
     // The same seed gives the same line.
-    const again = runCli([
+    const again = stability([
       "--prompts",
       "2",
       "--group-size",
@@ -85,13 +72,13 @@ describe("npm run stability", () => {
     ]);
     expect(again.stdout.trim()).toBe(lines[0]);
     // A σ_j × σ_b grid: every pair, in order; the default's pair gives the default's figures.
-    const grid = runCli(
+    const grid = stability(
       "--prompts 2 --group-size 4 --repeats 2 --seed 5 --quiet --sigma-j 0,DJ --sigma-b DB"
         .replace("DJ", String(DEFAULT_AUDITOR.sigmaJ))
         .replace("DB", String(DEFAULT_AUDITOR.sigmaB))
         .split(" "),
     );
-    expect(grid.status, `stderr:\n${grid.stderr}`).toBe(0);
+    expect(grid.code, `stderr:\n${grid.stderr}`).toBe(0);
     const g = JSON.parse(grid.stdout.trim());
     expect(g.settings.map((s: { judge: object }) => s.judge)).toEqual([
       { sigmaJ: 0, sigmaB: DEFAULT_AUDITOR.sigmaB, delta: DEFAULT_AUDITOR.delta },
@@ -120,8 +107,8 @@ describe("npm run stability", () => {
   ])(
     "%j fails naming the flag",
     (args, message) => {
-      const res = runCli(args as string[]);
-      expect(res.status).toBe(1);
+      const res = stability(args as string[]);
+      expect(res.code).toBe(1);
       expect(res.stderr).toMatch(message as RegExp);
     },
     120_000,

@@ -2,22 +2,11 @@
 // write the checkpoint, a loadable snapshot at each intermediate eval
 // (--snapshots), and end with one JSON line of figures.
 import { describe, expect, it } from "vitest";
-import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { loadCheckpoint } from "../../src/model/checkpoint";
-
-const ROOT = resolve(import.meta.dirname, "../..");
-
-/** Runs one of the CLIs (src/cli/<script>) the way `npm run` does. */
-function runCli(script: string, args: string[], timeout = 600_000) {
-  return spawnSync(
-    process.execPath,
-    ["--import", "tsx", "--import", "./scripts/register-raw.mjs", `src/cli/${script}`, ...args],
-    { cwd: ROOT, encoding: "utf8", timeout },
-  );
-}
+import { runCli } from "../support/cli";
 
 describe("npm run train:sft -- --snapshots", () => {
   it("writes the final checkpoint and one snapshot per intermediate eval", () => {
@@ -39,11 +28,10 @@ describe("npm run train:sft -- --snapshots", () => {
         "--out",
         file,
       ]);
-      expect(res.status, `stderr:\n${res.stderr}`).toBe(0);
+      expect(res.code, `stderr:\n${res.stderr}`).toBe(0);
       // The native layer's XDG_RUNTIME_DIR complaint is silenced (node-gpu.ts).
       expect(res.stderr).not.toContain("XDG_RUNTIME_DIR");
-      const lines = res.stdout.trim().split("\n");
-      const result = JSON.parse(lines[lines.length - 1]);
+      const result = res.lastJson;
       expect(result.checkpoint).toBe(file);
       expect(result.steps).toBe(4);
       expect(result.eval.formatRate).toBeGreaterThanOrEqual(0);
@@ -88,11 +76,10 @@ describe("npm run train:sft -- --snapshots", () => {
         "--out",
         join(out, "run"),
       ]);
-      expect(lab.status, `stderr:\n${lab.stderr}`).toBe(0);
+      expect(lab.code, `stderr:\n${lab.stderr}`).toBe(0);
       expect(lab.stderr).toContain(`cold start from ${snapFile} (SFT step 2)`);
       const runDir = join(earlier, "run-2");
-      const labLines = lab.stdout.trim().split("\n");
-      expect(JSON.parse(labLines[labLines.length - 1]).out).toBe(runDir);
+      expect(lab.lastJson.out).toBe(runDir);
       expect(readFileSync(join(earlier, "metrics.jsonl"), "utf8")).toBe('{"earlier": true}\n');
       expect([...readFileSync(join(earlier, "rlvr.ckpt"))]).toEqual([1, 2, 3]);
       expect(existsSync(join(runDir, "metrics.jsonl.partial"))).toBe(false);
@@ -108,15 +95,17 @@ describe("npm run train:sft -- --snapshots", () => {
       const rl = loadCheckpoint(new Uint8Array(readFileSync(join(runDir, "rlvr.ckpt"))));
       expect(rl.meta).toMatchObject({ variant: "rlvr", rlSteps: 1, coldStartStep: 2 });
       expect(rl.config).toEqual(snap.config);
-      const bad = runCli("lab.ts", ["--preset", "smoke", "--group-size", "0"], 120_000);
-      expect(bad.status).toBe(1);
+      const bad = runCli("lab.ts", ["--preset", "smoke", "--group-size", "0"], {
+        timeout: 120_000,
+      });
+      expect(bad.code).toBe(1);
       expect(bad.stderr).toMatch(/groupSize/);
       const wrongTask = runCli(
         "lab.ts",
         ["--preset", "smoke", "--checkpoint", "public/checkpoints/sft-digits2-mc-small.ckpt"],
-        120_000,
+        { timeout: 120_000 },
       );
-      expect(wrongTask.status).toBe(1);
+      expect(wrongTask.code).toBe(1);
       expect(wrongTask.stderr).toContain("trained on the multiple-choice task");
     } finally {
       rmSync(out, { recursive: true, force: true });

@@ -4,14 +4,14 @@
  * [P][G] of decoded texts, deterministic for a seed, sampled from the policy
  * asked for; then the judge-noise sweep on them.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { GpuContext } from "../../src/gpu/context";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { useGpu } from "../support/gpu";
 import { parseExperiment } from "../../src/settings/experiment";
 import { inProcessScorer } from "../../src/run/reward-client";
 import { LabRun } from "../../src/run/lab-run";
 import { rolloutGroups, stabilityReport } from "../../src/experiments/stability-study";
 import { parseTrace } from "../../src/rewards/trace";
-import { consoleSink, loadShippedCheckpoint, mnistFor, nodeContext } from "../../src/cli/node-run";
+import { consoleSink, loadShippedCheckpoint, mnistFor } from "../../src/cli/node-run";
 
 const exp = parseExperiment({
   modelSize: "small",
@@ -21,18 +21,16 @@ const exp = parseExperiment({
 });
 
 describe("rolloutGroups on the GPU (small model, shipped cold start)", () => {
-  let ctx: GpuContext;
+  const gpu = useGpu();
   let run: LabRun;
   beforeAll(async () => {
-    ctx = await nodeContext();
     const ckpt = loadShippedCheckpoint(exp);
     if (!ckpt) throw new Error("the shipped open-ended small checkpoint is missing");
-    run = new LabRun(ctx, exp, consoleSink(undefined, true), inProcessScorer, mnistFor(exp), {
+    run = new LabRun(gpu.ctx, exp, consoleSink(undefined, true), inProcessScorer, mnistFor(exp), {
       config: ckpt.config,
       params: ckpt.params,
     });
   });
-  afterAll(() => ctx?.destroy());
 
   it("samples 2 prompts × 4 rollouts that decode to traces, the same for the same seed", async () => {
     const a = await rolloutGroups(run, { prompts: 2, groupSize: 4, seed: 7 });

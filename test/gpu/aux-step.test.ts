@@ -11,9 +11,9 @@
  *     update's; with them off it reports none and the auxiliary learning
  *     rate changes nothing (no auxiliary step runs).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { GpuContext } from "../../src/gpu/context";
-import { loadShippedCheckpoint, mnistFor, nodeContext } from "../../src/cli/node-run";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useGpu } from "../support/gpu";
+import { loadShippedCheckpoint, mnistFor } from "../../src/cli/node-run";
 import { auxStep } from "../../src/rl/aux-step";
 import { LabEngine } from "../../src/engine/lab-engine";
 import { parseExperiment } from "../../src/settings/experiment";
@@ -34,22 +34,20 @@ const exp = parseExperiment({
 });
 
 describe("StructReward auxiliary step (small model, CPU WebGPU adapter)", () => {
-  let ctx: GpuContext;
+  const gpu = useGpu();
   let engine: LabEngine;
   let prompts: TaskPrompt[];
   let start: Float32Array;
 
   beforeAll(async () => {
-    ctx = await nodeContext();
     const ckpt = loadShippedCheckpoint(exp);
     if (!ckpt) throw new Error("the shipped small multiple-choice checkpoint is missing");
     const tasks = taskGeneratorFor(exp, mnistFor(exp));
     const model = runModel(exp.modelSize, tasks, exp.evalSize);
-    engine = new LabEngine(ctx, model.config, model.shape, ckpt.params);
+    engine = new LabEngine(gpu.ctx, model.config, model.shape, ckpt.params);
     prompts = tasks.sampleBatch(2, new Rng(7));
     start = ckpt.params;
   });
-  afterAll(() => ctx?.destroy());
 
   const policyOf = (name: string) =>
     engine.createPolicy(name, { lr: 1e-3, weightDecay: 0, maxGradNorm: 1 }, start);
@@ -81,14 +79,16 @@ describe("StructReward auxiliary step (small model, CPU WebGPU adapter)", () => 
     // The auxiliary optimizer stepped 4 times; the policy update's own AdamW state is untouched.
     expect(policy.auxAdam?.t).toBe(4);
     expect(policy.adam.t).toBe(0);
-    expect(Array.from(await ctx.readF32(policy.adam.m, 0, 64)).every((x) => x === 0)).toBe(true);
+    expect(Array.from(await gpu.ctx.readF32(policy.adam.m, 0, 64)).every((x) => x === 0)).toBe(
+      true,
+    );
     expect(losses[3]).toBeLessThan(0.9 * losses[0]);
     // A fork continues the auxiliary optimizer too; a reset clears it.
     const child = engine.forkPolicy(policy, "aux.fixed.fork");
     expect(child.auxAdam?.t).toBe(4);
     const n = 256;
-    expect(Array.from(await ctx.readF32(child.auxAdam!.v, 0, n))).toEqual(
-      Array.from(await ctx.readF32(policy.auxAdam!.v, 0, n)),
+    expect(Array.from(await gpu.ctx.readF32(child.auxAdam!.v, 0, n))).toEqual(
+      Array.from(await gpu.ctx.readF32(policy.auxAdam!.v, 0, n)),
     );
     engine.resetPolicy(child);
     expect(child.auxAdam?.t).toBe(0);

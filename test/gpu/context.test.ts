@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GpuContext } from "../../src/gpu/context";
+import { describe, expect, it } from "vitest";
+import { useGpu } from "../support/gpu";
 import { defineKernel } from "../../src/gpu/kernel-spec";
-import { requestNodeDevice } from "../../src/gpu/node-gpu";
 
 // A two-line kernel: out[i] = a[i] * p.scale + i, on a size that is not a multiple of 64.
 const SCALE = defineKernel({
@@ -18,34 +17,30 @@ const SCALE = defineKernel({
 });
 
 describe("GpuContext", () => {
-  let ctx: GpuContext;
-  beforeAll(async () => {
-    ctx = new GpuContext(await requestNodeDevice());
-  });
-  afterAll(() => ctx?.destroy());
+  const gpu = useGpu();
 
   it("runs a prepared dispatch, rewrites its params, and reads back", async () => {
     const n = 1000;
-    const a = ctx.createBufferFrom(
+    const a = gpu.ctx.createBufferFrom(
       "a",
       Float32Array.from({ length: n }, (_, i) => i * 0.5),
     );
-    const out = ctx.createBuffer("out", n * 4);
-    const call = SCALE.call(ctx, { a, out }, { n, scale: 2 });
-    ctx.run(call);
-    const r1 = await ctx.readF32(out);
+    const out = gpu.ctx.createBuffer("out", n * 4);
+    const call = SCALE.call(gpu.ctx, { a, out }, { n, scale: 2 });
+    gpu.ctx.run(call);
+    const r1 = await gpu.ctx.readF32(out);
     expect(r1[999]).toBeCloseTo(999 * 0.5 * 2 + 999, 3);
     call.set({ scale: -1 });
-    ctx.run(call);
-    const before = ctx.stats.buffersCreated;
-    const r2 = await ctx.readF32(out);
+    gpu.ctx.run(call);
+    const before = gpu.ctx.stats.buffersCreated;
+    const r2 = await gpu.ctx.readF32(out);
     expect(r2[10]).toBeCloseTo(-5 + 10, 5);
-    expect(ctx.stats.buffersCreated).toBe(before); // staging reused
+    expect(gpu.ctx.stats.buffersCreated).toBe(before); // staging reused
   });
 
   it("names the buffer and the limit when a buffer is too large", () => {
-    const limit = ctx.adapter.limits.maxStorageBufferBindingSize;
-    expect(() => ctx.createBuffer("huge.activations", limit + 1024)).toThrow(
+    const limit = gpu.ctx.adapter.limits.maxStorageBufferBindingSize;
+    expect(() => gpu.ctx.createBuffer("huge.activations", limit + 1024)).toThrow(
       /huge\.activations.*maxStorageBufferBindingSize/,
     );
   });

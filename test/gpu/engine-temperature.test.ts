@@ -6,9 +6,8 @@
  * τ = 1, both would be non-zero. The loss and entropy are checked against the
  * f64 reference at the same τ.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GpuContext } from "../../src/gpu/context";
-import { requestNodeDevice } from "../../src/gpu/node-gpu";
+import { describe, expect, it } from "vitest";
+import { useGpu } from "../support/gpu";
 import { initParams } from "../../src/model/init";
 import { referencePolicy, referenceForward, tokenStats } from "../../src/model/reference";
 import { LabEngine } from "../../src/engine/lab-engine";
@@ -19,11 +18,7 @@ const L = 8;
 const promptLen = 3;
 
 describe("LabEngine policy update at a sampling temperature", () => {
-  let ctx: GpuContext;
-  beforeAll(async () => {
-    ctx = new GpuContext(await requestNodeDevice());
-  });
-  afterAll(() => ctx?.destroy());
+  const gpu = useGpu();
 
   it.each([1, 0.6, 1.8])(
     "τ = %s: ratio 1 and KL 0 on the first update; loss and entropy as the reference",
@@ -32,7 +27,7 @@ describe("LabEngine policy update at a sampling temperature", () => {
       const batch = tinyBatch(TINY, G, L, promptLen, 11);
       // tinyBatch pads with 0; the engine masks the tokenizer's PAD id as attention key, so use no PAD here.
       const tokens = Int32Array.from(batch.tokens, (t) => (t === 0 ? 1 : t));
-      const engine = new LabEngine(ctx, TINY, { promptLen, maxNew: L - promptLen }, params);
+      const engine = new LabEngine(gpu.ctx, TINY, { promptLen, maxNew: L - promptLen }, params);
       const policy = engine.createPolicy("p", { lr: 0, weightDecay: 0, maxGradNorm: 1 });
       const rewards = [1, 0, 0, 1];
       const adv = await engine.advantages(rewards, G, "grpo", "sample", 1e-6);

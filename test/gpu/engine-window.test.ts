@@ -6,9 +6,8 @@
  * batch whose leading prompt columns and trailing response columns are PAD
  * in every row.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GpuContext } from "../../src/gpu/context";
-import { requestNodeDevice } from "../../src/gpu/node-gpu";
+import { describe, expect, it } from "vitest";
+import { useGpu } from "../support/gpu";
 import { initParams, seededUniform } from "../../src/model/init";
 import { LabEngine } from "../../src/engine/lab-engine";
 import { textWindow } from "../../src/engine/text-window";
@@ -21,11 +20,7 @@ const shape = { promptLen: 4, maxNew: 4 };
 const L = shape.promptLen + shape.maxNew;
 
 describe("LabEngine policy update on the text window", () => {
-  let ctx: GpuContext;
-  beforeAll(async () => {
-    ctx = new GpuContext(await requestNodeDevice());
-  });
-  afterAll(() => ctx?.destroy());
+  const gpu = useGpu();
 
   it("gives the statistics and the gradient of the update over every column", async () => {
     const u = seededUniform(9);
@@ -48,7 +43,7 @@ describe("LabEngine policy update on the text window", () => {
     const batch = { tokens, mask, lengths };
     expect(textWindow(batch, shape, 4)).toEqual({ start: 2, len: 4 });
     const images = Float32Array.from({ length: G * 64 }, () => u());
-    const engine = new LabEngine(ctx, TINY, shape, initParams(TINY, 3));
+    const engine = new LabEngine(gpu.ctx, TINY, shape, initParams(TINY, 3));
     const adam = { lr: 1e-3, weightDecay: 0, maxGradNorm: 0 };
     const opts = {
       clipEps: 0.2,
@@ -63,7 +58,7 @@ describe("LabEngine policy update on the text window", () => {
       engine.compactRows = compact;
       const policy = engine.createPolicy(`p.${trim}.${compact}`, adam);
       const stats = await engine.policyUpdate(policy, images, batch, adv.kernel.advantages, opts);
-      return { stats, grads: await ctx.readF32(engine.grads, 0, n) };
+      return { stats, grads: await gpu.ctx.readF32(engine.grads, 0, n) };
     };
     const full = await run(false, false);
     expect(full.grads.some((g) => g !== 0)).toBe(true);

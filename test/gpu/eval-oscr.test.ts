@@ -6,9 +6,9 @@
  * Fig. 2c); an open-ended run has neither pass nor metric. Small
  * model, the shipped multiple-choice cold start, CPU WebGPU adapter.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { GpuContext } from "../../src/gpu/context";
-import { loadShippedCheckpoint, mnistFor, nodeContext } from "../../src/cli/node-run";
+import { describe, expect, it } from "vitest";
+import { useGpu } from "../support/gpu";
+import { loadShippedCheckpoint, mnistFor } from "../../src/cli/node-run";
 import { parseExperiment } from "../../src/settings/experiment";
 import { inProcessScorer } from "../../src/run/reward-client";
 import { LabRun, type RunSink } from "../../src/run/lab-run";
@@ -24,11 +24,7 @@ function sinkOf(rows: MetricRow[]): RunSink {
 }
 
 describe("OSCR at eval (small model, CPU WebGPU adapter)", () => {
-  let ctx: GpuContext;
-  beforeAll(async () => {
-    ctx = await nodeContext();
-  });
-  afterAll(() => ctx?.destroy());
+  const gpu = useGpu();
 
   it("is in [0, 1] on every multiple-choice eval row, the same for the same seed, absent open-ended", async () => {
     const exp = parseExperiment({
@@ -41,7 +37,7 @@ describe("OSCR at eval (small model, CPU WebGPU adapter)", () => {
     expect(ckpt, "the shipped multiple-choice cold start is missing").not.toBeNull();
     const oscrOf = async () => {
       const rows: MetricRow[] = [];
-      const run = new LabRun(ctx, exp, sinkOf(rows), inProcessScorer, mnistFor(exp), {
+      const run = new LabRun(gpu.ctx, exp, sinkOf(rows), inProcessScorer, mnistFor(exp), {
         config: ckpt!.config,
         params: ckpt!.params,
       });
@@ -66,7 +62,7 @@ describe("OSCR at eval (small model, CPU WebGPU adapter)", () => {
     const openCkpt = loadShippedCheckpoint(open);
     expect(openCkpt).not.toBeNull();
     const rows: MetricRow[] = [];
-    const run = new LabRun(ctx, open, sinkOf(rows), inProcessScorer, mnistFor(open), {
+    const run = new LabRun(gpu.ctx, open, sinkOf(rows), inProcessScorer, mnistFor(open), {
       config: openCkpt!.config,
       params: openCkpt!.params,
     });

@@ -5,9 +5,9 @@
  * the variants of a seed, and shows the cold start's slipped traces that
  * greedy decoding hides (the reason the scenario evaluates sampled).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { GpuContext } from "../../src/gpu/context";
-import { loadShippedCheckpoint, mnistFor, nodeContext } from "../../src/cli/node-run";
+import { describe, expect, it } from "vitest";
+import { useGpu } from "../support/gpu";
+import { loadShippedCheckpoint, mnistFor } from "../../src/cli/node-run";
 import { evalMetrics } from "../../src/rl/eval-metrics";
 import { parseExperiment } from "../../src/settings/experiment";
 import { inProcessScorer } from "../../src/run/reward-client";
@@ -22,11 +22,7 @@ const exp = parseExperiment({
 });
 
 describe("sampled held-out eval (small model, CPU WebGPU adapter)", () => {
-  let ctx: GpuContext;
-  beforeAll(async () => {
-    ctx = await nodeContext();
-  });
-  afterAll(() => ctx?.destroy());
+  const gpu = useGpu();
 
   it("draws one stream per seed, shared by its variants, and sees the slips greedy decoding hides", async () => {
     expect(exp.evalTemperature).toBe(1);
@@ -41,7 +37,7 @@ describe("sampled held-out eval (small model, CPU WebGPU adapter)", () => {
       marker: () => {},
       log: () => {},
     };
-    const run = new LabRun(ctx, exp, sink, inProcessScorer, mnistFor(exp), {
+    const run = new LabRun(gpu.ctx, exp, sink, inProcessScorer, mnistFor(exp), {
       config: ckpt!.config,
       params: ckpt!.params,
     });
@@ -61,7 +57,7 @@ describe("sampled held-out eval (small model, CPU WebGPU adapter)", () => {
     expect(start("rlvr", 1)).toEqual({ ...evalMetrics(prompts, a1) });
 
     const greedy = new LabRun(
-      ctx,
+      gpu.ctx,
       parseExperiment({ ...exp, evalTemperature: 0 }),
       sink,
       inProcessScorer,

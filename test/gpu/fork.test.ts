@@ -12,9 +12,9 @@
  * RLOO advantages (not scale-invariant, unlike GRPO's (R − μ)/σ) and no
  * gradient clipping (clipping would normalise a rescaled gradient away).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { GpuContext } from "../../src/gpu/context";
-import { loadShippedCheckpoint, mnistFor, nodeContext } from "../../src/cli/node-run";
+import { describe, expect, it } from "vitest";
+import { useGpu } from "../support/gpu";
+import { loadShippedCheckpoint, mnistFor } from "../../src/cli/node-run";
 import { parseExperiment } from "../../src/settings/experiment";
 import { inProcessScorer } from "../../src/run/reward-client";
 import { LabRun, type RunSink } from "../../src/run/lab-run";
@@ -58,11 +58,7 @@ function maxAbsDiff(a: Float32Array, b: Float32Array): number {
 }
 
 describe("LabRun.fork (small model, CPU WebGPU adapter)", () => {
-  let ctx: GpuContext;
-  beforeAll(async () => {
-    ctx = await nodeContext();
-  });
-  afterAll(() => ctx?.destroy());
+  const gpu = useGpu();
 
   it("starts a branch at the parent's step, parameters and optimizer state, and lets it part when the weights differ", async () => {
     const ckpt = loadShippedCheckpoint(exp);
@@ -71,7 +67,7 @@ describe("LabRun.fork (small model, CPU WebGPU adapter)", () => {
       "the shipped small open-ended checkpoint is missing from public/checkpoints",
     ).not.toBeNull();
     const rec = recordingSink();
-    const run = new LabRun(ctx, exp, rec.sink, inProcessScorer, mnistFor(exp), {
+    const run = new LabRun(gpu.ctx, exp, rec.sink, inProcessScorer, mnistFor(exp), {
       config: ckpt!.config,
       params: ckpt!.params,
     });

@@ -4,9 +4,8 @@
  * logprobs match its log-softmax, EOS/PAD handling, forced prefixes, seeds,
  * per-sequence independence, clear errors, and no allocations per batch.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GpuContext } from "../../src/gpu/context";
-import { requestNodeDevice } from "../../src/gpu/node-gpu";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useGpu } from "../support/gpu";
 import { numPatches } from "../../src/model/config";
 import { Generator, type GenerateResult } from "../../src/model/generate";
 import { referenceForward } from "../../src/model/reference";
@@ -41,18 +40,16 @@ function fullText(promptTokens: Int32Array, r: GenerateResult, M: number): Int32
 }
 
 describe("Generator", () => {
-  let ctx: GpuContext;
+  const gpu = useGpu();
   let gen: Generator;
   let paramsBuf: GPUBuffer;
   const params = randomParams(cfg, 7);
   const images = randomImages(cfg, N, 11);
   const promptTokens = prompts();
   beforeAll(async () => {
-    ctx = new GpuContext(await requestNodeDevice());
-    gen = new Generator(ctx, cfg, N, PROMPT, MAXNEW);
-    paramsBuf = ctx.createBufferFrom("test.params", params);
+    gen = new Generator(gpu.ctx, cfg, N, PROMPT, MAXNEW);
+    paramsBuf = gpu.ctx.createBufferFrom("test.params", params);
   });
-  afterAll(() => ctx?.destroy());
 
   const base = () => ({ paramsBuf, images, promptTokens, seed: 1, eosId: V - 1, padId: PAD });
 
@@ -176,7 +173,7 @@ describe("Generator", () => {
     const pre = [9, 4, 2];
     const r = await gen.generate({ ...base(), greedy: true, forcedPrefix: [pre, pre, pre, pre] });
     const P2 = PROMPT + pre.length;
-    const gen2 = new Generator(ctx, cfg, N, P2, MAXNEW - pre.length);
+    const gen2 = new Generator(gpu.ctx, cfg, N, P2, MAXNEW - pre.length);
     const p2 = new Int32Array(N * P2);
     for (let s = 0; s < N; s++) {
       p2.set(promptTokens.subarray(s * PROMPT, (s + 1) * PROMPT), s * P2);
@@ -228,7 +225,7 @@ describe("Generator", () => {
       gi.set(images.subarray(src * pix, (src + 1) * pix), s * pix);
       gp.set(promptTokens.subarray(src * PROMPT, (src + 1) * PROMPT), s * PROMPT);
     }
-    const grouped = new Generator(ctx, cfg, N, PROMPT, MAXNEW, { groupSize: 2 });
+    const grouped = new Generator(gpu.ctx, cfg, N, PROMPT, MAXNEW, { groupSize: 2 });
     const forcedPrefix = [null, [5, 6], null, [1]];
     for (const o of [{ greedy: true }, { seed: 4, topK: 6 }, { seed: 9, forcedPrefix }]) {
       const a = await gen.generate({ ...base(), images: gi, promptTokens: gp, ...o });
@@ -240,14 +237,14 @@ describe("Generator", () => {
     await expect(grouped.generate({ ...base() })).rejects.toThrow(
       /groupSize 2: the image of sequence 1 differs from sequence 0's/,
     );
-    expect(() => new Generator(ctx, cfg, N, PROMPT, MAXNEW, { groupSize: 3 })).toThrow(
+    expect(() => new Generator(gpu.ctx, cfg, N, PROMPT, MAXNEW, { groupSize: 3 })).toThrow(
       /groupSize 3 must be a positive integer dividing N = 4/,
     );
   });
 
   it("throws clear errors for shapes beyond the constructed ones or maxSeqLen", async () => {
     const P = numPatches(cfg);
-    expect(() => new Generator(ctx, cfg, N, cfg.maxSeqLen - P, 1)).toThrow(
+    expect(() => new Generator(gpu.ctx, cfg, N, cfg.maxSeqLen - P, 1)).toThrow(
       /exceeds config\.maxSeqLen/,
     );
     await expect(gen.generate({ ...base(), maxNew: MAXNEW + 1 })).rejects.toThrow(
@@ -267,12 +264,12 @@ describe("Generator", () => {
 
   it("allocates no GPU buffers across 100+ decode steps and reads back once per batch", async () => {
     await gen.generate({ ...base(), seed: 0 }); // warm-up (staging buffer)
-    const buffers = ctx.stats.buffersCreated;
-    const submits = ctx.stats.submits;
+    const buffers = gpu.ctx.stats.buffersCreated;
+    const submits = gpu.ctx.stats.submits;
     const calls = 13;
     for (let i = 0; i < calls; i++) await gen.generate({ ...base(), seed: i, topP: 0.9, topK: 5 });
-    expect(ctx.stats.buffersCreated).toBe(buffers);
+    expect(gpu.ctx.stats.buffersCreated).toBe(buffers);
     // Submits per batch: the prefill, the decode steps, the read-back copy.
-    expect(ctx.stats.submits - submits).toBe(3 * calls);
+    expect(gpu.ctx.stats.submits - submits).toBe(3 * calls);
   });
 });

@@ -7,10 +7,9 @@
  * that a uniform declared with one type and read as another by the shader
  * fails when the pipeline is built.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GpuContext } from "../../src/gpu/context";
+import { describe, expect, it } from "vitest";
+import { useGpu } from "../support/gpu";
 import { defineKernel, type KernelSpec, spillGrid } from "../../src/gpu/kernel-spec";
-import { requestNodeDevice } from "../../src/gpu/node-gpu";
 import { ADAMW_SPECS } from "../../src/kernels/adamw/spec";
 import { ADVANTAGES_SPECS } from "../../src/kernels/advantages/spec";
 import { ATTENTION_SPECS } from "../../src/kernels/attention/spec";
@@ -195,18 +194,14 @@ describe("kernel specs", () => {
 });
 
 describe("kernel specs on the GPU", () => {
-  let ctx: GpuContext;
-  beforeAll(async () => {
-    ctx = new GpuContext(await requestNodeDevice());
-  });
-  afterAll(() => ctx?.destroy());
+  const gpu = useGpu();
 
   it("every kernel of every family compiles (header + prelude + body) and builds its pipeline", async () => {
     for (const spec of ALL) {
-      expect([spec.name, await ctx.compileMessages(spec.code())]).toEqual([spec.name, []]);
-      spec.kernel(ctx);
+      expect([spec.name, await gpu.ctx.compileMessages(spec.code())]).toEqual([spec.name, []]);
+      spec.kernel(gpu.ctx);
     }
-    await ctx.sync(); // no WebGPU error from any pipeline
+    await gpu.ctx.sync(); // no WebGPU error from any pipeline
   });
 
   it("a uniform declared u32 but read as f32 by the shader fails when the pipeline is built, naming the kernel", async () => {
@@ -214,36 +209,36 @@ describe("kernel specs on the GPU", () => {
       name: "toy_u32_scale",
       uniforms: { n: "u32", k: "i32", scale: "u32" },
     });
-    const messages = await ctx.compileMessages(spec.code());
+    const messages = await gpu.ctx.compileMessages(spec.code());
     expect(messages.join("\n")).toMatch(/f32.*u32|u32.*f32/);
-    spec.kernel(ctx);
-    await expect(ctx.sync()).rejects.toThrow(/toy_u32_scale/);
+    spec.kernel(gpu.ctx);
+    await expect(gpu.ctx.sync()).rejects.toThrow(/toy_u32_scale/);
   });
 
   it("binds buffers by name, sets uniforms by name and recomputes the grid", async () => {
     const spec = toy({ name: "toy_run" });
     const n = 1000;
-    const a = ctx.createBufferFrom(
+    const a = gpu.ctx.createBufferFrom(
       "a",
       Float32Array.from({ length: n }, (_, i) => i * 0.5),
     );
-    const out = ctx.createBuffer("out", n * 4);
-    expect(() => spec.call(ctx, { a } as never, { n, k: 0, scale: 2 })).toThrow(
+    const out = gpu.ctx.createBuffer("out", n * 4);
+    expect(() => spec.call(gpu.ctx, { a } as never, { n, k: 0, scale: 2 })).toThrow(
       "toy_run: binding 'out' is missing",
     );
-    expect(() => spec.call(ctx, { a, out, b: a } as never, { n, k: 0, scale: 2 })).toThrow(
+    expect(() => spec.call(gpu.ctx, { a, out, b: a } as never, { n, k: 0, scale: 2 })).toThrow(
       "toy_run: 'b' is not a binding (bindings: a, out)",
     );
-    const call = spec.call(ctx, { a, out }, { n, k: 3, scale: 2 });
+    const call = spec.call(gpu.ctx, { a, out }, { n, k: 3, scale: 2 });
     expect(call.workgroups).toEqual([16, 1, 1]);
-    ctx.run(call);
-    const r1 = await ctx.readF32(out);
+    gpu.ctx.run(call);
+    const r1 = await gpu.ctx.readF32(out);
     expect(r1[999]).toBeCloseTo(999 * 0.5 * 2 + 999 + 3, 3);
     call.set({ scale: -1, n: 10 });
     expect(call.values).toEqual({ n: 10, k: 3, scale: -1 });
     expect(call.workgroups).toEqual([1, 1, 1]);
-    ctx.run(call);
-    const r2 = await ctx.readF32(out);
+    gpu.ctx.run(call);
+    const r2 = await gpu.ctx.readF32(out);
     expect(r2[9]).toBeCloseTo(-4.5 + 9 + 3, 5);
     expect(r2[10]).toBeCloseTo(10 * 0.5 * 2 + 10 + 3, 3); // past n: left as it was
     expect(() => call.set({ k: 0.5 })).toThrow("toy_run: uniform field 'k' is i32, got 0.5");

@@ -3,9 +3,8 @@
 // cross-entropy under 0.05 nats, and greedy generation with the KV cache must
 // then read every held-out image right. After warm-up, 100 more steps create
 // no GPU buffers (the engine allocates everything up front).
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GpuContext } from "../../src/gpu/context";
-import { requestNodeDevice } from "../../src/gpu/node-gpu";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useGpu } from "../support/gpu";
 import { paramLayout, type ModelConfig } from "../../src/model/config";
 import { TrainGraph } from "../../src/model/graph";
 import { AdamW } from "../../src/kernels/adamw/launch";
@@ -59,20 +58,18 @@ function makeBatch(n: number, seed: number) {
 }
 
 describe("learning: SFT on a copy-the-digits task", () => {
-  let ctx: GpuContext;
+  const gpu = useGpu();
   let graph: TrainGraph;
   let adam: AdamW;
   let params: GPUBuffer;
   const layout = paramLayout(CONFIG);
 
   beforeAll(async () => {
-    ctx = new GpuContext(await requestNodeDevice());
-    params = ctx.createBufferFrom("params", initParams(CONFIG, 5));
-    const grads = ctx.createBuffer("grads", layout.totalFloats * 4);
-    graph = new TrainGraph(ctx, CONFIG, B, L, { padId: PAD, params, grads });
-    adam = new AdamW(ctx, layout, params, grads, { lr: 3e-3, maxGradNorm: 1 });
+    params = gpu.ctx.createBufferFrom("params", initParams(CONFIG, 5));
+    const grads = gpu.ctx.createBuffer("grads", layout.totalFloats * 4);
+    graph = new TrainGraph(gpu.ctx, CONFIG, B, L, { padId: PAD, params, grads });
+    adam = new AdamW(gpu.ctx, layout, params, grads, { lr: 3e-3, maxGradNorm: 1 });
   });
-  afterAll(() => ctx?.destroy());
 
   it("brings the loss from ln V to under 0.05 nats, then reads held-out images right", async () => {
     const losses: number[] = [];
@@ -81,7 +78,7 @@ describe("learning: SFT on a copy-the-digits task", () => {
       graph.sftForwardBackward();
       losses.push((await graph.readStats()).loss);
       adam.step();
-      ctx.flush();
+      gpu.ctx.flush();
     }
     expect(losses[0]).toBeGreaterThan(1.5); // ≈ ln 8 = 2.08 at init
     const last = losses.slice(-10).reduce((a, b) => a + b, 0) / 10;
@@ -90,7 +87,7 @@ describe("learning: SFT on a copy-the-digits task", () => {
     );
 
     const held = makeBatch(8, 99);
-    const gen = new Generator(ctx, CONFIG, 8, 1, 3);
+    const gen = new Generator(gpu.ctx, CONFIG, 8, 1, 3);
     const out = await gen.generate({
       paramsBuf: params,
       images: held.images,
@@ -111,8 +108,8 @@ describe("learning: SFT on a copy-the-digits task", () => {
 
   it("creates no GPU buffers in 100 steps after warm-up", async () => {
     const batch = makeBatch(B, 7);
-    const before = ctx.stats.buffersCreated;
-    const bindGroups = ctx.stats.bindGroupsCreated;
+    const before = gpu.ctx.stats.buffersCreated;
+    const bindGroups = gpu.ctx.stats.bindGroupsCreated;
     for (let step = 0; step < 100; step++) {
       graph.setBatch(batch);
       graph.sftForwardBackward();
@@ -120,7 +117,7 @@ describe("learning: SFT on a copy-the-digits task", () => {
       adam.step();
       await adam.readStats();
     }
-    expect(ctx.stats.buffersCreated - before).toBe(0);
-    expect(ctx.stats.bindGroupsCreated - bindGroups).toBe(0);
+    expect(gpu.ctx.stats.buffersCreated - before).toBe(0);
+    expect(gpu.ctx.stats.bindGroupsCreated - bindGroups).toBe(0);
   });
 });

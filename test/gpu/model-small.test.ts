@@ -3,9 +3,8 @@
 // with B = 4 rollouts of 40 text tokens: it builds within the adapter's
 // limits, the initial SFT loss is ≈ ln V, a policy step with β > 0 gives
 // finite statistics, and the step time is reported.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GpuContext } from "../../src/gpu/context";
-import { requestNodeDevice } from "../../src/gpu/node-gpu";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useGpu } from "../support/gpu";
 import { numPatches, paramLayout, SMALL_CONFIG } from "../../src/model/config";
 import { TrainGraph } from "../../src/model/graph";
 import { initParams } from "../../src/model/init";
@@ -17,27 +16,25 @@ const B = 4;
 const L = 40;
 
 describe("TrainGraph on SMALL_CONFIG", () => {
-  let ctx: GpuContext;
+  const gpu = useGpu();
   let graph: TrainGraph;
   beforeAll(async () => {
-    ctx = new GpuContext(await requestNodeDevice());
-    const params = ctx.createBufferFrom("params", initParams(SMALL_CONFIG, 1));
-    const grads = ctx.createBuffer("grads", paramLayout(SMALL_CONFIG).totalFloats * 4);
-    graph = new TrainGraph(ctx, SMALL_CONFIG, B, L, { padId: 0, params, grads });
+    const params = gpu.ctx.createBufferFrom("params", initParams(SMALL_CONFIG, 1));
+    const grads = gpu.ctx.createBuffer("grads", paramLayout(SMALL_CONFIG).totalFloats * 4);
+    graph = new TrainGraph(gpu.ctx, SMALL_CONFIG, B, L, { padId: 0, params, grads });
     graph.setBatch(tinyBatch(SMALL_CONFIG, B, L, 20, 3));
   });
-  afterAll(() => ctx?.destroy());
 
   it("SFT at init: loss ≈ ln V, then a policy step with KL; reports the step time", async () => {
-    const d0 = ctx.stats.dispatches;
+    const d0 = gpu.ctx.stats.dispatches;
     graph.sftForwardBackward();
     const s = await graph.readStats();
-    const dispatches = ctx.stats.dispatches - d0;
+    const dispatches = gpu.ctx.stats.dispatches - d0;
     expect(Math.abs(s.loss - Math.log(SMALL_CONFIG.vocabSize))).toBeLessThan(0.05);
     expect(s.tokens).toBe(B * (L - 20));
     const t0 = performance.now();
-    const ref = graph.forwardLogprobs(graph.params, ctx.createBuffer("refLogprobs", B * L * 4));
-    await ctx.sync();
+    const ref = graph.forwardLogprobs(graph.params, gpu.ctx.createBuffer("refLogprobs", B * L * 4));
+    await gpu.ctx.sync();
     const tForward = performance.now() - t0;
     const t1 = performance.now();
     graph.policyForwardBackward({
@@ -53,22 +50,22 @@ describe("TrainGraph on SMALL_CONFIG", () => {
     );
     expect(p.kl).toBeCloseTo(0, 6);
     console.log(
-      `SMALL_CONFIG B=${B} T=${numPatches(SMALL_CONFIG) + L}: forward+logprobs ${tForward.toFixed(0)} ms, policy step ${tStep.toFixed(0)} ms, ${dispatches} dispatches per step (${ctx.adapter.description})`,
+      `SMALL_CONFIG B=${B} T=${numPatches(SMALL_CONFIG) + L}: forward+logprobs ${tForward.toFixed(0)} ms, policy step ${tStep.toFixed(0)} ms, ${dispatches} dispatches per step (${gpu.ctx.adapter.description})`,
     );
   });
 
   it("an on-policy step (no oldLogprobs) gives the same loss and gradients, bit for bit, as passing the forward's logprobs", async () => {
     const grads = graph.grads;
     const n = paramLayout(SMALL_CONFIG).totalFloats;
-    const ref = graph.forwardLogprobs(graph.params, ctx.createBuffer("refLp2", B * L * 4));
-    const old = graph.forwardLogprobs(graph.params, ctx.createBuffer("oldLp2", B * L * 4));
+    const ref = graph.forwardLogprobs(graph.params, gpu.ctx.createBuffer("refLp2", B * L * 4));
+    const old = graph.forwardLogprobs(graph.params, gpu.ctx.createBuffer("oldLp2", B * L * 4));
     const advantages = Float32Array.from([0.7, -1.2, 0.3, 0.9]);
     graph.policyForwardBackward({ advantages, oldLogprobs: old, refLogprobs: ref, beta: 0.01 });
     const a = await graph.readStats();
-    const ga = await ctx.readF32(grads, 0, n);
+    const ga = await gpu.ctx.readF32(grads, 0, n);
     graph.policyForwardBackward({ advantages, refLogprobs: ref, beta: 0.01 });
     const b = await graph.readStats();
-    const gb = await ctx.readF32(grads, 0, n);
+    const gb = await gpu.ctx.readF32(grads, 0, n);
     expect(b).toEqual(a);
     expect(a.clipFrac).toBe(0);
     expect(gb.some((x) => x !== 0)).toBe(true);
@@ -87,28 +84,28 @@ describe("TrainGraph on SMALL_CONFIG", () => {
         }
     const win = { start: 6, len: L - 14 };
     const advantages = Float32Array.from([0.4, -0.8, 1.1, -0.2]);
-    const bytes0 = ctx.stats.bytesCreated;
-    const full = new TrainGraph(ctx, SMALL_CONFIG, B, L, {
+    const bytes0 = gpu.ctx.stats.bytesCreated;
+    const full = new TrainGraph(gpu.ctx, SMALL_CONFIG, B, L, {
       padId: 0,
       params: graph.params,
       grads: graph.grads,
     });
     full.setBatch(batch);
-    const refFull = full.forwardLogprobs(full.params, ctx.createBuffer("refFull", B * L * 4));
+    const refFull = full.forwardLogprobs(full.params, gpu.ctx.createBuffer("refFull", B * L * 4));
     full.policyForwardBackward({ advantages, refLogprobs: refFull, beta: 0.02 });
     const a = await full.readStats();
-    const ga = await ctx.readF32(full.grads, 0, n);
-    const lpFull = await ctx.readF32(refFull, 0, B * L);
+    const ga = await gpu.ctx.readF32(full.grads, 0, n);
+    const lpFull = await gpu.ctx.readF32(refFull, 0, B * L);
 
-    const bytes1 = ctx.stats.bytesCreated;
-    const window = new TrainGraph(ctx, SMALL_CONFIG, B, win.len, {
+    const bytes1 = gpu.ctx.stats.bytesCreated;
+    const window = new TrainGraph(gpu.ctx, SMALL_CONFIG, B, win.len, {
       padId: 0,
       params: graph.params,
       grads: graph.grads,
       shareBuffersOf: full,
     });
     // The window allocates no activations of its own (only its dispatches' uniforms).
-    expect(ctx.stats.bytesCreated - bytes1).toBeLessThan((bytes1 - bytes0) / 100);
+    expect(gpu.ctx.stats.bytesCreated - bytes1).toBeLessThan((bytes1 - bytes0) / 100);
     window.setTextOffset(win.start);
     window.setBatch({
       images: batch.images,
@@ -117,12 +114,12 @@ describe("TrainGraph on SMALL_CONFIG", () => {
     });
     const refWin = window.forwardLogprobs(
       window.params,
-      ctx.createBuffer("refWin", B * win.len * 4),
+      gpu.ctx.createBuffer("refWin", B * win.len * 4),
     );
     window.policyForwardBackward({ advantages, refLogprobs: refWin, beta: 0.02 });
     const b = await window.readStats();
-    const gb = await ctx.readF32(window.grads, 0, n);
-    const lpWin = await ctx.readF32(refWin, 0, B * win.len);
+    const gb = await gpu.ctx.readF32(window.grads, 0, n);
+    const lpWin = await gpu.ctx.readF32(refWin, 0, B * win.len);
 
     expect(b.tokens).toBe(a.tokens);
     expectClose("loss", [b.loss, b.entropy], [a.loss, a.entropy], 1e-5, 1e-5);
@@ -140,7 +137,7 @@ describe("TrainGraph on SMALL_CONFIG", () => {
     // Without the offset the positions are wrong: the logprobs differ.
     window.setTextOffset(0);
     window.forwardLogprobs(window.params, refWin);
-    const shifted = await ctx.readF32(refWin, 0, B * win.len);
+    const shifted = await gpu.ctx.readF32(refWin, 0, B * win.len);
     expect(Math.max(...shifted.map((x, i) => Math.abs(x - lpWin[i])))).toBeGreaterThan(1e-3);
     expect(() => window.setTextOffset(1000)).toThrow(/setTextOffset: offset must be an integer/);
   });
@@ -148,13 +145,13 @@ describe("TrainGraph on SMALL_CONFIG", () => {
   it("a compacted last layer with a head size that is not a multiple of 4 (attention on every row, then packed) gives the whole graph's loss and gradients", async () => {
     const config = { ...SMALL_CONFIG, dModel: 24, nHeads: 4 }; // head size 6
     const n = paramLayout(config).totalFloats;
-    const params = ctx.createBufferFrom("params6", initParams(config, 4));
-    const grads = ctx.createBuffer("grads6", n * 4);
+    const params = gpu.ctx.createBufferFrom("params6", initParams(config, 4));
+    const grads = gpu.ctx.createBuffer("grads6", n * 4);
     const batch = tinyBatch(config, B, L, 20, 9);
     for (const s of [21, 25, 26]) batch.mask[L + s] = 0;
     const advantages = Float32Array.from([-0.5, 1.3, 0.2, -0.9]);
-    const full = new TrainGraph(ctx, config, B, L, { padId: 0, params, grads });
-    const compact = new TrainGraph(ctx, config, B, L, {
+    const full = new TrainGraph(gpu.ctx, config, B, L, { padId: 0, params, grads });
+    const compact = new TrainGraph(gpu.ctx, config, B, L, {
       padId: 0,
       params,
       grads,
@@ -163,9 +160,9 @@ describe("TrainGraph on SMALL_CONFIG", () => {
     });
     const run = async (g: TrainGraph) => {
       g.setBatch(batch);
-      const ref = g.forwardLogprobs(g.params, ctx.createBuffer("ref6", B * L * 4));
+      const ref = g.forwardLogprobs(g.params, gpu.ctx.createBuffer("ref6", B * L * 4));
       g.policyForwardBackward({ advantages, refLogprobs: ref, beta: 0.05 });
-      return { stats: await g.readStats(), grads: await ctx.readF32(g.grads, 0, n) };
+      return { stats: await g.readStats(), grads: await gpu.ctx.readF32(g.grads, 0, n) };
     };
     const a = await run(full);
     const c = await run(compact);
@@ -194,7 +191,7 @@ describe("TrainGraph on SMALL_CONFIG", () => {
         batch.mask[b * L + s] = 0;
       }
     const advantages = Float32Array.from([0.7, -0.3, 0.9, -1.2]);
-    const full = new TrainGraph(ctx, SMALL_CONFIG, B, L, {
+    const full = new TrainGraph(gpu.ctx, SMALL_CONFIG, B, L, {
       padId: 0,
       params: graph.params,
       grads: graph.grads,
@@ -206,13 +203,13 @@ describe("TrainGraph on SMALL_CONFIG", () => {
         tokens: sliceColumns(batch.tokens, L, win),
         mask: sliceColumns(batch.mask, L, win),
       });
-      const ref = g.forwardLogprobs(g.params, ctx.createBuffer("ref", B * win.len * 4));
+      const ref = g.forwardLogprobs(g.params, gpu.ctx.createBuffer("ref", B * win.len * 4));
       g.policyForwardBackward({ advantages, refLogprobs: ref, beta: 0.03 });
       const stats = await g.readStats();
       return {
         stats,
-        grads: await ctx.readF32(g.grads, 0, n),
-        lp: await ctx.readF32(ref, 0, B * win.len),
+        grads: await gpu.ctx.readF32(g.grads, 0, n),
+        lp: await gpu.ctx.readF32(ref, 0, B * win.len),
       };
     };
     const a = await run(full, { start: 0, len: L });
@@ -220,7 +217,7 @@ describe("TrainGraph on SMALL_CONFIG", () => {
       { start: 0, len: L },
       { start: 4, len: L - 4 },
     ]) {
-      const compact = new TrainGraph(ctx, SMALL_CONFIG, B, win.len, {
+      const compact = new TrainGraph(gpu.ctx, SMALL_CONFIG, B, win.len, {
         padId: 0,
         params: graph.params,
         grads: graph.grads,
@@ -246,7 +243,7 @@ describe("TrainGraph on SMALL_CONFIG", () => {
         }
       expect(a.grads.some((x) => x !== 0)).toBe(true);
       expectClose(`gradients (window at ${win.start})`, c.grads, a.grads, 1e-5, 1e-4);
-      const gpuMask = ctx.createBuffer("mask", B * win.len * 4);
+      const gpuMask = gpu.ctx.createBuffer("mask", B * win.len * 4);
       expect(() =>
         compact.setBatch({
           images: batch.images,

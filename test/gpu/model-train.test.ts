@@ -4,9 +4,8 @@
 // advantages, clipped and unclipped ratios, β > 0) in all three aggregations;
 // a second (reference) parameter buffer through the same forward; NaN/Inf
 // detection; and no allocations in steady state.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GpuContext } from "../../src/gpu/context";
-import { requestNodeDevice } from "../../src/gpu/node-gpu";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useGpu } from "../support/gpu";
 import { numPatches, paramLayout } from "../../src/model/config";
 import { TrainGraph, type PolicyAggregation } from "../../src/model/graph";
 import { initParams, seededUniform } from "../../src/model/init";
@@ -51,20 +50,18 @@ function expectGradsClose(got: Float32Array, ref: Float64Array) {
 }
 
 describe("TrainGraph on the tiny config", () => {
-  let ctx: GpuContext;
+  const gpu = useGpu();
   let graph: TrainGraph;
   const params = richParams(3);
   const batch = tinyBatch(TINY, B, L, 3, 7);
   const layout = paramLayout(TINY);
 
   beforeAll(async () => {
-    ctx = new GpuContext(await requestNodeDevice());
-    const pbuf = ctx.createBufferFrom("params", params);
-    const gbuf = ctx.createBuffer("grads", layout.totalFloats * 4);
-    graph = new TrainGraph(ctx, TINY, B, L, { padId: batch.padId, params: pbuf, grads: gbuf });
+    const pbuf = gpu.ctx.createBufferFrom("params", params);
+    const gbuf = gpu.ctx.createBuffer("grads", layout.totalFloats * 4);
+    graph = new TrainGraph(gpu.ctx, TINY, B, L, { padId: batch.padId, params: pbuf, grads: gbuf });
     graph.setBatch(batch);
   });
-  afterAll(() => ctx?.destroy());
 
   it("fixture has a PAD inside every prompt", () => {
     for (let b = 0; b < B; b++) expect(batch.tokens[b * L]).toBe(batch.padId);
@@ -73,12 +70,12 @@ describe("TrainGraph on the tiny config", () => {
   it("forward logits and per-token logprobs match the reference", async () => {
     const ref = referenceForward(TINY, params, batch).logits;
     graph.forwardLogprobs();
-    const all = await ctx.readF32(graph.logits, 0, B * T * V);
+    const all = await gpu.ctx.readF32(graph.logits, 0, B * T * V);
     const text = new Float32Array(B * L * V);
     for (let b = 0; b < B; b++) text.set(all.subarray((b * T + P) * V, (b * T + T) * V), b * L * V);
     expectClose("logits", text, ref, 1e-5, 1e-4);
     const lp = tokenStats(ref, batch.tokens, B, L, V).logprobs;
-    expectClose("logprobs", await ctx.readF32(graph.logprobs, 0, B * L), lp, 1e-5, 1e-4);
+    expectClose("logprobs", await gpu.ctx.readF32(graph.logprobs, 0, B * L), lp, 1e-5, 1e-4);
   });
 
   it("SFT loss and the gradient of every named parameter match the reference", async () => {
@@ -87,7 +84,7 @@ describe("TrainGraph on the tiny config", () => {
     const stats = await graph.readStats();
     expect(stats.loss).toBeCloseTo(ref.loss, 5);
     expect(stats.tokens).toBe(B * (L - 3));
-    expectGradsClose(await ctx.readF32(graph.grads), ref.grads);
+    expectGradsClose(await gpu.ctx.readF32(graph.grads), ref.grads);
   });
 
   const cases: Array<{
@@ -179,14 +176,14 @@ describe("TrainGraph on the tiny config", () => {
     expect(s.kl).toBeCloseTo(ref.kl, 5);
     expect(s.clipFrac).toBeCloseTo(ref.clipFrac, 6);
     expect(s.entropy).toBeCloseTo(ref.entropy, 5);
-    expectGradsClose(await ctx.readF32(graph.grads), ref.grads);
+    expectGradsClose(await gpu.ctx.readF32(graph.grads), ref.grads);
   });
 
   it("forwardLogprobs at τ = 0.7 gives the logprobs of softmax(logits/τ); τ = 1 again after it", async () => {
     graph.forwardLogprobs(undefined, undefined, 0.7);
     expectClose(
       "logprobs τ=0.7",
-      await ctx.readF32(graph.logprobs, 0, B * L),
+      await gpu.ctx.readF32(graph.logprobs, 0, B * L),
       refLogprobsAt(0.7),
       1e-5,
       1e-4,
@@ -194,7 +191,7 @@ describe("TrainGraph on the tiny config", () => {
     graph.forwardLogprobs();
     expectClose(
       "logprobs τ=1",
-      await ctx.readF32(graph.logprobs, 0, B * L),
+      await gpu.ctx.readF32(graph.logprobs, 0, B * L),
       refLogprobsAt(1),
       1e-5,
       1e-4,
@@ -211,7 +208,7 @@ describe("TrainGraph on the tiny config", () => {
     const ref = referenceSft(TINY, params, batch, batch.mask);
     graph.sftForwardBackward();
     expect((await graph.readStats()).loss).toBeCloseTo(ref.loss, 5);
-    expectGradsClose(await ctx.readF32(graph.grads), ref.grads);
+    expectGradsClose(await gpu.ctx.readF32(graph.grads), ref.grads);
   });
 
   it("rejects a temperature that is not > 0", () => {
@@ -252,9 +249,9 @@ describe("TrainGraph on the tiny config", () => {
   it("is deterministic: the same step twice gives bit-identical gradients", async () => {
     graph.setBatch(batch);
     graph.sftForwardBackward();
-    const g1 = await ctx.readF32(graph.grads);
+    const g1 = await gpu.ctx.readF32(graph.grads);
     graph.sftForwardBackward();
-    const g2 = await ctx.readF32(graph.grads);
+    const g2 = await gpu.ctx.readF32(graph.grads);
     expect(g2).toEqual(g1);
   });
 
@@ -274,8 +271,8 @@ describe("TrainGraph on the tiny config", () => {
 
   it("runs a second (reference) parameter buffer through the same forward", async () => {
     const other = richParams(99);
-    const obuf = ctx.createBufferFrom("refParams", other);
-    const out = ctx.createBuffer("refLogprobs", B * L * 4);
+    const obuf = gpu.ctx.createBufferFrom("refParams", other);
+    const out = gpu.ctx.createBuffer("refLogprobs", B * L * 4);
     graph.forwardLogprobs(obuf, out);
     const ref = tokenStats(
       referenceForward(TINY, other, batch).logits,
@@ -284,7 +281,7 @@ describe("TrainGraph on the tiny config", () => {
       L,
       V,
     ).logprobs;
-    expectClose("reference-policy logprobs", await ctx.readF32(out, 0, B * L), ref, 1e-5, 1e-4);
+    expectClose("reference-policy logprobs", await gpu.ctx.readF32(out, 0, B * L), ref, 1e-5, 1e-4);
   });
 
   it("throws a clear error when the loss is not finite", async () => {
@@ -302,18 +299,22 @@ describe("TrainGraph on the tiny config", () => {
   });
 
   it("plain SGD on its gradients lowers the SFT loss (the gradient points downhill)", async () => {
-    const pbuf = ctx.createBufferFrom("sgdParams", params);
-    const gbuf = ctx.createBuffer("sgdGrads", layout.totalFloats * 4);
-    const g = new TrainGraph(ctx, TINY, B, L, { padId: batch.padId, params: pbuf, grads: gbuf });
+    const pbuf = gpu.ctx.createBufferFrom("sgdParams", params);
+    const gbuf = gpu.ctx.createBuffer("sgdGrads", layout.totalFloats * 4);
+    const g = new TrainGraph(gpu.ctx, TINY, B, L, {
+      padId: batch.padId,
+      params: pbuf,
+      grads: gbuf,
+    });
     g.setBatch(batch);
     const p = Float32Array.from(params);
     const losses: number[] = [];
     for (let step = 0; step < 8; step++) {
       g.sftForwardBackward();
       losses.push((await g.readStats()).loss);
-      const grads = await ctx.readF32(gbuf);
+      const grads = await gpu.ctx.readF32(gbuf);
       for (let i = 0; i < p.length; i++) p[i] -= 0.03 * grads[i];
-      ctx.write(pbuf, p);
+      gpu.ctx.write(pbuf, p);
     }
     for (let i = 1; i < losses.length; i++)
       expect(losses[i], losses.join(", ")).toBeLessThan(losses[i - 1]);
@@ -326,8 +327,8 @@ describe("TrainGraph on the tiny config", () => {
     graph.setBatch(batch);
     graph.sftForwardBackward();
     await graph.readStats();
-    const before = ctx.stats.buffersCreated;
-    const bindGroups = ctx.stats.bindGroupsCreated;
+    const before = gpu.ctx.stats.buffersCreated;
+    const bindGroups = gpu.ctx.stats.bindGroupsCreated;
     const t0 = performance.now();
     for (let i = 0; i < 50; i++) {
       graph.setBatch(batch);
@@ -339,9 +340,9 @@ describe("TrainGraph on the tiny config", () => {
     }
     const ms = (performance.now() - t0) / 100;
     console.log(
-      `tiny config: ${ms.toFixed(2)} ms per training step (forward+loss+backward+read-back), ${ctx.adapter.description}`,
+      `tiny config: ${ms.toFixed(2)} ms per training step (forward+loss+backward+read-back), ${gpu.ctx.adapter.description}`,
     );
-    expect(ctx.stats.buffersCreated).toBe(before);
-    expect(ctx.stats.bindGroupsCreated).toBe(bindGroups);
+    expect(gpu.ctx.stats.buffersCreated).toBe(before);
+    expect(gpu.ctx.stats.bindGroupsCreated).toBe(bindGroups);
   });
 });

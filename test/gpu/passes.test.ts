@@ -8,9 +8,8 @@
  * second asks keep the trace up to `</think>` byte for byte, with the options
  * a permutation that is not the identity.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { GpuContext } from "../../src/gpu/context";
-import { nodeContext } from "../../src/cli/node-run";
+import { describe, expect, it } from "vitest";
+import { useGpu } from "../support/gpu";
 import { initParams } from "../../src/model/init";
 import type { GenerateResult } from "../../src/model/generate";
 import { LabEngine } from "../../src/engine/lab-engine";
@@ -25,11 +24,7 @@ const G = 2;
 const alg = { temperature: 1, topK: 0, topP: 1 };
 
 describe("generation passes (small model, CPU WebGPU adapter)", () => {
-  let ctx: GpuContext;
-  beforeAll(async () => {
-    ctx = await nodeContext();
-  });
-  afterAll(() => ctx?.destroy());
+  const gpu = useGpu();
 
   const tasks = createTaskGenerator({ multipleChoice: true }, { mnist: loadMnistSubsetNode() });
   const model = runModel("small", tasks, 4);
@@ -43,17 +38,17 @@ describe("generation passes (small model, CPU WebGPU adapter)", () => {
   };
 
   it("SCS: m continuations per rollout from the kept prefix, one read-back, seeded", async () => {
-    const engine = new LabEngine(ctx, model.config, model.shape, initParams(model.config, 1));
+    const engine = new LabEngine(gpu.ctx, model.config, model.shape, initParams(model.config, 1));
     const policy = engine.createPolicy("p", { lr: 1e-3, weightDecay: 0, maxGradNorm: 1 });
     const { maxNew } = engine.shape;
     const gen = rollouts(maxNew);
     const settings = { k: 0.8, m: 3, sigmaMin: 0.01, sigmaMax: 0.4 };
-    const before = ctx.stats.readbacks;
+    const before = gpu.ctx.stats.readbacks;
     const a = await truncatedContinuations(engine, policy, prompts, G, gen, settings, {
       alg,
       seed: 7,
     });
-    expect(ctx.stats.readbacks - before).toBe(1);
+    expect(gpu.ctx.stats.readbacks - before).toBe(1);
     expect(a.result.tokens.length).toBe(prompts.length * G * 3 * maxNew);
     a.groups.forEach((g, p) => {
       expect(g.continuations!.length).toBe(G);
@@ -86,7 +81,7 @@ describe("generation passes (small model, CPU WebGPU adapter)", () => {
   }, 300_000);
 
   it("ACRE: the second ask keeps the trace to </think> byte for byte, options shuffled", async () => {
-    const engine = new LabEngine(ctx, model.config, model.shape, initParams(model.config, 2));
+    const engine = new LabEngine(gpu.ctx, model.config, model.shape, initParams(model.config, 2));
     const policy = engine.createPolicy("p", { lr: 1e-3, weightDecay: 0, maxGradNorm: 1 });
     const { maxNew } = engine.shape;
     const gen = rollouts(maxNew);

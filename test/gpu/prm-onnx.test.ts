@@ -3,9 +3,8 @@
 // every step score of true and corrupted traces agrees within 1e-4.
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
-import { GpuContext } from "../../src/gpu/context";
-import { requestNodeDevice } from "../../src/gpu/node-gpu";
+import { describe, expect, it } from "vitest";
+import { useGpu } from "../support/gpu";
 import { loadCheckpoint } from "../../src/model/checkpoint";
 import { LabEngine } from "../../src/engine/lab-engine";
 import { corruptTrace, prefixText, referenceTrace } from "../../src/prm/data";
@@ -22,8 +21,7 @@ const ROOT = resolve(import.meta.dirname, "../..");
 const TOL = 1e-4;
 
 describe("PRM: onnxruntime-web vs the engine's forward", () => {
-  let ctx: GpuContext | null = null;
-  afterAll(() => ctx?.destroy());
+  const gpu = useGpu();
 
   it(`every step score agrees within ${TOL}`, async () => {
     const ckpt = loadCheckpoint(
@@ -32,9 +30,8 @@ describe("PRM: onnxruntime-web vs the engine's forward", () => {
     const onnx = await openPrm(
       new Uint8Array(readFileSync(join(ROOT, "public/prm/prm-digits2-small.onnx"))),
     );
-    ctx = new GpuContext(await requestNodeDevice());
     const shape = prmShape(ckpt.config);
-    const engine = new LabEngine(ctx, ckpt.config, shape, ckpt.params);
+    const engine = new LabEngine(gpu.ctx, ckpt.config, shape, ckpt.params);
     const policy = engine.createPolicy("prm", { lr: 0 });
     const viaEngine = createStepScorer({
       shape,

@@ -8,9 +8,8 @@
  * advantages were misaligned with their rollouts, or the loss had the wrong
  * sign, the reward would stay at chance or fall.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GpuContext } from "../../src/gpu/context";
-import { requestNodeDevice } from "../../src/gpu/node-gpu";
+import { describe, expect, it } from "vitest";
+import { useGpu } from "../support/gpu";
 import { initParams } from "../../src/model/init";
 import { LabEngine } from "../../src/engine/lab-engine";
 import { joinPromptResponse, type TextShape } from "../../src/engine/sequences";
@@ -36,14 +35,10 @@ function groupInputs(kinds: ReadonlyArray<"bright" | "dark">, repeat: number) {
 }
 
 describe("GRPO on a contextual bandit (tiny model)", () => {
-  let ctx: GpuContext;
-  beforeAll(async () => {
-    ctx = new GpuContext(await requestNodeDevice());
-  });
-  afterAll(() => ctx?.destroy());
+  const gpu = useGpu();
 
   it("raises the reward from chance to ≥ 0.9 and greedy decoding learns both images", async () => {
-    const engine = new LabEngine(ctx, TINY, shape, initParams(TINY, 3));
+    const engine = new LabEngine(gpu.ctx, TINY, shape, initParams(TINY, 3));
     const policy = engine.createPolicy("bandit", { lr: 1e-2, weightDecay: 0, maxGradNorm: 1 });
     const kinds = ["bright", "dark", "bright", "dark"] as const;
     const { images, prompts } = groupInputs(kinds, G);

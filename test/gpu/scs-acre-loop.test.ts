@@ -6,20 +6,16 @@
  * the step rows, the reward components, the extra-pass time, the inspector's
  * view of the cut and the re-ask, and OSCR in every eval row.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { GpuContext } from "../../src/gpu/context";
-import { mnistFor, nodeContext } from "../../src/cli/node-run";
+import { describe, expect, it } from "vitest";
+import { useGpu } from "../support/gpu";
+import { mnistFor } from "../../src/cli/node-run";
 import { parseExperiment } from "../../src/settings/experiment";
 import { inProcessScorer } from "../../src/run/reward-client";
 import { LabRun, type RunSink } from "../../src/run/lab-run";
 import type { GroupView, MetricRow } from "../../src/run/run-types";
 
 describe("SCS and ACRE train in the RL loop (small model, CPU WebGPU adapter)", () => {
-  let ctx: GpuContext;
-  beforeAll(async () => {
-    ctx = await nodeContext();
-  });
-  afterAll(() => ctx?.destroy());
+  const gpu = useGpu();
 
   it("two RL steps each: pass components, extra-pass time, inspector details, OSCR at eval", async () => {
     const exp = parseExperiment({
@@ -38,7 +34,7 @@ describe("SCS and ACRE train in the RL loop (small model, CPU WebGPU adapter)", 
       marker: () => {},
       log: () => {},
     };
-    const run = new LabRun(ctx, exp, sink, inProcessScorer, mnistFor(exp), null);
+    const run = new LabRun(gpu.ctx, exp, sink, inProcessScorer, mnistFor(exp), null);
     await run.evalStart();
     await run.rlStep();
     await run.rlStep();

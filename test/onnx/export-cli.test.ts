@@ -2,7 +2,6 @@
 // file that onnxruntime-web loads and whose logits are the reference
 // forward's; a checkpoint of another format version gives the checkpoint
 // loader's error and leaves an earlier OUT.onnx as it was.
-import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -12,33 +11,21 @@ import { referenceForward } from "../../src/model/reference";
 import { createOnnxSession } from "../../src/onnx/session";
 import { PAD_ID } from "../../src/tasks/tokenizer";
 import { tinyBatch } from "../model/tiny";
+import { runCli } from "../support/cli";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const CKPT = resolve(ROOT, "public/checkpoints/sft-digits2-mc-small.ckpt");
 const dir = mkdtempSync(join(tmpdir(), "reward-lab-onnx-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function runCli(args: string[]) {
-  return spawnSync(
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      "--import",
-      "./scripts/register-raw.mjs",
-      "src/cli/export-onnx.ts",
-      ...args,
-    ],
-    { cwd: ROOT, encoding: "utf8", timeout: 300_000 },
-  );
-}
+const exportOnnx = (args: string[]) => runCli("export-onnx", args, { timeout: 300_000 });
 
 describe("npm run export:onnx", () => {
   it("writes a file that onnxruntime-web loads, with the reference forward's logits", async () => {
     const out = join(dir, "policy.onnx");
-    const res = runCli([CKPT, out]);
-    expect(res.status, `stderr:\n${res.stderr}`).toBe(0);
-    const line = JSON.parse(res.stdout.trim().split("\n").pop()!);
+    const res = exportOnnx([CKPT, out]);
+    expect(res.code, `stderr:\n${res.stderr}`).toBe(0);
+    const line = res.lastJson;
     expect(line).toMatchObject({ onnx: out, opset: 17, irVersion: 8 });
     expect(line.probe.relMaxDiffVsReference).toBeLessThan(1e-4);
     const bytes = new Uint8Array(readFileSync(out));
@@ -67,9 +54,9 @@ describe("npm run export:onnx", () => {
     writeFileSync(badFile, bad);
     const out = join(dir, "kept.onnx");
     writeFileSync(out, "earlier file");
-    const res = runCli([badFile, out]);
-    expect(res.status).toBe(1);
-    const line = JSON.parse(res.stdout.trim().split("\n").pop()!);
+    const res = exportOnnx([badFile, out]);
+    expect(res.code).toBe(1);
+    const line = res.lastJson;
     expect(line.error).toMatch(
       /^unsupported checkpoint format version 3 \(this build reads versions 1 and 2/,
     );
@@ -79,15 +66,13 @@ describe("npm run export:onnx", () => {
   });
 
   it("names a missing argument and a missing checkpoint", () => {
-    const one = runCli([CKPT]);
-    expect(one.status).toBe(1);
-    expect(JSON.parse(one.stdout.trim().split("\n").pop()!).error).toBe(
+    const one = exportOnnx([CKPT]);
+    expect(one.code).toBe(1);
+    expect(one.lastJson.error).toBe(
       "expected 2 arguments, got 1; usage: npm run export:onnx -- CHECKPOINT OUT.onnx",
     );
-    const missing = runCli([join(dir, "nope.ckpt"), join(dir, "x.onnx")]);
-    expect(JSON.parse(missing.stdout.trim().split("\n").pop()!).error).toBe(
-      `CHECKPOINT: no such file '${join(dir, "nope.ckpt")}'`,
-    );
+    const missing = exportOnnx([join(dir, "nope.ckpt"), join(dir, "x.onnx")]);
+    expect(missing.lastJson.error).toBe(`CHECKPOINT: no such file '${join(dir, "nope.ckpt")}'`);
     expect(existsSync(join(dir, "x.onnx"))).toBe(false);
   });
 });

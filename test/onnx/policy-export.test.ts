@@ -8,9 +8,8 @@
 // [batch, textLen, V] logits, b the WGSL forward (or the CPU reference).
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GpuContext } from "../../src/gpu/context";
-import { requestNodeDevice } from "../../src/gpu/node-gpu";
+import { afterAll, describe, expect, it } from "vitest";
+import { useGpu } from "../support/gpu";
 import { loadCheckpoint } from "../../src/model/checkpoint";
 import {
   DEFAULT_CONFIG,
@@ -86,16 +85,12 @@ const MODELS = [
 ];
 
 describe("policy exported to ONNX, run in onnxruntime-web (wasm)", () => {
-  let ctx: GpuContext;
+  const webgpu = useGpu();
   const worst = { gpu: 0, ref: 0 };
-  beforeAll(async () => {
-    ctx = new GpuContext(await requestNodeDevice());
-  });
   afterAll(() => {
     console.log(
       `largest ONNX difference: vs WGSL ${worst.gpu.toExponential(3)}, vs CPU reference ${worst.ref.toExponential(3)} (max|a−b| / max|b| per batch)`,
     );
-    ctx?.destroy();
   });
 
   for (const model of MODELS) {
@@ -103,8 +98,8 @@ describe("policy exported to ONNX, run in onnxruntime-web (wasm)", () => {
       const { config, params } = model.load();
       const bytes = exportPolicyOnnx(config, params);
       const ort = await createOnnxSession(bytes);
-      const pbuf = ctx.createBufferFrom("params", params);
-      const gbuf = ctx.createBuffer("grads", paramLayout(config).totalFloats * 4);
+      const pbuf = webgpu.ctx.createBufferFrom("params", params);
+      const gbuf = webgpu.ctx.createBuffer("grads", paramLayout(config).totalFloats * 4);
       const P = numPatches(config);
       const V = config.vocabSize;
       try {
@@ -113,7 +108,7 @@ describe("policy exported to ONNX, run in onnxruntime-web (wasm)", () => {
           const onnx = await ort.run(batch.images, batch.tokens, B);
           expect(onnx.length).toBe(B * L * V);
 
-          const graph = new TrainGraph(ctx, config, B, L, {
+          const graph = new TrainGraph(webgpu.ctx, config, B, L, {
             padId: PAD_ID,
             params: pbuf,
             grads: gbuf,
@@ -121,7 +116,7 @@ describe("policy exported to ONNX, run in onnxruntime-web (wasm)", () => {
           graph.setBatch(batch);
           graph.forwardLogprobs();
           const T = P + L;
-          const all = await ctx.readF32(graph.logits, 0, B * T * V);
+          const all = await webgpu.ctx.readF32(graph.logits, 0, B * T * V);
           const gpu = new Float32Array(B * L * V);
           for (let b = 0; b < B; b++)
             gpu.set(all.subarray((b * T + P) * V, (b * T + T) * V), b * L * V);

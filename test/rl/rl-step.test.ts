@@ -14,9 +14,9 @@
  *   - equal rewards, β 0, fresh optimizer state: every advantage is 0 and
  *     the parameters do not move at all (no stale advantages reach the loss).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { GpuContext } from "../../src/gpu/context";
-import { loadShippedCheckpoint, mnistFor, nodeContext } from "../../src/cli/node-run";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useGpu } from "../support/gpu";
+import { loadShippedCheckpoint, mnistFor } from "../../src/cli/node-run";
 import { groupAdvantages } from "../../src/kernels/advantages/reference";
 import { LabEngine } from "../../src/engine/lab-engine";
 import { ESTIMATOR_NAMES, estimatorEntry } from "../../src/settings/estimator-table";
@@ -65,7 +65,7 @@ function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
 }
 
 describe("rlStep per estimator (small model, CPU WebGPU adapter)", () => {
-  let ctx: GpuContext;
+  const gpu = useGpu();
   let engine: LabEngine;
   let prompts: TaskPrompt[];
   /** The policy's start: the cold start moved a little, so logπ_old ≠ logπ_ref. */
@@ -74,17 +74,15 @@ describe("rlStep per estimator (small model, CPU WebGPU adapter)", () => {
   let ckptRef: Float32Array;
 
   beforeAll(async () => {
-    ctx = await nodeContext();
     const ckpt = loadShippedCheckpoint(exp);
     if (!ckpt) throw new Error("the shipped small open-ended checkpoint is missing");
     const tasks = taskGeneratorFor(exp, mnistFor(exp));
     const model = runModel(exp.modelSize, tasks, exp.evalSize);
-    engine = new LabEngine(ctx, model.config, model.shape, ckpt.params);
+    engine = new LabEngine(gpu.ctx, model.config, model.shape, ckpt.params);
     prompts = tasks.sampleBatch(1, new Rng(7));
     offReference = ckpt.params.map((x, i) => x + 0.01 * Math.sin(i));
     ckptRef = ckpt.params;
   });
-  afterAll(() => ctx?.destroy());
 
   it.each(ESTIMATOR_NAMES)(
     "%s: the step's advantages are the reference's on its rewards, and the parameters move only with them",

@@ -1,7 +1,7 @@
 /**
  * The engines' clients against a running server: the verl reward function
  * and the OpenRLHF reward_func (Python, standard library only) get the
- * library's rewards; the README's command starts the server, which answers
+ * library's rewards; the documented command (docs/reward-server.md) starts the server, which answers
  * OpenRLHF's request and drains on SIGTERM. Without a python3 interpreter the
  * Python tests fail and say what to install.
  */

@@ -5,9 +5,8 @@
  * inactive, weight decay on matrices only, the reported gradient norm, a
  * skipped step on a non-finite gradient, and no allocation per step.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GpuContext } from "../../../src/gpu/context";
-import { requestNodeDevice } from "../../../src/gpu/node-gpu";
+import { describe, expect, it } from "vitest";
+import { useGpu } from "../../support/gpu";
 import { AdamW, decayBlockMask, type AdamWOptions } from "../../../src/kernels/adamw/launch";
 import {
   adamwStepRef,
@@ -55,11 +54,7 @@ function randomOnTensors(
 }
 
 describe("AdamW with gradient clipping", () => {
-  let ctx: GpuContext;
-  beforeAll(async () => {
-    ctx = new GpuContext(await requestNodeDevice());
-  });
-  afterAll(() => ctx?.destroy());
+  const gpu = useGpu();
 
   async function runCase(
     layout: Pick<ParamLayout, "tensors" | "totalFloats">,
@@ -68,9 +63,9 @@ describe("AdamW with gradient clipping", () => {
     maxWorkgroups?: number,
   ) {
     const p0 = randomOnTensors(layout, 1, 0.5);
-    const params = ctx.createBufferFrom("test.params", p0);
-    const grads = ctx.createBuffer("test.grads", layout.totalFloats * 4);
-    const opt = new AdamW(ctx, layout, params, grads, opts, { maxWorkgroups });
+    const params = gpu.ctx.createBufferFrom("test.params", p0);
+    const grads = gpu.ctx.createBuffer("test.grads", layout.totalFloats * 4);
+    const opt = new AdamW(gpu.ctx, layout, params, grads, opts, { maxWorkgroups });
     const ref: AdamWRefState = {
       params: Float64Array.from(p0),
       m: new Float64Array(layout.totalFloats),
@@ -81,7 +76,7 @@ describe("AdamW with gradient clipping", () => {
     const norms: Array<[number, number]> = [];
     for (let step = 0; step < 3; step++) {
       const g = randomOnTensors(layout, 100 + step, gradScale * (1 + step));
-      ctx.write(grads, g);
+      gpu.ctx.write(grads, g);
       opt.step();
       const stats = await opt.readStats();
       const r = adamwStepRef(ref, g, mask, opts);
@@ -91,9 +86,9 @@ describe("AdamW with gradient clipping", () => {
       norms.push([stats.gradNorm, stats.clipScale]);
       // Compare every step: an error in t or the bias corrections shows at once.
       const after = `after step ${step + 1}`;
-      expectClose(`params ${after}`, await ctx.readF32(params), ref.params, 1e-6, 1e-4);
-      expectClose(`m ${after}`, await ctx.readF32(opt.m), ref.m, 1e-9, 1e-4);
-      expectClose(`v ${after}`, await ctx.readF32(opt.v), ref.v, 1e-12, 1e-4);
+      expectClose(`params ${after}`, await gpu.ctx.readF32(params), ref.params, 1e-6, 1e-4);
+      expectClose(`m ${after}`, await gpu.ctx.readF32(opt.m), ref.m, 1e-9, 1e-4);
+      expectClose(`v ${after}`, await gpu.ctx.readF32(opt.v), ref.v, 1e-12, 1e-4);
     }
     for (const b of [params, grads, opt.m, opt.v]) b.destroy();
     return { norms, p0, ref, opt };
@@ -137,11 +132,11 @@ describe("AdamW with gradient clipping", () => {
     }
     // With zero gradients, only decay moves the parameters: matrices shrink by (1 − lr·wd), the rest stay.
     const p0 = randomOnTensors(layout, 3, 1);
-    const params = ctx.createBufferFrom("wd.params", p0);
-    const grads = ctx.createBuffer("wd.grads", layout.totalFloats * 4);
-    const opt = new AdamW(ctx, layout, params, grads, { lr: 0.1, weightDecay: 0.5 });
+    const params = gpu.ctx.createBufferFrom("wd.params", p0);
+    const grads = gpu.ctx.createBuffer("wd.grads", layout.totalFloats * 4);
+    const opt = new AdamW(gpu.ctx, layout, params, grads, { lr: 0.1, weightDecay: 0.5 });
     opt.step();
-    const p1 = await ctx.readF32(params);
+    const p1 = await gpu.ctx.readF32(params);
     const wte = layout.byName.get("wte")!;
     const gain = layout.byName.get("h.0.ln1.g")!;
     const bias = layout.byName.get("h.0.attn.bqkv")!;
@@ -154,41 +149,41 @@ describe("AdamW with gradient clipping", () => {
   it("skips the step on a non-finite gradient and reports it", async () => {
     const layout = paramLayout(TINY);
     const p0 = randomOnTensors(layout, 5, 1);
-    const params = ctx.createBufferFrom("nan.params", p0);
+    const params = gpu.ctx.createBufferFrom("nan.params", p0);
     const g = randomOnTensors(layout, 6, 1);
     g[17] = NaN;
-    const grads = ctx.createBufferFrom("nan.grads", g);
-    const opt = new AdamW(ctx, layout, params, grads, { lr: 0.1, weightDecay: 0.1 });
+    const grads = gpu.ctx.createBufferFrom("nan.grads", g);
+    const opt = new AdamW(gpu.ctx, layout, params, grads, { lr: 0.1, weightDecay: 0.1 });
     opt.step();
     const stats = await opt.readStats();
     expect(stats.finite).toBe(false);
     expect(stats.clipScale).toBe(0);
-    expect(Array.from(await ctx.readF32(params))).toEqual(Array.from(p0));
-    expect((await ctx.readF32(opt.m)).every((x) => x === 0)).toBe(true);
+    expect(Array.from(await gpu.ctx.readF32(params))).toEqual(Array.from(p0));
+    expect((await gpu.ctx.readF32(opt.m)).every((x) => x === 0)).toBe(true);
     g[17] = Infinity;
-    ctx.write(grads, g);
+    gpu.ctx.write(grads, g);
     opt.step();
     expect((await opt.readStats()).finite).toBe(false);
   });
 
   it("allocates nothing per step over 100 steps and changes hyperparameters without rebuilding", async () => {
     const layout = paramLayout(TINY);
-    const params = ctx.createBufferFrom("alloc.params", randomOnTensors(layout, 8, 1));
-    const grads = ctx.createBufferFrom("alloc.grads", randomOnTensors(layout, 9, 1));
-    const opt = new AdamW(ctx, layout, params, grads, { lr: 1e-3 });
+    const params = gpu.ctx.createBufferFrom("alloc.params", randomOnTensors(layout, 8, 1));
+    const grads = gpu.ctx.createBufferFrom("alloc.grads", randomOnTensors(layout, 9, 1));
+    const opt = new AdamW(gpu.ctx, layout, params, grads, { lr: 1e-3 });
     opt.step();
     await opt.readStats();
-    const before = ctx.stats.buffersCreated;
-    const pipelines = ctx.stats.pipelinesCreated;
+    const before = gpu.ctx.stats.buffersCreated;
+    const pipelines = gpu.ctx.stats.pipelinesCreated;
     for (let i = 0; i < 100; i++) {
       opt.step(1e-3 * (1 - i / 100)); // a schedule: new lr every step
       if (i % 10 === 0) opt.setOptions({ maxGradNorm: 0.5 + i / 100 });
-      ctx.flush();
+      gpu.ctx.flush();
     }
     await opt.readStats();
     expect(opt.t).toBe(101);
-    expect(ctx.stats.buffersCreated).toBe(before);
-    expect(ctx.stats.pipelinesCreated).toBe(pipelines);
+    expect(gpu.ctx.stats.buffersCreated).toBe(before);
+    expect(gpu.ctx.stats.pipelinesCreated).toBe(pipelines);
     expect(() => opt.setOptions({ beta2: 1 })).toThrow(/beta2/);
     expect(() => opt.setOptions({ lr: NaN })).toThrow(/lr/);
   });

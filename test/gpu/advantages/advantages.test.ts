@@ -9,12 +9,11 @@
  * vector's own expected values wherever f32 rounding leaves the rewards
  * unchanged (the vectors are exact in f64; 1e9+1 is the one input that is not).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { useGpu } from "../../support/gpu";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
-import { GpuContext } from "../../../src/gpu/context";
-import { requestNodeDevice } from "../../../src/gpu/node-gpu";
 import {
   AdvantageKernel,
   groupAdvantagesGpu,
@@ -92,11 +91,7 @@ function randomRewards(rand: () => number, numGroups: number, G: number): Reward
 }
 
 describe("advantage kernel", () => {
-  let ctx: GpuContext;
-  beforeAll(async () => {
-    ctx = new GpuContext(await requestNodeDevice());
-  });
-  afterAll(() => ctx?.destroy());
+  const webgpu = useGpu();
 
   describe("every groupAdvantages vector of test/fixtures", () => {
     const all = JSON.parse(readFileSync(VECTORS, "utf8")) as Vector[];
@@ -110,12 +105,12 @@ describe("advantage kernel", () => {
         const rewards = input.rewards.map(decode);
         const args = { ...input, estimator: method, rewards };
         if ("throws" in v.expected) {
-          await expect(groupAdvantagesGpu(ctx, args), v.note).rejects.toThrow(
+          await expect(groupAdvantagesGpu(webgpu.ctx, args), v.note).rejects.toThrow(
             /groupSize|rewards|estimator|std|eps/,
           );
           return;
         }
-        const gpu = await groupAdvantagesGpu(ctx, args);
+        const gpu = await groupAdvantagesGpu(webgpu.ctx, args);
         const ref = groupAdvantages({ ...args, rewards: f32Rewards(rewards) });
         expectClose(`${v.id} vs f64 reference on f32 rewards (${v.note})`, gpu, ref);
         const exact = rewards.every(
@@ -142,7 +137,7 @@ describe("advantage kernel", () => {
     ];
     let checked = 0;
     for (const [numGroups, G] of shapes) {
-      const k = new AdvantageKernel(ctx, { numGroups, groupSize: G });
+      const k = new AdvantageKernel(webgpu.ctx, { numGroups, groupSize: G });
       for (const estimator of KERNEL_ESTIMATORS) {
         for (const std of ["sample", "population"] as StdKind[]) {
           for (const eps of [0, 1e-6, 1e-4]) {
@@ -181,7 +176,7 @@ describe("advantage kernel", () => {
   });
 
   it("gives exactly 0 for all-equal groups and reports them (frac_reward_zero_std)", async () => {
-    const k = new AdvantageKernel(ctx, { numGroups: 4, groupSize: 8 });
+    const k = new AdvantageKernel(webgpu.ctx, { numGroups: 4, groupSize: 8 });
     const rewards: Reward[] = [
       ...Array(8).fill(0.35), // all equal, non-dyadic
       1,
@@ -234,7 +229,7 @@ describe("advantage kernel", () => {
 
   it("grpo-stable skips a group whose std is below 1e-4 and clips at ±3", async () => {
     const k = new AdvantageKernel(
-      ctx,
+      webgpu.ctx,
       { numGroups: 2, groupSize: 16 },
       { estimator: "grpo-stable", std: "population" },
     );
@@ -261,33 +256,37 @@ describe("advantage kernel", () => {
   });
 
   it("builds its buffers once: 100 steps allocate nothing", async () => {
-    const k = new AdvantageKernel(ctx, { numGroups: 16, groupSize: 8 });
+    const k = new AdvantageKernel(webgpu.ctx, { numGroups: 16, groupSize: 8 });
     const rand = rng(7);
     const rewards = randomRewards(rand, 16, 8);
     k.setRewards(rewards);
     k.run();
     await k.readAdvantages(); // warm the staging pool
-    const before = ctx.stats.buffersCreated;
+    const before = webgpu.ctx.stats.buffersCreated;
     for (let step = 0; step < 100; step++) {
       k.setOptions({ estimator: KERNEL_ESTIMATORS[step % KERNEL_ESTIMATORS.length] });
       k.setRewards(rewards);
       k.run();
-      ctx.flush();
+      webgpu.ctx.flush();
     }
     await k.readAdvantages();
-    expect(ctx.stats.buffersCreated).toBe(before);
+    expect(webgpu.ctx.stats.buffersCreated).toBe(before);
   });
 
   it("rejects bad arguments with a message naming them", async () => {
-    expect(() => new AdvantageKernel(ctx, { numGroups: 0, groupSize: 4 })).toThrow(/numGroups/);
-    expect(() => new AdvantageKernel(ctx, { numGroups: 2, groupSize: 1.5 })).toThrow(/groupSize/);
-    const k = new AdvantageKernel(ctx, { numGroups: 2, groupSize: 4 });
+    expect(() => new AdvantageKernel(webgpu.ctx, { numGroups: 0, groupSize: 4 })).toThrow(
+      /numGroups/,
+    );
+    expect(() => new AdvantageKernel(webgpu.ctx, { numGroups: 2, groupSize: 1.5 })).toThrow(
+      /groupSize/,
+    );
+    const k = new AdvantageKernel(webgpu.ctx, { numGroups: 2, groupSize: 4 });
     expect(() => k.setOptions({ estimator: "ppo" as EstimatorName })).toThrow(/estimator/);
     expect(() => k.setOptions({ estimator: "grpo", std: "biased" as StdKind })).toThrow(/std/);
     expect(() => k.setOptions({ estimator: "grpo", eps: -1 })).toThrow(/eps/);
     expect(() => k.setRewards([1, 2, 3])).toThrow(/rewards\.length/);
     await expect(
-      groupAdvantagesGpu(ctx, { rewards: [1, 2, 3], groupSize: 2, estimator: "grpo" }),
+      groupAdvantagesGpu(webgpu.ctx, { rewards: [1, 2, 3], groupSize: 2, estimator: "grpo" }),
     ).rejects.toThrow(/multiple of groupSize/);
   });
 });

@@ -6,9 +6,8 @@
  * decode query over the cache; VEC and SCAL), on sizes that are not
  * multiples of 4 or of the 64-wide workgroup.
  */
-import { afterAll, beforeAll, describe, it } from "vitest";
-import { GpuContext } from "../../../src/gpu/context";
-import { requestNodeDevice } from "../../../src/gpu/node-gpu";
+import { describe, it } from "vitest";
+import { useGpu } from "../../support/gpu";
 import {
   attentionBackward,
   attentionBackwardRows,
@@ -32,15 +31,11 @@ function randn(n: number, seed: number, scale = 1): Float32Array {
 }
 
 describe("attention kernels", () => {
-  let ctx: GpuContext;
-  beforeAll(async () => {
-    ctx = new GpuContext(await requestNodeDevice());
-  });
-  afterAll(() => ctx?.destroy());
+  const gpu = useGpu();
   const f32 = (label: string, a: ArrayLike<number>) =>
-    ctx.createBufferFrom(label, Float32Array.from(a));
+    gpu.ctx.createBufferFrom(label, Float32Array.from(a));
   const i32 = (label: string, a: ArrayLike<number>) =>
-    ctx.createBufferFrom(label, Int32Array.from(a));
+    gpu.ctx.createBufferFrom(label, Int32Array.from(a));
 
   it.each([
     { B: 2, P: 4, L: 6, C: 16, NH: 2, variant: "scalar" },
@@ -83,19 +78,19 @@ describe("attention kernels", () => {
         // NaN where nothing is written yet: a kernel that read att or dpre above the
         // diagonal (j > i, which no kernel needs) would spread it into out or dqkv.
         att: f32("att", new Float32Array(att.length).fill(Number.NaN)),
-        out: ctx.createBuffer("out", out.length * 4),
+        out: gpu.ctx.createBuffer("out", out.length * 4),
         dout: f32("dout", dout),
         dpre: f32("dpre", new Float32Array(att.length).fill(Number.NaN)),
-        dqkv: ctx.createBuffer("dqkv", dqkv.length * 4),
+        dqkv: gpu.ctx.createBuffer("dqkv", dqkv.length * 4),
       };
       const dims = { B, T, C, NH, P, L, padId: PAD };
-      ctx.run(attentionForward(ctx, b, dims, variant));
-      for (const call of attentionBackward(ctx, b, dims, variant)) ctx.run(call);
-      const gotAtt = await ctx.readF32(b.att, 0, att.length);
+      gpu.ctx.run(attentionForward(gpu.ctx, b, dims, variant));
+      for (const call of attentionBackward(gpu.ctx, b, dims, variant)) gpu.ctx.run(call);
+      const gotAtt = await gpu.ctx.readF32(b.att, 0, att.length);
       const lower = (_: number, k: number) => k % T <= Math.floor(k / T) % T; // j ≤ i
       expectClose("att (j ≤ i)", gotAtt.filter(lower), att.filter(lower), 1e-6, 1e-4);
-      expectClose("attn out", await ctx.readF32(b.out, 0, out.length), out, 1e-5, 1e-4);
-      expectClose("dqkv", await ctx.readF32(b.dqkv, 0, dqkv.length), dqkv, 1e-5, 1e-3);
+      expectClose("attn out", await gpu.ctx.readF32(b.out, 0, out.length), out, 1e-5, 1e-4);
+      expectClose("dqkv", await gpu.ctx.readF32(b.dqkv, 0, dqkv.length), dqkv, 1e-5, 1e-3);
     },
   );
 
@@ -139,23 +134,23 @@ describe("attention kernels", () => {
         tokens: i32("tokens", tokens),
         idx: i32("idx", rows.idx),
         // Cleared by the caller too: the forward writes the packed rows' att rows only.
-        att: ctx.createBuffer("att", att.length * 4),
+        att: gpu.ctx.createBuffer("att", att.length * 4),
         out: f32("out", new Float32Array(R * C).fill(9)),
         doutPacked: f32("doutPacked", doutPacked),
         dout: f32("dout", doutFull),
         // Cleared by the caller (the contract): the q pass writes the packed rows only.
-        dpre: ctx.createBuffer("dpre", att.length * 4),
-        dqkv: ctx.createBuffer("dqkv", dqkv.length * 4),
+        dpre: gpu.ctx.createBuffer("dpre", att.length * 4),
+        dqkv: gpu.ctx.createBuffer("dqkv", dqkv.length * 4),
       };
       const dims = { B, T, C, NH, P, L, padId: PAD };
-      ctx.run(attentionForwardRows(ctx, b, dims, R));
-      for (const call of attentionBackwardRows(ctx, b, dims, R)) ctx.run(call);
+      gpu.ctx.run(attentionForwardRows(gpu.ctx, b, dims, R));
+      for (const call of attentionBackwardRows(gpu.ctx, b, dims, R)) gpu.ctx.run(call);
       const packedOut = new Float64Array(R * C);
       for (let r = 0; r < rows.kept; r++)
         packedOut.set(out.subarray(rows.idx[r] * C, (rows.idx[r] + 1) * C), r * C);
-      expectClose("packed out", await ctx.readF32(b.out, 0, R * C), packedOut, 1e-5, 1e-4);
+      expectClose("packed out", await gpu.ctx.readF32(b.out, 0, R * C), packedOut, 1e-5, 1e-4);
       // att rows of the packed queries (j ≤ i) are the reference's.
-      const gotAtt = await ctx.readF32(b.att, 0, att.length);
+      const gotAtt = await gpu.ctx.readF32(b.att, 0, att.length);
       const kept = (k: number) => {
         const row = Math.floor(k / T); // (b·NH + h)·T + i
         const i = row % T;
@@ -170,7 +165,7 @@ describe("attention kernels", () => {
         1e-6,
         1e-4,
       );
-      expectClose("dqkv", await ctx.readF32(b.dqkv, 0, dqkv.length), dqkv, 1e-5, 1e-3);
+      expectClose("dqkv", await gpu.ctx.readF32(b.dqkv, 0, dqkv.length), dqkv, 1e-5, 1e-3);
     },
   );
 
@@ -215,31 +210,31 @@ describe("attention kernels", () => {
         prefillQkv.set(qkv1.subarray(n * T1 * 3 * D, (n * T1 + T) * 3 * D), n * T * 3 * D);
         decodeQkv.set(qkv1.subarray((n * T1 + T) * 3 * D, (n * T1 + T1) * 3 * D), n * 3 * D);
       }
-      const textB = ctx.createBufferFrom("text", text1);
-      const state = ctx.createBufferFrom("state", new Uint32Array([0, PAD, 0, 0]));
-      const kc = ctx.createBuffer("kc", layers * N * H * S * hd * 4);
-      const vc = ctx.createBuffer("vc", layers * N * H * S * hd * 4);
-      const out = ctx.createBuffer("out", N * T * D * 4);
+      const textB = gpu.ctx.createBufferFrom("text", text1);
+      const state = gpu.ctx.createBufferFrom("state", new Uint32Array([0, PAD, 0, 0]));
+      const kc = gpu.ctx.createBuffer("kc", layers * N * H * S * hd * 4);
+      const vc = gpu.ctx.createBuffer("vc", layers * N * H * S * hd * 4);
+      const out = gpu.ctx.createBuffer("out", N * T * D * 4);
 
       const cache = { D, H, S, layerOff };
       const seq = { P, textCap: L + 1, seqMul: 1 };
-      const qp = ctx.createBufferFrom("qkv.prefill", prefillQkv);
+      const qp = gpu.ctx.createBufferFrom("qkv.prefill", prefillQkv);
       const prefillRows = { R: N * T, rowsPerSeq: T, posBase: 0, useState: 0 };
-      ctx.run(kvAppendCall(ctx, { qkv: qp, state, kc, vc }, prefillRows, cache, 1));
+      gpu.ctx.run(kvAppendCall(gpu.ctx, { qkv: qp, state, kc, vc }, prefillRows, cache, 1));
       const b = { qkv: qp, kc, vc, text: textB, state, out };
-      ctx.run(decodeAttention(ctx, b, prefillRows, cache, seq, forceScalar));
-      const pre = await ctx.readF32(out, 0, N * T * D);
+      gpu.ctx.run(decodeAttention(gpu.ctx, b, prefillRows, cache, seq, forceScalar));
+      const pre = await gpu.ctx.readF32(out, 0, N * T * D);
       const refPre = new Float64Array(N * T * D);
       for (let n = 0; n < N; n++) refPre.set(ref.subarray(n * T1 * D, (n * T1 + T) * D), n * T * D);
       expectClose("decode_attention prefill", pre, refPre);
 
       // Decode step: state[0] = 1 with posBase T − 1 → position T.
-      ctx.write(state, new Uint32Array([1, PAD, 0, 0]));
-      const qd = ctx.createBufferFrom("qkv.decode", decodeQkv);
+      gpu.ctx.write(state, new Uint32Array([1, PAD, 0, 0]));
+      const qd = gpu.ctx.createBufferFrom("qkv.decode", decodeQkv);
       const stepRows = { R: N, rowsPerSeq: 1, posBase: T - 1, useState: 1 };
-      ctx.run(kvAppendCall(ctx, { qkv: qd, state, kc, vc }, stepRows, cache, 1));
-      ctx.run(decodeAttention(ctx, { ...b, qkv: qd }, stepRows, cache, seq, forceScalar));
-      const dec = await ctx.readF32(out, 0, N * D);
+      gpu.ctx.run(kvAppendCall(gpu.ctx, { qkv: qd, state, kc, vc }, stepRows, cache, 1));
+      gpu.ctx.run(decodeAttention(gpu.ctx, { ...b, qkv: qd }, stepRows, cache, seq, forceScalar));
+      const dec = await gpu.ctx.readF32(out, 0, N * D);
       expectClose(
         "decode_attention step",
         dec,

@@ -5,9 +5,8 @@
  * the decode embedding (all prefill rows, then one decode row at the step
  * counter's position).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GpuContext } from "../../../src/gpu/context";
-import { requestNodeDevice } from "../../../src/gpu/node-gpu";
+import { describe, expect, it } from "vitest";
+import { useGpu } from "../../support/gpu";
 import {
   decodeEmbed,
   embedBackward,
@@ -31,15 +30,11 @@ function randn(n: number, seed: number, scale = 1): Float32Array {
 }
 
 describe("embedding kernels", () => {
-  let ctx: GpuContext;
-  beforeAll(async () => {
-    ctx = new GpuContext(await requestNodeDevice());
-  });
-  afterAll(() => ctx?.destroy());
+  const gpu = useGpu();
   const f32 = (label: string, a: ArrayLike<number>) =>
-    ctx.createBufferFrom(label, Float32Array.from(a));
+    gpu.ctx.createBufferFrom(label, Float32Array.from(a));
   const i32 = (label: string, a: ArrayLike<number>) =>
-    ctx.createBufferFrom(label, Int32Array.from(a));
+    gpu.ctx.createBufferFrom(label, Int32Array.from(a));
 
   it.each([
     { B: 2, H: 8, W: 8, Ch: 1, ps: 4, L: 6, C: 16, V: 12, posOff: 0 },
@@ -89,10 +84,10 @@ describe("embedding kernels", () => {
         posOff,
       );
 
-      const dummy = ctx.createBuffer("dummy", 16);
+      const dummy = gpu.ctx.createBuffer("dummy", 16);
       const b = {
         images: f32("images", images),
-        patches: ctx.createBuffer("patches", patches.length * 4),
+        patches: gpu.ctx.createBuffer("patches", patches.length * 4),
         tokens: i32("tokens", tokens),
         order: i32("order", tokenOrder(tokens, V).order),
         start: i32("start", tokenOrder(tokens, V).start),
@@ -100,42 +95,42 @@ describe("embedding kernels", () => {
         patchB: f32("pb", patchB),
         wte: f32("wte", wte),
         wpe: f32("wpe", wpe),
-        patchEmb: ctx.createBuffer("pe", B * P * C * 4),
-        out: ctx.createBuffer("out", out.length * 4),
+        patchEmb: gpu.ctx.createBuffer("pe", B * P * C * 4),
+        out: gpu.ctx.createBuffer("out", out.length * 4),
         dout: f32("dout", dout),
-        dwte: ctx.createBuffer("dwte", V * C * 4),
-        dwpe: ctx.createBuffer("dwpe", (T + 2) * C * 4),
-        dpatchEmb: ctx.createBuffer("dpe", B * P * C * 4),
-        dpw: ctx.createBuffer("dpw", pd * C * 4),
-        dpb: ctx.createBuffer("dpb", C * 4),
+        dwte: gpu.ctx.createBuffer("dwte", V * C * 4),
+        dwpe: gpu.ctx.createBuffer("dwpe", (T + 2) * C * 4),
+        dpatchEmb: gpu.ctx.createBuffer("dpe", B * P * C * 4),
+        dpw: gpu.ctx.createBuffer("dpw", pd * C * 4),
+        dpb: gpu.ctx.createBuffer("dpb", C * 4),
       };
-      ctx.run(patchify(ctx, b, { B, H, W, Ch, patchSize: ps }));
-      ctx.run(
+      gpu.ctx.run(patchify(gpu.ctx, b, { B, H, W, Ch, patchSize: ps }));
+      gpu.ctx.run(
         matmulForward(
-          ctx,
+          gpu.ctx,
           { x: b.patches, w: b.patchW, bias: b.patchB, res: null, y: b.patchEmb, dummy },
           B * P,
           pd,
           C,
         ),
       );
-      ctx.run(embedForward(ctx, b, B, P, L, C, posOff));
-      ctx.run(embedBackward(ctx, b, B, P, L, C, V, posOff));
-      ctx.run(
+      gpu.ctx.run(embedForward(gpu.ctx, b, B, P, L, C, posOff));
+      gpu.ctx.run(embedBackward(gpu.ctx, b, B, P, L, C, V, posOff));
+      gpu.ctx.run(
         matmulBackwardDw(
-          ctx,
+          gpu.ctx,
           { x: b.patches, dy: b.dpatchEmb, dw: b.dpw, dbias: b.dpb, dummy },
           B * P,
           pd,
           C,
         ),
       );
-      expectClose("patches", await ctx.readF32(b.patches, 0, patches.length), patches, 0, 0);
-      expectClose("embed out", await ctx.readF32(b.out, 0, out.length), out, 1e-5, 1e-4);
-      expectClose("dwte", await ctx.readF32(b.dwte, 0, V * C), dwte, 1e-5, 1e-4);
-      expectClose("dwpe", await ctx.readF32(b.dwpe, 0, (T + 2) * C), dwpe, 1e-5, 1e-4);
-      expectClose("dpatch.w", await ctx.readF32(b.dpw, 0, pd * C), dpw, 1e-5, 1e-4);
-      expectClose("dpatch.b", await ctx.readF32(b.dpb, 0, C), dpb, 1e-5, 1e-4);
+      expectClose("patches", await gpu.ctx.readF32(b.patches, 0, patches.length), patches, 0, 0);
+      expectClose("embed out", await gpu.ctx.readF32(b.out, 0, out.length), out, 1e-5, 1e-4);
+      expectClose("dwte", await gpu.ctx.readF32(b.dwte, 0, V * C), dwte, 1e-5, 1e-4);
+      expectClose("dwpe", await gpu.ctx.readF32(b.dwpe, 0, (T + 2) * C), dwpe, 1e-5, 1e-4);
+      expectClose("dpatch.w", await gpu.ctx.readF32(b.dpw, 0, pd * C), dpw, 1e-5, 1e-4);
+      expectClose("dpatch.b", await gpu.ctx.readF32(b.dpb, 0, C), dpb, 1e-5, 1e-4);
     },
   );
   it("tokenOrder: a stable counting sort of the positions by id; an id out of range is named", () => {
@@ -182,11 +177,11 @@ describe("embedding kernels", () => {
   it("decode_embed: all prefill rows, then one decode row at position posBase + state[0]", async () => {
     const img = randn(N * 6 * 9 * 3, 12);
     const e = embedParams();
-    const imgB = ctx.createBufferFrom("img", img);
-    const textB = ctx.createBufferFrom("text", text);
-    const state = ctx.createBufferFrom("state", new Uint32Array([2, PAD, 0, 0]));
-    const wb = ctx.createBufferFrom("w", e.flat);
-    const xb = ctx.createBuffer("x", N * T * D * 4);
+    const imgB = gpu.ctx.createBufferFrom("img", img);
+    const textB = gpu.ctx.createBufferFrom("text", text);
+    const state = gpu.ctx.createBufferFrom("state", new Uint32Array([2, PAD, 0, 0]));
+    const wb = gpu.ctx.createBufferFrom("w", e.flat);
+    const xb = gpu.ctx.createBuffer("x", N * T * D * 4);
     const prm = (R: number, rowsPerSeq: number, posBase: number, useState: number) => ({
       R,
       D,
@@ -207,16 +202,16 @@ describe("embedding kernels", () => {
       seqMul: 1,
     });
     const b = { image: imgB, text: textB, state, w: wb, x: xb };
-    ctx.run(decodeEmbed(ctx, b, prm(N * T, T, 0, 0)));
-    const got = await ctx.readF32(xb, 0, N * T * D);
+    gpu.ctx.run(decodeEmbed(gpu.ctx, b, prm(N * T, T, 0, 0)));
+    const got = await gpu.ctx.readF32(xb, 0, N * T * D);
     const patches = new Float64Array(N * P * pd);
     patchifyRef(patches, img, dims, N);
     const ref = new Float64Array(N * T * D);
     embedForwardRef(ref, patches, text, e.patchW, e.patchB, e.wte, e.wpe, N, P, L, pd, D);
     expectClose("decode_embed prefill", got, ref);
     // Decode: rowsPerSeq 1, posBase P + 1, state[0] = 2 → position P + 3 (text index 3).
-    ctx.run(decodeEmbed(ctx, b, prm(N, 1, P + 1, 1)));
-    const dec = await ctx.readF32(xb, 0, N * D);
+    gpu.ctx.run(decodeEmbed(gpu.ctx, b, prm(N, 1, P + 1, 1)));
+    const dec = await gpu.ctx.readF32(xb, 0, N * D);
     expectClose(
       "decode_embed step",
       dec,

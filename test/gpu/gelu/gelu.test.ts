@@ -3,9 +3,8 @@
  * (src/kernels/gelu/reference.ts): forward and backward on awkward sizes and
  * large |x|, and a dispatch past 65535 workgroups (spilling into y).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GpuContext } from "../../../src/gpu/context";
-import { requestNodeDevice } from "../../../src/gpu/node-gpu";
+import { describe, expect, it } from "vitest";
+import { useGpu } from "../../support/gpu";
 import { geluBackward, geluForward } from "../../../src/kernels/gelu/launch";
 import {
   geluBackward as geluBackwardRef,
@@ -16,13 +15,9 @@ import { expectClose } from "../../support/expect-close";
 import { randArray } from "../../model/tiny";
 
 describe("gelu kernels", () => {
-  let ctx: GpuContext;
-  beforeAll(async () => {
-    ctx = new GpuContext(await requestNodeDevice());
-  });
-  afterAll(() => ctx?.destroy());
+  const gpu = useGpu();
   const f32 = (label: string, a: ArrayLike<number>) =>
-    ctx.createBufferFrom(label, Float32Array.from(a));
+    gpu.ctx.createBufferFrom(label, Float32Array.from(a));
 
   it.each([1, 63, 1000])("gelu forward and backward at N=%i (incl. large |x|)", async (N) => {
     const inp = randArray(N, 8, -6, 6);
@@ -37,30 +32,30 @@ describe("gelu kernels", () => {
     geluBackwardRef(dinp, inp, dout, N);
     const b = {
       inp: f32("inp", inp),
-      out: ctx.createBuffer("out", N * 4),
+      out: gpu.ctx.createBuffer("out", N * 4),
       dout: f32("dout", dout),
-      dinp: ctx.createBuffer("dinp", N * 4),
+      dinp: gpu.ctx.createBuffer("dinp", N * 4),
     };
-    ctx.run(geluForward(ctx, b, N));
-    ctx.run(geluBackward(ctx, b, N));
-    expectClose("gelu", await ctx.readF32(b.out, 0, N), out, 1e-6, 1e-5);
-    expectClose("gelu'", await ctx.readF32(b.dinp, 0, N), dinp, 1e-6, 1e-4);
+    gpu.ctx.run(geluForward(gpu.ctx, b, N));
+    gpu.ctx.run(geluBackward(gpu.ctx, b, N));
+    expectClose("gelu", await gpu.ctx.readF32(b.out, 0, N), out, 1e-6, 1e-5);
+    expectClose("gelu'", await gpu.ctx.readF32(b.dinp, 0, N), dinp, 1e-6, 1e-4);
   });
 
   it("elementwise kernels spill past 65535 workgroups into the y dimension", async () => {
     const N = 65535 * 64 + 1000;
     const [x, y] = geluForwardSpec.workgroups(
       { N },
-      ctx.adapter.limits.maxComputeWorkgroupsPerDimension,
+      gpu.ctx.adapter.limits.maxComputeWorkgroupsPerDimension,
     );
     expect(y).toBeGreaterThan(1);
     expect(x * y * 64).toBeGreaterThanOrEqual(N);
     const inp = randArray(N, 30, -3, 3);
     const out = new Float64Array(N);
     geluForwardRef(out, inp, N);
-    const b = { inp: f32("inp", inp), out: ctx.createBuffer("out", N * 4) };
-    ctx.run(geluForward(ctx, b, N));
-    const got = await ctx.readF32(b.out, 0, N);
+    const b = { inp: f32("inp", inp), out: gpu.ctx.createBuffer("out", N * 4) };
+    gpu.ctx.run(geluForward(gpu.ctx, b, N));
+    const got = await gpu.ctx.readF32(b.out, 0, N);
     // check the tail (served by the spilled workgroups) and a stride through the rest
     expectClose("gelu tail", got.subarray(N - 5000), out.subarray(N - 5000), 1e-6, 1e-5);
     expectClose(

@@ -5,9 +5,8 @@
  * decode LayerNorm (plain rows and the gathered last row of each sequence),
  * on row counts that are not multiples of the 64-wide workgroup.
  */
-import { afterAll, beforeAll, describe, it } from "vitest";
-import { GpuContext } from "../../../src/gpu/context";
-import { requestNodeDevice } from "../../../src/gpu/node-gpu";
+import { describe, it } from "vitest";
+import { useGpu } from "../../support/gpu";
 import {
   decodeLayernorm,
   layernormBackwardDx,
@@ -28,13 +27,9 @@ function randn(n: number, seed: number, scale = 1): Float32Array {
 }
 
 describe("layernorm kernels", () => {
-  let ctx: GpuContext;
-  beforeAll(async () => {
-    ctx = new GpuContext(await requestNodeDevice());
-  });
-  afterAll(() => ctx?.destroy());
+  const gpu = useGpu();
   const f32 = (label: string, a: ArrayLike<number>) =>
-    ctx.createBufferFrom(label, Float32Array.from(a));
+    gpu.ctx.createBufferFrom(label, Float32Array.from(a));
 
   it.each([
     [1, 4],
@@ -62,14 +57,14 @@ describe("layernorm kernels", () => {
       inp: f32("inp", inp),
       g: f32("g", g),
       b: f32("b", b),
-      out: ctx.createBuffer("out", N * C * 4),
-      mean: ctx.createBuffer("mean", N * 4),
-      rstd: ctx.createBuffer("rstd", N * 4),
+      out: gpu.ctx.createBuffer("out", N * C * 4),
+      mean: gpu.ctx.createBuffer("mean", N * 4),
+      rstd: gpu.ctx.createBuffer("rstd", N * 4),
     };
-    ctx.run(layernormForward(ctx, bufs, N, C));
-    expectClose("ln out", await ctx.readF32(bufs.out, 0, N * C), out, 1e-5, 1e-4);
-    expectClose("ln mean", await ctx.readF32(bufs.mean, 0, N), mean, 1e-6, 1e-4);
-    expectClose("ln rstd", await ctx.readF32(bufs.rstd, 0, N), rstd, 1e-6, 1e-4);
+    gpu.ctx.run(layernormForward(gpu.ctx, bufs, N, C));
+    expectClose("ln out", await gpu.ctx.readF32(bufs.out, 0, N * C), out, 1e-5, 1e-4);
+    expectClose("ln mean", await gpu.ctx.readF32(bufs.mean, 0, N), mean, 1e-6, 1e-4);
+    expectClose("ln rstd", await gpu.ctx.readF32(bufs.rstd, 0, N), rstd, 1e-6, 1e-4);
     const bd = {
       dout: f32("dout", dout),
       inp: bufs.inp,
@@ -78,7 +73,7 @@ describe("layernorm kernels", () => {
       rstd: bufs.rstd,
       dinp: f32("dinp", dinp0),
     };
-    ctx.run(layernormBackwardDx(ctx, bd, N, C, true));
+    gpu.ctx.run(layernormBackwardDx(gpu.ctx, bd, N, C, true));
     const pg = {
       dout: bd.dout,
       inp: bufs.inp,
@@ -87,15 +82,21 @@ describe("layernorm kernels", () => {
       dg: f32("dg", dg0),
       db: f32("db", db0),
     };
-    ctx.run(layernormBackwardParams(ctx, pg, N, C));
-    expectClose("ln dinp (accumulated)", await ctx.readF32(bd.dinp, 0, N * C), dinp, 1e-5, 1e-3);
-    expectClose("ln dg", await ctx.readF32(pg.dg, 0, C), dg, 1e-4, 1e-4);
-    expectClose("ln db", await ctx.readF32(pg.db, 0, C), db, 1e-4, 1e-4);
+    gpu.ctx.run(layernormBackwardParams(gpu.ctx, pg, N, C));
+    expectClose(
+      "ln dinp (accumulated)",
+      await gpu.ctx.readF32(bd.dinp, 0, N * C),
+      dinp,
+      1e-5,
+      1e-3,
+    );
+    expectClose("ln dg", await gpu.ctx.readF32(pg.dg, 0, C), dg, 1e-4, 1e-4);
+    expectClose("ln db", await gpu.ctx.readF32(pg.db, 0, C), db, 1e-4, 1e-4);
     // write mode
-    ctx.run(layernormBackwardDx(ctx, bd, N, C, false));
+    gpu.ctx.run(layernormBackwardDx(gpu.ctx, bd, N, C, false));
     expectClose(
       "ln dinp (written)",
-      await ctx.readF32(bd.dinp, 0, N * C),
+      await gpu.ctx.readF32(bd.dinp, 0, N * C),
       dinp.map((v, i) => v - dinp0[i]),
       1e-5,
       1e-3,
@@ -111,18 +112,22 @@ describe("layernorm kernels", () => {
     const flat = new Float32Array(128);
     flat.set(g, 0);
     flat.set(b, 64);
-    const xb = ctx.createBufferFrom("x", x);
-    const wb = ctx.createBufferFrom("w", flat);
-    const yb = ctx.createBuffer("y", rows * D * 4);
+    const xb = gpu.ctx.createBufferFrom("x", x);
+    const wb = gpu.ctx.createBufferFrom("w", flat);
+    const yb = gpu.ctx.createBuffer("y", rows * D * 4);
     const b2 = { x: xb, w: wb, y: yb };
-    ctx.run(decodeLayernorm(ctx, b2, { R: rows, D, inStride: 1, inOffset: 0, gOff: 0, bOff: 64 }));
-    const plain = await ctx.readF32(yb, 0, rows * D);
+    gpu.ctx.run(
+      decodeLayernorm(gpu.ctx, b2, { R: rows, D, inStride: 1, inOffset: 0, gOff: 0, bOff: 64 }),
+    );
+    const plain = await gpu.ctx.readF32(yb, 0, rows * D);
     const ref = new Float64Array(rows * D);
     layernormForwardRef(ref, new Float64Array(rows), new Float64Array(rows), x, g, b, rows, D);
     expectClose("decode_layernorm", plain, ref);
     // 3 sequences of 3 rows: take rows 2, 5, 8.
-    ctx.run(decodeLayernorm(ctx, b2, { R: 3, D, inStride: 3, inOffset: 2, gOff: 0, bOff: 64 }));
-    const last = await ctx.readF32(yb, 0, 3 * D);
+    gpu.ctx.run(
+      decodeLayernorm(gpu.ctx, b2, { R: 3, D, inStride: 3, inOffset: 2, gOff: 0, bOff: 64 }),
+    );
+    const last = await gpu.ctx.readF32(yb, 0, 3 * D);
     expectClose(
       "decode_layernorm (gathered)",
       last,

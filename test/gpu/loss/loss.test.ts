@@ -5,9 +5,8 @@
  * in all three aggregations, incl. a row with no masked token and KL terms
  * past both clamps.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GpuContext } from "../../../src/gpu/context";
-import { requestNodeDevice } from "../../../src/gpu/node-gpu";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useGpu } from "../../support/gpu";
 import * as K from "../../../src/kernels/loss/launch";
 import {
   policyLoss,
@@ -26,7 +25,7 @@ const B = 3,
   T = P + L;
 
 describe("loss kernels", () => {
-  let ctx: GpuContext;
+  const gpu = useGpu();
   let bufs: Record<string, GPUBuffer>;
   const u = seededUniform(5);
   const logitsAll = randArray(B * T * V, 1, -3, 3); // [B, T, V]
@@ -45,8 +44,7 @@ describe("loss kernels", () => {
   const advantages = Float32Array.from([1.3, 0.4, -0.7]);
 
   beforeAll(async () => {
-    ctx = new GpuContext(await requestNodeDevice());
-    const f = (n: string, a: Float32Array | Int32Array) => ctx.createBufferFrom(n, a);
+    const f = (n: string, a: Float32Array | Int32Array) => gpu.ctx.createBufferFrom(n, a);
     bufs = {
       logits: f("logits", logitsAll),
       tokens: f("tokens", tokens),
@@ -54,29 +52,28 @@ describe("loss kernels", () => {
       advantages: f("adv", advantages),
       oldLogprobs: f("old", oldLogprobs),
       refLogprobs: f("ref", refLogprobs),
-      logprobs: ctx.createBuffer("lp", B * L * 4),
-      tok: ctx.createBuffer("tok", B * L * 32),
-      g: ctx.createBuffer("g", B * L * 4),
-      stats: ctx.createBuffer("stats", 32),
-      dlogits: ctx.createBuffer("dlogits", B * T * V * 4),
+      logprobs: gpu.ctx.createBuffer("lp", B * L * 4),
+      tok: gpu.ctx.createBuffer("tok", B * L * 32),
+      g: gpu.ctx.createBuffer("g", B * L * 4),
+      stats: gpu.ctx.createBuffer("stats", 32),
+      dlogits: gpu.ctx.createBuffer("dlogits", B * T * V * 4),
     };
   });
-  afterAll(() => ctx?.destroy());
 
   async function run(mode: number, agg: number, clipEps: number, beta: number, normLength: number) {
     const d = { B, T, L, P, V };
-    ctx.run(K.lossToken(ctx, bufs as never, d, mode, clipEps, beta));
-    ctx.run(K.lossReduce(ctx, bufs as never, B, L, agg, normLength));
-    ctx.run(K.lossLogitsGrad(ctx, bufs as never, d));
-    const stats = await ctx.readF32(bufs.stats, 0, 8);
-    const all = await ctx.readF32(bufs.dlogits, 0, B * T * V);
+    gpu.ctx.run(K.lossToken(gpu.ctx, bufs as never, d, mode, clipEps, beta));
+    gpu.ctx.run(K.lossReduce(gpu.ctx, bufs as never, B, L, agg, normLength));
+    gpu.ctx.run(K.lossLogitsGrad(gpu.ctx, bufs as never, d));
+    const stats = await gpu.ctx.readF32(bufs.stats, 0, 8);
+    const all = await gpu.ctx.readF32(bufs.dlogits, 0, B * T * V);
     const text = new Float32Array(B * L * V);
     for (let b = 0; b < B; b++) {
       text.set(all.subarray((b * T + P) * V, (b * T + T) * V), b * L * V);
       // patch rows carry no gradient
       expect(all.subarray(b * T * V, (b * T + P) * V).every((x) => x === 0)).toBe(true);
     }
-    return { stats, dlogits: text, logprobs: await ctx.readF32(bufs.logprobs, 0, B * L) };
+    return { stats, dlogits: text, logprobs: await gpu.ctx.readF32(bufs.logprobs, 0, B * L) };
   }
 
   it("SFT: token-mean cross-entropy, its logits gradient and the logprobs", async () => {
@@ -137,10 +134,10 @@ describe("loss kernels", () => {
       expect(got.stats[2]).toBe(0);
       expectClose("dlogits", got.dlogits, ref.dlogits, 1e-7, 1e-4);
       // The kernel's own logprobs passed as logπ_old give the same bits.
-      const saved = await ctx.readF32(bufs.oldLogprobs, 0, B * L);
-      ctx.write(bufs.oldLogprobs, got.logprobs);
+      const saved = await gpu.ctx.readF32(bufs.oldLogprobs, 0, B * L);
+      gpu.ctx.write(bufs.oldLogprobs, got.logprobs);
       const off = await run(offMode, K.AGGREGATION[agg], 0.2, beta, 5);
-      ctx.write(bufs.oldLogprobs, saved);
+      gpu.ctx.write(bufs.oldLogprobs, saved);
       expect(Array.from(off.stats)).toEqual(Array.from(got.stats));
       expect(Array.from(off.dlogits)).toEqual(Array.from(got.dlogits));
     },

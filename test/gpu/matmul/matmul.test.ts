@@ -6,9 +6,8 @@
  * decode matmul (vec4 and scalar-W variants; store, GELU, residual-add; with
  * and without bias).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GpuContext } from "../../../src/gpu/context";
-import { requestNodeDevice } from "../../../src/gpu/node-gpu";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useGpu } from "../../support/gpu";
 import {
   decodeMatmul,
   matmulBackwardDw,
@@ -64,13 +63,11 @@ const FORWARD_16x8: Array<[MatmulVariant, number, number, number]> = [
 ];
 
 describe("matmul kernels", () => {
-  let ctx: GpuContext;
+  const gpu = useGpu();
   let dummy: GPUBuffer;
   beforeAll(async () => {
-    ctx = new GpuContext(await requestNodeDevice());
-    dummy = ctx.createBuffer("dummy", 16);
+    dummy = gpu.ctx.createBuffer("dummy", 16);
   });
-  afterAll(() => ctx?.destroy());
 
   it.each(
     [...CASES, ...FORWARD_16x8].filter(
@@ -83,27 +80,31 @@ describe("matmul kernels", () => {
     const res = randArray(M * N, 4);
     const ref = new Float64Array(M * N);
     matmulForwardRef(ref, x, w, bias, M, K, N);
-    const bx = ctx.createBufferFrom("x", x),
-      bw = ctx.createBufferFrom("w", w);
-    const bb = ctx.createBufferFrom("b", bias),
-      br = ctx.createBufferFrom("res", res);
-    const y = ctx.createBuffer("y", M * N * 4);
-    ctx.run(matmulForward(ctx, { x: bx, w: bw, bias: bb, res: null, y, dummy }, M, K, N, variant));
-    expectClose("y", await ctx.readF32(y, 0, M * N), ref, 1e-5, 1e-4);
-    ctx.run(matmulForward(ctx, { x: bx, w: bw, bias: bb, res: br, y, dummy }, M, K, N, variant));
+    const bx = gpu.ctx.createBufferFrom("x", x),
+      bw = gpu.ctx.createBufferFrom("w", w);
+    const bb = gpu.ctx.createBufferFrom("b", bias),
+      br = gpu.ctx.createBufferFrom("res", res);
+    const y = gpu.ctx.createBuffer("y", M * N * 4);
+    gpu.ctx.run(
+      matmulForward(gpu.ctx, { x: bx, w: bw, bias: bb, res: null, y, dummy }, M, K, N, variant),
+    );
+    expectClose("y", await gpu.ctx.readF32(y, 0, M * N), ref, 1e-5, 1e-4);
+    gpu.ctx.run(
+      matmulForward(gpu.ctx, { x: bx, w: bw, bias: bb, res: br, y, dummy }, M, K, N, variant),
+    );
     expectClose(
       "y+res",
-      await ctx.readF32(y, 0, M * N),
+      await gpu.ctx.readF32(y, 0, M * N),
       ref.map((v, i) => v + res[i]),
       1e-5,
       1e-4,
     );
-    ctx.run(
-      matmulForward(ctx, { x: bx, w: bw, bias: null, res: null, y, dummy }, M, K, N, variant),
+    gpu.ctx.run(
+      matmulForward(gpu.ctx, { x: bx, w: bw, bias: null, res: null, y, dummy }, M, K, N, variant),
     );
     const nob = new Float64Array(M * N);
     matmulForwardRef(nob, x, w, null, M, K, N);
-    expectClose("y (no bias)", await ctx.readF32(y, 0, M * N), nob, 1e-5, 1e-4);
+    expectClose("y (no bias)", await gpu.ctx.readF32(y, 0, M * N), nob, 1e-5, 1e-4);
   });
 
   it.each(CASES)("%s backward dX, dW, db at M=%i K=%i N=%i", async (variant, M, K, N) => {
@@ -118,22 +119,24 @@ describe("matmul kernels", () => {
     const dwRef = Float64Array.from(dw0);
     const dbRef = Float64Array.from(db0);
     matmulBackward(dxRef, dwRef, dbRef, dy, x, w, M, K, N);
-    const bx = ctx.createBufferFrom("x", x),
-      bw = ctx.createBufferFrom("w", w),
-      bdy = ctx.createBufferFrom("dy", dy);
-    const dx = ctx.createBufferFrom("dx", dx0),
-      dw = ctx.createBufferFrom("dw", dw0),
-      db = ctx.createBufferFrom("db", db0);
-    ctx.run(matmulBackwardDx(ctx, { dy: bdy, w: bw, dx }, M, K, N, false, variant));
-    ctx.run(matmulBackwardDw(ctx, { x: bx, dy: bdy, dw, dbias: db, dummy }, M, K, N, dwVariant));
-    expectClose("dx", await ctx.readF32(dx, 0, M * K), dxRef, 1e-5, 1e-4);
-    expectClose("dw (accumulated)", await ctx.readF32(dw, 0, K * N), dwRef, 1e-5, 1e-4);
-    expectClose("db (accumulated)", await ctx.readF32(db, 0, N), dbRef, 1e-5, 1e-4);
+    const bx = gpu.ctx.createBufferFrom("x", x),
+      bw = gpu.ctx.createBufferFrom("w", w),
+      bdy = gpu.ctx.createBufferFrom("dy", dy);
+    const dx = gpu.ctx.createBufferFrom("dx", dx0),
+      dw = gpu.ctx.createBufferFrom("dw", dw0),
+      db = gpu.ctx.createBufferFrom("db", db0);
+    gpu.ctx.run(matmulBackwardDx(gpu.ctx, { dy: bdy, w: bw, dx }, M, K, N, false, variant));
+    gpu.ctx.run(
+      matmulBackwardDw(gpu.ctx, { x: bx, dy: bdy, dw, dbias: db, dummy }, M, K, N, dwVariant),
+    );
+    expectClose("dx", await gpu.ctx.readF32(dx, 0, M * K), dxRef, 1e-5, 1e-4);
+    expectClose("dw (accumulated)", await gpu.ctx.readF32(dw, 0, K * N), dwRef, 1e-5, 1e-4);
+    expectClose("db (accumulated)", await gpu.ctx.readF32(db, 0, N), dbRef, 1e-5, 1e-4);
     // accumulate mode of dX
-    ctx.run(matmulBackwardDx(ctx, { dy: bdy, w: bw, dx }, M, K, N, true, variant));
+    gpu.ctx.run(matmulBackwardDx(gpu.ctx, { dy: bdy, w: bw, dx }, M, K, N, true, variant));
     expectClose(
       "dx (accumulated)",
-      await ctx.readF32(dx, 0, M * K),
+      await gpu.ctx.readF32(dx, 0, M * K),
       dxRef.map((v) => 2 * v),
       1e-5,
       1e-4,
@@ -154,12 +157,12 @@ describe("matmul kernels", () => {
           const flat = new Float32Array(512);
           flat.set(W, 64);
           flat.set(b, 256);
-          const xb = ctx.createBufferFrom("x", x);
-          const wb = ctx.createBufferFrom("w", flat);
-          const yb = ctx.createBufferFrom("y", y0);
+          const xb = gpu.ctx.createBufferFrom("x", x);
+          const wb = gpu.ctx.createBufferFrom("w", flat);
+          const yb = gpu.ctx.createBufferFrom("y", y0);
           const dims = { R, I, O, wOff: 64, bOff: bias ? 256 : null };
-          ctx.run(decodeMatmul(ctx, { x: xb, w: wb, y: yb }, dims, epi));
-          const got = await ctx.readF32(yb, 0, R * O);
+          gpu.ctx.run(decodeMatmul(gpu.ctx, { x: xb, w: wb, y: yb }, dims, epi));
+          const got = await gpu.ctx.readF32(yb, 0, R * O);
           const ref = new Float64Array(R * O);
           matmulForwardRef(ref, x, W, bias ? b : null, R, I, O);
           if (epi === "gelu") geluForward(ref, Float64Array.from(ref), R * O);
@@ -172,36 +175,43 @@ describe("matmul kernels", () => {
 
   it("reports its speed on a 256×128×512 product (information only)", async () => {
     const [M, K, N] = [256, 128, 512];
-    const bx = ctx.createBufferFrom("x", randArray(M * K, 1)),
-      bw = ctx.createBufferFrom("w", randArray(K * N, 2));
-    const y = ctx.createBuffer("y", M * N * 4);
-    const dy = ctx.createBufferFrom("dy", randArray(M * N, 3));
-    const dx = ctx.createBuffer("dx", M * K * 4),
-      dw = ctx.createBuffer("dw", K * N * 4);
+    const bx = gpu.ctx.createBufferFrom("x", randArray(M * K, 1)),
+      bw = gpu.ctx.createBufferFrom("w", randArray(K * N, 2));
+    const y = gpu.ctx.createBuffer("y", M * N * 4);
+    const dy = gpu.ctx.createBufferFrom("dy", randArray(M * N, 3));
+    const dx = gpu.ctx.createBuffer("dx", M * K * 4),
+      dw = gpu.ctx.createBuffer("dw", K * N * 4);
     const calls: Record<string, ReturnType<typeof matmulForward>> = {};
     for (const v of ["scalar", "vec4", "tiled"] as const) {
       calls[`${v} forward`] = matmulForward(
-        ctx,
+        gpu.ctx,
         { x: bx, w: bw, bias: null, res: null, y, dummy },
         M,
         K,
         N,
         v,
       );
-      calls[`${v} dx`] = matmulBackwardDx(ctx, { dy, w: bw, dx }, M, K, N, false, v);
-      calls[`${v} dw`] = matmulBackwardDw(ctx, { x: bx, dy, dw, dbias: null, dummy }, M, K, N, v);
+      calls[`${v} dx`] = matmulBackwardDx(gpu.ctx, { dy, w: bw, dx }, M, K, N, false, v);
+      calls[`${v} dw`] = matmulBackwardDw(
+        gpu.ctx,
+        { x: bx, dy, dw, dbias: null, dummy },
+        M,
+        K,
+        N,
+        v,
+      );
     }
     const flops = 2 * M * K * N;
     for (const [name, call] of Object.entries(calls)) {
-      ctx.run(call);
-      await ctx.sync();
+      gpu.ctx.run(call);
+      await gpu.ctx.sync();
       const reps = 3;
       const t0 = performance.now();
-      for (let r = 0; r < reps; r++) ctx.run(call);
-      await ctx.sync();
+      for (let r = 0; r < reps; r++) gpu.ctx.run(call);
+      await gpu.ctx.sync();
       const ms = (performance.now() - t0) / reps;
       console.log(
-        `matmul ${name} ${M}×${K}×${N}: ${ms.toFixed(2)} ms, ${(flops / ms / 1e6).toFixed(2)} GFLOP/s (${ctx.adapter.description})`,
+        `matmul ${name} ${M}×${K}×${N}: ${ms.toFixed(2)} ms, ${(flops / ms / 1e6).toFixed(2)} GFLOP/s (${gpu.ctx.adapter.description})`,
       );
       expect(ms).toBeGreaterThan(0);
     }

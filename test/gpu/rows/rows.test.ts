@@ -5,9 +5,8 @@
  * row count changed through set(); and the CPU map of the loss rows
  * (lossRows) on a worked example.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GpuContext } from "../../../src/gpu/context";
-import { requestNodeDevice } from "../../../src/gpu/node-gpu";
+import { describe, expect, it } from "vitest";
+import { useGpu } from "../../support/gpu";
 import { lossRows, rowsGather } from "../../../src/kernels/rows/launch";
 import { gatherRowsIndexed } from "../../../src/kernels/rows/reference";
 import { seededNormal, seededUniform } from "../../../src/model/init";
@@ -19,11 +18,7 @@ function randn(n: number, seed: number): Float32Array {
 }
 
 describe("rows_gather", () => {
-  let ctx: GpuContext;
-  beforeAll(async () => {
-    ctx = new GpuContext(await requestNodeDevice());
-  });
-  afterAll(() => ctx?.destroy());
+  const gpu = useGpu();
 
   for (const [rows, R, W] of [
     [7, 5, 4],
@@ -36,12 +31,12 @@ describe("rows_gather", () => {
       const x = randn(rows * W, R + W);
       const idx = Int32Array.from({ length: R }, () => (u() < 0.25 ? -1 : Math.floor(u() * rows)));
       idx[0] = rows - 1; // the last row of x
-      const ib = ctx.createBufferFrom("idx", idx);
-      const xb = ctx.createBufferFrom("x", x);
+      const ib = gpu.ctx.createBufferFrom("idx", idx);
+      const xb = gpu.ctx.createBufferFrom("x", x);
       // y starts non-zero: the −1 rows must be written 0, not left.
-      const yb = ctx.createBufferFrom("y", new Float32Array(R * W).fill(7));
-      ctx.run(rowsGather(ctx, { idx: ib, x: xb, y: yb }, R, W));
-      const got = await ctx.readF32(yb, 0, R * W);
+      const yb = gpu.ctx.createBufferFrom("y", new Float32Array(R * W).fill(7));
+      gpu.ctx.run(rowsGather(gpu.ctx, { idx: ib, x: xb, y: yb }, R, W));
+      const got = await gpu.ctx.readF32(yb, 0, R * W);
       expectClose("rows_gather", got, gatherRowsIndexed(x, W, idx), 0, 0);
       expect(Array.from(got.subarray(0, W))).toEqual(Array.from(x.subarray((rows - 1) * W)));
     });
@@ -51,21 +46,21 @@ describe("rows_gather", () => {
     const W = 8;
     const x = randn(10 * W, 3);
     const idx = Int32Array.from([9, -1, 4, 0, 2, 2]);
-    const ib = ctx.createBufferFrom("idx", idx);
-    const xb = ctx.createBufferFrom("x", x);
-    const yb = ctx.createBufferFrom("y", new Float32Array(6 * W).fill(5));
-    const call = rowsGather(ctx, { idx: ib, x: xb, y: yb }, 6, W);
+    const ib = gpu.ctx.createBufferFrom("idx", idx);
+    const xb = gpu.ctx.createBufferFrom("x", x);
+    const yb = gpu.ctx.createBufferFrom("y", new Float32Array(6 * W).fill(5));
+    const call = rowsGather(gpu.ctx, { idx: ib, x: xb, y: yb }, 6, W);
     call.set({ R: 3 });
-    ctx.run(call);
-    const got = await ctx.readF32(yb, 0, 6 * W);
+    gpu.ctx.run(call);
+    const got = await gpu.ctx.readF32(yb, 0, 6 * W);
     const want = gatherRowsIndexed(x, W, idx.subarray(0, 3));
     expectClose("first 3 rows", got.subarray(0, 3 * W), want, 0, 0);
     expect(Array.from(got.subarray(3 * W)).every((v) => v === 5)).toBe(true);
   });
 
   it("names a width that is not a multiple of 4", () => {
-    const b = ctx.createBuffer("b", 64);
-    expect(() => rowsGather(ctx, { idx: b, x: b, y: b }, 1, 6)).toThrow(/rows_gather: W = 6/);
+    const b = gpu.ctx.createBuffer("b", 64);
+    expect(() => rowsGather(gpu.ctx, { idx: b, x: b, y: b }, 1, 6)).toThrow(/rows_gather: W = 6/);
   });
 });
 

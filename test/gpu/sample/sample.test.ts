@@ -6,9 +6,8 @@
  * top-p never emit a filtered token and renormalise the rest, and each draw is
  * exactly the inverse CDF of the counter-based uniform prngUniform(seed, seq, step).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GpuContext } from "../../../src/gpu/context";
-import { requestNodeDevice } from "../../../src/gpu/node-gpu";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useGpu } from "../../support/gpu";
 import { filteredProbs, prngUniform } from "../../../src/kernels/sample/reference";
 import { Generator } from "../../../src/model/generate";
 import { randomImages, randomParams, TINY } from "../generate-helpers";
@@ -51,7 +50,7 @@ function chiSquare(counts: number[], probs: Float64Array): { stat: number; df: n
 }
 
 describe("GPU sampling", () => {
-  let ctx: GpuContext;
+  const gpu = useGpu();
   let gen: Generator;
   let paramsBuf: GPUBuffer;
   let logits: Float32Array; // [V]: identical for every sequence
@@ -63,15 +62,13 @@ describe("GPU sampling", () => {
   const base = { images, promptTokens, eosId: V - 1, padId: 0, maxNew: 1 };
 
   beforeAll(async () => {
-    ctx = new GpuContext(await requestNodeDevice());
-    gen = new Generator(ctx, cfg, N, PROMPT, 1);
-    paramsBuf = ctx.createBufferFrom("test.params", randomParams(cfg, 3));
+    gen = new Generator(gpu.ctx, cfg, N, PROMPT, 1);
+    paramsBuf = gpu.ctx.createBufferFrom("test.params", randomParams(cfg, 3));
     await gen.generate({ ...base, paramsBuf, seed: 0, greedy: true });
     const all = await gen.lastLogits();
     logits = all.slice(0, V);
     for (let s = 1; s < N; s++) for (let v = 0; v < V; v++) expect(all[s * V + v]).toBe(logits[v]);
   });
-  afterAll(() => ctx?.destroy());
 
   /** Counts of the first new token over N sequences × SEEDS; also checks each draw against the CPU inverse CDF. */
   async function draw(opts: {
