@@ -4,35 +4,17 @@
 // and final block, finite and in range (rates in [0, 1], distinct options in
 // [1, 4]). No verdict is asserted; the figures are measured (docs/checkpoints.md).
 import { describe, expect, it } from "vitest";
-import { spawnSync } from "node:child_process";
-import { resolve } from "node:path";
+import { runCli } from "../support/cli";
 
-const ROOT = resolve(import.meta.dirname, "../..");
 const RATES = ["acc", "luckyGuess", "wrca", "oscr", "cacr", "incR", "cbir"];
 const DISTINCT = ["distinctK04", "distinctK08"];
 
-function lab(preset: string) {
-  return spawnSync(
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      "--import",
-      "./scripts/register-raw.mjs",
-      "src/cli/lab.ts",
-      "--preset",
-      preset,
-      "--steps",
-      "1",
-      "--batch-prompts",
-      "2",
-      "--eval-size",
-      "8",
-      "--quiet",
-    ],
-    { cwd: ROOT, encoding: "utf8", timeout: 900_000 },
+const lab = (preset: string) =>
+  runCli(
+    "lab",
+    ["--preset", preset, "--steps", "1", "--batch-prompts", "2", "--eval-size", "8", "--quiet"],
+    { timeout: 900_000 },
   );
-}
 
 describe("npm run lab -- --preset scs-paper | scs-tr-only | scs-vp-only | acre-paper --steps 1", () => {
   it.each([
@@ -44,8 +26,8 @@ describe("npm run lab -- --preset scs-paper | scs-tr-only | scs-vp-only | acre-p
     "%s: lucky-guess rate, WR–CA, OSCR, CACR and distinct options at step 0 and after",
     (preset, variants) => {
       const res = lab(preset);
-      expect(res.status, `stderr:\n${res.stderr}`).toBe(0);
-      const result = JSON.parse(res.stdout.trim().split("\n").at(-1)!);
+      expect(res.code, `stderr:\n${res.stderr}`).toBe(0);
+      const result = res.lastJson;
       expect(result.preset).toBe(preset);
       expect(Object.keys(result.variants).sort()).toEqual([...variants].sort());
       for (const m of [result.sft, ...variants.map((v) => result.variants[v].final)]) {
