@@ -1,6 +1,6 @@
 /**
  * Runs the papers' claims in the lab and judges each one over seeds:
- *   npm run claims -- [--size ci|full] [--seeds S1,S2,…] [--claims ID,…] [--out DIR] [--checkpoint FILE] [--quiet]
+ *   npm run claims -- [--size ci|full] [--seeds S1,S2,…] [--claims ID,…] [--out DIR] [--checkpoint FILE] [--eval-size N] [--quiet]
  *
  * One multi-seed lab run trains every variant the default scenario's claims
  * need from the same cold start under each seed (the default experiment's,
@@ -22,7 +22,9 @@
  * no earlier report is overwritten) gets claims.json, claims.md, metrics.jsonl
  * (and metrics-<run>.jsonl for each SCS / ACRE run) and per claim <id>.svg and <id>.png (mean curves with 95 % bands). DIR and
  * --checkpoint are checked before any work; every file is written under a
- * temporary name and renamed. On failure the last stdout line is {"error"}.
+ * temporary name and renamed. --eval-size N evaluates on N held-out prompts
+ * instead of the size's (a pilot; each claim's command line carries it). On
+ * failure the last stdout line is {"error"}.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -96,12 +98,15 @@ export const CLAIM_SIZES = {
   },
 } as const;
 export type ClaimSize = keyof typeof CLAIM_SIZES;
+/** One size's settings, the held-out size possibly overridden (--eval-size). */
+type ClaimSizeSpec = Omit<(typeof CLAIM_SIZES)[ClaimSize], "evalSize"> & { evalSize: number };
 
 /** σ_b values of the stability plot (σ_j and δ at the lab default). */
 const SIGMA_B_SWEEP = [0, 0.05, DEFAULT_SIGMA_B, 0.3];
 
-function commandFor(size: ClaimSize, seeds: number[], id: string): string {
-  return `npm run claims -- --size ${size} --seeds ${seeds.join(",")} --claims ${id}`;
+function commandFor(size: ClaimSize, seeds: number[], id: string, evalSize?: number): string {
+  const n = evalSize === undefined ? "" : ` --eval-size ${evalSize}`;
+  return `npm run claims -- --size ${size} --seeds ${seeds.join(",")} --claims ${id}${n}`;
 }
 
 /** Refuses an existing non-empty output folder (no earlier report is overwritten); checks it can be written. */
@@ -121,11 +126,16 @@ async function main(): Promise<void> {
     out: "string",
     checkpoint: "string",
     quiet: "boolean",
+    "eval-size": "number",
   });
   const size = String(flags.size ?? "ci") as ClaimSize;
   if (!Object.hasOwn(CLAIM_SIZES, size))
     throw new Error(`--size must be ci or full, got '${String(flags.size)}'`);
-  const S = CLAIM_SIZES[size];
+  // --eval-size N: fewer held-out prompts than the size's (a pilot); the command lines say so.
+  const evalSize = flags["eval-size"] as number | undefined;
+  if (evalSize !== undefined && !(Number.isInteger(evalSize) && evalSize >= 4 && evalSize <= 512))
+    throw new Error(`--eval-size must be an integer 4–512, got ${evalSize}`);
+  const S = { ...CLAIM_SIZES[size], ...(evalSize !== undefined ? { evalSize } : {}) };
   const seeds =
     flags.seeds !== undefined ? parseSeedList("seeds", String(flags.seeds)) : [...S.seeds];
   const claims = selectClaims(
@@ -167,7 +177,9 @@ async function main(): Promise<void> {
     c.runs
       ? { rows: c.runs.flatMap((k) => inputs.get(k)?.rows ?? []), stability: new Map() }
       : (inputs.get("default") ?? empty);
-  const results: ClaimResult[] = claims.map((c) => judgeClaim(c, inputsOf(c), seeds, size));
+  const results: ClaimResult[] = claims.map((c) =>
+    judgeClaim(c, inputsOf(c), seeds, size, evalSize),
+  );
   const seconds = Math.round((performance.now() - t0) / 1000);
   if (out) writeReport(out, claims, results, inputsOf, inputs, seeds);
   process.stdout.write(`${JSON.stringify({ size, seeds, seconds, claims: results })}\n`);
@@ -187,7 +199,7 @@ async function runGroup(
   ctx: Awaited<ReturnType<typeof nodeContext>>,
   sink: ReturnType<typeof consoleSink>,
   claims: readonly ClaimSpec[],
-  opts: { size: (typeof CLAIM_SIZES)[ClaimSize]; seeds: number[]; checkpoint?: string },
+  opts: { size: ClaimSizeSpec; seeds: number[]; checkpoint?: string },
 ): Promise<ClaimInputs> {
   const S = opts.size;
   const order = CLAIMS.flatMap((c) => c.variants);
@@ -265,7 +277,7 @@ async function runScenario(
   ctx: Awaited<ReturnType<typeof nodeContext>>,
   sink: ReturnType<typeof consoleSink>,
   key: ClaimRun,
-  S: (typeof CLAIM_SIZES)[ClaimSize],
+  S: ClaimSizeSpec,
   seeds: number[],
 ): Promise<ClaimInputs> {
   const spec: { preset: string; only?: string; label?: string } = CLAIM_RUNS[key];
@@ -312,13 +324,14 @@ function judgeClaim(
   inputs: ClaimInputs,
   seeds: number[],
   size: ClaimSize,
+  evalSize?: number,
 ): ClaimResult {
   const base = {
     id: c.id,
     paper: c.paper,
     statement: c.statement,
     paper_figure: c.paper_figure,
-    command: commandFor(size, seeds, c.id),
+    command: commandFor(size, seeds, c.id, evalSize),
     metric: c.metric,
   };
   if (c.notRunnable || !c.perSeed)
