@@ -116,9 +116,10 @@ export const METRIC_TABLE = [
     label: "CACR",
     unit: "fraction",
     formula: "consistent / all (N/A counts as not consistent)",
-    source: "ACRE (metrics); docs/reward-spec.md §5",
+    source:
+      "ACRE §3.1 eq. 1, Tab. 1 (judge GPT-4o-mini; the lab's rule-based consistency judge instead); docs/reward-spec.md §5",
     description:
-      "Consistent-answer rate (ACRE): responses judged consistent / all; no answer counts as not consistent.",
+      "CoT–answer consistency rate (ACRE): responses whose answer is what their reasoning concluded / all; no answer counts as not consistent.",
     group: "paper",
     order: 4,
     rows: ["eval"],
