@@ -12,8 +12,6 @@ import { LabRun } from "../src/run/lab-run";
 import { inProcessScorer } from "../src/run/reward-client";
 import { consoleSink, mnistFor, nodeContext, parseFlags } from "../src/cli/node-run";
 import { evalMetrics } from "../src/rl/eval-metrics";
-import { imageTensor, promptTensor, row } from "../src/engine/sequences";
-import { decodeResponse } from "../src/tasks/tokenizer";
 
 async function main(): Promise<void> {
   const [file, ...rest] = process.argv.slice(2);
@@ -42,37 +40,16 @@ async function main(): Promise<void> {
     config: ckpt.config,
     params: ckpt.params,
   });
-  const { promptLen, maxNew } = run.engine.shape;
-  const prompts = run.evalPrompts;
   const ref = { params: run.engine.ref };
-  const sampling = {
-    temperature: 1,
-    topK: 0,
-    topP: 1,
-    greedy: false,
-    seed: Number(flags.seed ?? 7),
-  };
-  const gen = await run.engine.generate(
-    ref as never,
-    imageTensor(prompts, K),
-    promptTensor(prompts, promptLen, K),
-    sampling,
-    K,
-  );
-  const texts = prompts.flatMap((_, i) =>
-    Array.from({ length: K }, (_, k) => decodeResponse(row(gen.tokens, i * K + k, maxNew))),
-  );
-  const sampled = evalMetrics(
-    prompts.flatMap((p) => Array.from({ length: K }, () => p)),
-    texts,
-  );
-  const greedy = evalMetrics(prompts, await run.evalTexts(ref, prompts));
+  // The run's evaluator: K sampled answers per prompt, then the greedy answer (evalTemperature 0).
+  const sampled = await run.evaluator.sampled(ref, K, Number(flags.seed ?? 7));
+  const greedy = evalMetrics(run.evalPrompts, await run.evalTexts(ref, run.evalPrompts));
   ctx.destroy();
   process.stdout.write(
     `${JSON.stringify({
       checkpoint: file,
       hintAccuracy: exp.task.hintAccuracy,
-      evalSize: prompts.length,
+      evalSize: run.evalPrompts.length,
       samples: K,
       greedy,
       sampled,

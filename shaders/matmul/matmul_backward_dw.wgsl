@@ -3,15 +3,27 @@
 //
 // Deterministic (no atomics): each output element is summed by exactly one
 // invocation in a fixed order over m. Register-blocked: an invocation owns
-// a 4×4 block of dw (rows k0.., columns n0..); per m it loads four scalars of
-// x and one vec4 of dy and does four vec4 FMAs. The extra block row
-// kb = ceil(K/4) (dispatched only when flags bit 0 is set) computes the bias
-// column sums. Accumulates (+=): the caller zeroes the gradient buffer.
-// Dispatch: ceil((ceil(K/4) + hasBias)·ceil(N/4) / 64) workgroups.
+// a ROWS × 4 block of dw (rows k0 … k0 + ROWS − 1, columns n0 … n0 + 3);
+// per m it loads ROWS values of x and one vec4 of dy and does ROWS vec4
+// FMAs. The extra block row kb = ceil(K/ROWS) (dispatched only when flags
+// bit 0 is set) computes the bias column sums. Accumulates (+=): the caller
+// zeroes the gradient buffers.
+// Variants, from the spec's blocks and constants (src/kernels/matmul/spec.ts):
+//   SCAL  any K, N: f32 bindings (VW = 1), 4×4 blocks; rows past K are
+//         clamped for loads and not stored, a column tail (N % 4 ≠ 0) takes
+//         a masked load.
+//   VEC   K % 4 = 0 and N % 4 = 0: everything read and written as vec4
+//         (VW = 4), 8×4 blocks (two vec4 of x per m; measured ~1.3× a 4×4
+//         block on SwiftShader). When K/4 is odd the last block's second
+//         half is clamped for loads and not stored.
+// Indices of dy, dw and dbias count their elements (VW floats).
+// Dispatch: ceil((ceil(K/ROWS) + hasBias)·ceil(N/4) / 64) workgroups.
 // Uniform `p` and bindings: generated from its spec (src/kernels/matmul/spec.ts).
 
-fn loadDy(row: u32, n: u32) -> vec4f {
-  let i = row * p.N + n;
+//>>SCAL
+// dy[base + n … base + n + 3] as a vec4, 0 past column N (base: a row's offset).
+fn loadDy(base: u32, n: u32) -> vec4f {
+  let i = base + n;
   if (n + 3u < p.N) { return vec4f(dy[i], dy[i + 1u], dy[i + 2u], dy[i + 3u]); }
   var v = vec4f(0.0);
   for (var j = 0u; j < 4u; j++) { if (n + j < p.N) { v[j] = dy[i + j]; } }
@@ -25,41 +37,77 @@ fn store(k: u32, n0: u32, acc: vec4f) {
   }
 }
 
+fn storeBias(n0: u32, s: vec4f) {
+  for (var j = 0u; j < 4u; j++) { if (n0 + j < p.N) { dbias[n0 + j] += s[j]; } }
+}
+//<<SCAL
+//>>VEC
+fn loadDy(base: u32, c: u32) -> vec4f { return dy[base + c]; }
+
+fn store(k: u32, c: u32, acc: vec4f) {
+  if (k >= p.K) { return; }
+  dw[k * (p.N / 4u) + c] += acc;
+}
+
+fn storeBias(c: u32, s: vec4f) { dbias[c] += s; }
+//<<VEC
+
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
   let colBlocks = (p.N + 3u) / 4u;
-  let kBlocks = (p.K + 3u) / 4u;
+  let kBlocks = (p.K + ROWS - 1u) / ROWS;
   let rowBlocks = kBlocks + select(0u, 1u, (p.flags & 1u) != 0u);
   let idx = linear_id(gid, nwg);
   if (idx >= colBlocks * rowBlocks) { return; }
-  let n0 = (idx % colBlocks) * 4u;
+  let c = (idx % colBlocks) * (4u / VW);
   let kb = idx / colBlocks;
+  let Ne = p.N / VW;
   if (kb == kBlocks) {
     // bias block: column sums of dy
     var s = vec4f(0.0);
-    for (var m = 0u; m < p.M; m++) { s += loadDy(m, n0); }
-    for (var j = 0u; j < 4u; j++) { if (n0 + j < p.N) { dbias[n0 + j] += s[j]; } }
+    for (var m = 0u; m < p.M; m++) { s += loadDy(m * Ne, c); }
+    storeBias(c, s);
     return;
   }
-  let k0 = kb * 4u;
+  let k0 = kb * ROWS;
+//>>SCAL
   let c0 = min(k0, p.K - 1u);
   let c1 = min(k0 + 1u, p.K - 1u);
   let c2 = min(k0 + 2u, p.K - 1u);
   let c3 = min(k0 + 3u, p.K - 1u);
-  var a0 = vec4f(0.0);
-  var a1 = vec4f(0.0);
-  var a2 = vec4f(0.0);
-  var a3 = vec4f(0.0);
+//<<SCAL
+//>>VEC
+  let K4 = p.K / 4u;
+  let q0 = k0 / 4u;
+  let q1 = min(q0 + 1u, K4 - 1u);
+//<<VEC
+  var a0 = vec4f(0.0); var a1 = vec4f(0.0); var a2 = vec4f(0.0); var a3 = vec4f(0.0);
+//>>VEC
+  var a4 = vec4f(0.0); var a5 = vec4f(0.0); var a6 = vec4f(0.0); var a7 = vec4f(0.0);
+//<<VEC
   for (var m = 0u; m < p.M; m++) {
-    let d = loadDy(m, n0);
+    let d = loadDy(m * Ne, c);
+//>>SCAL
     let r = m * p.K;
-    a0 += x[r + c0] * d;
-    a1 += x[r + c1] * d;
-    a2 += x[r + c2] * d;
-    a3 += x[r + c3] * d;
+    let xv = vec4f(x[r + c0], x[r + c1], x[r + c2], x[r + c3]);
+//<<SCAL
+//>>VEC
+    let xv = x[m * K4 + q0];
+    let xu = x[m * K4 + q1];
+//<<VEC
+    a0 += xv.x * d;
+    a1 += xv.y * d;
+    a2 += xv.z * d;
+    a3 += xv.w * d;
+//>>VEC
+    a4 += xu.x * d;
+    a5 += xu.y * d;
+    a6 += xu.z * d;
+    a7 += xu.w * d;
+//<<VEC
   }
-  store(k0, n0, a0);
-  store(k0 + 1u, n0, a1);
-  store(k0 + 2u, n0, a2);
-  store(k0 + 3u, n0, a3);
+  store(k0, c, a0); store(k0 + 1u, c, a1); store(k0 + 2u, c, a2); store(k0 + 3u, c, a3);
+//>>VEC
+  store(k0 + 4u, c, a4); store(k0 + 5u, c, a5); store(k0 + 6u, c, a6); store(k0 + 7u, c, a7);
+//<<VEC
 }

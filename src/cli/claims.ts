@@ -1,6 +1,6 @@
 /**
  * Runs the papers' claims in the lab and judges each one over seeds:
- *   npm run claims -- [--size ci|full] [--seeds S1,S2,…] [--claims ID,…] [--out DIR] [--checkpoint FILE] [--eval-size N] [--quiet]
+ *   npm run claims -- [--size ci|full|tiny] [--seeds S1,S2,…] [--claims ID,…] [--out DIR] [--checkpoint FILE] [--eval-size N] [--quiet]
  *
  * One multi-seed lab run trains every variant the default scenario's claims
  * need from the same cold start under each seed (the default experiment's,
@@ -96,6 +96,22 @@ export const CLAIM_SIZES = {
     stabilityPrompts: 32,
     stabilityRepeats: 4,
   },
+  /**
+   * The test size: two seeds, two RL steps, a 16-prompt eval at steps 0 and
+   * 2, G 4 on two prompts per step. Its figures mean nothing; it exists so a
+   * test can run every claim end to end in minutes (test/cli/claims-golden.test.ts).
+   */
+  tiny: {
+    seeds: [1, 2],
+    steps: 2,
+    groupSize: 4,
+    batchPrompts: 2,
+    evalEvery: 2,
+    evalSize: 16,
+    lr: 5e-4,
+    stabilityPrompts: 4,
+    stabilityRepeats: 2,
+  },
 } as const;
 export type ClaimSize = keyof typeof CLAIM_SIZES;
 /** One size's settings, the held-out size possibly overridden (--eval-size). */
@@ -130,7 +146,9 @@ async function main(): Promise<void> {
   });
   const size = String(flags.size ?? "ci") as ClaimSize;
   if (!Object.hasOwn(CLAIM_SIZES, size))
-    throw new Error(`--size must be ci or full, got '${String(flags.size)}'`);
+    throw new Error(
+      `--size must be one of ${Object.keys(CLAIM_SIZES).join(", ")}, got '${String(flags.size)}'`,
+    );
   // --eval-size N: fewer held-out prompts than the size's (a pilot); the command lines say so.
   const evalSize = flags["eval-size"] as number | undefined;
   if (evalSize !== undefined && !(Number.isInteger(evalSize) && evalSize >= 4 && evalSize <= 512))
@@ -260,7 +278,7 @@ async function runGroup(
   }
   if (variants.length) {
     await run.evalStart();
-    for (let s = 0; s < exp.algorithm.steps; s++) await run.rlStep();
+    await run.runSteps(exp.algorithm.steps);
   }
   return { rows: sink.rows.slice(rows0), stability };
 }
@@ -310,7 +328,7 @@ async function runScenario(
     `[${key}] preset ${spec.preset}; variants ${exp.variants.map((v) => v.name).join(", ")}${spec.label ? ` (rows as ${spec.label})` : ""}`,
   );
   await run.evalStart();
-  for (let s = 0; s < exp.algorithm.steps; s++) await run.rlStep();
+  await run.runSteps(exp.algorithm.steps);
   const rows = sink.rows.slice(rows0);
   return {
     rows: spec.label ? rows.map((r) => ({ ...r, variant: spec.label! })) : rows,

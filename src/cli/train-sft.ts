@@ -153,17 +153,20 @@ async function main(): Promise<void> {
     batch: exp.sftBatch,
     of: before + exp.sftSteps,
   });
-  const afterEval = flags.snapshots
-    ? async (step: number, params: Float32Array) => {
-        const snap = file.replace(/(\.ckpt)?$/, `.step${before + step}.ckpt`);
-        writeFileAtomic(snap, saveCheckpoint({ config: run.config, params, meta: meta(step) }));
-        sink.log(`snapshot: ${snap}`);
-      }
-    : undefined;
+  const evalEvery = Number(flags["eval-every"] ?? 100);
   const t0 = performance.now();
-  const evalMetrics = await run.sft(exp.sftSteps, Number(flags["eval-every"] ?? 100), () => false, {
-    afterEval,
+  run.beginSft({ steps: exp.sftSteps, evalEvery });
+  await run.runSteps(Number.POSITIVE_INFINITY, {
+    // --snapshots: the parameters at every intermediate eval.
+    afterStep: async ({ step }) => {
+      if (!flags.snapshots || !run.sft.active || step % evalEvery !== 0) return;
+      const snap = file.replace(/(\.ckpt)?$/, `.step${before + step}.ckpt`);
+      const params = await run.sft.params();
+      writeFileAtomic(snap, saveCheckpoint({ config: run.config, params, meta: meta(step) }));
+      sink.log(`snapshot: ${snap}`);
+    },
   });
+  const evalMetrics = run.sftEval;
   const seconds = (performance.now() - t0) / 1000;
   const shuffled = await run.shuffledImageEval();
   writeFileAtomic(

@@ -8,6 +8,7 @@
  *   WGSL header, prepended to the shader body (shaders/<family>/<name>.wgsl):
  *     const WG: u32 = 64u;                         // workgroup size
  *     const HD: u32 = 8u;                          // compile-time constants, if any
+ *     alias E = vec4f;                             // type parameters, if any
  *     struct Params { M: u32, scale: f32, }        // the uniform, fields in order
  *     @group(0) @binding(0) var<uniform> p: Params;
  *     @group(0) @binding(1) var<storage, read> x: array<f32>;   // bindings 1..n
@@ -26,7 +27,10 @@
  *
  * Templating: `blocks` keeps the `//>>NAME … //<<NAME` blocks named in it and
  * drops the other marked blocks (one source, several variants); `consts`
- * become WGSL constants of the header.
+ * become WGSL constants of the header and `types` WGSL type aliases (e.g. the
+ * element type E = f32 or vec4f of a kernel's scalar and vec4 variants).
+ * A kernel's variants share one source file: no hand-kept copies
+ * (test/gpu/kernel-spec.test.ts checks this).
  */
 import prelude from "../../shaders/prelude.wgsl?raw";
 import type { Binding, GpuContext, Kernel, KernelCall } from "./context";
@@ -76,6 +80,8 @@ export interface KernelSpecInit<
   bindings: B;
   /** Compile-time u32 constants emitted into the header (template parameters). */
   consts?: Record<string, number>;
+  /** Type aliases emitted into the header (template parameters), e.g. { E: "vec4f" }. */
+  types?: Record<string, string>;
   /** Names of the `//>>NAME … //<<NAME` blocks to keep; other marked blocks are dropped. */
   blocks?: readonly string[];
   /** Invocations per workgroup (1-D); the header's WG. */
@@ -148,8 +154,11 @@ export class KernelSpec<
   readonly uniforms: Readonly<U>;
   readonly bindings: Readonly<B>;
   readonly consts: Readonly<Record<string, number>>;
+  readonly types: Readonly<Record<string, string>>;
   readonly workgroupSize: number;
   readonly grid: GridSpec<U>;
+  /** The shader source before block selection (shared by a kernel's variants). */
+  readonly source: string;
   /** The shader body after block selection. */
   readonly body: string;
   /** Uniform field names in declaration order. */
@@ -167,32 +176,45 @@ export class KernelSpec<
     this.uniforms = init.uniforms;
     this.bindings = init.bindings;
     this.consts = init.consts ?? {};
+    this.types = init.types ?? {};
     this.workgroupSize = init.workgroupSize;
     this.grid = init.grid;
+    this.source = init.source;
     this.body = init.blocks ? selectBlocks(init.source, init.blocks) : init.source;
     this.fields = Object.keys(init.uniforms) as (keyof U & string)[];
     this.bindingNames = Object.keys(init.bindings) as (keyof B & string)[];
     this.uniformBytes = Math.ceil(Math.max(16, this.fields.length * 4) / 16) * 16;
     const ident = /^[A-Za-z]\w*$/;
     if (!this.fields.length) throw new Error(`${this.name}: a kernel needs at least one uniform`);
-    for (const n of [...this.fields, ...this.bindingNames, ...Object.keys(this.consts)]) {
+    const names = [
+      ...this.fields,
+      ...this.bindingNames,
+      ...Object.keys(this.consts),
+      ...Object.keys(this.types),
+    ];
+    for (const n of names) {
       if (!ident.test(n)) throw new Error(`${this.name}: '${n}' is not a WGSL identifier`);
     }
     for (const [k, v] of Object.entries(this.consts)) {
       if (!Number.isInteger(v) || v < 0 || v > U32_MAX)
         throw new Error(`${this.name}: constant ${k} must be a u32, got ${v}`);
     }
+    for (const [k, t] of Object.entries(this.types)) {
+      if (!/^[A-Za-z]\w*(<[\w, ]+>)?$/.test(t))
+        throw new Error(`${this.name}: type ${k} must be a WGSL type name, got '${t}'`);
+    }
     if (!Number.isInteger(this.workgroupSize) || this.workgroupSize < 1)
       throw new Error(`${this.name}: workgroupSize must be a positive integer`);
   }
 
-  /** The generated WGSL header: WG, constants, the Params struct, binding 0 (p) and bindings 1..n. */
+  /** The generated WGSL header: WG, constants, type aliases, the Params struct, binding 0 (p) and bindings 1..n. */
   header(): string {
     const lines = [
       `// ---- generated from the kernel spec of ${this.name} (src/gpu/kernel-spec.ts) ----`,
       `const WG: u32 = ${this.workgroupSize}u;`,
     ];
     for (const [k, v] of Object.entries(this.consts)) lines.push(`const ${k}: u32 = ${v}u;`);
+    for (const [k, t] of Object.entries(this.types)) lines.push(`alias ${k} = ${t};`);
     lines.push("struct Params {");
     for (const f of this.fields) lines.push(`  ${f}: ${this.uniforms[f]},`);
     lines.push("}");
@@ -225,6 +247,10 @@ export class KernelSpec<
     for (const c of ["WG", ...Object.keys(this.consts)]) {
       if (new RegExp(`\\b(const|override)\\s+${c}\\b`).test(src))
         throw new Error(`${this.name}: the shader declares constant ${c}, which its spec provides`);
+    }
+    for (const t of Object.keys(this.types)) {
+      if (new RegExp(`\\b(alias|struct)\\s+${t}\\b`).test(src))
+        throw new Error(`${this.name}: the shader declares type ${t}, which its spec provides`);
     }
     for (const m of src.matchAll(/\bp\.([A-Za-z_]\w*)/g)) {
       if (!(m[1] in this.uniforms))

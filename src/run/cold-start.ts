@@ -21,7 +21,7 @@ import type { ModelConfig } from "../model/config";
 import type { MnistSubset } from "../tasks/mnist-data";
 import { parseExperiment, type Experiment } from "../settings/experiment";
 import { configMismatch, runModel } from "../engine/lab-model";
-import { taskGeneratorFor } from "./lab-run";
+import { taskGeneratorFor } from "./run-tasks";
 
 /** What cold-start resolution needs to know about the adapter (src/gpu/device.ts). */
 interface AdapterInfo {

@@ -2,98 +2,60 @@
  * LabRun: one experiment on one device. Cold-start SFT (or a shipped
  * checkpoint), then the selected reward variants trained side by side from
  * the same start, interleaved step by step, with a held-out eval every
- * E steps. The trainer worker and the headless CLI both drive this class, so
- * the page and the CLI run the same code.
+ * E steps. Every entry point trains through `runSteps`, the one run loop:
+ * the page's run controller, `lab`, `claims`, `train:sft`, `bench:rl`.
+ *
+ * One RL step, top to bottom (CleanRL style):
+ *   runSteps(n, hooks)      the loop: n steps, hooks at each step boundary
+ *   └ stepVariants()        one RL step of every variant (every seed), then of every fork
+ *     └ trainCopy(copy)     the step's prompts and seeds for one copy, its rows
+ *       └ rlStep()          the algorithm (src/rl/rl-step.ts): rollouts, rewards,
+ *                           advantages, update
+ * While cold-start SFT is in progress (beginSft), runSteps runs SFT steps
+ * (src/rl/sft.ts) instead, and the last one makes the result the cold start.
+ * Evaluation: ./run-eval.ts; forks: ./run-forks.ts; snapshots: ./snapshot.ts.
  */
 import type { GpuContext } from "../gpu/context";
 import { paramLayout, type ModelConfig } from "../model/config";
 import { initParams } from "../model/init";
-import { createTaskGenerator, type TaskGenerator } from "../tasks/generator";
+import type { TaskGenerator } from "../tasks/generator";
 import type { MnistSubset } from "../tasks/mnist-data";
 import { deriveSeed, Rng } from "../tasks/rng";
 import type { TaskPrompt } from "../tasks/types";
-import { shuffleImages } from "../tasks/generator";
-import type { GroupView, Marker, MetricRow } from "./run-types";
+import type { GroupView, MetricRow, RunSink, StepHooks } from "./run-types";
+import { taskGeneratorFor } from "./run-tasks";
+export type { RunSink, StepHooks } from "./run-types";
+export { taskGeneratorFor } from "./run-tasks";
 import { LabEngine, type Policy } from "../engine/lab-engine";
-import { evalMetrics, type EvalMetrics } from "../rl/eval-metrics";
-import { evalGenerate, heldOutMetrics } from "../rl/held-out";
-import {
-  parseExperiment,
-  VariantSchema,
-  type Experiment,
-  type VariantConfig,
-} from "../settings/experiment";
-import { forkKey } from "./fork-key";
+import type { EvalMetrics } from "../rl/eval-metrics";
+import { parseExperiment, type Experiment, type VariantConfig } from "../settings/experiment";
 import { configMismatch, runModel } from "../engine/lab-model";
 import type { RewardScorer } from "./reward-client";
 import { rlStep, type RlStepResult } from "../rl/rl-step";
 import type { PolicySnapshot, RunSnapshot } from "./snapshot";
 import { imageTensor, joinPromptResponse, promptTensor } from "../engine/sequences";
-import { sftStep } from "../rl/sft";
+import { SftPhase, type SftSnapshot } from "./run-sft";
 import { isPrmFileError } from "../prm/file";
-
-/** Where a run's outputs go (the worker posts them; the CLI prints and writes files). */
-export interface RunSink {
-  metrics(rows: MetricRow[]): void;
-  samples(groups: GroupView[]): void;
-  marker(m: Marker): void;
-  log(message: string): void;
-}
-
-/**
- * The task generator of an experiment (MNIST subset needed for digits). Every
- * field of the experiment's task is passed on, so a new task knob cannot be
- * left out (resolveTaskConfig rejects a field it does not know).
- */
-export function taskGeneratorFor(exp: Experiment, mnist?: MnistSubset): TaskGenerator {
-  const { numDigits, ...rest } = exp.task;
-  return createTaskGenerator({ ...rest, numDigits: numDigits as 2 | 3 }, { mnist });
-}
-
-/** A variant being trained under one seed. */
-interface VariantRun {
-  config: VariantConfig;
-  policy: Policy;
-  /** The seed of this copy: Experiment.seeds[i], or `seed` for a single-seed run. */
-  seed: number;
-}
-
-/** A forked branch under one seed (LabRun.fork). */
-interface ForkRun {
-  /** Row, sample and marker key: `<parent>@fork<step>` (src/run/fork-key.ts). */
-  key: string;
-  /** The variant name or fork key it was forked from. */
-  parent: string;
-  /** The fork's reward settings (the parent's with the changed weights). */
-  config: VariantConfig;
-  policy: Policy;
-  seed: number;
-  /** Last RL step this copy has been trained on (the fork step right after the fork). */
-  trainedTo: number;
-}
-
-/** Most fork branches one run keeps (lab choice: each costs one variant-step of time per step). */
-const MAX_FORKS = 4;
+import { RunEvaluator, type EvalParams } from "./run-eval";
+import { RunForks, type TrainedCopy } from "./run-forks";
+import { VariantCopies } from "./run-copies";
 
 export class LabRun {
   readonly engine: LabEngine;
   readonly config: ModelConfig;
   readonly tasks: TaskGenerator;
-  readonly evalPrompts: TaskPrompt[];
+  readonly evaluator: RunEvaluator;
   /** RL steps done (0 after reset). */
   step = 0;
-  private variants: VariantRun[] = [];
-  private sftPolicy: Policy | null = null;
-  /** Variants that finished the step in progress (a failed step resumes with the others only). */
-  private stepDone = new Set<string>();
-  /** Variant copies (`name|seed`) stopped by a PRM file error, with the message (stopVariant). */
-  private stopped = new Map<string, string>();
+  /** The final eval of the last SFT that ran to its end in this run (null: none did). */
+  sftEval: EvalMetrics | null = null;
+  private readonly variants: VariantCopies;
+  /** The forked branches (LabRun.fork): their keys, settings and parameters. */
+  readonly forks: RunForks;
+  /** Cold-start SFT in progress (beginSft): its progress, parameters, snapshots. */
+  readonly sft: SftPhase;
   private initial: Float32Array;
   private startTime = performance.now();
-  /** Forked branches, every seed's copy (LabRun.fork); trained by `stepAll`. */
-  private forks: ForkRun[] = [];
-  /** Consecutive RL steps whose update AdamW skipped, by policy name (0 or absent: the last update went through). */
-  private skipStreak = new Map<string, number>();
 
   /**
    * A run continued from a snapshot (src/run/snapshot.ts): built with the
@@ -118,7 +80,10 @@ export class LabRun {
 
   /**
    * @param start cold-start parameters (a checkpoint) or null for a fresh
-   *   random init (then run `sft` before RL).
+   *   random init (then run SFT before RL: beginSft).
+   * @param engine an engine to train on instead of a new one: it must hold
+   *   the same model config and `start` as its reference (a sweep trains its
+   *   seed-variants one after another on one engine, `dispose` between them).
    * @throws Error on an invalid experiment or a checkpoint that does not fit the task's model.
    */
   constructor(
@@ -128,13 +93,12 @@ export class LabRun {
     readonly scorer: RewardScorer,
     mnist: MnistSubset | undefined,
     start: { config: ModelConfig; params: Float32Array } | null,
+    engine?: LabEngine,
   ) {
     this.experiment = parseExperiment(experiment);
     this.tasks = taskGeneratorFor(this.experiment, mnist);
     const model = runModel(this.experiment.modelSize, this.tasks, this.experiment.evalSize);
-    this.evalPrompts = model.evalPrompts;
     this.config = model.config;
-    const shape = model.shape;
     if (start) {
       const mismatch = configMismatch(start.config, this.config);
       if (mismatch) throw new Error(mismatch);
@@ -142,8 +106,28 @@ export class LabRun {
     } else {
       this.initial = initParams(this.config, this.experiment.seed);
     }
-    this.engine = new LabEngine(ctx, this.config, shape, this.initial);
-    this.buildVariants();
+    if (engine) {
+      const mismatch = configMismatch(engine.config, this.config);
+      if (mismatch) throw new Error(`LabRun: the given engine does not fit: ${mismatch}`);
+    }
+    this.engine = engine ?? new LabEngine(ctx, this.config, model.shape, this.initial);
+    this.evaluator = new RunEvaluator(this.engine, () => this.experiment, model.evalPrompts, {
+      sink,
+      elapsed: () => this.elapsed(),
+    });
+    this.forks = new RunForks(
+      this.engine,
+      (key, seed) => this.policyName(key, seed),
+      () => this.multiSeed,
+    );
+    this.sft = new SftPhase(this.engine, this.tasks);
+    this.variants = new VariantCopies(
+      this.engine,
+      this.experiment,
+      this.seeds,
+      (key, seed) => this.policyName(key, seed),
+      this.adamOptions(),
+    );
   }
 
   /** Number of trainable parameters. */
@@ -151,7 +135,12 @@ export class LabRun {
     return paramLayout(this.config).count;
   }
 
-  private adamOptions(lr: number) {
+  /** The held-out prompts [evalSize]. */
+  get evalPrompts(): readonly TaskPrompt[] {
+    return this.evaluator.prompts;
+  }
+
+  private adamOptions(lr = this.experiment.algorithm.lr) {
     const a = this.experiment.algorithm;
     return { lr, weightDecay: a.weightDecay, maxGradNorm: a.gradClip };
   }
@@ -166,26 +155,14 @@ export class LabRun {
     return this.experiment.seeds !== undefined;
   }
 
+  /** Buffer label of a copy's policy: the key, with `.s<seed>` in a multi-seed run. */
+  private policyName(key: string, seed: number): string {
+    return this.multiSeed ? `${key}.s${seed}` : key;
+  }
+
   /** Stamps a row with its seed in a multi-seed run. */
   private rowFor(r: MetricRow, seed: number): MetricRow {
     return this.multiSeed ? { ...r, seed } : r;
-  }
-
-  private buildVariants(): void {
-    const dup = this.seeds.find((s, i) => this.seeds.indexOf(s) !== i);
-    if (dup !== undefined)
-      throw new Error(`Invalid experiment config: seeds: ${dup} appears twice`);
-    // Seed-major order: one seed's variants see the same prompts, so they sit together.
-    this.variants = this.seeds.flatMap((seed) =>
-      this.experiment.variants.map((config) => ({
-        config,
-        seed,
-        policy: this.engine.createPolicy(
-          this.multiSeed ? `${config.name}.s${seed}` : config.name,
-          this.adamOptions(this.experiment.algorithm.lr),
-        ),
-      })),
-    );
   }
 
   /** Seconds since the run (or the last reset) started. */
@@ -193,170 +170,150 @@ export class LabRun {
     return (performance.now() - this.startTime) / 1000;
   }
 
+  // ---- the run loop -------------------------------------------------------
+
+  /** True when the current phase has no step left (SFT in progress never is). */
+  get phaseDone(): boolean {
+    return !this.sft.active && this.step >= this.experiment.algorithm.steps;
+  }
+
   /**
-   * Cold-start SFT; the result becomes the reference policy and every
-   * variant's start. Emits rows of variant "sft".
-   * @param evalEvery eval interval in SFT steps (0: only at the end).
-   * @param opts.fromScratch start from a fresh random init (seeded by the
-   *   experiment's seed) instead of the current cold-start parameters.
-   * @param opts.afterStep awaited after every SFT step (the worker lets the page draw).
-   * @param opts.afterEval awaited after each intermediate eval with the SFT
-   *   step and the parameters then (the CLI saves snapshots with it).
-   * @returns the final eval, or null when `shouldStop` ended SFT early (then
-   *   nothing is committed: the previous cold start stays in place).
+   * The run loop: up to `n` steps of the current phase (SFT steps while SFT
+   * is in progress, else RL steps of every variant and fork), ending early at
+   * the phase's end (SFT's last step; RL at `algorithm.steps`) or when
+   * `hooks.shouldStop` says so. A failed step throws and leaves the run at
+   * its last step boundary (an RL step's finished variants are not trained
+   * on it again when it is retried).
+   * @returns the steps done.
    */
-  async sft(
-    steps = this.experiment.sftSteps,
-    evalEvery = 0,
-    shouldStop: () => boolean = () => false,
-    opts: {
-      fromScratch?: boolean;
-      afterStep?: () => Promise<void>;
-      afterEval?: (step: number, params: Float32Array) => Promise<void>;
-    } = {},
-  ): Promise<EvalMetrics | null> {
-    const exp = this.experiment;
-    const start = opts.fromScratch ? initParams(this.config, exp.seed) : this.initial;
-    this.sftPolicy ??= this.engine.createPolicy("sft", this.adamOptions(exp.sftLr), start);
-    const policy = this.sftPolicy;
-    this.engine.resetPolicy(policy, start);
-    for (let s = 0; s < steps; s++) {
-      if (shouldStop()) return null;
-      const t0 = performance.now();
-      const st = await sftStep(this.engine, policy, this.tasks, {
-        step: s,
-        total: steps,
-        batch: exp.sftBatch,
-        lr: exp.sftLr,
-        seed: exp.seed,
-      });
-      this.sink.metrics([
-        {
-          variant: "sft",
-          step: s + 1,
-          time: this.elapsed(),
-          kind: "train",
-          values: { loss: st.loss, grad_norm: st.gradNorm, step_time_ms: performance.now() - t0 },
-        },
-      ]);
-      if (evalEvery > 0 && (s + 1) % evalEvery === 0 && s + 1 < steps) {
-        await this.evalPolicy(policy, "sft", s + 1);
-        if (opts.afterEval)
-          await opts.afterEval(s + 1, await this.engine.readParams(policy.params));
-      }
-      await opts.afterStep?.();
+  async runSteps(n: number, hooks: StepHooks = {}): Promise<number> {
+    const phase = this.sft.active ? "sft" : "rl";
+    let done = 0;
+    while (done < n && this.inPhase(phase) && !hooks.shouldStop?.()) {
+      await hooks.beforeStep?.();
+      const step = phase === "sft" ? await this.stepSft() : await this.stepVariants();
+      done++;
+      await hooks.afterStep?.({ phase, step });
     }
-    this.initial = await this.engine.readParams(policy.params);
-    this.engine.setReference(this.initial);
-    for (const v of this.variants) this.engine.resetPolicy(v.policy);
-    this.step = 0;
-    this.stepDone.clear();
-    this.skipStreak.clear();
-    return this.evalPolicy(policy, "sft", steps);
+    return done;
   }
 
-  /** The cold-start parameters (to save as a checkpoint). */
-  get initialParams(): Float32Array {
-    return this.initial;
+  /** True while the run is in `phase` with a step left (SFT ends with its last step). */
+  private inPhase(phase: "sft" | "rl"): boolean {
+    return phase === "sft" ? this.sft.active : !this.phaseDone;
   }
 
   /**
-   * Held-out answers of `policy` on `prompts` (one generate call per eval):
-   * greedy when `Experiment.evalTemperature` is 0, else sampled at it from the
-   * eval stream of `seed` (the training seed of the copy being evaluated), the
-   * same stream for every variant and step of that seed, so variants compare
-   * on common random numbers while seeds differ in their eval draws too.
+   * One RL step of every variant (under every seed) on the same prompts and
+   * the same sampling seed per seed, an eval every E steps, then the same
+   * step of every fork (forks left behind by a failed step catch up first).
+   * @returns the RL step done.
    */
-  async evalTexts(
-    policy: Pick<Policy, "params">,
-    prompts: readonly TaskPrompt[],
-    seed: number = this.experiment.seed,
-  ): Promise<string[]> {
-    return (await this.evalGenerate(policy, prompts, seed, "eval")).texts;
+  async stepVariants(): Promise<number> {
+    await this.trainForks();
+    const step = this.step + 1;
+    const samples: GroupView[] = [];
+    for (const v of this.variants.pending()) {
+      try {
+        samples.push(await this.trainCopy(v, step));
+      } catch (e) {
+        if (!isPrmFileError(e)) throw e;
+        this.stopVariant(v, step, (e as Error).message);
+        continue;
+      }
+      this.variants.markDone(v);
+    }
+    this.sink.samples(samples);
+    this.step = step;
+    this.variants.clearStep();
+    if (this.isEvalStep(step)) await this.evalAll();
+    await this.trainForks();
+    return step;
   }
 
-  /** One eval generate call (evalTexts' decoding; `stream` names its sampling stream). */
-  private async evalGenerate(
-    policy: Pick<Policy, "params">,
-    prompts: readonly TaskPrompt[],
-    seed: number,
-    stream: string,
-  ): Promise<{ texts: string[]; tokens: Int32Array }> {
-    return evalGenerate(
-      this.engine,
-      policy,
-      prompts,
-      this.experiment.evalTemperature,
-      seed,
-      stream,
+  private isEvalStep(step: number): boolean {
+    const a = this.experiment.algorithm;
+    return step % a.evalEvery === 0 || step === a.steps;
+  }
+
+  /**
+   * One RL step of one copy: the seed's prompts of the step and its rollout
+   * seed (the same for every variant and fork of that seed: at step 1, same
+   * weights, they see the same rollouts), rlStep, its train row and skip marker.
+   * @returns the step's sample group (the caller emits it).
+   */
+  private async trainCopy(copy: TrainedCopy, step: number): Promise<GroupView> {
+    const prompts = this.tasks.sampleBatch(
+      this.experiment.algorithm.batchPrompts,
+      new Rng(deriveSeed(copy.seed, "rl", step)),
     );
+    const res = await rlStep({
+      engine: this.engine,
+      policy: copy.policy,
+      variant: copy.config,
+      algorithm: this.experiment.algorithm,
+      prompts,
+      scorer: this.scorer,
+      step,
+      seed: deriveSeed(copy.seed, "rollout", step),
+    });
+    this.noteSkip(copy, step, res);
+    this.sink.metrics([
+      this.rowFor(
+        { variant: copy.key, step, time: this.elapsed(), kind: "train", values: res.values },
+        copy.seed,
+      ),
+    ]);
+    return this.multiSeed
+      ? { ...res.sample, variant: copy.key, seed: copy.seed }
+      : { ...res.sample, variant: copy.key };
   }
 
-  /**
-   * Held-out metrics of `policy` under `seed`: the first answers, OSCR's
-   * option-shuffle re-ask and SCS's distinct-options statistic on the
-   * multiple-choice prompts (src/rl/held-out.ts, docs/reward-spec.md §4–§5).
-   */
-  private heldOut(
-    policy: Pick<Policy, "params">,
-    prompts: readonly TaskPrompt[],
-    seed: number,
-  ): Promise<EvalMetrics> {
-    return heldOutMetrics(this.engine, policy, prompts, seed, {
-      evalTemperature: this.experiment.evalTemperature,
-      rolloutTemperature: this.experiment.algorithm.temperature,
+  /** Trains every fork copy up to the current step (normally one step), with an eval on eval steps. */
+  private async trainForks(): Promise<void> {
+    for (const f of this.forks.copies) {
+      while (f.trainedTo < this.step) {
+        const step = f.trainedTo + 1;
+        const sample = await this.trainCopy(f, step);
+        f.trainedTo = step;
+        this.sink.samples([sample]);
+        if (this.isEvalStep(step)) await this.evalCopy(f, step);
+      }
+    }
+  }
+
+  /** Counts a skipped update (or ends a streak); a skip gets an "update-skipped" marker. */
+  private noteSkip(copy: TrainedCopy, step: number, res: RlStepResult): void {
+    this.variants.noteSkip(copy.policy.name, res.updateSkipped);
+    if (!res.updateSkipped) return;
+    this.sink.marker({
+      variant: copy.key,
+      step,
+      label: `update skipped: non-finite gradient (‖g‖ = ${res.values.grad_norm})${this.multiSeed ? `, seed ${copy.seed}` : ""}`,
+      fault: "update-skipped",
     });
   }
 
-  /** Held-out eval of one policy; emits one eval row. */
-  async evalPolicy(
-    policy: Pick<Policy, "params">,
-    variant: string,
-    step: number,
-  ): Promise<EvalMetrics> {
-    const m = await this.heldOut(policy, this.evalPrompts, this.experiment.seed);
-    this.sink.metrics([{ variant, step, time: this.elapsed(), kind: "eval", values: { ...m } }]);
-    return m;
+  /** Policies whose update AdamW skipped (a NaN/Inf gradient) at each of the last `n` ≥ 1 RL steps or more, with the streak. */
+  repeatedSkips(n: number): { policy: string; steps: number }[] {
+    return this.variants.repeatedSkips(n);
   }
 
   /**
-   * Held-out accuracy with the images shuffled between prompts: a model that
-   * reads the image falls to about chance (docs/design.md "Tasks").
+   * Stops a copy whose reward cannot be computed for good (its PRM file is
+   * missing, corrupt or of the wrong shape); the others go on. The reason
+   * goes to the log and, as a ⚠ marker, to the charts.
    */
-  async shuffledImageEval(
-    policy: Pick<Policy, "params"> = { params: this.engine.ref },
-  ): Promise<EvalMetrics> {
-    const shuffled = shuffleImages(
-      this.evalPrompts,
-      new Rng(deriveSeed(this.experiment.seed, "shuffle")),
-    );
-    return evalMetrics(shuffled, await this.evalTexts(policy, shuffled));
+  private stopVariant(copy: TrainedCopy, step: number, message: string): void {
+    this.variants.stop(copy, message);
+    const name = copy.key;
+    this.sink.log(`${name} stopped at step ${step}: ${message}; the other variants keep training`);
+    this.sink.marker({ variant: name, step, label: message, fault: "variant-stopped" });
   }
 
-  /** Evaluates the reference (cold-start) policy; emits rows for every variant at step 0. */
-  async evalStart(): Promise<EvalMetrics> {
-    // Greedy decoding is the same for every seed; sampled eval draws each seed's own stream.
-    const perSeed = this.experiment.evalTemperature > 0 ? this.seeds : this.seeds.slice(0, 1);
-    const bySeed = new Map<number, EvalMetrics>();
-    for (const seed of perSeed) {
-      bySeed.set(seed, await this.heldOut({ params: this.engine.ref }, this.evalPrompts, seed));
-    }
-    const first = bySeed.get(perSeed[0]) as EvalMetrics;
-    this.sink.metrics(
-      this.variants.map((v) =>
-        this.rowFor(
-          {
-            variant: v.config.name,
-            step: 0,
-            time: this.elapsed(),
-            kind: "eval" as const,
-            values: { ...(bySeed.get(v.seed) ?? first) },
-          },
-          v.seed,
-        ),
-      ),
-    );
-    return first;
+  /** Why each stopped variant copy (`name|seed`) stopped (empty when none did). */
+  get stoppedVariants(): ReadonlyMap<string, string> {
+    return this.variants.stopped;
   }
 
   /**
@@ -377,104 +334,122 @@ export class LabRun {
     );
   }
 
+  // ---- cold-start SFT -----------------------------------------------------
+
   /**
-   * One RL step of every variant (under every seed) on the same prompts and
-   * the same sampling seed per seed; evals every E steps. If a variant fails,
-   * the variants that already finished this step are not trained on it again
-   * when the step is retried.
+   * Starts cold-start SFT: from here `runSteps` runs SFT steps (one row of
+   * variant "sft" each, an eval every `evalEvery` steps), and the last one
+   * makes the result the reference policy and every variant's start (RL
+   * step 0), then evaluates it (`sftEval`).
+   * @param opts.steps SFT steps (default Experiment.sftSteps).
+   * @param opts.evalEvery intermediate eval interval in SFT steps (0, the default: only the final eval).
+   * @param opts.fromScratch start from a fresh random init (seeded by the
+   *   experiment's seed) instead of the current cold-start parameters.
    */
-  async rlStep(): Promise<void> {
+  beginSft(opts: { steps?: number; evalEvery?: number; fromScratch?: boolean } = {}): void {
     const exp = this.experiment;
-    const step = this.step + 1;
-    const samples: GroupView[] = [];
-    for (const seed of this.seeds) {
-      const prompts = this.tasks.sampleBatch(
-        exp.algorithm.batchPrompts,
-        new Rng(deriveSeed(seed, "rl", step)),
-      );
-      for (const v of this.variants) {
-        const key = `${v.config.name}|${v.seed}`;
-        if (v.seed !== seed || this.stepDone.has(key) || this.stopped.has(key)) continue;
-        let res: Awaited<ReturnType<typeof rlStep>>;
-        try {
-          res = await rlStep({
-            engine: this.engine,
-            policy: v.policy,
-            variant: v.config,
-            algorithm: exp.algorithm,
-            prompts,
-            scorer: this.scorer,
-            step,
-            // Same seed for every variant: at step 1 (same weights) they see the same rollouts.
-            seed: deriveSeed(seed, "rollout", step),
-          });
-        } catch (e) {
-          if (!isPrmFileError(e)) throw e;
-          this.stopVariant(key, v.config.name, step, (e as Error).message);
-          continue;
-        }
-        this.stepDone.add(key);
-        this.noteSkip(v.policy.name, v.config.name, seed, step, res);
-        this.sink.metrics([
-          this.rowFor(
-            {
-              variant: v.config.name,
-              step,
-              time: this.elapsed(),
-              kind: "train",
-              values: res.values,
-            },
-            seed,
-          ),
-        ]);
-        samples.push(this.multiSeed ? { ...res.sample, seed } : res.sample);
-      }
-    }
-    this.sink.samples(samples);
-    this.step = step;
-    this.stepDone.clear();
-    if (step % exp.algorithm.evalEvery === 0 || step === exp.algorithm.steps) await this.evalAll();
+    const start = opts.fromScratch ? initParams(this.config, exp.seed) : this.initial;
+    this.sft.begin(
+      start,
+      this.adamOptions(exp.sftLr),
+      opts.steps ?? exp.sftSteps,
+      opts.evalEvery ?? 0,
+    );
+  }
+
+  /** Ends SFT in progress without committing it: the previous cold start stays (a later beginSft starts over). */
+  abandonSft(): void {
+    this.sft.end();
   }
 
   /**
-   * Stops one variant copy whose reward cannot be computed for a reason that
-   * will not pass (its PRM file is missing, corrupt or of the wrong shape):
-   * it trains no further steps and is not evaluated; the others go on. The
-   * reason goes to the log and, as a ⚠ marker, to the charts.
+   * Continues SFT from `snap` (this run's cold start must be the one the SFT
+   * snapshot's run started from): its next SFT step is the snapshot's step + 1.
+   * @throws Error when the state does not fit the model (writePolicyState).
    */
-  private stopVariant(key: string, name: string, step: number, message: string): void {
-    this.stopped.set(key, message);
-    this.sink.log(`${name} stopped at step ${step}: ${message}; the other variants keep training`);
-    this.sink.marker({ variant: name, step, label: message, fault: "variant-stopped" });
+  restoreSft(snap: SftSnapshot): void {
+    this.beginSft({ steps: snap.total, evalEvery: snap.evalEvery });
+    this.sft.restore(snap);
   }
 
-  /** Why each stopped variant copy (`name|seed`) stopped (empty when none did). */
-  get stoppedVariants(): ReadonlyMap<string, string> {
-    return this.stopped;
+  /** One SFT step (the batch and learning rate of its number); the last one commits SFT. @returns the SFT step done. */
+  private async stepSft(): Promise<number> {
+    const { step, total, evalEvery } = this.sft.progress!;
+    const policy = this.sft.current!;
+    let done = step;
+    if (step < total) {
+      const st = await this.sft.step(this.experiment);
+      done = st.step;
+      this.sink.metrics([
+        { variant: "sft", step: done, time: this.elapsed(), kind: "train", values: st.values },
+      ]);
+      if (evalEvery > 0 && done % evalEvery === 0 && done < total)
+        await this.evalPolicy(policy, "sft", done);
+    }
+    if (done >= total) await this.commitSft(policy, total);
+    return done;
+  }
+
+  /** SFT's result becomes the cold start: reference policy, every variant's start, RL step 0; then its eval. */
+  private async commitSft(policy: Policy, total: number): Promise<void> {
+    this.initial = await this.engine.readParams(policy.params);
+    this.engine.setReference(this.initial);
+    this.variants.reset();
+    this.step = 0;
+    this.sft.end();
+    this.sftEval = await this.evalPolicy(policy, "sft", total);
+  }
+
+  /** The cold-start parameters (to save as a checkpoint). */
+  get initialParams(): Float32Array {
+    return this.initial;
+  }
+
+  // ---- evaluation (./run-eval.ts) -----------------------------------------
+
+  /** Held-out answers of `policy` on `prompts` under `seed` (RunEvaluator.texts). */
+  evalTexts(
+    policy: EvalParams,
+    prompts: readonly TaskPrompt[],
+    seed: number = this.experiment.seed,
+  ): Promise<string[]> {
+    return this.evaluator.texts(policy, prompts, seed);
+  }
+
+  /** Held-out eval of one policy under the experiment's seed; emits one eval row. */
+  private evalPolicy(policy: EvalParams, variant: string, step: number): Promise<EvalMetrics> {
+    return this.evaluator.evalRow(
+      policy,
+      { key: variant, seed: this.experiment.seed },
+      step,
+      false,
+    );
+  }
+
+  /** Held-out accuracy with the images shuffled between prompts (default: of the reference policy). */
+  shuffledImageEval(policy: EvalParams = { params: this.engine.ref }): Promise<EvalMetrics> {
+    return this.evaluator.shuffledImages(policy, this.experiment.seed);
+  }
+
+  /** Evaluates the reference (cold-start) policy; emits rows for every variant at step 0. */
+  evalStart(): Promise<EvalMetrics> {
+    return this.evaluator.startRows({ params: this.engine.ref }, this.variants.all, this.seeds);
   }
 
   /** Evaluates every variant (under every seed) at the current step; keyed `name` (one seed) or `name.s<seed>`. */
   async evalAll(): Promise<Record<string, EvalMetrics>> {
     const out: Record<string, EvalMetrics> = {};
-    for (const v of this.variants) {
-      if (this.stopped.has(`${v.config.name}|${v.seed}`)) continue;
-      const m = await this.heldOut(v.policy, this.evalPrompts, v.seed);
-      this.sink.metrics([
-        this.rowFor(
-          {
-            variant: v.config.name,
-            step: this.step,
-            time: this.elapsed(),
-            kind: "eval",
-            values: { ...m },
-          },
-          v.seed,
-        ),
-      ]);
-      out[v.policy.name] = m;
-    }
+    for (const v of this.variants.all)
+      if (!this.variants.isStopped(v)) out[v.policy.name] = await this.evalCopy(v, this.step);
     return out;
   }
+
+  /** Held-out eval of one copy under its seed; emits one eval row under its key. */
+  private evalCopy(copy: TrainedCopy, step: number): Promise<EvalMetrics> {
+    return this.evaluator.evalRow(copy.policy, copy, step, this.multiSeed);
+  }
+
+  // ---- live settings, reset -------------------------------------------------
 
   /**
    * Changes a variant's reward weights / judge noise from the next step on
@@ -486,58 +461,38 @@ export class LabRun {
     weights: VariantConfig["weights"],
     judge?: Partial<VariantConfig["judge"]>,
   ): void {
-    const copies = this.variants.filter((x) => x.config.name === name);
-    if (copies.length === 0) throw new Error(`setWeights: no variant '${name}' in this run`);
-    const next = parseExperiment({
-      ...this.experiment,
-      variants: this.experiment.variants.map((c) =>
-        c.name === name
-          ? { ...c, weights: { ...c.weights, ...weights }, judge: { ...c.judge, ...(judge ?? {}) } }
-          : c,
-      ),
-    });
-    this.experiment = next;
-    for (const v of copies) v.config = next.variants.find((c) => c.name === name)!;
+    this.experiment = this.variants.setWeights(this.experiment, name, weights, judge);
     const changed = [...Object.entries(weights), ...Object.entries(judge ?? {})]
       .map(([k, val]) => `${k}=${val}`)
       .join(", ");
     this.sink.marker({ variant: name, step: this.step + 1, label: changed || "weights" });
   }
 
-  /**
-   * Counts a skipped update (or ends a streak) and marks it on the charts:
-   * a marker at the step with `fault` "update-skipped".
-   */
-  private noteSkip(
-    policy: string,
-    variant: string,
-    seed: number,
-    step: number,
-    res: RlStepResult,
-  ): void {
-    if (!res.updateSkipped) {
-      this.skipStreak.delete(policy);
-      return;
-    }
-    this.skipStreak.set(policy, (this.skipStreak.get(policy) ?? 0) + 1);
-    this.sink.marker({
-      variant,
-      step,
-      label: `update skipped: non-finite gradient (‖g‖ = ${res.values.grad_norm})${this.multiSeed ? `, seed ${seed}` : ""}`,
-      fault: "update-skipped",
-    });
+  /** Reset: every variant back to the cold-start parameters (same initial weights), step 0. */
+  reset(): void {
+    this.variants.reset();
+    this.step = 0;
+    this.startTime = performance.now();
   }
 
-  /**
-   * Policies whose update AdamW skipped at each of the last `n` or more RL
-   * steps (a NaN/Inf gradient every time), with the length of the streak.
-   * @param n streak length, ≥ 1.
-   */
-  repeatedSkips(n: number): { policy: string; steps: number }[] {
-    return [...this.skipStreak]
-      .filter(([, k]) => k >= n)
-      .map(([policy, steps]) => ({ policy, steps }));
+  /** Re-seed: a new seed for prompts, sampling and judge noise (same cold-start weights); then Reset. */
+  reseed(seed: number): void {
+    if (this.multiSeed)
+      throw new Error(
+        "reseed: this run trains several seeds (Experiment.seeds); start a new run to change them",
+      );
+    this.experiment = parseExperiment({ ...this.experiment, seed });
+    this.reset();
   }
+
+  /** Frees every policy's GPU buffers (variants, forks, SFT), not the engine's; the run is not used afterwards. */
+  dispose(): void {
+    this.clearForks();
+    this.variants.dispose();
+    this.sft.dispose();
+  }
+
+  // ---- snapshots (./snapshot.ts) --------------------------------------------
 
   /**
    * The run's state at this step boundary (src/run/snapshot.ts): experiment,
@@ -546,26 +501,14 @@ export class LabRun {
    * @throws Error when the current step is only partly done (a variant failed).
    */
   async snapshot(): Promise<RunSnapshot> {
-    if (this.stepDone.size > 0 || this.forks.some((f) => f.trainedTo !== this.step))
+    if (this.variants.partlyDone || !this.forks.allTrainedTo(this.step))
       throw new Error(
         `snapshot: step ${this.step + 1} is only partly done (a variant failed); train it first`,
       );
-    const policies: PolicySnapshot[] = [];
-    for (const v of this.variants)
-      policies.push({
-        key: v.config.name,
-        seed: v.seed,
-        ...(await this.engine.readPolicyState(v.policy)),
-        skipStreak: this.skipStreak.get(v.policy.name) ?? 0,
-      });
-    for (const f of this.forks)
-      policies.push({
-        key: f.key,
-        seed: f.seed,
-        ...(await this.engine.readPolicyState(f.policy)),
-        skipStreak: this.skipStreak.get(f.policy.name) ?? 0,
-        fork: { parent: f.parent, config: f.config, trainedTo: f.trainedTo },
-      });
+    const policies: PolicySnapshot[] = [
+      ...(await this.variants.snapshots()),
+      ...(await this.forks.snapshots((name) => this.variants.streak(name))),
+    ];
     return {
       experiment: this.experiment,
       config: this.config,
@@ -587,38 +530,15 @@ export class LabRun {
   restore(snapshot: RunSnapshot): void {
     const mismatch = configMismatch(snapshot.config, this.config);
     if (mismatch) throw new Error(`restore: ${mismatch}`);
-    const own = snapshot.policies.filter((p) => !p.fork);
-    const want = this.variants.map((v) => `${v.config.name} (seed ${v.seed})`);
-    const got = own.map((p) => `${p.key} (seed ${p.seed})`);
-    if (want.join("|") !== got.join("|"))
-      throw new Error(
-        `restore: the snapshot holds ${got.join(", ")}; this run trains ${want.join(", ")}`,
-      );
+    this.variants.restore(snapshot.policies.filter((p) => !p.fork));
     this.clearForks();
-    this.skipStreak.clear();
-    this.variants.forEach((v, i) => {
-      this.engine.writePolicyState(v.policy, own[i]);
-      if (own[i].skipStreak > 0) this.skipStreak.set(v.policy.name, own[i].skipStreak);
-    });
-    for (const p of snapshot.policies) {
-      if (!p.fork) continue;
-      const name = this.multiSeed ? `${p.key}.s${p.seed}` : p.key;
-      const policy = this.engine.createPolicy(name, this.adamOptions(this.experiment.algorithm.lr));
-      this.engine.writePolicyState(policy, p);
-      if (p.skipStreak > 0) this.skipStreak.set(name, p.skipStreak);
-      this.forks.push({
-        key: p.key,
-        parent: p.fork.parent,
-        config: p.fork.config,
-        policy,
-        seed: p.seed,
-        trainedTo: p.fork.trainedTo,
-      });
-    }
+    for (const [name, k] of this.forks.restore(snapshot.policies, this.adamOptions()))
+      this.variants.setStreak(name, k);
     this.step = snapshot.step;
-    this.stepDone.clear();
     this.startTime = performance.now() - snapshot.elapsed * 1000;
   }
+
+  // ---- policies, forks (./run-forks.ts) -------------------------------------
 
   /**
    * The policy of a variant (or a fork key) under `seed` (default: the first
@@ -626,35 +546,14 @@ export class LabRun {
    * @throws Error for an unknown name or seed.
    */
   policyOf(name: string, seed = this.seeds[0]): Policy {
-    const p =
-      this.variants.find((x) => x.config.name === name && x.seed === seed)?.policy ??
-      this.forks.find((x) => x.key === name && x.seed === seed)?.policy;
+    const p = this.variants.find(name, seed)?.policy ?? this.forks.find(name, seed)?.policy;
     if (!p) throw new Error(`no variant or fork '${name}' with seed ${seed} in this run`);
     return p;
   }
 
-  /** Reset: every variant back to the cold-start parameters (same initial weights), step 0. */
-  reset(): void {
-    for (const v of this.variants) this.engine.resetPolicy(v.policy);
-    this.step = 0;
-    this.stepDone.clear();
-    this.skipStreak.clear();
-    this.startTime = performance.now();
-  }
-
-  /** Re-seed: a new seed for prompts, sampling and judge noise (same cold-start weights); then Reset. */
-  reseed(seed: number): void {
-    if (this.multiSeed)
-      throw new Error(
-        "reseed: this run trains several seeds (Experiment.seeds); start a new run to change them",
-      );
-    this.experiment = parseExperiment({ ...this.experiment, seed });
-    this.reset();
-  }
-
   /** Parameters of a variant's policy (checkpoint export); `seed` picks the copy in a multi-seed run (default: the first seed). */
   async variantParams(name: string, seed = this.seeds[0]): Promise<Float32Array> {
-    const v = this.variants.find((x) => x.config.name === name && x.seed === seed);
+    const v = this.variants.find(name, seed);
     if (!v) throw new Error(`no variant '${name}' with seed ${seed} in this run`);
     return this.engine.readParams(v.policy.params);
   }
@@ -665,196 +564,37 @@ export class LabRun {
   }
 
   /**
-   * Forks `name` at the current step into a new branch with changed reward
-   * weights / judge noise. Every seed's copy of the parent gets its own
-   * fork: a new policy whose parameters AND AdamW state (m, v, t) are GPU
-   * copies of the parent's now (LabEngine.forkPolicy, no read-back). The
-   * branch trains from the next step on, beside the others, on the same
-   * prompts and sampling seeds as its parent (`stepAll`), so the curves part
-   * only through the changed reward.
-   *
-   * Emits a marker (variant = the fork key, step = this step, `fork` set) and
-   * the branch's first eval row at this step: a copy of the parent's eval row
-   * when `opts.parentEval` returns one for this step, else a fresh greedy
-   * eval of the fork (its parameters equal the parent's, so the values are
-   * the parent's at this step).
-   *
-   * Key format (src/run/fork-key.ts): `<name>@fork<step>`, e.g. `grr@fork12`;
-   * a second fork of the same parent at the same step is `grr@fork12.2`.
-   * @param name a variant of this run or an existing fork key.
-   * @param opts.parentEval the parent's latest eval row under `seed`, if the caller keeps one.
-   * @returns the fork key.
+   * Forks `name` (a variant of this run or a fork key) at the current step
+   * into a new branch with changed reward weights / judge noise, one copy
+   * per seed, trained from the next step on beside the others on its
+   * parent's prompts and sampling seeds (RunForks.fork: the copies, the
+   * marker, the first eval row; `opts.parentEval` gives the parent's latest
+   * eval row under a seed, copied when it is of this step).
+   * @returns the fork key (`<name>@fork<step>`, src/run/fork-key.ts).
    * @throws Error naming an unknown parent, an invalid value, a step that is
-   *   half done (a variant failed; train a step first) or more than MAX_FORKS forks.
+   *   half done (a variant failed; train a step first) or too many forks.
    */
-  async fork(
+  fork(
     name: string,
     weights: VariantConfig["weights"],
     judge?: Partial<VariantConfig["judge"]>,
     opts: { parentEval?: (seed: number) => MetricRow | undefined } = {},
   ): Promise<string> {
-    const variantParents = this.variants.filter((v) => v.config.name === name);
-    const forkParents = this.forks.filter((f) => f.key === name);
-    const parents: { config: VariantConfig; policy: Policy; seed: number }[] = variantParents.length
-      ? variantParents
-      : forkParents;
-    if (parents.length === 0) throw new Error(`fork: no variant or fork '${name}' in this run`);
-    if (this.stepDone.size > 0 || forkParents.some((f) => f.trainedTo !== this.step)) {
-      throw new Error(
-        `fork: step ${this.step + 1} is only partly done (a variant failed); train one more step, then fork`,
-      );
-    }
-    if (new Set(this.forks.map((f) => f.key)).size >= MAX_FORKS)
-      throw new Error(
-        `fork: this run already has ${MAX_FORKS} forks (lab limit); Reset to start over`,
-      );
-    const base = parents[0].config;
-    const parsed = VariantSchema.safeParse({
-      ...base,
-      weights: { ...base.weights, ...weights },
-      judge: { ...base.judge, ...(judge ?? {}) },
+    return this.forks.fork({
+      variantParents: this.variants.named(name),
+      name,
+      step: this.step,
+      partlyDone: this.variants.partlyDone,
+      weights,
+      judge,
+      parentEval: opts.parentEval,
+      sink: this.sink,
+      evalCopy: (f, step) => this.evalCopy(f, step),
     });
-    if (!parsed.success) {
-      throw new Error(
-        `fork: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`,
-      );
-    }
-    const config = parsed.data;
-    const step = this.step;
-    let n = 1;
-    while (this.forks.some((f) => f.key === forkKey(name, step, n))) n++;
-    const key = forkKey(name, step, n);
-    const made = parents.map((p) => {
-      const f: ForkRun = {
-        key,
-        parent: name,
-        config,
-        seed: p.seed,
-        trainedTo: step,
-        policy: this.engine.forkPolicy(p.policy, this.multiSeed ? `${key}.s${p.seed}` : key),
-      };
-      this.forks.push(f);
-      return f;
-    });
-    const changes: Record<string, number | string> = {};
-    for (const [k, v] of Object.entries(config.weights))
-      if (base.weights[k as keyof typeof base.weights] !== v) changes[k] = v;
-    for (const [k, v] of Object.entries(config.judge))
-      if (base.judge[k as keyof typeof base.judge] !== v) changes[k] = v;
-    const label = `fork of ${name}: ${
-      Object.entries(changes)
-        .map(([k, v]) => `${k}=${v}`)
-        .join(", ") || "same weights"
-    }`;
-    this.sink.marker({ variant: key, step, label, fork: { parent: name, changes } });
-    for (const f of made) {
-      const prev = opts.parentEval?.(f.seed);
-      if (prev && prev.kind === "eval" && prev.step === step) {
-        this.sink.metrics([
-          this.rowFor(
-            { variant: key, step, time: prev.time, kind: "eval", values: { ...prev.values } },
-            f.seed,
-          ),
-        ]);
-      } else {
-        await this.evalFork(f, step);
-      }
-    }
-    return key;
   }
 
-  /**
-   * One RL step of every variant (rlStep) and then of every fork, on the
-   * same prompts and sampling seeds; forks left behind by a failed step
-   * catch up first. What the page's trainer runs (the CLI, which never
-   * forks, calls rlStep).
-   */
-  async stepAll(): Promise<void> {
-    await this.trainForks();
-    await this.rlStep();
-    await this.trainForks();
-  }
-
-  /** Trains every fork copy up to the current step (normally one step), with an eval on eval steps. */
-  private async trainForks(): Promise<void> {
-    const exp = this.experiment;
-    for (const f of this.forks) {
-      while (f.trainedTo < this.step) {
-        const step = f.trainedTo + 1;
-        const prompts = this.tasks.sampleBatch(
-          exp.algorithm.batchPrompts,
-          new Rng(deriveSeed(f.seed, "rl", step)),
-        );
-        const res = await rlStep({
-          engine: this.engine,
-          policy: f.policy,
-          variant: f.config,
-          algorithm: exp.algorithm,
-          prompts,
-          scorer: this.scorer,
-          step,
-          // The parent's sampling seed: the fork and its parent differ only by the changed reward.
-          seed: deriveSeed(f.seed, "rollout", step),
-        });
-        f.trainedTo = step;
-        this.noteSkip(f.policy.name, f.key, f.seed, step, res);
-        this.sink.metrics([
-          this.rowFor(
-            { variant: f.key, step, time: this.elapsed(), kind: "train", values: res.values },
-            f.seed,
-          ),
-        ]);
-        this.sink.samples([
-          this.multiSeed
-            ? { ...res.sample, variant: f.key, seed: f.seed }
-            : { ...res.sample, variant: f.key },
-        ]);
-        if (step % exp.algorithm.evalEvery === 0 || step === exp.algorithm.steps)
-          await this.evalFork(f, step);
-      }
-    }
-  }
-
-  /** Held-out eval of one fork copy; emits one eval row under the fork key. */
-  private async evalFork(f: ForkRun, step: number): Promise<EvalMetrics> {
-    const m = await this.heldOut(f.policy, this.evalPrompts, f.seed);
-    this.sink.metrics([
-      this.rowFor(
-        { variant: f.key, step, time: this.elapsed(), kind: "eval", values: { ...m } },
-        f.seed,
-      ),
-    ]);
-    return m;
-  }
-
-  /**
-   * Drops every fork and frees its GPU buffers. reset, reseed and sft do not
-   * touch forks (they predate them): the trainer worker calls this with each.
-   */
+  /** Drops every fork and frees its GPU buffers (reset, reseed and SFT keep forks: the controller calls this with each). */
   clearForks(): void {
-    for (const f of this.forks) {
-      this.engine.destroyPolicy(f.policy);
-      this.skipStreak.delete(f.policy.name);
-    }
-    this.forks = [];
-  }
-
-  /** Keys of the forks, once each, in the order they were made. */
-  get forkKeys(): string[] {
-    return [...new Set(this.forks.map((f) => f.key))];
-  }
-
-  /** Reward settings of a fork (the parent's with the changed weights). @throws Error for an unknown key. */
-  forkConfig(key: string): VariantConfig {
-    const f = this.forks.find((x) => x.key === key);
-    if (!f) throw new Error(`no fork '${key}' in this run`);
-    return f.config;
-  }
-
-  /** Parameters of a fork's policy; `seed` picks the copy in a multi-seed run (default: the first seed). */
-  async forkParams(key: string, seed = this.seeds[0]): Promise<Float32Array> {
-    const f = this.forks.find((x) => x.key === key && x.seed === seed);
-    if (!f) throw new Error(`no fork '${key}' with seed ${seed} in this run`);
-    return this.engine.readParams(f.policy.params);
+    for (const name of this.forks.clear()) this.variants.setStreak(name, 0);
   }
 }

@@ -22,7 +22,7 @@
  * fork) is held back and emitted at its end in one batch: the events in
  * order, then one `metrics` and one `samples` event with every row and group.
  *
- * Faults (docs: issue "Runs survive faults"):
+ * Faults:
  * - After every RL step (and after init, SFT, reset, re-seed and a fork) the
  *   controller keeps a snapshot of the run in memory (src/run/snapshot.ts: every
  *   variant's and fork's parameters and AdamW m, v, t). It posts it as a
@@ -30,185 +30,49 @@
  *   PERSIST_INTERVAL_MS while it runs; the page stores it in IndexedDB, so a
  *   saved run resumes (`init` with `resume`).
  * - A lost GPU device (any loss the controller did not cause by `dispose`):
- *   the step in flight is dropped (its rows never go out), a new device is
- *   requested from the host, the run is rebuilt from the snapshot (live
- *   weight changes kept) and the step is trained again; every variant gets a
- *   "device-lost" marker at that step. At most the step in flight is lost.
- * - A failed step is tried again at once; a step that fails the same way
- *   twice (same message, or a lost device both times), or MAX_STEP_ATTEMPTS
- *   times in all, pauses the run with the reason (an error event and the
- *   status message). Pressing Train again tries it once more and pauses again
- *   if it fails the same way: it never loops.
- * - A skipped optimizer update (NaN/Inf gradient) is the `update_skipped`
- *   metric and an "update-skipped" marker (LabRun); a policy whose update is
- *   skipped at two steps in a row pauses the run with the reason.
+ *   the run goes on from the snapshot on a new device from the host, live
+ *   weight changes kept (src/run/run-training.ts: at most the RL step in
+ *   flight is lost, whose rows never go out; during SFT, the SFT steps since
+ *   its last SFT snapshot); every variant gets a "device-lost" marker.
+ * - A failed step is tried again; one that fails the same way twice pauses
+ *   the run with the reason, and so does a policy whose optimizer update is
+ *   skipped (a NaN/Inf gradient) at two steps in a row (src/run/step-failures.ts).
  */
 import type { GpuContext } from "../gpu/context";
-import { loadCheckpoint, type Checkpoint } from "../model/checkpoint";
-import { parseMnistSubset, type MnistSubset } from "../tasks/mnist-data";
-import { checkpointPath } from "../settings/checkpoints";
-import { resolveColdStart } from "./cold-start";
-import {
-  parseExperiment,
-  type Experiment,
-  type VariantConfig,
-  type VariantWeights,
-} from "../settings/experiment";
-import type { RewardScorer } from "./reward-client";
-import type { GroupView, Marker, MetricRow } from "./run-types";
-import { LabRun, type RunSink } from "./lab-run";
+import type { Checkpoint } from "../model/checkpoint";
+import { parseExperiment } from "../settings/experiment";
+import { openResumed, openRun, readMnist } from "./controller-open";
+import { HeldEvents } from "./held-events";
+import { RunTraining } from "./run-training";
+import { TrainerFault } from "./step-failures";
+import type { MetricRow, RunSink } from "./run-types";
+import type { LabRun } from "./lab-run";
 import { decodeSnapshot, encodeSnapshot, type RunSnapshot } from "./snapshot";
-import {
-  stabilityReport,
-  type StabilityPolicy,
-  type StabilityReport,
-} from "../experiments/stability-study";
+import { stabilityReport } from "../experiments/stability-study";
+import type {
+  RunControllerHost,
+  TrainerCommand,
+  TrainerEvent,
+  TrainerPhase,
+} from "./controller-types";
 
-/** Where the controller is: what the page's controls and status line show. */
-export type TrainerPhase = "loading" | "idle" | "sft" | "rl" | "paused" | "done" | "error";
-
-/** Commands of the controller. */
-export type TrainerCommand =
-  /**
-   * Builds the run of `experiment`: device (first time), data, cold start
-   * (src/run/cold-start.ts), variants; then evaluates the cold start. Answered
-   * by `ready` and the step-0 eval rows, or an error.
-   */
-  | {
-      type: "init";
-      experiment: Experiment;
-      /** Where the cold start is read (RunControllerHost.readAsset) instead of the shipped file. */
-      checkpoint?: string;
-      /**
-       * A run snapshot (encodeSnapshot bytes, e.g. a saved run's) to continue
-       * instead of starting at step 0: its experiment, cold start, step and
-       * every policy's state replace `experiment`'s (which only has to parse).
-       * Answered by `ready`, a "resumed" marker per variant and a paused status.
-       */
-      resume?: Uint8Array;
-      /** Keep the default model size on a CPU adapter (resolveColdStart `keepModelSize`). */
-      keepModelSize?: boolean;
-      /** Read no cold start: the run starts with SFT from scratch (on the first Train or Step). */
-      fromScratch?: boolean;
-      /** SFT's intermediate eval interval in steps (0: only the final eval; default max(10, sftSteps / 10)). */
-      sftEvalEvery?: number;
-      /** With `resume`: evaluate the cold start again (its step-0 eval rows), as a fresh run does. */
-      evalColdStart?: boolean;
-    }
-  /** Trains until paused or `algorithm.steps` is reached (SFT first when there is no cold start). */
-  | { type: "start" }
-  /** Stops training (and SFT) at the next step boundary. */
-  | { type: "pause" }
-  /** One RL step of every variant and fork (SFT first when there is no cold start), then paused. */
-  | { type: "step" }
-  /** Every variant back to the cold-start weights at step 0; forks dropped. */
-  | { type: "reset" }
-  /** A new seed for prompts, sampling and judge noise, then Reset. */
-  | { type: "reseed"; seed: number }
-  /** SFT from a fresh random init; its result becomes the cold start. */
-  | { type: "runSft" }
-  /** A variant's reward weights / judge noise from the next step on; answered by a marker. */
-  | {
-      type: "setWeights";
-      variant: string;
-      weights: VariantWeights;
-      judge?: Partial<VariantConfig["judge"]>;
-    }
-  /**
-   * Fork `variant` (a variant name or a fork key) at the current step into a
-   * new branch with these weights / judge settings (LabRun.fork); answered by
-   * a fork marker and the branch's first eval row, or an error event.
-   */
-  | {
-      type: "fork";
-      variant: string;
-      weights: VariantWeights;
-      judge?: Partial<VariantConfig["judge"]>;
-    }
-  /**
-   * Judge stability (GRR §4.3.4) on the current run: `groupSize` rollouts of
-   * `prompts` training prompts from `policy` (default "reference", the cold
-   * start), then the judge-noise sweep (src/experiments/stability-study.ts). Pauses
-   * training at the step boundary while it runs, then resumes. Answered by a
-   * `stability` event (result or error).
-   */
-  | {
-      type: "stability";
-      policy?: StabilityPolicy;
-      prompts?: number;
-      groupSize?: number;
-      repeats?: number;
-      seed?: number;
-    };
-
-/** Events of the controller. */
-export type TrainerEvent =
-  | {
-      type: "ready";
-      adapter: string;
-      isFallback: boolean;
-      modelSize: string;
-      params: number;
-      note?: string;
-    }
-  | { type: "status"; phase: TrainerPhase; step: number; message?: string }
-  | { type: "metrics"; rows: MetricRow[] }
-  | { type: "samples"; groups: GroupView[] }
-  | { type: "marker"; marker: Marker }
-  | { type: "log"; message: string }
-  | { type: "error"; message: string; fatal: boolean }
-  /**
-   * The run's latest snapshot at `step` (encodeSnapshot bytes, src/run/snapshot.ts),
-   * posted when training stops and at most every PERSIST_INTERVAL_MS while it runs.
-   */
-  | { type: "snapshot"; step: number; bytes: Uint8Array }
-  /** Answer to a `stability` command: the report, or null and the reason it could not run. */
-  | { type: "stability"; result: StabilityReport | null; error?: string };
-
-/** What the controller gets from where it runs (the worker, or Node). */
-export interface RunControllerHost {
-  /** The GPU context; called at the first init, and again after a lost device. */
-  createContext(): Promise<GpuContext>;
-  /** The reward side; called once, at the first init. */
-  createScorer(): RewardScorer;
-  /**
-   * A file of the site (public/: `data/mnist-subset.bin`, `checkpoints/…`),
-   * by path relative to the site root or by URL; null when it is missing.
-   */
-  readAsset(path: string): Promise<Uint8Array | null>;
-  /** Awaited after each unit of GPU work, once its output is emitted (the worker lets the page draw). */
-  afterWork?(): Promise<void>;
-}
-
-/** Path of the MNIST subset on the site (digits tasks). */
-const MNIST_ASSET = "data/mnist-subset.bin";
+export type {
+  RunControllerHost,
+  TrainerCommand,
+  TrainerEvent,
+  TrainerPhase,
+} from "./controller-types";
 
 const evalKey = (variant: string, seed: number | undefined) => `${variant}|${seed ?? ""}`;
 
-/** Tries of one RL step before the run pauses (lab choice: the first and two retries). */
-const MAX_STEP_ATTEMPTS = 3;
 /** Least time between two `snapshot` events while training runs (lab choice). */
 const PERSIST_INTERVAL_MS = 30_000;
-/** How long a failed step waits for the device's `lost` promise before counting as an ordinary failure (lab choice). */
-const LOSS_GRACE_MS = 200;
-
-/** A failure that stops training with a reason: non-fatal pauses the run, fatal ends it. */
-class TrainerFault extends Error {
-  constructor(
-    message: string,
-    readonly fatal: boolean,
-  ) {
-    super(message);
-  }
-}
 
 const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 /** The lab's run controller (see the file comment). */
 export class RunController {
-  private ctx: GpuContext | null = null;
-  private scorer: RewardScorer | null = null;
-  private labRun: LabRun | null = null;
+  private readonly training: RunTraining;
   private currentPhase: TrainerPhase = "loading";
   /** True while the RL loop should go on; cleared by pause and by every command that reshapes the run. */
   private running = false;
@@ -218,21 +82,10 @@ export class RunController {
   /** The run has no cold start yet: the next Train or Step runs SFT from scratch first. */
   private needsSft = false;
   private queue: Promise<void> = Promise.resolve();
-  private holding = false;
-  private readonly held: TrainerEvent[] = [];
-  /** The MNIST subset of the current run (digits tasks), kept to rebuild the run after a lost device. */
-  private mnist: MnistSubset | undefined;
-  /** The run at the last step boundary (see the file comment). */
-  private lastSnapshot: RunSnapshot | null = null;
+  private readonly events = new HeldEvents((ev) => this.post(ev));
   /** The snapshot last posted as an event, and when. */
   private posted: RunSnapshot | null = null;
   private postedAt = 0;
-  /** The last failed RL step, how it failed (the message, or "device-lost") and the message. */
-  private lastFailure: { step: number; signature: string; message: string } | null = null;
-  /** Contexts whose device was lost, with the loss message. */
-  private readonly lost = new WeakMap<GpuContext, string>();
-  private recovering: Promise<void> | null = null;
-  private disposing = false;
   /** The latest eval row per variant (and seed): a fork's first row copies its parent's. */
   private readonly lastEval = new Map<string, MetricRow>();
   /** SFT's intermediate eval interval of the current run (init `sftEvalEvery`). */
@@ -242,11 +95,11 @@ export class RunController {
   private readonly sink: RunSink = {
     metrics: (rows) => {
       for (const r of rows) if (r.kind === "eval") this.lastEval.set(evalKey(r.variant, r.seed), r);
-      this.emit({ type: "metrics", rows });
+      this.events.emit({ type: "metrics", rows });
     },
-    samples: (groups) => this.emit({ type: "samples", groups }),
-    marker: (marker) => this.emit({ type: "marker", marker }),
-    log: (message) => this.emit({ type: "log", message }),
+    samples: (groups) => this.events.emit({ type: "samples", groups }),
+    marker: (marker) => this.events.emit({ type: "marker", marker }),
+    log: (message) => this.events.emit({ type: "log", message }),
   };
 
   /**
@@ -256,7 +109,26 @@ export class RunController {
   constructor(
     private readonly host: RunControllerHost,
     private readonly listener: (ev: TrainerEvent) => void,
-  ) {}
+  ) {
+    this.training = new RunTraining({
+      createContext: () => host.createContext(),
+      sink: this.sink,
+      notices: {
+        marker: (marker) => this.post({ type: "marker", marker }),
+        log: (message) => this.post({ type: "log", message }),
+      },
+      output: this.events,
+      afterWork: host.afterWork ? () => host.afterWork!() : undefined,
+      notify: (message) => this.post({ type: "log", message }),
+      onLost: (message) => {
+        this.post({ type: "log", message });
+        // A step in flight fails and recovers itself; when idle, recover now, behind the queued commands.
+        this.queue = this.queue
+          .then(() => this.training.recoverIfLost())
+          .catch((e) => this.report(e));
+      },
+    });
+  }
 
   /** The current phase. */
   get phase(): TrainerPhase {
@@ -265,12 +137,12 @@ export class RunController {
 
   /** RL steps done by the current run (0 before init). */
   get step(): number {
-    return this.labRun?.step ?? 0;
+    return this.training.run?.step ?? 0;
   }
 
   /** The current run (null before init, or after a failed one). */
   get run(): LabRun | null {
-    return this.labRun;
+    return this.training.run;
   }
 
   /** The cold-start checkpoint the current run was built from (null: SFT from scratch, or a resumed run). */
@@ -280,7 +152,7 @@ export class RunController {
 
   /** The GPU context (null before the first init). */
   get context(): GpuContext | null {
-    return this.ctx;
+    return this.training.ctx;
   }
 
   /**
@@ -310,52 +182,30 @@ export class RunController {
 
   /** The run's snapshot at the last step boundary (null before init). */
   get snapshot(): RunSnapshot | null {
-    return this.lastSnapshot;
+    return this.training.snapshot;
   }
 
   /** Stops training and frees the device (the controller must not be used afterwards). */
   async dispose(): Promise<void> {
     await this.send({ type: "pause" });
-    this.disposing = true;
-    this.ctx?.destroy();
-    this.ctx = null;
-    this.scorer?.dispose?.();
-    this.scorer = null;
+    this.training.devices.disposing = true;
+    this.training.ctx?.destroy();
+    this.training.ctx = null;
+    this.training.scorer?.dispose?.();
+    this.training.scorer = null;
   }
 
   private post(ev: TrainerEvent): void {
     this.listener(ev);
   }
 
-  private emit(ev: TrainerEvent): void {
-    if (this.holding) this.held.push(ev);
-    else this.post(ev);
-  }
-
-  private release(): void {
-    this.holding = false;
-    const held = this.held.splice(0);
-    const rows = held.flatMap((e) => (e.type === "metrics" ? e.rows : []));
-    const groups = held.flatMap((e) => (e.type === "samples" ? e.groups : []));
-    for (const e of held) if (e.type !== "metrics" && e.type !== "samples") this.post(e);
-    if (rows.length) this.post({ type: "metrics", rows });
-    if (groups.length) this.post({ type: "samples", groups });
-  }
-
-  /**
-   * Runs one unit of GPU work with its output held back, then calls the
-   * host's after-work hook. `onError` runs before the held output goes out
-   * (it may drop some: dropStepOutput).
-   */
-  private async unit<T>(work: () => Promise<T>, onError?: () => Promise<void>): Promise<T> {
-    this.holding = true;
+  /** Runs one unit of GPU work with its output held back, then calls the host's after-work hook. */
+  private async unit<T>(work: () => Promise<T>): Promise<T> {
+    this.events.hold();
     try {
       return await work();
-    } catch (e) {
-      await onError?.();
-      throw e;
     } finally {
-      this.release();
+      this.events.release();
       await this.host.afterWork?.();
     }
   }
@@ -366,8 +216,9 @@ export class RunController {
   }
 
   private requireRun(): LabRun {
-    if (!this.labRun) throw new Error("the controller has no experiment yet (send init first)");
-    return this.labRun;
+    if (!this.training.run)
+      throw new Error("the controller has no experiment yet (send init first)");
+    return this.training.run;
   }
 
   /**
@@ -380,110 +231,12 @@ export class RunController {
     const fatal = e instanceof TrainerFault && e.fatal;
     this.post({ type: "error", message, fatal });
     this.persist();
-    this.status(this.labRun && !fatal ? "paused" : "error", message);
-  }
-
-  /** A new GPU context from the host, watched for a lost device. */
-  private async acquireContext(): Promise<GpuContext> {
-    const ctx = await this.host.createContext();
-    ctx.device.lost.then((info) => {
-      if (this.disposing) return;
-      const message = `GPU device lost (${info.reason}${info.message ? `: ${info.message}` : ""})`;
-      this.lost.set(ctx, message);
-      if (ctx !== this.ctx) return;
-      this.post({ type: "log", message });
-      // A step in flight fails and recovers itself; when idle, recover now, behind the queued commands.
-      this.queue = this.queue.then(() => this.recoverIfLost()).catch((e) => this.report(e));
-    });
-    return ctx;
-  }
-
-  /**
-   * True when the device of `ctx` (the one a failed step ran on) is lost;
-   * waits up to LOSS_GRACE_MS for its `lost` promise.
-   */
-  private async deviceLost(ctx: GpuContext | null): Promise<boolean> {
-    if (!ctx) return false;
-    if (!this.lost.has(ctx))
-      await Promise.race([
-        ctx.device.lost,
-        new Promise((resolve) => setTimeout(resolve, LOSS_GRACE_MS)),
-      ]);
-    return this.lost.has(ctx);
-  }
-
-  /**
-   * Rebuilds the run on a new device from the last snapshot when the current
-   * device is lost (once, however many callers wait); a no-op otherwise.
-   * @throws TrainerFault (fatal) when no new device can be had or there is no snapshot.
-   */
-  private recoverIfLost(): Promise<void> {
-    const ctx = this.ctx;
-    const message = ctx ? this.lost.get(ctx) : undefined;
-    if (!ctx || message === undefined) return this.recovering ?? Promise.resolve();
-    this.recovering ??= this.recoverDevice(message).finally(() => {
-      this.recovering = null;
-    });
-    return this.recovering;
-  }
-
-  private async recoverDevice(message: string): Promise<void> {
-    const old = this.labRun;
-    const snap = this.lastSnapshot;
-    if (!old || !snap) {
-      // No run to keep: the next init gets a new device.
-      this.ctx = null;
-      return;
-    }
-    let ctx: GpuContext;
-    try {
-      ctx = await this.acquireContext();
-    } catch (e) {
-      this.ctx = null;
-      throw new TrainerFault(
-        `${message}, and no new GPU device could be had (${messageOf(e)}). The snapshot of step ${snap.step} is kept: save the run and resume it after a reload.`,
-        true,
-      );
-    }
-    this.ctx = ctx;
-    // The live weight changes since the snapshot are kept (the old run's experiment is CPU state).
-    const run = LabRun.fromSnapshot(
-      ctx,
-      { ...snap, experiment: old.experiment },
-      this.sink,
-      this.scorer!,
-      this.mnist,
-    );
-    this.labRun = run;
-    this.lastSnapshot = await run.snapshot();
-    const step = snap.step + 1;
-    for (const variant of [...run.variantNames, ...run.forkKeys])
-      this.sink.marker({
-        variant,
-        step,
-        label: `${message}: went on from the snapshot of step ${snap.step} on a new device`,
-        fault: "device-lost",
-      });
-    this.sink.log(
-      `${message}; new device: ${ctx.adapter.description}. Restored the snapshot of step ${snap.step}; step ${step} is trained again.`,
-    );
-  }
-
-  /**
-   * Drops the rows, groups and fault markers a failed step has emitted so
-   * far (they are made again when the step is trained again from the snapshot).
-   */
-  private dropStepOutput(): void {
-    const keep = this.held.filter(
-      (e) =>
-        e.type !== "metrics" && e.type !== "samples" && !(e.type === "marker" && e.marker.fault),
-    );
-    this.held.splice(0, this.held.length, ...keep);
+    this.status(this.training.run && !fatal ? "paused" : "error", message);
   }
 
   /** Posts the last snapshot as a `snapshot` event, unless it was posted already. */
   private persist(): void {
-    const snap = this.lastSnapshot;
+    const snap = this.training.snapshot;
     if (!snap || snap === this.posted) return;
     this.posted = snap;
     this.postedAt = performance.now();
@@ -501,60 +254,19 @@ export class RunController {
   }
 
   /**
-   * One RL step of every variant and fork, with the recovery of the file
-   * comment: a lost device is replaced and the step trained again from the
-   * snapshot; any failure is tried again until it repeats or MAX_STEP_ATTEMPTS.
-   * @throws TrainerFault naming the step and the reason when the run must pause (or end).
+   * Up to `n` RL steps (RunTraining.trainSteps: recovery, the failure rule),
+   * each step's status event in its output; a snapshot event at most every
+   * PERSIST_INTERVAL_MS; queued commands get in between steps.
+   * @throws TrainerFault when the run must pause (or end).
    */
-  private async trainStep(): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      await this.recoverIfLost();
-      const r = this.requireRun();
-      const ctx = this.ctx;
-      const step = r.step + 1;
-      let lostDevice = false;
-      try {
-        await this.unit(
-          async () => {
-            await r.stepAll();
-            this.lastSnapshot = await r.snapshot();
-            this.emit({ type: "status", phase: "rl", step: r.step });
-          },
-          async () => {
-            // The recovery queued by the device's `lost` handler may have replaced this.ctx already.
-            lostDevice = await this.deviceLost(ctx);
-            if (lostDevice) this.dropStepOutput();
-          },
-        );
-      } catch (e) {
-        const message = lostDevice && ctx ? (this.lost.get(ctx) ?? messageOf(e)) : messageOf(e);
-        const signature = lostDevice ? "device-lost" : message;
-        const prev = this.lastFailure;
-        this.lastFailure = { step, signature, message };
-        if (lostDevice) await this.recoverIfLost();
-        if (prev?.step === step && prev.signature === signature)
-          throw new TrainerFault(
-            `step ${step} failed twice the same way (${message}); the run is paused instead of trying it again. Reset, re-seed or change the settings to go on.`,
-            false,
-          );
-        if (attempt >= MAX_STEP_ATTEMPTS)
-          throw new TrainerFault(
-            `step ${step} failed ${attempt} times (last: ${message}); the run is paused`,
-            false,
-          );
-        this.post({ type: "log", message: `step ${step} failed (${message}); trying it again` });
-        continue;
-      }
-      this.lastFailure = null;
-      const stuck = r.repeatedSkips(2);
-      if (stuck.length > 0)
-        throw new TrainerFault(
-          `${stuck.map((x) => `${x.policy} (${x.steps} steps)`).join(", ")}: the optimizer skipped the update at every one of the last steps (a NaN/Inf gradient each time), the same failure twice; the run is paused at step ${r.step} instead of going on. Lower the learning rate, change the variant's settings or Reset.`,
-          false,
-        );
-      if (performance.now() - this.postedAt >= PERSIST_INTERVAL_MS) this.persist();
-      return;
-    }
+  private trainSteps(n: number, shouldStop: () => boolean): Promise<void> {
+    return this.training.trainSteps(n, shouldStop, {
+      inStep: (r) => this.events.emit({ type: "status", phase: "rl", step: r.step }),
+      afterStep: async () => {
+        if (performance.now() - this.postedAt >= PERSIST_INTERVAL_MS) this.persist();
+        await new Promise((res) => setTimeout(res, 0));
+      },
+    });
   }
 
   private async handle(cmd: TrainerCommand): Promise<void> {
@@ -576,8 +288,7 @@ export class RunController {
         const r = this.requireRun();
         r.clearForks();
         r.reset();
-        this.lastFailure = null;
-        this.lastSnapshot = await r.snapshot();
+        this.training.setRun(r, await r.snapshot());
         return this.status("idle", "reset to the cold-start weights");
       }
       case "reseed": {
@@ -585,8 +296,7 @@ export class RunController {
         const r = this.requireRun();
         r.clearForks();
         r.reseed(cmd.seed);
-        this.lastFailure = null;
-        this.lastSnapshot = await r.snapshot();
+        this.training.setRun(r, await r.snapshot());
         return this.status(
           "idle",
           `re-seeded with ${cmd.seed}: new prompts and sampling, same cold-start weights`,
@@ -625,9 +335,7 @@ export class RunController {
   private async init(cmd: Extract<TrainerCommand, { type: "init" }>): Promise<void> {
     await this.stopLoop();
     // A failed init must not leave the previous experiment to be trained by a queued Start.
-    this.labRun = null;
-    this.lastSnapshot = null;
-    this.lastFailure = null;
+    this.training.setRun(null, null);
     this.needsSft = false;
     this.coldStart = null;
     this.sftEvalEvery = cmd.sftEvalEvery;
@@ -642,60 +350,25 @@ export class RunController {
       }
     }
     const experiment = resume ? resume.experiment : parseExperiment(cmd.experiment);
-    if (this.ctx && this.lost.has(this.ctx)) this.ctx = null;
-    this.ctx ??= await this.acquireContext();
-    const ctx = this.ctx;
-    this.scorer ??= this.host.createScorer();
-    let mnist: ReturnType<typeof parseMnistSubset> | undefined;
-    if (experiment.task.family === "digits") {
-      const bytes = await this.host.readAsset(MNIST_ASSET);
-      if (!bytes) throw new Error(`the MNIST subset (${MNIST_ASSET}) is missing from the site`);
-      mnist = parseMnistSubset(bytes);
-    }
-    this.mnist = mnist;
+    const ctx = await this.training.acquire();
+    this.training.scorer ??= this.host.createScorer();
+    this.training.mnist = await readMnist(this.host, experiment);
     if (resume) return this.resume(ctx, resume, cmd.evalColdStart ?? false);
-    const cold = await resolveColdStart({
-      experiment,
-      adapter: ctx.adapter,
-      keepModelSize: cmd.keepModelSize,
-      mnist,
-      readCheckpoint: async (exp) => {
-        if (cmd.fromScratch) return null;
-        const source = cmd.checkpoint ?? checkpointPath(exp);
-        const bytes = await this.host.readAsset(source);
-        return bytes ? { checkpoint: loadCheckpoint(bytes), source } : null;
-      },
-    });
-    const ckpt = cold.checkpoint;
-    if (ckpt?.checkpoint.warning)
-      this.post({ type: "log", message: `cold start: ${ckpt.checkpoint.warning}` });
-    for (const note of cold.notes) this.post({ type: "log", message: note });
-    const run = new LabRun(
+    const opened = await openRun({
+      host: this.host,
       ctx,
-      cold.experiment,
-      this.sink,
-      this.scorer,
-      mnist,
-      ckpt ? { config: ckpt.checkpoint.config, params: ckpt.checkpoint.params } : null,
-    );
-    this.labRun = run;
-    this.coldStart = ckpt?.checkpoint ?? null;
-    this.post({
-      type: "ready",
-      adapter: ctx.adapter.description,
-      isFallback: ctx.adapter.isFallback,
-      modelSize: cold.experiment.modelSize,
-      params: run.paramCount,
-      note:
-        [
-          cold.sizeNote,
-          ckpt
-            ? undefined
-            : "No shipped cold-start checkpoint for this task and size: Train runs SFT from scratch first.",
-        ]
-          .filter(Boolean)
-          .join(" ") || undefined,
+      scorer: this.training.scorer,
+      sink: this.sink,
+      cmd,
+      experiment,
+      mnist: this.training.mnist,
     });
+    for (const message of opened.notes) this.post({ type: "log", message });
+    const run = opened.run;
+    const ckpt = opened.coldStart;
+    this.training.setRun(run, null);
+    this.coldStart = ckpt?.checkpoint ?? null;
+    this.post(opened.ready);
     if (ckpt) {
       // Say which cold start this is: the task's answer form and the model size pick the file.
       const meta = ckpt.checkpoint.meta;
@@ -708,7 +381,7 @@ export class RunController {
       this.status("idle", "preparing the RL step");
       await this.unit(() => run.warmUp());
     } else this.needsSft = true;
-    this.lastSnapshot = await run.snapshot();
+    this.training.snapshot = await run.snapshot();
     this.status("idle");
   }
 
@@ -717,20 +390,13 @@ export class RunController {
    * paused at its step (after the cold start's eval when `evalColdStart`).
    */
   private async resume(ctx: GpuContext, snap: RunSnapshot, evalColdStart: boolean): Promise<void> {
-    const run = LabRun.fromSnapshot(ctx, snap, this.sink, this.scorer!, this.mnist);
-    this.labRun = run;
-    this.lastSnapshot = snap;
+    const t = this.training;
+    const { run, ready } = openResumed(ctx, snap, this.sink, t.scorer!, t.mnist);
+    t.setRun(run, snap);
     this.posted = snap;
     this.postedAt = performance.now();
-    this.post({
-      type: "ready",
-      adapter: ctx.adapter.description,
-      isFallback: ctx.adapter.isFallback,
-      modelSize: snap.experiment.modelSize,
-      params: run.paramCount,
-      note: `Resumed at step ${snap.step} from a saved snapshot.`,
-    });
-    for (const variant of [...run.variantNames, ...run.forkKeys])
+    this.post(ready);
+    for (const variant of [...run.variantNames, ...run.forks.keys])
       this.sink.marker({
         variant,
         step: snap.step,
@@ -751,29 +417,24 @@ export class RunController {
     this.sftRunning = true;
     this.status("sft", `cold-start SFT, ${r.experiment.sftSteps} steps`);
     try {
-      this.holding = true;
-      const done = await r.sft(
-        r.experiment.sftSteps,
-        this.sftEvalEvery ?? Math.max(10, Math.round(r.experiment.sftSteps / 10)),
-        () => !this.sftRunning,
-        {
-          fromScratch,
-          afterStep: async () => {
-            this.release();
-            await this.host.afterWork?.();
-            this.holding = true;
-          },
-        },
-      );
-      this.release();
-      if (!done) return;
+      r.beginSft({
+        fromScratch,
+        evalEvery: this.sftEvalEvery ?? Math.max(10, Math.round(r.experiment.sftSteps / 10)),
+      });
+      await this.training.trainSft(() => !this.sftRunning);
+      // A lost device rebuilds the run: take the one that trained.
+      const now = this.requireRun();
+      if (now.sft.active) {
+        // Stopped before its end: nothing is committed.
+        now.abandonSft();
+        return;
+      }
       this.needsSft = false;
-      this.lastFailure = null;
-      await this.unit(() => r.evalStart());
-      this.lastSnapshot = await r.snapshot();
+      await this.unit(() => now.evalStart());
+      this.training.setRun(now, await now.snapshot());
     } finally {
       this.sftRunning = false;
-      this.release();
+      this.events.release();
     }
   }
 
@@ -786,7 +447,7 @@ export class RunController {
       if (this.needsSft) return this.status("paused", "SFT stopped before the end");
     }
     this.status("rl");
-    await this.trainStep();
+    await this.trainSteps(1, () => false);
     this.persist();
     const now = this.requireRun();
     return this.status(now.step >= now.experiment.algorithm.steps ? "done" : "paused");
@@ -794,7 +455,7 @@ export class RunController {
 
   /** Trains until paused or the step budget is spent; yields between steps so commands get through. */
   private async trainLoop(): Promise<void> {
-    const r = this.requireRun();
+    this.requireRun();
     if (this.needsSft) await this.sftFromScratch();
     if (this.needsSft) {
       // SFT was stopped before it finished.
@@ -802,11 +463,7 @@ export class RunController {
       return this.status("paused", "SFT stopped before the end; Train runs it again");
     }
     if (this.running) this.status("rl");
-    // The run is rebuilt after a lost device: read it again every step.
-    while (this.running && this.requireRun().step < r.experiment.algorithm.steps) {
-      await this.trainStep();
-      await new Promise((res) => setTimeout(res, 0));
-    }
+    await this.trainSteps(Number.POSITIVE_INFINITY, () => !this.running);
     const now = this.requireRun();
     const done = now.step >= now.experiment.algorithm.steps;
     this.running = false;
@@ -837,10 +494,11 @@ export class RunController {
    */
   private async stability(cmd: Extract<TrainerCommand, { type: "stability" }>): Promise<void> {
     const answer = (error: string) => this.post({ type: "stability", result: null, error });
-    if (!this.labRun) return answer("No run is loaded yet: wait until the controller is ready.");
+    if (!this.training.run)
+      return answer("No run is loaded yet: wait until the controller is ready.");
     if (this.needsSft)
       return answer("This run has no cold start yet: press Train (SFT runs first), then measure.");
-    const r = this.labRun;
+    const r = this.training.run;
     const wasRunning = this.running;
     await this.stopLoop();
     const phase = this.currentPhase;
@@ -857,7 +515,7 @@ export class RunController {
     } catch (e) {
       answer(e instanceof Error ? e.message : String(e));
     } finally {
-      if (wasRunning && this.labRun === r) this.startLoop();
+      if (wasRunning && this.training.run === r) this.startLoop();
       else this.status(phase);
     }
   }
@@ -886,7 +544,7 @@ export class RunController {
       this.sink.log(
         `step ${r.step}: forked ${cmd.variant} as ${key}; it trains from step ${r.step + 1}`,
       );
-      this.lastSnapshot = await r.snapshot();
+      this.training.snapshot = await r.snapshot();
       this.persist();
     } catch (e) {
       this.post({ type: "error", message: (e as Error).message, fatal: false });

@@ -97,3 +97,21 @@ export interface Marker {
    */
   fault?: "device-lost" | "update-skipped" | "variant-stopped";
 }
+
+/** Where a run's outputs go (the worker posts them; the CLI prints and writes files). */
+export interface RunSink {
+  metrics(rows: MetricRow[]): void;
+  samples(groups: GroupView[]): void;
+  marker(m: Marker): void;
+  log(message: string): void;
+}
+
+/** What `runSteps` calls at each step boundary (every hook optional). */
+export interface StepHooks {
+  /** Asked before every step; true ends the loop there (nothing of the next step is done). */
+  shouldStop?: () => boolean;
+  /** Awaited before every step (the controller holds the step's output back from here). */
+  beforeStep?: () => void | Promise<void>;
+  /** Awaited after every step with its phase and number (SFT step, or RL step `LabRun.step`). */
+  afterStep?: (done: { phase: "sft" | "rl"; step: number }) => void | Promise<void>;
+}

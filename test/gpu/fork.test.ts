@@ -72,7 +72,7 @@ describe("LabRun.fork (small model, CPU WebGPU adapter)", () => {
       params: ckpt!.params,
     });
     await run.evalStart();
-    await run.stepAll();
+    await run.stepVariants();
     expect(run.step).toBe(1);
     const parentAt1 = await run.variantParams("pointwise-gr");
     const parentEval1 = rec.rows.find(
@@ -90,7 +90,7 @@ describe("LabRun.fork (small model, CPU WebGPU adapter)", () => {
       n: 1,
     });
     // Compared as one number: a failing toEqual on 10^5 floats would spend minutes on its diff.
-    expect(maxAbsDiff(await run.forkParams(key), parentAt1)).toBe(0);
+    expect(maxAbsDiff(await run.forks.params(key), parentAt1)).toBe(0);
     const forkEval = rec.rows.filter((r) => r.variant === key && r.kind === "eval");
     expect(forkEval.map((r) => r.step)).toEqual([1]);
     expect(forkEval[0].values).toEqual(parentEval1.values);
@@ -99,21 +99,21 @@ describe("LabRun.fork (small model, CPU WebGPU adapter)", () => {
       step: 1,
       fork: { parent: "pointwise-gr", changes: { lambda: 5 } },
     });
-    expect(run.forkConfig(key).weights.lambda).toBe(5);
+    expect(run.forks.config(key).weights.lambda).toBe(5);
 
     // A second fork at the same step, same weights, copying the parent's eval row.
     const same = await run.fork("pointwise-gr", {}, undefined, { parentEval: () => parentEval1 });
     expect(same).toBe("pointwise-gr@fork1.2");
     const sameEval = rec.rows.filter((r) => r.variant === same);
     expect(sameEval).toEqual([{ ...parentEval1, variant: same }]);
-    expect(run.forkKeys).toEqual([key, same]);
+    expect(run.forks.keys).toEqual([key, same]);
 
     await expect(run.fork("grr", { lambda: 2 })).rejects.toThrow(/no variant or fork 'grr'/);
     await expect(run.fork("pointwise-gr", { lambda: 99 })).rejects.toThrow(/weights\.lambda/);
 
-    await run.stepAll();
+    await run.stepVariants();
     const parentAt2 = await run.variantParams("pointwise-gr");
-    const forkAt2 = await run.forkParams(key);
+    const forkAt2 = await run.forks.params(key);
     expect(maxAbsDiff(parentAt2, parentAt1)).toBeGreaterThan(0);
     expect(
       maxAbsDiff(forkAt2, parentAt2),
@@ -121,7 +121,7 @@ describe("LabRun.fork (small model, CPU WebGPU adapter)", () => {
     ).toBeGreaterThan(0);
     // Same weights, same prompts and sampling seed, copied m, v and t: the very same step.
     expect(
-      maxAbsDiff(await run.forkParams(same), parentAt2),
+      maxAbsDiff(await run.forks.params(same), parentAt2),
       "a same-weights fork did not repeat its parent's step",
     ).toBe(0);
     for (const k of [key, same]) {
@@ -135,8 +135,8 @@ describe("LabRun.fork (small model, CPU WebGPU adapter)", () => {
     }
 
     run.clearForks();
-    expect(run.forkKeys).toEqual([]);
-    await run.stepAll();
+    expect(run.forks.keys).toEqual([]);
+    await run.stepVariants();
     expect(rec.rows.filter((r) => r.variant === key && r.step === 3)).toEqual([]);
   });
 });

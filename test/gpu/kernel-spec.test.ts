@@ -2,11 +2,16 @@
  * Kernel specs (src/gpu/kernel-spec.ts): the generated WGSL header, packing
  * uniforms by name, the errors that name the kernel and the field (a value
  * of the wrong type, a missing or unknown field or binding), the build-time
- * check of every kernel's body against its spec, the grids, and — on the GPU
- * — that every kernel of every family compiles and builds its pipeline, and
+ * check of every kernel's body against its spec, the grids, that a kernel's
+ * variants (scalar / vec4 / tile / packed rows) are generated from one
+ * shader file and no two shader files are near copies, and — on the GPU —
+ * that every kernel of every family compiles and builds its pipeline, and
  * that a uniform declared with one type and read as another by the shader
  * fails when the pipeline is built.
  */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { useGpu } from "../support/gpu";
 import { defineKernel, type KernelSpec, spillGrid } from "../../src/gpu/kernel-spec";
@@ -76,6 +81,22 @@ describe("kernel specs", () => {
     ]);
     expect(spec.code()).toContain("fn linear_id(");
     expect(spec.code()).toContain("fn prng_uniform(");
+  });
+
+  it("emit type parameters as aliases after the constants, and refuse a body that declares one", () => {
+    const spec = toy({ consts: { VW: 4 }, types: { E: "vec4f", ACC: "mat2x4<f32>" } });
+    expect(spec.header().split("\n").slice(1, 5)).toEqual([
+      "const WG: u32 = 64u;",
+      "const VW: u32 = 4u;",
+      "alias E = vec4f;",
+      "alias ACC = mat2x4<f32>;",
+    ]);
+    expect(() => toy({ types: { E: "vec4f; const X = 1" } })).toThrow(
+      "toy: type E must be a WGSL type name, got 'vec4f; const X = 1'",
+    );
+    expect(() =>
+      toy({ source: `alias E = f32;\n${TOY_BODY}`, types: { E: "vec4f" } }).check(),
+    ).toThrow("toy: the shader declares type E, which its spec provides");
   });
 
   it("pack uniforms by name, each at its declared offset and type, padded to 16 bytes", () => {
@@ -190,6 +211,99 @@ describe("kernel specs", () => {
     expect(() => sampleSpec.workgroups({ N: 65536 * 64 } as never, 65535)).toThrow(
       "sample: 4194304 invocations need 65536 workgroups, over one dispatch dimension (65535)",
     );
+  });
+});
+
+/** The kernel a spec is a variant of: its name without the variant's suffixes. */
+function kernelOf(name: string): string {
+  return name.split(".")[0].replace(/(_rows)?(_vec4)?(_16x8)?$/, "");
+}
+
+const SHADERS = fileURLToPath(new URL("../../shaders/", import.meta.url));
+/** Every shader file (path under shaders/ → text), the shared prelude left out. */
+const SHADER_FILES = new Map(
+  readdirSync(SHADERS, { recursive: true, encoding: "utf8" })
+    .filter((f) => f.endsWith(".wgsl") && f !== "prelude.wgsl")
+    .sort()
+    .map((f) => [f, readFileSync(join(SHADERS, f), "utf8")]),
+);
+
+/** The code lines of a shader (comments, blank and short lines such as `}` dropped, spaces collapsed). */
+function codeLines(wgsl: string): string[] {
+  return wgsl
+    .split("\n")
+    .map((l) =>
+      l
+        .replace(/\/\/.*/, "")
+        .replace(/\s+/g, " ")
+        .trim(),
+    )
+    .filter((l) => l.length > 12);
+}
+
+/** Dice similarity of two line multisets: 2·|shared lines| / (|a| + |b|). */
+function lineDice(a: string[], b: string[]): number {
+  const left = new Map<string, number>();
+  for (const l of a) left.set(l, (left.get(l) ?? 0) + 1);
+  let shared = 0;
+  for (const l of b) {
+    const n = left.get(l) ?? 0;
+    if (n > 0) {
+      shared++;
+      left.set(l, n - 1);
+    }
+  }
+  return (2 * shared) / (a.length + b.length);
+}
+
+describe("kernel variants come from one source", () => {
+  it("the variants of each kernel share one shader file (no hand-kept scalar / vec4 copies)", () => {
+    const groups = new Map<string, KernelSpec[]>();
+    for (const s of ALL) groups.set(kernelOf(s.name), [...(groups.get(kernelOf(s.name)) ?? []), s]);
+    for (const [kernel, specs] of groups) {
+      const sources = new Set(specs.map((s) => s.source));
+      expect([kernel, sources.size]).toEqual([kernel, 1]);
+    }
+    const sizes = (names: string[]) => names.map((k) => [k, groups.get(k)?.length]);
+    expect(
+      sizes([
+        "attention_forward",
+        "attention_backward_q",
+        "attention_backward_kv",
+        "matmul_forward",
+        "matmul_backward_dx",
+        "matmul_backward_dw",
+      ]),
+    ).toEqual([
+      ["attention_forward", 3], // scalar, vec4, packed rows (vec4)
+      ["attention_backward_q", 3],
+      ["attention_backward_kv", 2],
+      ["matmul_forward", 3], // 4×4 scalar, 8×4 vec4, 16×8 vec4
+      ["matmul_backward_dx", 2],
+      ["matmul_backward_dw", 2],
+    ]);
+  });
+
+  it("every shader file under shaders/ is the source of some kernel spec", () => {
+    const used = new Set(ALL.map((s) => s.source));
+    const unused = [...SHADER_FILES].filter(([, text]) => !used.has(text)).map(([f]) => f);
+    expect(unused).toEqual([]);
+  });
+
+  it("no two shader files of 20 code lines or more share 65 % of their lines (make variants with blocks instead)", () => {
+    const files = [...SHADER_FILES].map(([f, text]) => [f, codeLines(text)] as const);
+    const near: string[] = [];
+    for (let i = 0; i < files.length; i++) {
+      for (let j = i + 1; j < files.length; j++) {
+        const [fa, a] = files[i];
+        const [fb, b] = files[j];
+        if (a.length < 20 || b.length < 20) continue;
+        const d = lineDice(a, b);
+        if (d >= 0.65)
+          near.push(`${fa} ~ ${fb}: ${Math.round(d * 100)} % of their code lines shared`);
+      }
+    }
+    expect(near).toEqual([]);
   });
 });
 

@@ -36,8 +36,8 @@ describe("SCS and ACRE train in the RL loop (small model, CPU WebGPU adapter)", 
     };
     const run = new LabRun(gpu.ctx, exp, sink, inProcessScorer, mnistFor(exp), null);
     await run.evalStart();
-    await run.rlStep();
-    await run.rlStep();
+    await run.stepVariants();
+    await run.stepVariants();
     for (const name of ["scs", "acre"]) {
       const train = rows.filter((r) => r.variant === name && r.kind === "train");
       expect(train.map((r) => r.step)).toEqual([1, 2]);

@@ -178,7 +178,7 @@ describe("RunController (small model, CPU WebGPU adapter)", () => {
       (r) => r.variant === VARIANT && r.kind === "eval" && r.step === 3,
     )!;
     expect(rows(at).filter((r) => r.variant === key)).toEqual([{ ...parentEval3, variant: key }]);
-    expect(run.forkKeys).toEqual([key]);
+    expect(run.forks.keys).toEqual([key]);
     await controller.send({ type: "fork", variant: "grr", weights: {} });
     expect(errors(at)).toEqual(["fork: no variant or fork 'grr' in this run"]);
 
@@ -186,7 +186,7 @@ describe("RunController (small model, CPU WebGPU adapter)", () => {
     await controller.send({ type: "reset" });
     expect(controller.step).toBe(0);
     expect(controller.phase).toBe("idle");
-    expect(run.forkKeys).toEqual([]);
+    expect(run.forks.keys).toEqual([]);
     expect(maxAbsDiff(await run.variantParams(VARIANT), cold.params)).toBe(0);
     expect(controller.run).toBe(run);
   });

@@ -2,19 +2,15 @@
  * Specs of the attention kernels (shaders/attention/): the training
  * attention (causal, PAD key mask, probabilities stored for the backward;
  * forward and the two backward passes, each scalar and vec4 along the head
- * channels) and the decode path's KV cache (kv_append) and cached attention
+ * channels, generated from one source per kernel by `variant`) and the
+ * decode path's KV cache (kv_append) and cached attention
  * (decode_attention, online softmax). Launchers: ./launch.ts; CPU reference:
  * ./reference.ts.
  */
 import { defineKernel, type KernelSpec } from "../../gpu/kernel-spec";
 import forwardCode from "../../../shaders/attention/attention_forward.wgsl?raw";
-import forwardVec4Code from "../../../shaders/attention/attention_forward_vec4.wgsl?raw";
 import backQCode from "../../../shaders/attention/attention_backward_q.wgsl?raw";
-import backQVec4Code from "../../../shaders/attention/attention_backward_q_vec4.wgsl?raw";
 import backKVCode from "../../../shaders/attention/attention_backward_kv.wgsl?raw";
-import backKVVec4Code from "../../../shaders/attention/attention_backward_kv_vec4.wgsl?raw";
-import forwardRowsCode from "../../../shaders/attention/attention_forward_rows_vec4.wgsl?raw";
-import backQRowsCode from "../../../shaders/attention/attention_backward_q_rows_vec4.wgsl?raw";
 import kvAppendCode from "../../../shaders/attention/kv_append.wgsl?raw";
 import tiledCode from "../../../shaders/attention/attention_tiled.wgsl?raw";
 import decodeCode from "../../../shaders/attention/decode_attention.wgsl?raw";
@@ -29,17 +25,36 @@ const rows = {
   threads: (u: { B: number; NH: number; T: number }) => u.B * u.NH * u.T,
 } as const;
 
+/**
+ * Template parameters of a training attention kernel (see the shader
+ * headers): the element type E of its head-channel bindings, VW floats per
+ * element, and its blocks (FULL: every query row; ROWS: the packed rows).
+ */
+function variant(vec: boolean, rows = false) {
+  return {
+    consts: { VW: vec ? 4 : 1 },
+    types: { E: vec ? "vec4f" : "f32" },
+    blocks: [vec ? "VEC" : "SCAL", rows ? "ROWS" : "FULL"],
+  };
+}
+
+/** Bindings of the forward, scalar (elem "f32") or vec4 along the head channels. */
+function forwardBindings<E extends string>(elem: E) {
+  return {
+    qkv: ["read", elem], // [B, T, 3C]
+    tokens: ["read", "i32"], // [B, L]
+    att: ["read_write", "f32"], // [B, NH, T, T]
+    out: ["read_write", elem], // [B, T, C]
+  } as const;
+}
+
 /** out [B, T, C], att [B, NH, T, T] from qkv [B, T, 3C] and tokens [B, L] (PAD keys masked). */
 export const attentionForwardScalar = defineKernel({
   name: "attention_forward",
   source: forwardCode,
+  ...variant(false),
   uniforms: FORWARD,
-  bindings: {
-    qkv: ["read", "f32"], // [B, T, 3C]
-    tokens: ["read", "i32"], // [B, L]
-    att: ["read_write", "f32"], // [B, NH, T, T]
-    out: ["read_write", "f32"], // [B, T, C]
-  },
+  bindings: forwardBindings("f32"),
   workgroupSize: 64,
   grid: rows,
 });
@@ -47,14 +62,10 @@ export const attentionForwardScalar = defineKernel({
 /** As attentionForwardScalar for head sizes C/NH % 4 = 0 (vec4 along the head channels). */
 export const attentionForwardVec4 = defineKernel({
   name: "attention_forward_vec4",
-  source: forwardVec4Code,
+  source: forwardCode,
+  ...variant(true),
   uniforms: FORWARD,
-  bindings: {
-    qkv: ["read", "vec4f"], // [B, T, 3C/4]
-    tokens: ["read", "i32"], // [B, L]
-    att: ["read_write", "f32"], // [B, NH, T, T]
-    out: ["read_write", "vec4f"], // [B, T, C/4]
-  },
+  bindings: forwardBindings("vec4f"),
   workgroupSize: 64,
   grid: rows,
 });
@@ -74,6 +85,7 @@ function backwardBindings<E extends string>(elem: E, dpre: "read" | "read_write"
 export const attentionBackwardQScalar = defineKernel({
   name: "attention_backward_q",
   source: backQCode,
+  ...variant(false),
   uniforms: BACKWARD,
   bindings: backwardBindings("f32", "read_write"),
   workgroupSize: 64,
@@ -83,7 +95,8 @@ export const attentionBackwardQScalar = defineKernel({
 /** As attentionBackwardQScalar, vec4 along the head channels. */
 export const attentionBackwardQVec4 = defineKernel({
   name: "attention_backward_q_vec4",
-  source: backQVec4Code,
+  source: backQCode,
+  ...variant(true),
   uniforms: BACKWARD,
   bindings: backwardBindings("vec4f", "read_write"),
   workgroupSize: 64,
@@ -94,6 +107,7 @@ export const attentionBackwardQVec4 = defineKernel({
 export const attentionBackwardKVScalar = defineKernel({
   name: "attention_backward_kv",
   source: backKVCode,
+  ...variant(false),
   uniforms: BACKWARD,
   bindings: backwardBindings("f32", "read"),
   workgroupSize: 64,
@@ -103,7 +117,8 @@ export const attentionBackwardKVScalar = defineKernel({
 /** As attentionBackwardKVScalar, vec4 along the head channels. */
 export const attentionBackwardKVVec4 = defineKernel({
   name: "attention_backward_kv_vec4",
-  source: backKVVec4Code,
+  source: backKVCode,
+  ...variant(true),
   uniforms: BACKWARD,
   bindings: backwardBindings("vec4f", "read"),
   workgroupSize: 64,
@@ -271,7 +286,8 @@ export function decodeAttentionSpec(hd: number, forceScalar = false): DecodeAtte
  */
 export const attentionForwardRowsVec4 = defineKernel({
   name: "attention_forward_rows_vec4",
-  source: forwardRowsCode,
+  source: forwardCode,
+  ...variant(true, true),
   uniforms: { ...FORWARD, R: "u32" },
   bindings: {
     qkv: ["read", "vec4f"], // [B, T, 3C/4]
@@ -291,7 +307,8 @@ export const attentionForwardRowsVec4 = defineKernel({
  */
 export const attentionBackwardQRowsVec4 = defineKernel({
   name: "attention_backward_q_rows_vec4",
-  source: backQRowsCode,
+  source: backQCode,
+  ...variant(true, true),
   uniforms: { ...BACKWARD, R: "u32" },
   bindings: {
     dout: ["read", "vec4f"], // [R, C/4] packed

@@ -1,18 +1,15 @@
 /**
  * Specs of the matmul kernels (shaders/matmul/): the training matmuls
  * (forward with fused bias and residual, dX, dW + bias sums, each in a scalar
- * and a vec4 version, the forward also with a 16×8 tile) and the decode
- * matmul with its epilogues. Shapes are row-major; w is [K, N] (the lab's
+ * and a vec4 version, the forward also with a 16×8 tile; every version of a
+ * kernel comes from its one source through blocks, constants and types) and
+ * the decode matmul with its epilogues. Shapes are row-major; w is [K, N] (the lab's
  * [in, out] layout). Launchers: ./launch.ts; CPU reference: ./reference.ts.
  */
 import { defineKernel, type KernelSpec } from "../../gpu/kernel-spec";
 import forwardCode from "../../../shaders/matmul/matmul_forward.wgsl?raw";
-import forwardVec4Code from "../../../shaders/matmul/matmul_forward_vec4.wgsl?raw";
-import forward16x8Code from "../../../shaders/matmul/matmul_forward_vec4_16x8.wgsl?raw";
 import dxCode from "../../../shaders/matmul/matmul_backward_dx.wgsl?raw";
-import dxVec4Code from "../../../shaders/matmul/matmul_backward_dx_vec4.wgsl?raw";
 import dwCode from "../../../shaders/matmul/matmul_backward_dw.wgsl?raw";
-import dwVec4Code from "../../../shaders/matmul/matmul_backward_dw_vec4.wgsl?raw";
 import decodeCode from "../../../shaders/matmul/decode_matmul.wgsl?raw";
 import tiledCode from "../../../shaders/matmul/matmul_tiled.wgsl?raw";
 
@@ -20,10 +17,21 @@ import tiledCode from "../../../shaders/matmul/matmul_tiled.wgsl?raw";
 const MKN = { M: "u32", K: "u32", N: "u32", flags: "u32" } as const;
 const cdiv = (a: number, b: number) => Math.ceil(a / b);
 
+/**
+ * Template parameters of the register-blocked dX and dW kernels (see their
+ * shader headers): SCAL binds f32 (VW = 1 float per element), 4-row blocks;
+ * VEC binds vec4f (VW = 4), 8-row blocks. The forward adds COLS and ACC.
+ */
+const BACK_SCAL = { blocks: ["SCAL"], consts: { VW: 1, ROWS: 4 } } as const;
+const BACK_VEC = { blocks: ["VEC"], consts: { VW: 4, ROWS: 8 } } as const;
+
 /** y [M, N] = x [M, K] · w [K, N] (+ bias [N]) (+ res [M, N]); any sizes, 4×4 blocks. */
 export const matmulForwardScalar = defineKernel({
   name: "matmul_forward",
   source: forwardCode,
+  blocks: ["SCAL"],
+  consts: { VW: 1, ROWS: 4, COLS: 4 },
+  types: { ACC: "vec4f" },
   uniforms: MKN,
   bindings: {
     x: ["read", "f32"], // [M, K]
@@ -39,7 +47,10 @@ export const matmulForwardScalar = defineKernel({
 /** As matmulForwardScalar for K, N % 4 = 0: vec4 loads, 8×4 blocks. */
 export const matmulForwardVec4 = defineKernel({
   name: "matmul_forward_vec4",
-  source: forwardVec4Code,
+  source: forwardCode,
+  blocks: ["VEC", "V8X4"],
+  consts: { VW: 4, ROWS: 8, COLS: 1 },
+  types: { ACC: "vec4f" },
   uniforms: MKN,
   bindings: {
     x: ["read", "vec4f"], // [M, K/4]
@@ -55,7 +66,10 @@ export const matmulForwardVec4 = defineKernel({
 /** As matmulForwardVec4 for K % 4 = 0, N % 8 = 0: 16×8 tiles. */
 export const matmulForward16x8 = defineKernel({
   name: "matmul_forward_vec4_16x8",
-  source: forward16x8Code,
+  source: forwardCode,
+  blocks: ["VEC", "V16X8"],
+  consts: { VW: 4, ROWS: 16, COLS: 2 },
+  types: { ACC: "mat2x4f" }, // two vec4 columns per row
   uniforms: MKN,
   bindings: matmulForwardVec4.bindings,
   workgroupSize: 64,
@@ -98,6 +112,7 @@ export const matmulForwardTiled = defineKernel({
 export const matmulBackwardDxScalar = defineKernel({
   name: "matmul_backward_dx",
   source: dxCode,
+  ...BACK_SCAL,
   uniforms: MKN,
   bindings: {
     dy: ["read", "f32"], // [M, N]
@@ -111,7 +126,8 @@ export const matmulBackwardDxScalar = defineKernel({
 /** As matmulBackwardDxScalar for N % 4 = 0: vec4 loads of dy and w, 8×4 blocks. */
 export const matmulBackwardDxVec4 = defineKernel({
   name: "matmul_backward_dx_vec4",
-  source: dxVec4Code,
+  source: dxCode,
+  ...BACK_VEC,
   uniforms: MKN,
   bindings: {
     dy: ["read", "vec4f"], // [M, N/4]
@@ -141,6 +157,7 @@ export const matmulBackwardDxTiled = defineKernel({
 export const matmulBackwardDwScalar = defineKernel({
   name: "matmul_backward_dw",
   source: dwCode,
+  ...BACK_SCAL,
   uniforms: MKN,
   bindings: {
     x: ["read", "f32"], // [M, K]
@@ -170,7 +187,8 @@ export const matmulBackwardDwTiled = defineKernel({
 /** As matmulBackwardDwScalar for K, N % 4 = 0: vec4 throughout, 8×4 blocks. */
 export const matmulBackwardDwVec4 = defineKernel({
   name: "matmul_backward_dw_vec4",
-  source: dwVec4Code,
+  source: dwCode,
+  ...BACK_VEC,
   uniforms: MKN,
   bindings: {
     x: ["read", "vec4f"], // [M, K/4]

@@ -1,30 +1,33 @@
 /**
- * `npm run bench:serve [-- --requests N --seconds S --concurrency C]`:
+ * `npm run bench:serve [-- --requests N --seconds S --concurrency C]`
+ * (N 1–10,000, S in (0, 60], C 1–64):
  * throughput of the reward server. For each of rlvr, structreward and grr
  * (GRR with the local stand-in judge of test/server/fake-judge.ts, which
  * answers at once), the server runs as its own process
  * (`scripts/serve-rewards.ts`, as `npm run serve:rewards` starts it) and a
  * load generator on loopback posts OpenRLHF-shaped batches of 64 rollouts
  * (8 prompts × 8) from C concurrent clients, until N requests or S seconds,
- * whichever comes first (defaults 400, 4 s, 4). Prints requests/s,
- * rollouts/s and p50/p99 latency per variant.
+ * whichever comes first (defaults 400, 4 s, 4), after 8 warm-up requests.
+ * Prints requests/s, rollouts/s and p50/p99 latency per variant as a table on
+ * stderr and as one JSON line at the end: node, batch, concurrency, limits,
+ * and per variant {variant, requests, seconds, rps, rollouts_per_s, p50, p99,
+ * latency_ms: {median, min, max, spread, runs}}.
  */
 import { spawn } from "node:child_process";
-import { parseArgs } from "node:util";
-import { startFakeJudge } from "../test/server/fake-judge";
-import { flatten, makeCases, openRlhfBody } from "../test/server/fixtures";
-import { mulberry32 } from "../src/rewards/index";
+import { startFakeJudge } from "../../test/server/fake-judge";
+import { flatten, makeCases, openRlhfBody } from "../../test/server/fixtures";
+import { mulberry32 } from "../../src/rewards/index";
+import { type BenchLog, parseBenchFlags, runBench, summarize } from "./harness";
 
-const { values } = parseArgs({
-  options: {
-    requests: { type: "string", default: "400" },
-    seconds: { type: "string", default: "4" },
-    concurrency: { type: "string", default: "4" },
-  },
-});
-const MAX_REQUESTS = Math.min(10_000, Number(values.requests));
-const MAX_SECONDS = Math.min(60, Number(values.seconds));
-const CONCURRENCY = Math.min(64, Number(values.concurrency));
+const FLAGS = {
+  requests: { kind: "int", min: 1, max: 10_000, default: 400, help: "requests per variant" },
+  seconds: { kind: "number", above: 0, max: 60, default: 4, help: "seconds per variant" },
+  concurrency: { kind: "int", min: 1, max: 64, default: 4, help: "concurrent clients" },
+} as const;
+// Set from the flags when the benchmark starts.
+let MAX_REQUESTS: number = FLAGS.requests.default;
+let MAX_SECONDS: number = FLAGS.seconds.default;
+let CONCURRENCY: number = FLAGS.concurrency.default;
 const WARMUP = 8;
 
 async function startServer(variant: string, env: Record<string, string>) {
@@ -96,31 +99,46 @@ async function bench(variant: string, env: Record<string, string>) {
     requests: latencies.length,
     seconds,
     rps: latencies.length / seconds,
+    rollouts_per_s: (latencies.length / seconds) * 64,
     p50: percentile(latencies, 0.5),
     p99: percentile(latencies, 0.99),
+    latency_ms: summarize(latencies),
   };
 }
 
-async function main() {
+/** The table goes to stderr, as every benchmark's progress does. */
+const say = (line: string) => process.stderr.write(`${line}\n`);
+
+runBench("bench-serve", async (_log: BenchLog) => {
+  const flags = parseBenchFlags(process.argv.slice(2), FLAGS);
+  MAX_REQUESTS = flags.requests;
+  MAX_SECONDS = flags.seconds;
+  CONCURRENCY = flags.concurrency;
   const judge = await startFakeJudge();
   const judgeEnv = { REWARD_JUDGE_URL: judge.url, REWARD_JUDGE_MODEL: "stand-in" };
-  console.log(
+  say(
     `bench:serve: batches of 64 rollouts (8 prompts x 8), ${CONCURRENCY} concurrent clients on loopback, at most ${MAX_REQUESTS} requests or ${MAX_SECONDS} s per variant (node ${process.version})`,
   );
-  console.log("variant        requests   req/s   rollouts/s   p50 ms   p99 ms");
+  say("variant        requests   req/s   rollouts/s   p50 ms   p99 ms");
+  const variants: Awaited<ReturnType<typeof bench>>[] = [];
   try {
     for (const variant of ["rlvr", "structreward", "grr"]) {
       const r = await bench(variant, variant === "grr" ? judgeEnv : {});
-      console.log(
+      variants.push(r);
+      say(
         `${(variant === "grr" ? "grr (stand-in)" : variant).padEnd(14)} ${String(r.requests).padStart(8)} ${r.rps.toFixed(1).padStart(7)} ${(r.rps * 64).toFixed(0).padStart(12)} ${r.p50.toFixed(1).padStart(8)} ${r.p99.toFixed(1).padStart(8)}`,
       );
     }
   } finally {
     await judge.close();
   }
-}
-
-main().catch((e: unknown) => {
-  console.error(e instanceof Error ? e.message : e);
-  process.exit(1);
+  return {
+    node: process.version,
+    batch: { prompts: 8, rolloutsPerPrompt: 8 },
+    concurrency: CONCURRENCY,
+    maxRequests: MAX_REQUESTS,
+    maxSeconds: MAX_SECONDS,
+    warmup: WARMUP,
+    variants,
+  };
 });

@@ -1,7 +1,7 @@
 /**
  * The Chromium half of `npm run bench:engine`: a production build of
- * scripts/bench-engine.html opened in headless Chromium (WebGPU; SwiftShader
- * here, scripts/built-page.ts); returns the JSON line its worker writes.
+ * scripts/bench/engine.html opened in headless Chromium (WebGPU; SwiftShader
+ * here, scripts/bench/built-page.ts); returns the JSON line its worker writes.
  */
 import { withBuiltPage } from "./built-page";
 
@@ -10,7 +10,7 @@ import { withBuiltPage } from "./built-page";
  * @throws Error without Chromium, or when the page reports an error.
  */
 export async function runEnginePage(repeats: number): Promise<Record<string, unknown>> {
-  return withBuiltPage("scripts/bench-engine.html", async (url, browser) => {
+  return withBuiltPage("scripts/bench/engine.html", async (url, browser) => {
     const page = await browser.newPage();
     page.on("console", (m) => process.stderr.write(`${m.text()}\n`));
     await page.goto(`${url}?repeats=${repeats}`);

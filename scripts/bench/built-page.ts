@@ -11,7 +11,7 @@ import { join, resolve } from "node:path";
 import { type Browser, chromium } from "playwright-core";
 import { build, preview } from "vite";
 
-const ROOT = resolve(import.meta.dirname, "..");
+const ROOT = resolve(import.meta.dirname, "../..");
 const CHROMIUM = "/usr/bin/chromium";
 
 /**

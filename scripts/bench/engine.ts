@@ -1,8 +1,8 @@
 /**
  * Engine benchmark (nanoGPT's bench.py in spirit): prints ONE JSON line.
  *
- *   npm run bench:engine [-- --env node,chromium]
- *   (= node --import tsx --import ./scripts/register-raw.mjs scripts/bench-engine.ts)
+ *   npm run bench:engine [-- --env node,chromium] [--repeats N] [--tfjs auto|full|small|off]
+ *   (= node --import tsx --import ./scripts/register-raw.mjs scripts/bench/engine.ts)
  *
  * One line per environment (default both): "node" (npm `webgpu`, Dawn; with
  * the TF.js comparison) and "chromium" (headless Chromium, the same timings
@@ -21,26 +21,26 @@
  *   matmul_gflops       1024×1024×1024 f32 with the training matmul kernel
  *                       (shaders/matmul/matmul_forward.wgsl), 2·M·K·N / median time
  *   tfjs_train_step_ms  the same model and init in TensorFlow.js 4.22.0 (WebGPU backend,
- *                       Adam; scripts/bench-engine-tfjs.ts), median, at the batch in
+ *                       Adam; scripts/bench/engine-tfjs.ts), median, at the batch in
  *                       `tfjs_batch`: the train batch above on a real GPU; on a CPU
  *                       (fallback) adapter B = 2 × 16 text tokens, because TF.js's
  *                       workgroup-tiled kernels take minutes per full-size step on
- *                       SwiftShader (BENCH_TFJS=full forces the full batch)
+ *                       SwiftShader (--tfjs full forces the full batch)
  *   train_step_ms_at_tfjs_batch  our train step at `tfjs_batch` (the like-for-like ratio)
  *   tfjs_matmul_gflops  tf.matMul 1024³ on the same backend, for scale
- *   runs                repeats behind each median; details: min/max per part, notes
+ *   runs                repeats behind each median; details: min/max/spread per part, notes
  * Every median is over ≥ 5 timed runs after one warm-up run; each run ends
  * with a GPU sync (or the read-back the part needs anyway), so times are
  * wall-clock device work, not just recording.
  *
- * Env: BENCH_REPEATS (default 5, min 5); BENCH_TFJS = auto (default) | full | small | off.
+ * --repeats (default BENCH_REPEATS or 5, 5–50), --tfjs (default BENCH_TFJS or auto):
+ * the flags win over the environment variables, which are checked the same way.
  */
 import { existsSync } from "node:fs";
-import { parseFlags } from "../src/cli/node-run";
-import { GpuContext } from "../src/gpu/context";
-import { requestNodeDevice, SWIFTSHADER_ICD } from "../src/gpu/node-gpu";
-import { DEFAULT_CONFIG, numPatches, paramLayout, type ModelConfig } from "../src/model/config";
-import { initParams } from "../src/model/init";
+import { GpuContext } from "../../src/gpu/context";
+import { requestNodeDevice, SWIFTSHADER_ICD } from "../../src/gpu/node-gpu";
+import { DEFAULT_CONFIG, numPatches, paramLayout, type ModelConfig } from "../../src/model/config";
+import { initParams } from "../../src/model/init";
 import {
   type BenchEnv,
   benchTrain,
@@ -49,16 +49,15 @@ import {
   makeBatch,
   MM,
   PAD,
-  round,
   runEngineCore,
   TFJS_SMALL,
   TRAIN,
-  type Timing,
   time,
-} from "./bench-engine-core";
-import { runEnginePage } from "./bench-engine-chromium";
+} from "./engine-core";
+import { runEnginePage } from "./engine-chromium";
+import { parseBenchFlags, round, runBench, type Timing } from "./harness";
 
-const REPEATS = Math.max(5, Number(process.env.BENCH_REPEATS ?? 5) || 5);
+type TfjsMode = "auto" | "full" | "small" | "off";
 
 async function benchTfjs(
   env: BenchEnv,
@@ -71,7 +70,7 @@ async function benchTfjs(
   const webgpu = await import("webgpu");
   const gpu = webgpu.create([]) as unknown as GPU;
   (globalThis as { __benchTfjsGpu?: GPU }).__benchTfjsGpu = gpu; // keep Dawn's GPU object alive
-  const { setupTfjsWebGpu, buildTfjsTrainer } = await import("./bench-engine-tfjs");
+  const { setupTfjsWebGpu, buildTfjsTrainer } = await import("./engine-tfjs");
   const tf = await setupTfjsWebGpu(gpu);
   const { images, tokens } = makeBatch(c, size.B, size.textLen, 4);
   const trainer = buildTfjsTrainer(tf, c, params, {
@@ -100,7 +99,7 @@ async function benchTfjs(
 }
 
 /** The Node line: the core timings, then TF.js's at the comparison batch. */
-async function nodeLine(env: BenchEnv): Promise<Record<string, unknown>> {
+async function nodeLine(env: BenchEnv, mode: TfjsMode): Promise<Record<string, unknown>> {
   const c = DEFAULT_CONFIG;
   const layout = paramLayout(c);
   const params = initParams(c, 1);
@@ -115,7 +114,6 @@ async function nodeLine(env: BenchEnv): Promise<Record<string, unknown>> {
   details.train_step_ms = train.t;
   notes.push(`train loss over the runs: ${train.loss.map((l) => l.toFixed(3)).join(" ")}`);
 
-  const mode = process.env.BENCH_TFJS ?? "auto";
   const tfjsSize =
     mode === "full" || (mode === "auto" && !lab.adapter.isFallback) ? TRAIN : TFJS_SMALL;
   let sameBatch: Timing = train.t;
@@ -126,11 +124,11 @@ async function nodeLine(env: BenchEnv): Promise<Record<string, unknown>> {
     sameBatchLoss = small.loss;
     details.train_step_ms_at_tfjs_batch = sameBatch;
     notes.push(
-      `tfjs: CPU adapter, so TF.js and our engine are compared at B=${tfjsSize.B} × ${tfjsSize.textLen} text tokens (BENCH_TFJS=full for the full batch)`,
+      `tfjs: CPU adapter, so TF.js and our engine are compared at B=${tfjsSize.B} × ${tfjsSize.textLen} text tokens (--tfjs full for the full batch)`,
     );
   }
   let tfjs: { train: Timing; matmul: Timing; loss0: number } | null = null;
-  if (mode === "off") notes.push("tfjs: skipped (BENCH_TFJS=off)");
+  if (mode === "off") notes.push("tfjs: skipped (--tfjs off)");
   else {
     try {
       tfjs = await benchTfjs(env, c, params, tfjsSize);
@@ -166,22 +164,37 @@ async function nodeLine(env: BenchEnv): Promise<Record<string, unknown>> {
   };
 }
 
-async function main(): Promise<void> {
-  const flags = parseFlags(process.argv.slice(2), { env: "string" });
-  const envs = String(flags.env ?? "node,chromium").split(",");
-  for (const e of envs)
-    if (e !== "node" && e !== "chromium")
-      throw new Error(`--env takes node and/or chromium, got '${e}'`);
-  const env: BenchEnv = {
-    repeats: REPEATS,
-    log: (msg) => process.stderr.write(`[bench-engine] ${msg}\n`),
-  };
-  if (envs.includes("node")) console.log(JSON.stringify(await nodeLine(env)));
-  if (envs.includes("chromium")) console.log(JSON.stringify(await runEnginePage(REPEATS)));
-  process.exit(0);
-}
-
-main().catch((e) => {
-  console.log(JSON.stringify({ error: (e as Error).message }));
-  process.exit(1);
+runBench("bench-engine", async (log) => {
+  const flags = parseBenchFlags(process.argv.slice(2), {
+    env: {
+      kind: "list",
+      of: ["node", "chromium"],
+      default: ["node", "chromium"],
+      help: "where to run",
+    },
+    repeats: {
+      kind: "string",
+      default: process.env.BENCH_REPEATS ?? "5",
+      help: "timed runs per part, 5–50",
+    },
+    tfjs: {
+      kind: "enum",
+      of: ["auto", "full", "small", "off"],
+      default: process.env.BENCH_TFJS ?? "auto",
+      help: "the TF.js comparison's batch",
+    },
+  });
+  const repeats = Number(flags.repeats);
+  if (!/^\d+$/.test(flags.repeats) || repeats < 5 || repeats > 50)
+    throw new Error(
+      `--repeats (or BENCH_REPEATS) must be an integer in [5, 50], got '${flags.repeats}'`,
+    );
+  const mode = flags.tfjs as TfjsMode;
+  if (!["auto", "full", "small", "off"].includes(mode))
+    throw new Error(`--tfjs (or BENCH_TFJS) takes auto, full, small or off, got '${mode}'`);
+  const env: BenchEnv = { repeats, log };
+  const lines: Record<string, unknown>[] = [];
+  if (flags.env.includes("node")) lines.push(await nodeLine(env, mode));
+  if (flags.env.includes("chromium")) lines.push(await runEnginePage(repeats));
+  return lines;
 });

@@ -1,17 +1,19 @@
 /**
  * The parts of `npm run bench:engine` that run wherever WebGPU does: the
- * matmul, generation and train-step timings on a GpuContext. Node runs them
- * from scripts/bench-engine.ts, Chromium from a dedicated worker
- * (scripts/bench-engine-worker.ts) of the page scripts/bench-engine.html.
- * Figures, not tests.
+ * matmul, generation and train-step timings on a GpuContext, timed by the
+ * benchmark harness (scripts/bench/harness.ts: one warm-up run, then the
+ * repeats). Node runs them from scripts/bench/engine.ts, Chromium from a
+ * dedicated worker (scripts/bench/engine-worker.ts) of the page
+ * scripts/bench/engine.html. Figures, not tests.
  */
-import type { GpuContext } from "../src/gpu/context";
-import { type ModelConfig, paramLayout } from "../src/model/config";
-import { seededUniform } from "../src/model/init";
-import { matmulForward } from "../src/kernels/matmul/launch";
-import { Generator } from "../src/model/generate";
-import { TrainGraph } from "../src/model/graph";
-import { AdamW } from "../src/kernels/adamw/launch";
+import type { GpuContext } from "../../src/gpu/context";
+import { type ModelConfig, paramLayout } from "../../src/model/config";
+import { seededUniform } from "../../src/model/init";
+import { matmulForward } from "../../src/kernels/matmul/launch";
+import { Generator } from "../../src/model/generate";
+import { TrainGraph } from "../../src/model/graph";
+import { AdamW } from "../../src/kernels/adamw/launch";
+import { round, type Timing, timeRuns } from "./harness";
 
 export const TRAIN = { B: 16, textLen: 64 };
 export const TFJS_SMALL = { B: 2, textLen: 16 };
@@ -19,47 +21,16 @@ export const GEN = { N: 64, promptLen: 32, maxNew: 32 };
 export const MM = 1024;
 export const PAD = 0;
 
-export interface Timing {
-  median: number;
-  min: number;
-  max: number;
-  runs: number;
-}
-
-function summarize(ms: number[]): Timing {
-  const s = [...ms].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  const median = s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
-  return { median, min: s[0], max: s[s.length - 1], runs: s.length };
-}
-
 /** Where progress lines go (Node: stderr; the browser: the console), and how many timed runs. */
 export interface BenchEnv {
   log(msg: string): void;
   repeats: number;
 }
 
-/** One warm-up call, then env.repeats timed calls. */
-export async function time(
-  env: BenchEnv,
-  label: string,
-  fn: () => Promise<unknown>,
-): Promise<Timing> {
-  const { log, repeats } = env;
-  let t0 = performance.now();
-  await fn();
-  log(`${label}: warm-up ${(performance.now() - t0).toFixed(1)} ms`);
-  const ms: number[] = [];
-  for (let r = 0; r < repeats; r++) {
-    t0 = performance.now();
-    await fn();
-    ms.push(performance.now() - t0);
-  }
-  log(`${label}: ${ms.map((x) => x.toFixed(1)).join(", ")} ms`);
-  return summarize(ms);
+/** One warm-up call, then env.repeats timed calls (the harness's timeRuns). */
+export function time(env: BenchEnv, label: string, fn: () => Promise<unknown>): Promise<Timing> {
+  return timeRuns(label, { warmup: 1, repeats: env.repeats, log: env.log }, fn);
 }
-
-export const round = (x: number, digits = 2) => Number(x.toFixed(digits));
 
 /** A fixed batch: images in [0, 1), prompts left-padded with PAD (a few PADs per row), ids in [1, V). */
 export function makeBatch(

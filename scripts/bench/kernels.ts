@@ -3,6 +3,7 @@
  * policy step goes, kernel by kernel. Prints ONE JSON line.
  *
  *   npm run bench:kernels -- [--text L] [--batch B] [--size small|default] [--compact]
+ *   (flags, output and errors: the benchmark harness, scripts/bench/harness.ts)
  *
  * The graph is the update's (TrainGraph.policyForwardBackward) at B rows of L text
  * tokens after the 32 patch tokens of the digits task; defaults: the default
@@ -21,32 +22,24 @@
  * means), kernels: [{phase: "forward" | "backward", kernel, ms, share}] sorted
  * by ms. A figure, not a test.
  */
-import { parseFlags } from "../src/cli/node-run";
-import { nodeContext } from "../src/cli/node-run";
-import { DEFAULT_CONFIG, numPatches, paramLayout, SMALL_CONFIG } from "../src/model/config";
-import { TrainGraph } from "../src/model/graph";
-import { initParams, seededUniform } from "../src/model/init";
-import { MAX_PROMPT_TOKENS, PAD_ID, vocabSize } from "../src/tasks/tokenizer";
+import { nodeContext } from "../../src/cli/node-run";
+import { DEFAULT_CONFIG, numPatches, paramLayout, SMALL_CONFIG } from "../../src/model/config";
+import { TrainGraph } from "../../src/model/graph";
+import { initParams, seededUniform } from "../../src/model/init";
+import { MAX_PROMPT_TOKENS, PAD_ID, vocabSize } from "../../src/tasks/tokenizer";
+import { parseBenchFlags, runBench } from "./harness";
 
-async function main(): Promise<void> {
-  const flags = parseFlags(process.argv.slice(2), {
-    text: "number",
-    batch: "number",
-    size: "string",
-    compact: "boolean",
+runBench("bench-kernels", async () => {
+  const flags = parseBenchFlags(process.argv.slice(2), {
+    text: { kind: "int", min: 2, max: MAX_PROMPT_TOKENS + 64, default: 49, help: "text tokens" },
+    batch: { kind: "int", min: 1, max: 256, default: 32, help: "rows" },
+    size: { kind: "enum", of: ["small", "default"], default: "small", help: "model size" },
+    compact: { kind: "bool", help: "the RL update's compacted graph" },
   });
-  const compact = flags.compact === true;
-  const L = Number(flags.text ?? 49);
-  const B = Number(flags.batch ?? 32);
-  const size = String(flags.size ?? "small");
-  if (!Number.isInteger(L) || L < 2 || L > MAX_PROMPT_TOKENS + 64)
-    throw new Error(
-      `--text must be an integer in [2, ${MAX_PROMPT_TOKENS + 64}], got ${flags.text}`,
-    );
-  if (!Number.isInteger(B) || B < 1 || B > 256)
-    throw new Error(`--batch must be an integer in [1, 256], got ${flags.batch}`);
-  if (size !== "small" && size !== "default")
-    throw new Error(`--size takes small or default, got '${size}'`);
+  const compact = flags.compact;
+  const L = flags.text;
+  const B = flags.batch;
+  const size = flags.size;
   const base = size === "small" ? SMALL_CONFIG : DEFAULT_CONFIG;
   const config = {
     ...base,
@@ -111,21 +104,14 @@ async function main(): Promise<void> {
         share: Math.round((v / total) * 1000) / 1000,
       };
     });
-  process.stdout.write(
-    `${JSON.stringify({
-      environment: "node",
-      adapter: ctx.adapter.description,
-      shape: { size, B, L, T: numPatches(config) + L },
-      compact,
-      loss_tokens: mask.reduce((a, m) => a + m, 0),
-      total_ms: Math.round(total * 10) / 10,
-      kernels,
-    })}\n`,
-  );
   ctx.destroy();
-}
-
-main().catch((e) => {
-  process.stdout.write(`${JSON.stringify({ error: (e as Error).message })}\n`);
-  process.exit(1);
+  return {
+    environment: "node",
+    adapter: ctx.adapter.description,
+    shape: { size, B, L, T: numPatches(config) + L },
+    compact,
+    loss_tokens: mask.reduce((a, m) => a + m, 0),
+    total_ms: Math.round(total * 10) / 10,
+    kernels,
+  };
 });

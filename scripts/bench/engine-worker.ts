@@ -1,13 +1,13 @@
 /**
- * The worker of the Chromium engine benchmark (scripts/bench-engine-page.ts):
- * the same core timings as Node (scripts/bench-engine-core.ts) on the
+ * The worker of the Chromium engine benchmark (scripts/bench/engine-page.ts):
+ * the same core timings as Node (scripts/bench/engine-core.ts) on the
  * browser's WebGPU adapter. Posts {log} lines while it runs and one {line}.
  */
-import { GpuContext } from "../src/gpu/context";
-import { requestLabDevice } from "../src/gpu/device";
-import { DEFAULT_CONFIG, numPatches, paramLayout } from "../src/model/config";
-import { initParams } from "../src/model/init";
-import { GEN, headline, MM, runEngineCore, TRAIN } from "./bench-engine-core";
+import { GpuContext } from "../../src/gpu/context";
+import { requestLabDevice } from "../../src/gpu/device";
+import { DEFAULT_CONFIG, numPatches, paramLayout } from "../../src/model/config";
+import { initParams } from "../../src/model/init";
+import { GEN, headline, MM, runEngineCore, TRAIN } from "./engine-core";
 
 self.onmessage = async (ev: MessageEvent) => {
   const { repeats } = ev.data as { repeats: number };

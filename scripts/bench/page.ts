@@ -5,6 +5,7 @@
  * watches the charts for a fixed wall time. Prints ONE JSON line:
  *
  *   npm run bench:page -- [--minutes M] [--hash H] [--gap G]
+ *   (flags, output and errors: the benchmark harness, scripts/bench/harness.ts)
  *
  * Keys:
  *   adapter            the page's WebGPU adapter (navigator.gpu)
@@ -23,9 +24,9 @@
  * A figure, not a test: nothing here asserts a time.
  */
 import { withBuiltPage } from "./built-page";
-import { parseFlags } from "../src/cli/node-run";
-import { parseExperiment } from "../src/settings/experiment";
-import { decodeExperiment } from "../src/ui/lib/url-state";
+import { parseExperiment } from "../../src/settings/experiment";
+import { decodeExperiment } from "../../src/ui/lib/url-state";
+import { parseBenchFlags, runBench } from "./harness";
 
 interface EvalPoint {
   s: number;
@@ -188,41 +189,33 @@ export async function runPage(opts: PageOptions): Promise<PageResult> {
   });
 }
 
-async function main(): Promise<void> {
-  const flags = parseFlags(process.argv.slice(2), {
-    minutes: "number",
-    hash: "string",
-    gap: "number",
+async function main(): Promise<Record<string, unknown>> {
+  const flags = parseBenchFlags(process.argv.slice(2), {
+    minutes: { kind: "number", above: 0, max: 120, default: 15, help: "wall time after Train" },
+    hash: { kind: "string", help: "a shared link's URL hash" },
+    gap: { kind: "number", above: 0, max: 1, default: 0.05, help: "parting difference" },
   });
-  const minutes = Number(flags.minutes ?? 15);
-  if (!(minutes > 0 && minutes <= 120))
-    throw new Error(`--minutes must be in (0, 120], got ${minutes}`);
-  const gap = Number(flags.gap ?? 0.05);
-  if (!(gap > 0 && gap < 1)) throw new Error(`--gap must be in (0, 1), got ${gap}`);
+  const minutes = flags.minutes;
+  const gap = flags.gap;
+  if (!(gap < 1)) throw new Error(`--gap must be in (0, 1), got ${gap}`);
   const r = await runPage({
     minutes,
     gap,
-    hash: flags.hash !== undefined ? String(flags.hash) : undefined,
+    hash: flags.hash,
   });
-  process.stdout.write(
-    `${JSON.stringify({
-      environment: "chromium",
-      adapter: r.adapter,
-      minutes,
-      gap,
-      ready_s: r.readyS,
-      first_train_s: r.firstTrainS,
-      first_eval_s: r.firstEvalS,
-      parted: r.parted,
-      steps_done: r.stepsDone,
-      evals: r.evals,
-    })}\n`,
-  );
+  return {
+    environment: "chromium",
+    adapter: r.adapter,
+    minutes,
+    gap,
+    ready_s: r.readyS,
+    first_train_s: r.firstTrainS,
+    first_eval_s: r.firstEvalS,
+    parted: r.parted,
+    steps_done: r.stepsDone,
+    evals: r.evals,
+  };
 }
 
 // Run as a script (npm run bench:page), not when bench:rl imports runPage.
-if (process.argv[1]?.endsWith("bench-page.ts"))
-  main().catch((e) => {
-    process.stdout.write(`${JSON.stringify({ error: (e as Error).message })}\n`);
-    process.exit(1);
-  });
+if (process.argv[1]?.endsWith("bench/page.ts")) runBench("bench-page", main);

@@ -14,7 +14,7 @@ const done = (line: Record<string, unknown>) => {
 if (!Number.isInteger(repeats) || repeats < 5 || repeats > 50) {
   done({ error: `?repeats must be an integer 5–50, got '${raw}'` });
 } else {
-  const worker = new Worker(new URL("./bench-engine-worker.ts", import.meta.url), {
+  const worker = new Worker(new URL("./engine-worker.ts", import.meta.url), {
     type: "module",
   });
   worker.onmessage = (ev: MessageEvent) => {

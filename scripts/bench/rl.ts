@@ -3,6 +3,7 @@
  * the time goes, in Node and in the page. Prints ONE JSON line per environment:
  *
  *   npm run bench:rl -- [--steps N] [--env node,chromium] [--page-minutes M] [--full-text] [--all-rows] [--passes]
+ *   (flags, output and errors: the benchmark harness, scripts/bench/harness.ts)
  *
  * --passes (node only): the multiple-choice task without hints, RLVR, SCS and
  * ACRE side by side on the same prompts; the line then has `extra_passes`:
@@ -39,19 +40,13 @@
  * "cost"), read from the run's rows in Node and from the charts in the page.
  * A figure, not a test: nothing here asserts a time.
  */
-import { parseFlags } from "../src/cli/node-run";
-import { consoleSink, loadShippedCheckpoint, mnistFor, nodeContext } from "../src/cli/node-run";
-import { parseExperiment } from "../src/settings/experiment";
-import { inProcessScorer } from "../src/run/reward-client";
-import { LabRun } from "../src/run/lab-run";
-import type { MetricRow } from "../src/run/run-types";
-import { runPage, PHASE_KEYS } from "./bench-page";
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
+import { consoleSink, loadShippedCheckpoint, mnistFor, nodeContext } from "../../src/cli/node-run";
+import { parseExperiment } from "../../src/settings/experiment";
+import { inProcessScorer } from "../../src/run/reward-client";
+import { LabRun } from "../../src/run/lab-run";
+import type { MetricRow } from "../../src/run/run-types";
+import { runPage, PHASE_KEYS } from "./page";
+import { median, parseBenchFlags, runBench } from "./harness";
 
 const round = (x: number) => Math.round(x * 10) / 10;
 
@@ -109,10 +104,13 @@ async function nodeLine(
   );
   run.engine.trimText = !fullText;
   run.engine.compactRows = !allRows;
-  if (!ckpt) await run.sft();
-  await run.rlStep(); // warm-up
+  if (!ckpt) {
+    run.beginSft();
+    await run.runSteps(Number.POSITIVE_INFINITY);
+  }
+  await run.runSteps(1); // warm-up
   const cpu0 = process.cpuUsage();
-  for (let s = 1; s <= steps; s++) await run.rlStep();
+  await run.runSteps(steps);
   const cpu = process.cpuUsage(cpu0);
   const cpuMsPerStep = (cpu.user + cpu.system) / 1000 / steps;
   const evalMs: number[] = [];
@@ -168,22 +166,18 @@ function extraPasses(
   return out;
 }
 
-async function main(): Promise<void> {
-  const flags = parseFlags(process.argv.slice(2), {
-    steps: "number",
-    env: "string",
-    "page-minutes": "number",
-    "full-text": "boolean",
-    "all-rows": "boolean",
-    passes: "boolean",
+runBench("bench-rl", async () => {
+  const flags = parseBenchFlags(process.argv.slice(2), {
+    steps: { kind: "int", min: 5, max: 50, default: 5, help: "timed RL steps" },
+    env: { kind: "list", of: ["node", "chromium"], default: ["node", "chromium"], help: "where" },
+    "page-minutes": { kind: "number", above: 0, max: 120, default: 20, help: "page time limit" },
+    "full-text": { kind: "bool", help: "the update on every text column" },
+    "all-rows": { kind: "bool", help: "the update's last layer on every row" },
+    passes: { kind: "bool", help: "SCS and ACRE beside RLVR" },
   });
-  const steps = Number(flags.steps ?? 5);
-  if (!Number.isInteger(steps) || steps < 5 || steps > 50)
-    throw new Error(`--steps must be an integer 5–50, got ${String(flags.steps)}`);
-  const envs = String(flags.env ?? "node,chromium").split(",");
-  for (const e of envs)
-    if (e !== "node" && e !== "chromium")
-      throw new Error(`--env takes node and/or chromium, got '${e}'`);
+  const steps = flags.steps;
+  const envs = flags.env;
+  const lines: Record<string, unknown>[] = [];
   const fullText = flags["full-text"] === true;
   if (fullText && envs.includes("chromium"))
     throw new Error("--full-text is for the node environment only: add --env node");
@@ -193,29 +187,22 @@ async function main(): Promise<void> {
   const passes = flags.passes === true;
   if (passes && envs.includes("chromium"))
     throw new Error("--passes is for the node environment only: add --env node");
-  if (envs.includes("node"))
-    process.stdout.write(`${JSON.stringify(await nodeLine(steps, fullText, allRows, passes))}\n`);
+  if (envs.includes("node")) lines.push(await nodeLine(steps, fullText, allRows, passes));
   if (envs.includes("chromium")) {
     const page = await runPage({
-      minutes: Number(flags["page-minutes"] ?? 20),
+      minutes: flags["page-minutes"],
       untilStep: steps + 1,
     });
     const variants = phaseMedians(page.trainRows, page.groupSize, page.batchPrompts);
-    process.stdout.write(
-      `${JSON.stringify({
-        environment: "chromium",
-        adapter: page.adapter,
-        variants,
-        step_ms: round(Object.values(variants).reduce((a, m) => a + (m.step_time_ms ?? 0), 0)),
-        ready_s: page.readyS,
-        first_train_s: page.firstTrainS,
-        first_eval_s: page.firstEvalS,
-      })}\n`,
-    );
+    lines.push({
+      environment: "chromium",
+      adapter: page.adapter,
+      variants,
+      step_ms: round(Object.values(variants).reduce((a, m) => a + (m.step_time_ms ?? 0), 0)),
+      ready_s: page.readyS,
+      first_train_s: page.firstTrainS,
+      first_eval_s: page.firstEvalS,
+    });
   }
-}
-
-main().catch((e) => {
-  process.stdout.write(`${JSON.stringify({ error: (e as Error).message })}\n`);
-  process.exit(1);
+  return lines;
 });

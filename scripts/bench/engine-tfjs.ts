@@ -1,6 +1,6 @@
 /**
  * The lab's tiny VLM written with TensorFlow.js ops, for the engine benchmark
- * (scripts/bench-engine.ts): same parameters (paramLayout names and shapes,
+ * (scripts/bench/engine.ts): same parameters (paramLayout names and shapes,
  * same init), same model semantics (src/model/reference.ts): patch tokens =
  * pixels·patch.w + patch.b + wpe[k]; text tokens = wte[id] + wpe[P+s]; causal
  * attention with PAD text keys masked; pre-norm blocks with GELU-tanh MLP;
@@ -14,7 +14,7 @@
  * `navigator.gpu` from the npm `webgpu` package (Dawn) — see setupTfjsWebGpu.
  */
 import type * as TF from "@tensorflow/tfjs";
-import { numPatches, paramLayout, type ModelConfig } from "../src/model/config";
+import { numPatches, paramLayout, type ModelConfig } from "../../src/model/config";
 
 type Tf = typeof TF;
 
