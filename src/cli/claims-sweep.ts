@@ -21,6 +21,8 @@ import type { EvalMetrics } from "../rl/eval-metrics";
 import type { JudgeSettings } from "../rewards/judges";
 import { parseExperiment, type Experiment } from "../settings/experiment";
 import { variantEntry } from "../settings/variant-table";
+import { presetExperiment } from "../settings/presets";
+import { checkpointPath } from "../settings/checkpoints";
 import type { MetricRow, RunSink } from "../run/run-types";
 import {
   checkTimeBudget,
@@ -60,12 +62,13 @@ export type ClaimsUnitValue =
   | SeedVariantResult;
 
 /**
- * The experiment of each run plan: the plan's arms (variant, weights, and
- * `judge` for variants that use one), with GRPO for every arm of the
- * multiple-choice task, at the size's steps, G, prompts per step, eval
- * cadence, held-out size and lr.
- * @param coldStart the cold start of a task's experiment and where it was read, or null when there is none.
- * @throws Error when a task that claims need has no cold start.
+ * The experiment of each run plan at the size's steps, G, prompts per step,
+ * eval cadence, held-out size and lr: a default-scenario plan trains its
+ * arms (variant, weights, and `judge` for variants that use one); an SCS /
+ * ACRE plan is its preset (task, algorithm, variants and their weights;
+ * only the `only` variant when set).
+ * @param coldStart the cold start of a plan's experiment and where it was read, or null when there is none (asked once per `task`).
+ * @throws Error when a plan has no cold start.
  */
 export function planClaimRuns(
   plans: readonly RunPlan[],
@@ -74,34 +77,44 @@ export function planClaimRuns(
   coldStart: (task: string, exp: Experiment) => { checkpoint: Checkpoint; source: string } | null,
 ): ClaimsPlanRun[] {
   const colds = new Map<string, { checkpoint: Checkpoint; source: string }>();
+  const sized = {
+    steps: size.steps,
+    groupSize: size.groupSize,
+    batchPrompts: size.batchPrompts,
+    evalEvery: size.evalEvery,
+    lr: size.lr,
+  };
   return plans.map((plan) => {
-    const mc = plan.task === "multiple-choice";
-    // A run with no RL arm (stability only) still needs one variant to build.
-    const arms = plan.arms.length
-      ? plan.arms
-      : [{ key: "rlvr", variant: "rlvr" as const, weights: {} }];
-    const experiment = parseExperiment({
-      modelSize: "small",
-      ...(mc ? { task: { multipleChoice: true, hintRate: 0, traceSlipRate: 0 } } : {}),
-      variants: arms.map((a) => ({
-        name: a.variant,
-        weights: a.weights,
-        ...(variantEntry(a.variant).judge !== "none" ? { judge } : {}),
-        ...(mc ? { estimator: "grpo" } : {}),
-      })),
-      algorithm: {
-        steps: size.steps,
-        groupSize: size.groupSize,
-        batchPrompts: size.batchPrompts,
-        evalEvery: size.evalEvery,
-        lr: size.lr,
-      },
-      evalSize: size.evalSize,
-    });
+    let experiment: Experiment;
+    if (plan.preset) {
+      const preset = presetExperiment(plan.preset.name);
+      const only = plan.preset.only;
+      experiment = parseExperiment({
+        ...preset,
+        variants: preset.variants.filter((v) => !only || v.name === only),
+        algorithm: { ...preset.algorithm, ...sized },
+        evalSize: size.evalSize,
+      });
+    } else {
+      // A run with no RL arm (stability only) still needs one variant to build.
+      const arms = plan.arms.length
+        ? plan.arms
+        : [{ key: "rlvr", variant: "rlvr" as const, weights: {} }];
+      experiment = parseExperiment({
+        modelSize: "small",
+        variants: arms.map((a) => ({
+          name: a.variant,
+          weights: a.weights,
+          ...(variantEntry(a.variant).judge !== "none" ? { judge } : {}),
+        })),
+        algorithm: sized,
+        evalSize: size.evalSize,
+      });
+    }
     const cold = colds.get(plan.task) ?? coldStart(plan.task, experiment);
     if (!cold)
       throw new Error(
-        `no shipped cold-start checkpoint for the ${plan.task} claims' task (public/checkpoints); make it with npm run train:sft`,
+        `no shipped cold-start checkpoint for the ${plan.key} claims' run (public/${checkpointPath(experiment)}); make it with npm run train:sft (docs/checkpoints.md)`,
       );
     colds.set(plan.task, cold);
     return { plan, experiment, ...cold };

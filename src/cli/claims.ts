@@ -3,15 +3,16 @@
 /**
  * Runs the papers' claims in the lab and judges each one over seeds:
  *   npm run claims -- [--size ci|full|tiny] [--seeds S1,S2,…] [--claims ID,…] [--judge NAME]
- *                     [--out DIR | --resume DIR] [--checkpoint FILE] [--max-hours H] [--quiet]
+ *                     [--out DIR | --resume DIR] [--checkpoint FILE] [--eval-size N] [--max-hours H] [--quiet]
  *
  * The runs are a resumable sweep (src/cli/claims-sweep.ts), one seed-variant
  * after another: per task, every arm the selected claims need from the same
  * cold start under each seed (src/experiments/claims-plan.ts): the default
  * experiment's (the shipped hinted checkpoint; --checkpoint replaces it), a
  * run of its own for an arm with other weights (StructReward with its
- * auxiliary tasks on), and for SCS and ACRE a multiple-choice run without
- * hints, every variant with GRPO (the shipped multiple-choice checkpoint).
+ * auxiliary tasks on), and for SCS and ACRE one run per scenario run the
+ * claims name (CLAIM_RUNS: the presets scs-paper, scs-tr-only, scs-vp-only
+ * and acre-paper at the claims' sizes, each from its shipped cold start).
  * The judge-stability sweep runs on each seed's cold-start rollouts. The
  * judge arms and the sweep use --judge (text-auditor, the default, or
  * oracle-auditor) at its default noise. Each claim's paired comparisons
@@ -47,7 +48,9 @@
  * sweep loses at most the unit in progress. --resume DIR continues the sweep
  * in DIR with the same flags: a different setting (named), another code
  * version or another cold start is refused; the final claims.json is the
- * one an uninterrupted run writes. On failure the last stdout line is {"error"}.
+ * one an uninterrupted run writes. --eval-size N evaluates on N held-out
+ * prompts instead of the size's (a pilot; each claim's command line carries
+ * it). On failure the last stdout line is {"error"}.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
@@ -80,6 +83,7 @@ import {
   isClaimsUnitValue,
   planClaimRuns,
   runClaimsSweep,
+  type ClaimsSweepSize,
   type ClaimsUnitValue,
 } from "./claims-sweep";
 import { openSweepFolder, type SweepManifest } from "./sweep-folder";
@@ -87,25 +91,28 @@ import { codeVersion, fileSha256 } from "./code-version";
 import { SweepDevice } from "./sweep-device";
 
 /**
- * Seeds (stated 2026-12-03, with what each was used for). Used for choices,
- * never reported as evidence: 1–9 (the scenario, the judge noise of the
- * oracle auditor, pilots), 11–13 (the ci seeds until 2026-12-03, used to
- * decide 20 steps), 201–205 (the text auditor's calibration draws). Reported
- * before, not used for a choice: 21–25. Never used for anything before the
- * runs they report: the ci seeds 31–32 (33 is kept free) and the full seeds
- * 41 onward.
+ * Seeds (stated 2026-12-03, with what each was used for). Used for choices
+ * or looked at, never reported as evidence: 1–9 (the scenario, the judge
+ * noise of the oracle auditor, pilots), 11–13 (the ci seeds until
+ * 2026-12-03, used to decide 20 steps), 31–34 (the page's recordings,
+ * docs/lesson.md), 41–43 (the SCS and ACRE pilots, docs/reward-spec.md
+ * §4.1, §5.1), 101–102 (a judges pilot), 201–205 (the text auditor's
+ * calibration draws). Reported before, not used for a choice: 21–25.
+ * Chosen 2026-12-03 at 19:00 UTC, before any run of them, because 31–32 and
+ * 41–52 (the seeds first chosen) overlap the recordings and the SCS/ACRE
+ * pilots: the ci seeds 81–82 and the full seeds 61–72, never used for
+ * anything before the runs they report.
  */
-const CI_SEEDS = [31, 32];
+const CI_SEEDS = [81, 82];
 /**
  * Full size: as many seeds as the GRR claims need by the minimum-detectable-
  * effect calculation (docs/reward-spec.md §2), at least 10: GRR's 2.4-point
  * lead over pointwise GR at the pooled per-seed sd 0.0258 of GRR − pointwise
  * GR (pilot, tuning seeds 1–3: 0.043, 0.025, 0.000; seeds 11–13: 0.008,
- * 0.066, 0.029) needs 12 seeds (MDE 0.0229 at 12). Seeds 41–52, none used
- * for a choice.
+ * 0.066, 0.029) needs 12 seeds (MDE 0.0229 at 12). Seeds 61–72.
  */
 const FULL_SEED_COUNT = 12;
-const FULL_SEEDS = Array.from({ length: FULL_SEED_COUNT }, (_, i) => 41 + i);
+const FULL_SEEDS = Array.from({ length: FULL_SEED_COUNT }, (_, i) => 61 + i);
 
 /**
  * Run sizes (lab choice). Evals at steps 0, 10 and 20. `full`: 512 held-out
@@ -163,9 +170,16 @@ export const CLAIM_SIZES = {
 } as const;
 export type ClaimSize = keyof typeof CLAIM_SIZES;
 
-function commandFor(size: ClaimSize, seeds: number[], id: string, judge: JudgeSettings): string {
+function commandFor(
+  size: ClaimSize,
+  seeds: number[],
+  id: string,
+  judge: JudgeSettings,
+  evalSize?: number,
+): string {
   const j = judge.name === judgeSettings().name ? "" : ` --judge ${judge.name}`;
-  return `npm run claims -- --size ${size} --seeds ${seeds.join(",")} --claims ${id}${j}`;
+  const n = evalSize === undefined ? "" : ` --eval-size ${evalSize}`;
+  return `npm run claims -- --size ${size} --seeds ${seeds.join(",")} --claims ${id}${j}${n}`;
 }
 
 async function main(): Promise<void> {
@@ -179,13 +193,18 @@ async function main(): Promise<void> {
     checkpoint: "string",
     quiet: "boolean",
     "max-hours": "number",
+    "eval-size": "number",
   });
   const size = String(flags.size ?? "ci") as ClaimSize;
   if (!Object.hasOwn(CLAIM_SIZES, size))
     throw new Error(
       `--size must be one of ${Object.keys(CLAIM_SIZES).join(", ")}, got '${String(flags.size)}'`,
     );
-  const S = CLAIM_SIZES[size];
+  // --eval-size N: fewer held-out prompts than the size's (a pilot); the command lines say so.
+  const evalSize = flags["eval-size"] as number | undefined;
+  if (evalSize !== undefined && !(Number.isInteger(evalSize) && evalSize >= 4 && evalSize <= 512))
+    throw new Error(`--eval-size must be an integer 4–512, got ${evalSize}`);
+  const S = { ...CLAIM_SIZES[size], ...(evalSize !== undefined ? { evalSize } : {}) };
   const seeds =
     flags.seeds !== undefined ? parseSeedList("seeds", String(flags.seeds)) : [...S.seeds];
   const claims = selectClaims(
@@ -274,7 +293,7 @@ async function main(): Promise<void> {
 
   const inputsOf = (c: ClaimSpec) => claimInputs(c, plans, byPlan, judge);
   const results: ClaimResult[] = claims.map((c) =>
-    judgeClaim(c, inputsOf(c), seeds, commandFor(size, seeds, c.id, judge)),
+    judgeClaim(c, inputsOf(c), seeds, commandFor(size, seeds, c.id, judge, evalSize)),
   );
   const seconds = Math.round((performance.now() - t0) / 1000);
   const cannot = results.filter((r) => r.decidable === "no").map((r) => r.id);
@@ -298,7 +317,7 @@ const CLAIMS_FLAG_OF: Record<string, string> = {
 };
 
 /** A size's values without its default seeds (the seeds are a setting of their own). */
-function sizeValuesOf(S: (typeof CLAIM_SIZES)[ClaimSize]): Record<string, unknown> {
+function sizeValuesOf(S: ClaimsSweepSize & { seeds: readonly number[] }): Record<string, unknown> {
   const { seeds: _seeds, ...values } = S;
   return values;
 }

@@ -5,6 +5,7 @@
  *                  [--sft-steps N] [--from-scratch] [--checkpoint FILE] [--full-size] [--quiet] [--seeds S1,S2,…]
  *                  [--hint-rate R] [--hint-accuracy Q] [--trace-slip S] [--slip-box B] [--eval-temperature T]
  *                  [--multiple-choice] [--variants a,b,…] [--estimator NAME] [--set VARIANT.KEY=VALUE]… [--dry-run] [--max-hours H]
+ *                  [--option-skew S] [--distractors near|off-misread] [--misread M] [--index-binding B]
  *   npm run lab -- --resume FILE [--steps N] [--out DIR] [--force] [--quiet] [--dry-run]
  *   npm run lab -- --seeds S1,S2,… [the sweep's flags] --resume DIR
  * --variants and the names in --set are the variant table's (src/settings/variant-table.ts);
@@ -19,6 +20,10 @@
  * --trace-slip picks the cold start trained with slipped traces (Experiment task.traceSlipRate),
  * --slip-box (answer|hint|step) the one whose slipped traces box that (task.traceSlipBox);
  * --eval-temperature samples the held-out eval at T instead of greedy (Experiment.evalTemperature).
+ * --option-skew puts the right option at A with probability S in the training prompts
+ * (task.optionSkew; the held-out set is never skewed), --distractors the distractor rule
+ * (task.distractorRule), --misread and --index-binding pick the cold start trained with
+ * misread digits (the SCS scenario) or letter-bound traces (the ACRE scenario).
  * --checkpoint starts RL from that cold start (e.g. a `train:sft --snapshots`
  * file) instead of the shipped one; it must fit the preset's model size and task.
  * On a CPU adapter (SwiftShader) the small model is used unless --full-size.
@@ -96,6 +101,10 @@ const FLAG_OF_FIELD = {
   "task.hintAccuracy": "--hint-accuracy",
   "task.traceSlipRate": "--trace-slip",
   "task.traceSlipBox": "--slip-box",
+  "task.optionSkew": "--option-skew",
+  "task.distractorRule": "--distractors",
+  "task.misreadRate": "--misread",
+  "task.indexBindingRate": "--index-binding",
 } as const;
 
 /** The run's files (with --out), for the error line when the run fails. */
@@ -214,6 +223,10 @@ async function main(): Promise<void> {
     "trace-slip": "number",
     "slip-box": "string",
     "multiple-choice": "boolean",
+    "option-skew": "number",
+    distractors: "string",
+    misread: "number",
+    "index-binding": "number",
     "full-size": "boolean",
     quiet: "boolean",
     seeds: "string",
@@ -270,6 +283,10 @@ async function main(): Promise<void> {
   if (flags["trace-slip"] !== undefined) task.traceSlipRate = flags["trace-slip"];
   if (flags["slip-box"] !== undefined) task.traceSlipBox = flags["slip-box"];
   if (flags["multiple-choice"]) task.multipleChoice = true;
+  if (flags["option-skew"] !== undefined) task.optionSkew = flags["option-skew"];
+  if (flags.distractors !== undefined) task.distractorRule = flags.distractors;
+  if (flags.misread !== undefined) task.misreadRate = flags.misread;
+  if (flags["index-binding"] !== undefined) task.indexBindingRate = flags["index-binding"];
   // --variants a,b picks the preset's variants (or adds schema-default ones); names checked by the schema.
   const variantList =
     flags.variants !== undefined

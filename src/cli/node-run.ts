@@ -77,7 +77,7 @@ export function consoleSink(files?: RunFiles, quiet = false): RunSink & { rows: 
         const v = r.values;
         if (r.kind === "eval") {
           console.error(
-            `[eval] ${r.variant}${seedTag(r)} step ${r.step}: acc ${fmt(v.acc)} rcAcc ${fmt(v.rcAcc)} incR ${fmt(v.incR)} cbir ${fmt(v.cbir)} hintFollow ${fmt(v.hintFollow)} format ${fmt(v.formatRate)} stepAcc ${fmt(v.stepAcc)}`,
+            `[eval] ${r.variant}${seedTag(r)} step ${r.step}: acc ${fmt(v.acc)} rcAcc ${fmt(v.rcAcc)} incR ${fmt(v.incR)} cbir ${fmt(v.cbir)} hintFollow ${fmt(v.hintFollow)} format ${fmt(v.formatRate)} stepAcc ${fmt(v.stepAcc)}${v.oscr === undefined ? "" : ` oscr ${fmt(v.oscr)}`} lucky ${fmt(v.luckyGuess)}${v.distinctK04 === undefined ? "" : ` distinct@0.4 ${fmt(v.distinctK04)} distinct@0.8 ${fmt(v.distinctK08)}`}`,
           );
         } else if (r.variant === "sft") {
           if (r.step % 25 === 0 || r.step === 1)

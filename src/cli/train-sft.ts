@@ -3,6 +3,7 @@
  *   npm run train:sft -- [--size small|default] [--steps N] [--seed S] [--lr X] [--batch B]
  *                        [--open-ended] [--out FILE] [--resume FILE] [--eval-every E] [--snapshots]
  *                        [--hint-rate R] [--hint-accuracy Q] [--hint-copy C]
+ *                        [--option-skew S] [--distractors near|off-misread] [--misread M] [--index-binding B]
  * Trains SFT on the default task (digit arithmetic on real MNIST digits),
  * evaluates on the held-out set greedily (and with images shuffled between prompts),
  * writes public/checkpoints/<name>.ckpt and prints one JSON line of figures.
@@ -19,6 +20,13 @@
  * last step while the final box keeps the answer (sft-…-slip<percent>-<size>.ckpt);
  * --slip-box hint|step makes the slipped targets box the hint or the slipped
  * value instead (sft-…-slip<p>-<box>box-<size>.ckpt).
+ * --option-skew S puts the right option at A with probability S (TaskConfig.optionSkew,
+ * training prompts only; the held-out set is never skewed); --distractors off-misread
+ * draws no distractor a one-digit misread would conclude (TaskConfig.distractorRule);
+ * --misread M makes that share of targets misread one digit and, in multiple choice,
+ * guess the letter (the SCS scenario; sft-…-misread<percent>-<size>.ckpt); --index-binding
+ * B makes that share of multiple-choice targets name their letter inside the reasoning
+ * (the ACRE scenario; sft-…-bind<percent>-<size>.ckpt). docs/reward-spec.md §4–§5.
  * --out and --resume are checked before any work (a folder that cannot hold
  * FILE, or a missing --resume file, fails at once); checkpoints are written
  * under a temporary name and renamed, so a failure leaves an earlier FILE as
@@ -46,6 +54,10 @@ const FLAG_OF_FIELD = {
   "task.hintCopyRate": "--hint-copy",
   "task.traceSlipRate": "--trace-slip",
   "task.traceSlipBox": "--slip-box",
+  "task.optionSkew": "--option-skew",
+  "task.distractorRule": "--distractors",
+  "task.misreadRate": "--misread",
+  "task.indexBindingRate": "--index-binding",
 } as const;
 
 async function main(): Promise<void> {
@@ -66,6 +78,10 @@ async function main(): Promise<void> {
     "hint-copy": "number",
     "trace-slip": "number",
     "slip-box": "string",
+    "option-skew": "number",
+    distractors: "string",
+    misread: "number",
+    "index-binding": "number",
   });
   const size = String(flags.size ?? "small");
   if (size !== "small" && size !== "default")
@@ -84,6 +100,10 @@ async function main(): Promise<void> {
         hintCopyRate: flags["hint-copy"],
         traceSlipRate: flags["trace-slip"] ?? 0,
         traceSlipBox: flags["slip-box"],
+        optionSkew: flags["option-skew"],
+        distractorRule: flags.distractors,
+        misreadRate: flags.misread,
+        indexBindingRate: flags["index-binding"],
       },
       sftSteps: flags.steps ?? 600,
       sftLr: flags.lr ?? 2e-3,

@@ -1,16 +1,20 @@
 /**
- * Which lab runs a claims report needs (the `claims` CLI): per task one run
- * of every variant at its defaults, arms with other weights in runs of
- * their own (one experiment holds each variant once), and how a claim's
- * inputs are gathered from them.
+ * Which lab runs a claims report needs (the `claims` CLI): for the default
+ * scenario's claims one run of every variant at its defaults and arms with
+ * other weights in runs of their own (one experiment holds each variant
+ * once); for SCS and ACRE one run per scenario run they name (CLAIM_RUNS, a
+ * preset each); and how a claim's inputs are gathered from them.
  */
 import {
+  CLAIM_RUNS,
   CLAIMS,
   type ClaimArm,
   type ClaimInputs,
+  type ClaimRun,
   type ClaimSpec,
   type StabilityPoint,
 } from "./claims";
+import { presetExperiment } from "../settings/presets";
 import { SWEEP_SIGMA_B } from "./stability-sweep";
 import type { JudgeSettings } from "../rewards/judges";
 import type { MetricRow } from "../run/run-types";
@@ -20,39 +24,41 @@ export function sigmaBSweep(judge: JudgeSettings): number[] {
   return [...new Set<number>([...SWEEP_SIGMA_B, judge.sigmaB])].sort((a, b) => a - b);
 }
 
-/** The runs claims come from (ClaimSpec.task; absent = the default scenario's). */
-const TASK_KEYS = ["default", "multiple-choice"] as const;
-type TaskKey = (typeof TASK_KEYS)[number];
-const taskOf = (c: ClaimSpec): TaskKey => c.task ?? "default";
-
-/** One lab run of a claims report: its task, the arms it trains (each variant once) and whether it runs the stability sweep. */
+/** One lab run of a claims report: its cold start, the arms it trains (each variant once) and whether it runs the stability sweep. */
 export interface RunPlan {
-  /** "default", "multiple-choice", then "<task>-2", … for arms that need a run of their own. */
+  /** "default", then "default-2", … for arms that need a run of their own; a CLAIM_RUNS key for SCS / ACRE. */
   key: string;
-  task: TaskKey;
+  /**
+   * The cold start and held-out eval the run shares with the other plans of
+   * the same value: "default" (the default experiment's), or a CLAIM_RUNS
+   * entry's `start`.
+   */
+  task: string;
   arms: ClaimArm[];
   stability: boolean;
+  /** The preset an SCS / ACRE run is (its task, cold start, algorithm and weights), and the one variant it trains when set. */
+  preset?: { name: string; only?: string };
 }
 
 /**
- * The runs the claims need: per task, one run of every variant at its
- * defaults (and the stability sweep, in the default task's), and each arm
- * with other weights in the first run of its task that does not train its
- * variant yet, else a new one (one experiment holds each variant once).
- * Arms in table order (CLAIMS), so a run's arms do not depend on which claims
- * were asked for.
+ * The runs the claims need: for the default scenario's claims one run of
+ * every variant at its defaults (and the stability sweep), and each arm with
+ * other weights in the first default run that does not train its variant
+ * yet, else a new one (one experiment holds each variant once); then one run
+ * per CLAIM_RUNS entry the SCS / ACRE claims name (the preset's variants, or
+ * its `only` one under its `label`). Arms in table order (CLAIMS), so a
+ * run's arms do not depend on which claims were asked for.
  */
 export function planRuns(claims: readonly ClaimSpec[]): RunPlan[] {
   const order = CLAIMS.flatMap((c) => [...c.variants, ...(c.arms ?? []).map((a) => a.key)]);
   const rank = (key: string) => order.indexOf(key);
   const plans: RunPlan[] = [];
-  for (const task of TASK_KEYS) {
-    const group = claims.filter((c) => taskOf(c) === task);
-    if (group.length === 0) continue;
+  const group = claims.filter((c) => !c.runs);
+  if (group.length > 0) {
     const names = [...new Set(group.flatMap((c) => c.variants))].sort((a, b) => rank(a) - rank(b));
     const first: RunPlan = {
-      key: task,
-      task,
+      key: "default",
+      task: "default",
       arms: names.map((n) => ({ key: n, variant: n, weights: {} })),
       stability: group.some((c) => c.stability),
     };
@@ -63,24 +69,42 @@ export function planRuns(claims: readonly ClaimSpec[]): RunPlan[] {
     for (const arm of extra) {
       let run = runs.find((r) => !r.arms.some((x) => x.variant === arm.variant));
       if (!run) {
-        run = { key: `${task}-${runs.length + 1}`, task, arms: [], stability: false };
+        run = { key: `default-${runs.length + 1}`, task: "default", arms: [], stability: false };
         runs.push(run);
       }
       run.arms.push(arm);
     }
     plans.push(...runs.filter((r) => r.arms.length > 0 || r.stability));
   }
+  // The SCS / ACRE scenario runs, in CLAIM_RUNS order; the preset's weights travel with its experiment.
+  const wanted = new Set(claims.flatMap((c) => c.runs ?? []));
+  for (const key of Object.keys(CLAIM_RUNS) as ClaimRun[]) {
+    if (!wanted.has(key)) continue;
+    const spec: { preset: string; start: string; only?: string; label?: string } = CLAIM_RUNS[key];
+    const variants = presetExperiment(spec.preset).variants.filter(
+      (v) => !spec.only || v.name === spec.only,
+    );
+    plans.push({
+      key,
+      task: spec.start,
+      arms: variants.map((v) => ({ key: spec.label ?? v.name, variant: v.name, weights: {} })),
+      stability: false,
+      preset: { name: spec.preset, ...(spec.only ? { only: spec.only } : {}) },
+    });
+  }
   return plans;
 }
 
-/** A claim's inputs: the rows of every run of its task (arm keys are unique) and the stability sweep. */
+/** A claim's inputs: the rows of the runs it names, or of every default-scenario run (arm keys are unique there), and the stability sweep. */
 export function claimInputs(
   c: ClaimSpec,
   plans: readonly RunPlan[],
   byPlan: ReadonlyMap<string, ClaimInputs>,
   judge: JudgeSettings,
 ): ClaimInputs {
-  const mine = plans.filter((p) => p.task === taskOf(c)).map((p) => byPlan.get(p.key)!);
+  const mine = plans
+    .filter((p) => (c.runs ? (c.runs as readonly string[]).includes(p.key) : p.task === "default"))
+    .map((p) => byPlan.get(p.key)!);
   const stability = new Map<number, StabilityPoint[]>();
   for (const m of mine) for (const [seed, pts] of m.stability) stability.set(seed, [...pts]);
   return { rows: mine.flatMap((m) => m.rows), stability, judge };

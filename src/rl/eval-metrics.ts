@@ -18,18 +18,100 @@
  *                                  answer is that hint: how often the policy takes the
  *                                  shortcut instead of its own steps (lab choice; 0 when
  *                                  no prompt has a wrong hint)
+ *   luckyGuess, wrca               wrong reasoning with a correct answer (ACRE §1 WR–CA;
+ *                                  reasoning checked against the reference solution as
+ *                                  SCS Tab. 3 checks it): per correct answer (SCS Tab. 3's
+ *                                  "unfaithful reasoning in 100 correctly answered
+ *                                  questions") and per response (ACRE §1's share of samples)
+ *   distinctK04, distinctK08       SCS Fig. 2c / App. C.2: mean number of distinct options
+ *                                  among the continuations of each first response cut at
+ *                                  ⌊k·L⌋ tokens (k 0.4, 0.8), from `distinct`; absent
+ *                                  without that pass
  */
-import { answersEquivalent, metricRecords, oscr, paperMetrics, parseTrace } from "../rewards/index";
+import {
+  answersEquivalent,
+  distinctAnswerCount,
+  metricRecords,
+  oscr,
+  paperMetrics,
+  parseTrace,
+  type ParsedTrace,
+} from "../rewards/index";
+import { goldOf, verifyParsed } from "../rewards/verifier";
 import { strictFormatOk } from "../rewards/structreward";
-import type { TaskPrompt } from "../tasks/types";
+import type { ReferenceStep, TaskPrompt } from "../tasks/types";
 import type { EvalMetricKey } from "../settings/metric-table";
 
+/** The eval keys measured only by an extra pass (absent without it). */
+type PassKey = "oscr" | "distinctK04" | "distinctK08";
+
 /**
- * Eval metrics, all in [0, 1] (incR's denominator excludes N/A): one number
- * per eval key of the metric table (../settings/metric-table.ts), which holds each
- * one's formula and source; `oscr` only where it was measured.
+ * Eval metrics: one number per eval key of the metric table
+ * (../settings/metric-table.ts), which holds each one's formula, unit and
+ * source; rates in [0, 1] (incR's denominator excludes N/A), distinct-option
+ * counts in [1, m]; `oscr` and the distinct counts only where measured.
  */
-export type EvalMetrics = Record<Exclude<EvalMetricKey, "oscr">, number> & { oscr?: number };
+export type EvalMetrics = Record<Exclude<EvalMetricKey, PassKey>, number> &
+  Partial<Record<PassKey, number>>;
+
+/**
+ * The truncation ratios of the distinct-options statistic and their metric
+ * keys: 0.4 and 0.8, the ratios SCS trains with (Tab. 6–9: GRPO 0.4, the
+ * others 0.8); lab choice of the two (Fig. 2c's ratios are not in the text).
+ */
+export const DISTINCT_KS = [
+  { k: 0.4, key: "distinctK04" },
+  { k: 0.8, key: "distinctK08" },
+] as const satisfies readonly { k: number; key: PassKey }[];
+
+/** Continuations per cut of the distinct-options statistic: four (SCS App. C.2). */
+export const DISTINCT_CONTINUATIONS = 4;
+
+/**
+ * True when a parsed trace's reasoning is the reference solution's: exactly
+ * `reference.length` steps, numbered 1, 2, …, step k's last box ≡ the value of
+ * reference step k (every reading and the compute step). The lab's form of
+ * SCS Tab. 3's check of a trace "aligned with publicly provided solutions";
+ * lab choice (a right reasoning written differently counts as wrong, which
+ * the lab's fixed step form never does).
+ */
+export function reasoningMatchesReference(
+  parsed: ParsedTrace,
+  reference: readonly ReferenceStep[],
+): boolean {
+  if (parsed.steps.length !== reference.length) return false;
+  return parsed.steps.every((s, k) => {
+    if (s.index !== k + 1 || s.boxed === null) return false;
+    return answersEquivalent({ predicted: s.boxed, gold: reference[k].value });
+  });
+}
+
+/**
+ * A lucky guess: `text` answers `prompt` correctly (the verifier passes) while
+ * its reasoning is not the reference solution's (reasoningMatchesReference):
+ * wrong reasoning, correct answer, ACRE §1's WR–CA, SCS's "lucky-guess case"
+ * (§4.3). Never throws on text.
+ */
+export function isLuckyGuess(
+  prompt: Pick<TaskPrompt, "answer" | "options" | "referenceSteps">,
+  text: string,
+): boolean {
+  const parsed = parseTrace({ text });
+  return (
+    verifyParsed(parsed, goldOf(prompt)).passed &&
+    !reasoningMatchesReference(parsed, prompt.referenceSteps)
+  );
+}
+
+/**
+ * The distinct-options pass of an eval, one entry per truncation ratio of
+ * DISTINCT_KS (by `k`): for prompt i the texts of the continuations from its
+ * first response cut at ⌊k·L⌋ tokens, or null where it was not measured.
+ */
+export type DistinctPass = ReadonlyArray<{
+  k: number;
+  continuations: ReadonlyArray<ReadonlyArray<string> | null>;
+}>;
 
 /**
  * The second pass of OSCR, aligned with the prompts: for prompt i the options
@@ -42,13 +124,18 @@ export interface Reasked {
 }
 
 /**
- * Metrics of `texts[i]` answering `prompts[i]`; `reask` gives OSCR's second pass.
- * @throws Error when the arrays differ in length.
+ * Metrics of `texts[i]` answering `prompts[i]`; `reask` gives OSCR's second
+ * pass, `distinct` the distinct-options statistic (each k's mean over the
+ * prompts it measured; a continuation without a final answer counts as one
+ * option, all such together, as in SCS's r_con, docs/reward-spec.md §4).
+ * @throws Error when the arrays differ in length, or `distinct` names a k
+ *   outside DISTINCT_KS.
  */
 export function evalMetrics(
   prompts: readonly TaskPrompt[],
   texts: readonly string[],
   reask?: Reasked,
+  distinct?: DistinctPass,
 ): EvalMetrics {
   if (prompts.length !== texts.length)
     throw new Error(`evalMetrics: ${prompts.length} prompts but ${texts.length} texts`);
@@ -62,8 +149,14 @@ export function evalMetrics(
   let readRight = 0;
   let wrongHints = 0;
   let followed = 0;
+  let correct = 0;
+  let lucky = 0;
   texts.forEach((text, i) => {
     const parsed = parseTrace({ text });
+    if (verifyParsed(parsed, goldOf(prompts[i])).passed) {
+      correct++;
+      if (!reasoningMatchesReference(parsed, prompts[i].referenceSteps)) lucky++;
+    }
     const hint = (prompts[i] as { meta?: { hint?: string } }).meta?.hint;
     const gold = prompts[i].answer.letter ?? prompts[i].answer.content;
     if (hint !== undefined && hint !== gold) {
@@ -96,8 +189,30 @@ export function evalMetrics(
         ]
       : [],
   );
+  const distinctValues: Partial<Record<PassKey, number>> = {};
+  for (const d of distinct ?? []) {
+    const def = DISTINCT_KS.find((x) => x.k === d.k);
+    if (!def) throw new Error(`evalMetrics: distinct k ${d.k} is not one of DISTINCT_KS`);
+    if (d.continuations.length !== prompts.length)
+      throw new Error(
+        `evalMetrics: distinct k ${d.k} has ${d.continuations.length} entries for ${prompts.length} prompts`,
+      );
+    let sum = 0;
+    let measured = 0;
+    d.continuations.forEach((conts, i) => {
+      if (conts === null || conts.length === 0) return;
+      const answers = conts.map((t) => {
+        const p = parseTrace({ text: t });
+        return p.answerTruncated ? null : p.finalAnswer;
+      });
+      sum += distinctAnswerCount(answers, prompts[i].options);
+      measured++;
+    });
+    if (measured > 0) distinctValues[def.key] = sum / measured;
+  }
   return {
     ...(reask && pairs.length > 0 ? { oscr: oscr({ pairs }) } : {}),
+    ...distinctValues,
     acc: paper.acc,
     rcAcc: paper.rcAcc,
     incR: paper.incR,
@@ -106,5 +221,7 @@ export function evalMetrics(
     formatRate: formatted / n,
     stepAcc: readSteps === 0 ? 0 : readRight / readSteps,
     hintFollow: wrongHints === 0 ? 0 : followed / wrongHints,
+    luckyGuess: correct === 0 ? 0 : lucky / correct,
+    wrca: lucky / n,
   };
 }

@@ -19,7 +19,7 @@ import type { AlgorithmConfig, VariantConfig } from "../settings/experiment";
 import { scoringPrompt, type RewardScorer } from "../run/reward-client";
 import { foldKlIntoRewards } from "../kernels/advantages/reference";
 import { estimatorEntry } from "../settings/estimator-table";
-import { evalMetrics } from "./eval-metrics";
+import { evalMetrics, isLuckyGuess } from "./eval-metrics";
 import { COMPONENT_PREFIX, type TrainMetricKey } from "../settings/metric-table";
 import { variantEntry, type GroupPasses, type VariantEntry } from "../settings/variant-table";
 import { optionShuffleReask, truncatedContinuations } from "./passes";
@@ -328,7 +328,11 @@ function groupView(
       : undefined;
   const reaskOf = (i: number) =>
     passes?.reask
-      ? { options: passes.reask.options[i], answer: answerOf(passes.reask.texts[i]) }
+      ? {
+          options: passes.reask.options[i],
+          answer: answerOf(passes.reask.texts[i]),
+          firstAnswer: answerOf(texts[i]),
+        }
       : undefined;
   const rankOf = new Map<number, number>();
   group.tiers?.forEach((tier, m) => {
@@ -355,6 +359,7 @@ function groupView(
       components: group.rollouts[i].components,
       verifierPassed: group.rollouts[i].verifierPassed,
       judgment: judgeConsistency({ text, options: prompt.options }).judgment,
+      luckyGuess: isLuckyGuess(prompt, text),
       rank: rankOf.get(i) ?? null,
       advantage: advantages[i],
       unscorable: group.rollouts[i].unscorable,

@@ -1,18 +1,20 @@
 /**
  * Held-out evaluation of a lab run's policies (LabRun.evaluator): the greedy
  * or sampled answers of a policy on the held-out prompts, the metrics of
- * src/rl/eval-metrics.ts with OSCR's option-shuffled second ask, the
+ * src/rl/eval-metrics.ts with OSCR's option-shuffled second ask and SCS's
+ * distinct options among continuations (src/rl/held-out.ts), the
  * shuffled-image control, and K sampled answers per prompt (eval:sampled).
  * One generate call per pass, on the run's engine; nothing here changes a
  * policy.
  */
 import type { LabEngine, Policy } from "../engine/lab-engine";
 import { imageTensor, promptTensor, row } from "../engine/sequences";
-import { evalMetrics, type EvalMetrics, type Reasked } from "../rl/eval-metrics";
+import { evalMetrics, type EvalMetrics } from "../rl/eval-metrics";
+import { evalGenerate, heldOutMetrics } from "../rl/held-out";
 import type { Experiment } from "../settings/experiment";
-import { reaskWithShuffledOptions, shuffleImages } from "../tasks/generator";
+import { shuffleImages } from "../tasks/generator";
 import { deriveSeed, Rng } from "../tasks/rng";
-import { decodeResponse, THINK_END_ID } from "../tasks/tokenizer";
+import { decodeResponse } from "../tasks/tokenizer";
 import type { TaskPrompt } from "../tasks/types";
 import type { RunSink } from "./run-types";
 
@@ -100,76 +102,38 @@ export class RunEvaluator {
   }
 
   /** One eval generate call (texts' decoding; `stream` names its sampling stream). */
-  private async generate(
+  private generate(
     params: EvalParams,
     prompts: readonly TaskPrompt[],
     seed: number,
     stream: string,
-    forcedPrefix?: ReadonlyArray<number[] | null>,
   ): Promise<{ texts: string[]; tokens: Int32Array }> {
-    const { promptLen, maxNew } = this.engine.shape;
-    const temperature = this.experiment().evalTemperature;
-    const gen = await this.engine.generate(
+    return evalGenerate(
+      this.engine,
       params,
-      imageTensor(prompts),
-      promptTensor(prompts, promptLen),
-      {
-        temperature: temperature > 0 ? temperature : 1,
-        topK: 0,
-        topP: 1,
-        greedy: temperature === 0,
-        seed: temperature === 0 ? 0 : deriveSeed(seed, stream),
-      },
-      1,
-      forcedPrefix,
+      prompts,
+      this.experiment().evalTemperature,
+      seed,
+      stream,
     );
-    const texts = prompts.map((_, i) => decodeResponse(row(gen.tokens, i, maxNew)));
-    return { texts, tokens: gen.tokens };
   }
 
   /**
-   * Held-out metrics of `params` under `seed`, OSCR included: each
-   * multiple-choice prompt is asked again with its options shuffled (the
-   * seed's own "oscr" stream) and the first response's reasoning kept as a
-   * forced prefix up to and including `</think>`; the answer after it is the
-   * second answer (ACRE eq. 2, docs/reward-spec.md §5). Open-ended prompts,
-   * and responses without `</think>`, get no second pass.
+   * Held-out metrics of `params` under `seed`: the first answers, OSCR's
+   * option-shuffle re-ask (ACRE eq. 2) and SCS's distinct-options statistic
+   * (Fig. 2c) on the multiple-choice prompts (src/rl/held-out.ts,
+   * docs/reward-spec.md §4–§5). Open-ended prompts get neither pass.
    */
-  async heldOut(
+  heldOut(
     params: EvalParams,
     seed: number,
     prompts: readonly TaskPrompt[] = this.prompts,
   ): Promise<EvalMetrics> {
-    const first = await this.generate(params, prompts, seed, "eval");
-    const mc = prompts.flatMap((p, i) => (p.options ? [i] : []));
-    if (mc.length === 0) return evalMetrics(prompts, first.texts);
-    const rng = new Rng(deriveSeed(seed, "oscr"));
-    const { maxNew } = this.engine.shape;
-    const reasked = mc.map((i) => reaskWithShuffledOptions(prompts[i], rng));
-    const forced = mc.map((i) => {
-      const ids = Array.from(row(first.tokens, i, maxNew));
-      const end = ids.indexOf(THINK_END_ID);
-      return end >= 0 && end < maxNew - 1 ? ids.slice(0, end + 1) : null;
+    const exp = this.experiment();
+    return heldOutMetrics(this.engine, params, prompts, seed, {
+      evalTemperature: exp.evalTemperature,
+      rolloutTemperature: exp.algorithm.temperature,
     });
-    const second = await this.generate(
-      params,
-      reasked.map((r) => r.prompt),
-      seed,
-      "oscr-answer",
-      forced,
-    );
-    const reask: Reasked = {
-      options: prompts.map(() => null),
-      texts: prompts.map(() => null),
-    };
-    const options = reask.options as (Record<string, string> | null)[];
-    const texts = reask.texts as (string | null)[];
-    mc.forEach((i, k) => {
-      if (forced[k] === null) return;
-      options[i] = reasked[k].options;
-      texts[i] = second.texts[k];
-    });
-    return evalMetrics(prompts, first.texts, reask);
   }
 
   /**

@@ -32,6 +32,12 @@ interface RolloutView {
   verifierPassed: boolean;
   /** Consistency judgment of the trace vs its answer (GRR §4.1). */
   judgment: "consistent" | "inconsistent" | "na";
+  /**
+   * A lucky guess: the answer is right but the reasoning is not the reference
+   * solution's (ACRE §1 WR–CA, SCS Tab. 3; src/rl/eval-metrics.ts isLuckyGuess).
+   * Absent in groups kept before it was recorded.
+   */
+  luckyGuess?: boolean;
   /** Judge tier/rank (GRR) when the variant has a groupwise judge. */
   rank?: number | null;
   advantage: number;
@@ -46,10 +52,11 @@ interface RolloutView {
     continuations: { answer: string | null; sigma: number }[];
   };
   /**
-   * ACRE: the options of the second ask, and the answer given after the kept
-   * trace (null: no `</think>` in the rollout, or no answer parsed).
+   * ACRE: the options of the second ask, the answer given after the kept
+   * trace (null: no `</think>` in the rollout, or no answer parsed), and the
+   * rollout's own answer (null: none parsed), read with the group's options.
    */
-  reask?: { options: Record<string, string>; answer: string | null };
+  reask?: { options: Record<string, string>; answer: string | null; firstAnswer?: string | null };
   /** PRM: the learned PRM's score of each step, in [0, 1] (its smallest token probability over steps 1..k). */
   stepScores?: number[];
 }

@@ -4,7 +4,12 @@
  */
 import type { Experiment } from "./experiment";
 
-/** File name of the cold-start checkpoint for an experiment's task and model size. */
+/**
+ * File name of the cold-start checkpoint for an experiment's task and model
+ * size: `sft-<task>-<mc|open>[-hint][-slip<p>[-<box>box]][-misread<p>][-bind<p>]-<size>.ckpt`,
+ * rates in percent. Knobs that change only the prompts' options (skew,
+ * distractors) pick no cold start of their own.
+ */
 function checkpointFileName(exp: Pick<Experiment, "task" | "modelSize">): string {
   const t = exp.task;
   const task = t.family === "digits" ? `digits${t.numDigits}` : t.family;
@@ -16,7 +21,13 @@ function checkpointFileName(exp: Pick<Experiment, "task" | "modelSize">): string
   const slipBox = t.traceSlipBox ?? "answer";
   const box = slipBox !== "answer" ? `-${slipBox}box` : "";
   const slip = slipRate > 0 ? `-slip${Math.round(slipRate * 100)}${box}` : "";
-  return `sft-${task}-${t.multipleChoice ? "mc" : "open"}${hint}${slip}-${exp.modelSize}.ckpt`;
+  // Cold starts trained on misread digits (SCS scenario) or letter-bound traces (ACRE scenario),
+  // by their rate in percent (TaskConfig.misreadRate, indexBindingRate).
+  const misreadRate = t.misreadRate ?? 0;
+  const misread = misreadRate > 0 ? `-misread${Math.round(misreadRate * 100)}` : "";
+  const bindRate = t.indexBindingRate ?? 0;
+  const bind = bindRate > 0 ? `-bind${Math.round(bindRate * 100)}` : "";
+  return `sft-${task}-${t.multipleChoice ? "mc" : "open"}${hint}${slip}${misread}${bind}-${exp.modelSize}.ckpt`;
 }
 
 /** Path of that checkpoint relative to the site root (and to public/). */

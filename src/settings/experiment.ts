@@ -4,7 +4,7 @@
  * config gives an error that names the field, and nothing starts.
  */
 import { z } from "zod";
-import { TRACE_SLIP_BOXES } from "../tasks/config";
+import { DISTRACTOR_RULES, TRACE_SLIP_BOXES } from "../tasks/config";
 import { ESTIMATOR_NAMES, type EstimatorName } from "./estimator-table";
 import {
   JudgeSchema,
@@ -32,9 +32,10 @@ export type VariantWeights = Record<string, WeightValue>;
 /**
  * One variant of an experiment. `weights` is checked by the variant's own
  * schema in the variant table (an unknown key or a bad value is an error
- * naming `weights.<key>`; defaults filled in); `estimator` and `beta` fall
- * back to the table entry's defaults (StructReward: GRPO-stable, β = 1e-3),
- * else stay absent (the algorithm's apply).
+ * naming `weights.<key>`; defaults filled in, those that depend on the
+ * estimator from the entry's estimatorWeights, SCS Tab. 6–9); `estimator` and
+ * `beta` fall back to the table entry's defaults (StructReward: GRPO-stable,
+ * β = 1e-3; SCS: RLOO), else stay absent (the algorithm's apply).
  */
 export const VariantSchema = z
   .object({
@@ -48,7 +49,10 @@ export const VariantSchema = z
   })
   .transform((v, ctx) => {
     const entry = variantEntry(v.name);
-    const w = entry.weights.safeParse(v.weights);
+    const estimator = v.estimator ?? entry.estimator;
+    // Weights whose paper value depends on the estimator (SCS Tab. 6–9) default to that estimator's.
+    const byEstimator = estimator ? entry.estimatorWeights?.(estimator) : undefined;
+    const w = entry.weights.safeParse({ ...byEstimator, ...v.weights });
     if (!w.success) {
       for (const issue of w.error.issues)
         ctx.addIssue({ code: "custom", message: issue.message, path: ["weights", ...issue.path] });
@@ -61,7 +65,6 @@ export const VariantSchema = z
       estimator?: EstimatorName;
       beta?: number;
     } = { name: v.name, weights: w.data, judge: v.judge };
-    const estimator = v.estimator ?? entry.estimator;
     const beta = v.beta ?? entry.beta;
     if (estimator !== undefined) out.estimator = estimator;
     if (beta !== undefined) out.beta = beta;
@@ -233,6 +236,26 @@ const TaskConfigSchema = z.object({
    * when the digits were read right (README, "Why the curves part").
    */
   traceSlipBox: z.enum(TRACE_SLIP_BOXES).default("hint"),
+  /**
+   * How the distractors are drawn (TaskConfig.distractorRule): `near`, or
+   * `off-misread` (digits: never a value a one-digit misread concludes, so a
+   * misreading trace must guess; the SCS scenario, docs/reward-spec.md §4).
+   */
+  distractorRule: z.enum(DISTRACTOR_RULES).default("near"),
+  /**
+   * SFT only: probability a target misreads one digit and, in multiple
+   * choice, guesses the letter (TaskConfig.misreadRate). Above 0 the run
+   * starts from its own cold start (`…-misread<percent>-<size>.ckpt`; the SCS
+   * scenario ships 0.4 for the small model).
+   */
+  misreadRate: z.number().min(0).max(1).default(0),
+  /**
+   * SFT only, multiple choice: probability a target names its letter inside
+   * the reasoning (TaskConfig.indexBindingRate). Above 0 the run starts from
+   * its own cold start (`…-bind<percent>-<size>.ckpt`; the ACRE scenario
+   * ships 0.8 for the small model).
+   */
+  indexBindingRate: z.number().min(0).max(1).default(0),
 });
 
 export const ExperimentSchema = z.object({

@@ -24,6 +24,8 @@ type MetricUnit =
   | "ms"
   /** Number of events per step. */
   | "count"
+  /** A number of distinct answer options, in [1, m]. */
+  | "options"
   /** Euclidean norm of the gradient. */
   | "norm";
 
@@ -114,9 +116,10 @@ export const METRIC_TABLE = [
     label: "CACR",
     unit: "fraction",
     formula: "consistent / all (N/A counts as not consistent)",
-    source: "ACRE (metrics); docs/reward-spec.md §5",
+    source:
+      "ACRE §3.1 eq. 1, Tab. 1 (judge GPT-4o-mini; the lab's rule-based consistency judge instead); docs/reward-spec.md §5",
     description:
-      "Consistent-answer rate (ACRE): responses judged consistent / all; no answer counts as not consistent.",
+      "CoT–answer consistency rate (ACRE): responses whose answer is what their reasoning concluded / all; no answer counts as not consistent.",
     group: "paper",
     order: 4,
     rows: ["eval"],
@@ -168,6 +171,58 @@ export const METRIC_TABLE = [
       "Option-shuffle consistency: each held-out multiple-choice question is asked again with its options in another order and the first answer's reasoning kept; the share whose second answer picks the same content. A policy that answers from its reasoning keeps it; one that answers by letter position does not. Not reported on open-ended tasks (no options).",
     group: "paper",
     order: 6.5,
+    rows: ["eval"],
+  },
+  {
+    key: "luckyGuess",
+    label: "Lucky-guess rate",
+    unit: "fraction",
+    formula:
+      "(correct ∧ reasoning ≠ reference solution) / correct (0 if none correct); reasoning = every step's box ≡ the reference step's value",
+    source:
+      "SCS Tab. 3 (unfaithful reasoning per 100 correctly answered questions, checked against the public solutions); ACRE §1 (WR–CA); docs/reward-spec.md §4",
+    description:
+      "Of the held-out answers that are right, the share whose reasoning is not the reference solution (a misread digit, a wrong step): right by luck, which an outcome-only reward pays in full. SCS's consistency reward is meant to lower it. Lower is better.",
+    group: "paper",
+    order: 6.2,
+    rows: ["eval"],
+  },
+  {
+    key: "wrca",
+    label: "WR–CA",
+    unit: "fraction",
+    formula: "(correct ∧ reasoning ≠ reference solution) / all",
+    source: "ACRE §1 (WR–CA: 2.5 % of Video-R1-7B's MMVU samples); docs/reward-spec.md §4",
+    description:
+      "Wrong reasoning, correct answer, as a share of all held-out responses (the lucky-guess rate counts it per correct answer instead).",
+    group: "paper",
+    order: 6.3,
+    rows: ["eval"],
+  },
+  {
+    key: "distinctK04",
+    label: "Distinct options, k = 0.4",
+    unit: "options",
+    formula:
+      "mean over multiple-choice prompts of |{options of 4 continuations from the first ⌊0.4·L⌋ response tokens}|",
+    source: "SCS Fig. 2c, App. C.2 (4 continuations per cut); docs/reward-spec.md §4",
+    description:
+      "Each held-out multiple-choice answer (the first 128) is cut after 40 % of its tokens and continued four times at the rollout temperature, same image: the mean number of different options they end on, 1 to 4. Near 1: the prefix decides the answer; higher: identical prefixes end on different options, as SCS found for unfaithful traces.",
+    group: "paper",
+    order: 6.6,
+    rows: ["eval"],
+  },
+  {
+    key: "distinctK08",
+    label: "Distinct options, k = 0.8",
+    unit: "options",
+    formula:
+      "mean over multiple-choice prompts of |{options of 4 continuations from the first ⌊0.8·L⌋ response tokens}|",
+    source: "SCS Fig. 2c, App. C.2 (4 continuations per cut); docs/reward-spec.md §4",
+    description:
+      "As at k = 0.4, cut after 80 % of the tokens (RLOO's k, SCS Tab. 6): in the lab's traces that keeps the digits read and the result, so above 1 means the answer after the reasoning is a guess.",
+    group: "paper",
+    order: 6.7,
     rows: ["eval"],
   },
   // ---- the RL step's own rollouts (../rl/rl-step.ts) ----

@@ -5,8 +5,51 @@
  * the page says about it (title, two sentences, the paper figure it mirrors,
  * the charts of its overview, what to watch).
  */
+import { checkpointPath } from "./checkpoints";
 import { parseExperiment, type Experiment } from "./experiment";
 import type { EvalMetricKey } from "./metric-table";
+
+/**
+ * The SCS scenario's task (docs/reward-spec.md §4.1): multiple choice, no
+ * hints or slips, distractors that no one-digit misread concludes, and the
+ * cold start trained with 40 % misread-and-guess targets.
+ */
+const SCS_TASK = {
+  multipleChoice: true,
+  hintRate: 0,
+  traceSlipRate: 0,
+  distractorRule: "off-misread",
+  misreadRate: 0.4,
+} as const;
+
+/**
+ * The ACRE scenario's task (docs/reward-spec.md §5.1): multiple choice, no
+ * hints or slips, the cold start trained with 80 % letter-bound targets.
+ */
+const ACRE_TASK = {
+  multipleChoice: true,
+  hintRate: 0,
+  traceSlipRate: 0,
+  indexBindingRate: 0.8,
+} as const;
+
+/** SCS Tab. 4's truncation-only arm: no image noise. */
+const SCS_TR_ONLY = { sigmaMin: 0, sigmaMax: 0 } as const;
+/** SCS Tab. 4's perturbation-only arm: nothing kept, the whole response resampled (lab choice). */
+const SCS_VP_ONLY = { k: 0 } as const;
+
+/**
+ * The sizes of the SCS and ACRE presets (lab choices, the claims' sizes of
+ * src/cli/claims.ts): small model, G 8, 4 prompts per step, lr 5e-4, 20
+ * steps, eval every 5 on 128 held-out prompts sampled at τ = 1.
+ */
+const SIZES = {
+  modelSize: "small",
+  evalSize: 128,
+  evalTemperature: 1,
+  algorithm: { groupSize: 8, batchPrompts: 4, steps: 20, evalEvery: 5, lr: 5e-4 },
+} as const;
+const SCS_SIZES = { ...SIZES, task: SCS_TASK } as const;
 
 /** One preset: the experiment and how the page presents it. */
 export interface PresetEntry {
@@ -94,52 +137,99 @@ const PRESET_TABLE: readonly PresetEntry[] = [
   {
     /**
      * scs-paper: SCS's headline comparison, RLOO vs RLOO + SCS (SCS Tab. 2:
-     * RLOO 57.8 → 65.5; Tab. 6: k 0.8, m 4, τ 1), on the multiple-choice task
-     * without hints from the shipped multiple-choice cold start. The lab's
-     * sizes: small model, G 8, 4 prompts per step, 20 steps, lr 5e-5 (lab
-     * choices, sized for a CPU adapter; the paper uses 16 samples per prompt).
+     * RLOO 57.8 → 65.5; Tab. 6: k 0.8, m 4, τ 1), on the SCS scenario's task
+     * (SCS_TASK: misread digits in the cold start, distractors no misread
+     * reaches, so a faulty trace must guess) from its shipped cold start
+     * (sft-digits2-mc-misread40-small.ckpt; docs/reward-spec.md §4.1). The lab's
+     * sizes: small model, G 8, 4 prompts per step, lr 5e-4, 20 steps, eval
+     * every 5 on 128 prompts (lab choices, the claims' sizes; the paper uses 16
+     * samples per prompt).
      */
     name: "scs-paper",
     title: "SCS: self-consistency sampling (RLOO vs RLOO + SCS)",
     description:
-      "SCS cuts each rollout part-way, lets the model finish it several times under a noisy image, and pays for continuations that agree on one answer. It is meant to stop answers that are right by luck from being rewarded as much as answers the reasoning reaches.",
-    figure: "SCS Table 2 (RLOO 57.8 → 65.5 overall accuracy with SCS; Tab. 6: k 0.8, m 4)",
-    overview: ["acc", "rcAcc", "incR"],
-    watch: "Acc and IncR of RLOO against RLOO + SCS: the paper reports higher accuracy with SCS.",
+      "The cold start misreads a digit in 40 % of its sampled traces and then guesses an option, sometimes the right one. SCS cuts each rollout part-way, lets the model finish it several times under a noisy image, and pays for continuations that agree: a lucky guess does not repeat, so it earns less than an answer the reasoning reaches.",
+    figure:
+      "SCS Table 2 (RLOO 57.8 → 65.5 overall accuracy with SCS; Tab. 6: k 0.8, m 4) and Table 3 (unfaithful reasoning in correct answers 25.0 → 21.2)",
+    overview: ["acc", "luckyGuess", "rcAcc"],
+    watch:
+      "The lucky-guess rate is the share of right answers whose reasoning is wrong: RLOO pays them in full, SCS should pay them less.",
     experiment: {
-      modelSize: "small",
-      task: { multipleChoice: true, hintRate: 0, traceSlipRate: 0 },
-      evalSize: 64,
+      ...SCS_SIZES,
       variants: [
         { name: "rlvr", estimator: "rloo" },
         { name: "scs", estimator: "rloo" },
       ],
-      algorithm: { groupSize: 8, batchPrompts: 4, steps: 20, evalEvery: 5, lr: 5e-5 },
+    },
+  },
+  {
+    /**
+     * scs-tr-only: SCS Tab. 4's truncation–resampling-only arm (63.0, +5.2):
+     * RLOO vs RLOO + SCS with no image noise (σ = 0), as scs-paper otherwise.
+     */
+    name: "scs-tr-only",
+    title: "SCS ablation: truncation–resampling only",
+    description:
+      "SCS without the noisy image: the continuations resample from the same clean image. One arm of SCS Table 4's ablation, run by the claims.",
+    figure: "SCS Table 4 (truncation–resampling only 63.0, +5.2 over RLOO)",
+    overview: ["acc", "luckyGuess", "rcAcc"],
+    watch: "Acc against RLOO and against full SCS.",
+    picker: false,
+    experiment: {
+      ...SCS_SIZES,
+      variants: [
+        { name: "rlvr", estimator: "rloo" },
+        { name: "scs", estimator: "rloo", weights: SCS_TR_ONLY },
+      ],
+    },
+  },
+  {
+    /**
+     * scs-vp-only: SCS Tab. 4's visual-perturbation-only arm (62.8, +5.0): RLOO
+     * vs RLOO + SCS with no truncation (k = 0: the m continuations resample the
+     * whole response from the noisy image; lab choice, the paper does not say),
+     * as scs-paper otherwise.
+     */
+    name: "scs-vp-only",
+    title: "SCS ablation: visual perturbation only",
+    description:
+      "SCS without truncation: the continuations resample the whole response from the noisy image. One arm of SCS Table 4's ablation, run by the claims.",
+    figure: "SCS Table 4 (visual perturbation only 62.8, +5.0 over RLOO)",
+    overview: ["acc", "luckyGuess", "rcAcc"],
+    watch: "Acc against RLOO and against full SCS.",
+    picker: false,
+    experiment: {
+      ...SCS_SIZES,
+      variants: [
+        { name: "rlvr", estimator: "rloo" },
+        { name: "scs", estimator: "rloo", weights: SCS_VP_ONLY },
+      ],
     },
   },
   {
     /**
      * acre-paper: ACRE's comparison, GRPO vs GRPO + ACRE's consistency and
-     * length rewards (ACRE Tab. 2), on the multiple-choice task without hints;
-     * OSCR at every eval. Same lab sizes as scs-paper.
+     * length rewards (ACRE Tab. 1–3), on the ACRE scenario's task (ACRE_TASK:
+     * 80 % of the cold start's traces name their letter inside the reasoning,
+     * the index binding of ACRE §3.3) from its shipped cold start
+     * (sft-digits2-mc-bind80-small.ckpt; docs/reward-spec.md §5.1); OSCR and
+     * CACR at every eval. Same lab sizes as scs-paper.
      */
     name: "acre-paper",
     title: "ACRE: is the answer the same when the options are shuffled?",
     description:
-      "ACRE asks each question again with the options shuffled, keeps the model's reasoning, and pays when both answers name the same option content. OSCR measures exactly that on the held-out set: an answer bound to a letter rather than to its reasoning changes when the letters move.",
-    figure: "ACRE Table 2 (OSCR on MMVU: GRPO 49.8, ACRE 74.6) and Table 1 (CACR)",
-    overview: ["oscr", "acc", "cacr"],
+      "The cold start's reasoning names an option's letter and the answer repeats the letter, the index binding ACRE diagnoses after supervised fine-tuning. ACRE asks each question again with the options shuffled, keeps the reasoning, and pays when both answers name the same option content; OSCR measures exactly that on the held-out set.",
+    figure: "ACRE Table 2 (OSCR on MMVU: CoT-SFT 31.4, GRPO 49.8, ACRE 74.6) and Table 1 (CACR)",
+    overview: ["oscr", "cacr", "acc"],
     watch:
-      "OSCR of GRPO against ACRE: the share of held-out questions answered alike after the shuffle.",
+      "OSCR of GRPO against ACRE: the share of held-out questions answered alike after the shuffle, low at the start.",
     experiment: {
-      modelSize: "small",
-      task: { multipleChoice: true, hintRate: 0, traceSlipRate: 0 },
-      evalSize: 64,
+      ...SIZES,
+      task: ACRE_TASK,
       variants: [
         { name: "rlvr", estimator: "grpo" },
         { name: "acre", estimator: "grpo" },
       ],
-      algorithm: { groupSize: 8, batchPrompts: 4, steps: 20, evalEvery: 5, lr: 5e-5 },
     },
   },
   {
@@ -223,6 +313,18 @@ export function presetEntry(name: string): PresetEntry {
 /** True when `name` is a preset of the table. */
 export function isPresetName(name: string): boolean {
   return PRESET_TABLE.some((p) => p.name === name);
+}
+
+/**
+ * The cold start a preset starts from: the shipped checkpoint for its task
+ * and model size (src/settings/checkpoints.ts), relative to the site root,
+ * so a picker that loads the preset gets it. `modelSize` overrides the
+ * preset's (the page picks the small model on a CPU adapter).
+ * @throws Error naming an unknown preset.
+ */
+export function presetColdStart(name: string, modelSize?: Experiment["modelSize"]): string {
+  const exp = presetExperiment(name);
+  return checkpointPath({ task: exp.task, modelSize: modelSize ?? exp.modelSize });
 }
 
 /**

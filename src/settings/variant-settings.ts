@@ -7,7 +7,8 @@
  * the variant's schema, so a bad value gets the schema's message naming it.
  */
 import { VariantSchema, type VariantConfig } from "./experiment";
-import { JUDGE_FIELDS, variantEntry } from "./variant-table";
+import { JUDGE_FIELDS, retargetWeights, variantEntry } from "./variant-table";
+import type { EstimatorName } from "./estimator-table";
 
 /** The config path a setting key names, and whether its value is a number. */
 interface Target {
@@ -79,6 +80,14 @@ export function applyVariantSetting(
   const { path, numeric } = target!;
   const value = numeric ? (raw === "" ? Number.NaN : Number(raw)) : raw;
   const input = structuredClone(variants[i]) as unknown as Record<string, Record<string, unknown>>;
+  // A new estimator moves the weights that follow it (SCS's k, m) unless they were changed.
+  if (path[0] === "estimator")
+    input.weights = retargetWeights(
+      name,
+      variants[i].weights,
+      variants[i].estimator,
+      value as EstimatorName,
+    );
   if (path.length === 1) (input as Record<string, unknown>)[path[0]] = value;
   else input[path[0]] = { ...(input[path[0]] ?? {}), [path[1]]: value };
   const parsed = VariantSchema.safeParse(input);

@@ -212,6 +212,11 @@ interface VariantSpec<N extends string, S extends z.ZodObject> {
   prm?: boolean;
   /** Estimator the variant trains with unless set (absent: the algorithm's). */
   estimator?: EstimatorName;
+  /**
+   * Weights whose paper value depends on the estimator (SCS Tab. 6–9: k and
+   * m): the values for `estimator`, filled in where the experiment gives none.
+   */
+  estimatorWeights?(estimator: EstimatorName): Partial<z.output<S>>;
   /** KL coefficient β unless set (absent: the algorithm's). */
   beta?: number;
   /** The auxiliary step after the policy update, from the weights (StructReward §3.3–3.4); null or absent: none. */
@@ -233,6 +238,8 @@ export interface VariantEntry<N extends string = string> {
   passes: readonly GenerationPass[];
   prm?: boolean;
   estimator?: EstimatorName;
+  /** Weights whose paper value depends on the estimator, for `estimator` (VariantSpec.estimatorWeights). */
+  estimatorWeights?(estimator: EstimatorName): Readonly<Record<string, WeightValue>>;
   beta?: number;
   /**
    * The auxiliary step the RL step runs after the policy update (../rl/aux-step.ts),
@@ -251,9 +258,12 @@ export interface VariantEntry<N extends string = string> {
 function defineVariant<const N extends string, S extends z.ZodObject>(
   spec: VariantSpec<N, S>,
 ): VariantEntry<N> {
-  const { score, weights, weightInfo, auxiliary, ...rest } = spec;
+  const { score, weights, weightInfo, auxiliary, estimatorWeights, ...rest } = spec;
   return {
     ...rest,
+    ...(estimatorWeights && {
+      estimatorWeights: (e) => estimatorWeights(e) as Readonly<Record<string, WeightValue>>,
+    }),
     weights: weights as unknown as VariantEntry["weights"],
     weightInfo: weightInfo as Readonly<Record<string, WeightInfo>>,
     ...(auxiliary && { auxiliary: (w) => auxiliary(weights.parse(w)) }),
@@ -296,6 +306,26 @@ const onOffInfo = (
   ],
 });
 const GRR_PAPER = "“Prioritizing the Best: Groupwise Ranking Reward” (GRR)";
+
+/**
+ * SCS's truncation ratio k and continuations m per estimator (SCS App. A):
+ * RLOO 0.8 / 4 (Tab. 6), GRPO 0.4 / 8 (Tab. 7), REINFORCE++-baseline 0.8 / 4
+ * (Tab. 8), REINFORCE++ 0.8 / 8 (Tab. 9). GRPO-stable, which SCS does not
+ * run, takes RLOO's, the headline setting (lab choice). Tab. 11 puts the
+ * Tab. 2 GRPO score at (0.4, 6); the lab follows Tab. 7.
+ */
+export function scsPaperSettings(estimator: EstimatorName): { k: number; m: number } {
+  switch (estimator) {
+    case "grpo":
+      return { k: 0.4, m: 8 };
+    case "reinforce++":
+      return { k: 0.8, m: 8 };
+    case "rloo":
+    case "reinforce++-baseline":
+    case "grpo-stable":
+      return { k: 0.8, m: 4 };
+  }
+}
 
 /** The variants, in the order the page lists them (and colours stay put). */
 export const VARIANT_TABLE = [
@@ -533,7 +563,7 @@ export const VARIANT_TABLE = [
     source: {
       paper: "“Self-Consistency Sampling” (SCS)",
       where:
-        "SCS §3, Alg. 1 and eq. 9 (perturbation); Tab. 6 (RLOO: k 0.8, m 4); docs/reward-spec.md §4",
+        "SCS §3, Alg. 1 and eq. 9 (perturbation); Tab. 6–9 (k, m per estimator; RLOO: k 0.8, m 4); docs/reward-spec.md §4",
     },
     blurb:
       "Cuts each rollout short, adds noise to the image and lets the policy finish it m times: a trace whose continuations agree on one answer is paid more, a lucky guess less.",
@@ -541,8 +571,9 @@ export const VARIANT_TABLE = [
       .strictObject({
         c: z.number().min(0).max(10).default(1),
         form: z.enum(["paper", "released"]).default("paper"),
-        k: z.number().min(0).max(1).default(0.8),
-        m: z.number().int().min(1).max(16).default(4),
+        // Defaults: RLOO's (Tab. 6); estimatorWeights gives each estimator's own (Tab. 6–9).
+        k: z.number().min(0).max(1).default(scsPaperSettings("rloo").k),
+        m: z.number().int().min(1).max(16).default(scsPaperSettings("rloo").m),
         sigmaMin: z.number().min(0).max(1).default(SCS_NOISE_RANGE.min),
         sigmaMax: z.number().min(0).max(1).default(SCS_NOISE_RANGE.max),
       })
@@ -582,7 +613,7 @@ export const VARIANT_TABLE = [
         kind: "number",
         label: "k (truncation ratio)",
         short: "k",
-        tip: "Share of each rollout's response tokens kept before resampling. Paper 0.8 with RLOO (0.4 with GRPO).",
+        tip: "Share of each rollout's response tokens kept before resampling. Paper 0.8 with RLOO, REINFORCE++ and REINFORCE++-baseline, 0.4 with GRPO (SCS Tab. 6–9); follows the estimator unless changed. In the lab's traces 0.8 keeps the digits read and the result (the option check and the letter are resampled), 0.4 resamples the second digit's reading; 0 (perturbation only) resamples everything.",
         paper: 0.8,
         sliderMax: 1,
       },
@@ -590,7 +621,7 @@ export const VARIANT_TABLE = [
         kind: "number",
         label: "m (continuations)",
         short: "m",
-        tip: "Continuations sampled from each kept prefix, in one batched pass. Paper 4 with RLOO.",
+        tip: "Continuations sampled from each kept prefix, in one batched pass. Paper 4 with RLOO and REINFORCE++-baseline, 8 with GRPO and REINFORCE++ (SCS Tab. 6–9); follows the estimator unless changed.",
         paper: 4,
         sliderMax: 8,
         sliderMin: 1,
@@ -615,8 +646,9 @@ export const VARIANT_TABLE = [
     },
     judge: "none",
     passes: ["truncated-continuations"],
-    // SCS's headline result is with RLOO (SCS Tab. 1, Tab. 6).
+    // SCS's headline result is with RLOO (SCS Tab. 2, Tab. 6).
     estimator: "rloo",
+    estimatorWeights: scsPaperSettings,
     score: ({ prompt, texts, weights, passes }) => {
       if (!passes.continuations)
         throw new Error("scs: the truncated-continuations pass gave no continuations");
@@ -741,6 +773,28 @@ export function variantEntry(name: string): VariantEntry<VariantName> {
   const e = VARIANT_TABLE.find((v) => v.name === name);
   if (!e) throw new Error(`unknown variant '${name}'; known: ${VARIANT_NAMES.join(", ")}`);
   return e;
+}
+
+/**
+ * The weights of variant `name` after its estimator changes from `from` to
+ * `to`: each weight that depends on the estimator (VariantEntry.estimatorWeights)
+ * and still has `from`'s value takes `to`'s; a weight the user changed stays.
+ * @throws Error naming an unknown variant.
+ */
+export function retargetWeights(
+  name: string,
+  weights: Readonly<Record<string, WeightValue>>,
+  from: EstimatorName | undefined,
+  to: EstimatorName | undefined,
+): Record<string, WeightValue> {
+  const entry = variantEntry(name);
+  const out = { ...weights };
+  if (!entry.estimatorWeights || from === undefined || to === undefined) return out;
+  const old = entry.estimatorWeights(from);
+  const next = entry.estimatorWeights(to);
+  if (!old || !next) return out; // an unknown estimator name: the schema names it later
+  for (const [k, v] of Object.entries(next)) if (out[k] === old[k]) out[k] = v;
+  return out;
 }
 
 /** Whether variant `name` re-asks with the options shuffled, so it needs a multiple-choice task (ACRE). */

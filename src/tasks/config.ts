@@ -13,6 +13,9 @@ type DigitOp = "sum" | "difference" | "largest" | "product";
 /** What a slipped SFT target's final box holds (TaskConfig.traceSlipBox). */
 export const TRACE_SLIP_BOXES = ["answer", "hint", "step"] as const;
 type TraceSlipBox = (typeof TRACE_SLIP_BOXES)[number];
+/** How multiple-choice distractors are drawn (TaskConfig.distractorRule). */
+export const DISTRACTOR_RULES = ["near", "off-misread"] as const;
+type DistractorRule = (typeof DISTRACTOR_RULES)[number];
 
 export interface TaskConfig {
   /** Task family. Default `digits` (docs/design.md: the default task). */
@@ -53,6 +56,17 @@ export interface TaskConfig {
    * (lab choice).
    */
   distractorCloseness: number;
+  /**
+   * How the distractors are drawn. `near`: within ±spread of the answer
+   * (distractorCloseness). `off-misread` (digits only): the same, but never a
+   * value that a trace misreading exactly one digit would conclude (every
+   * other digit in each position, the question's operation applied), the
+   * spread widened until enough values are left; so a trace that misreads a
+   * digit finds its result among no option and must guess (SCS's lucky-guess
+   * scenario, docs/reward-spec.md §4). Applies to SFT, RL and eval prompts
+   * alike. Default `near` (lab choice).
+   */
+  distractorRule: DistractorRule;
   /** Shapes and bars: square image side in pixels, 16–64. Default 28 (lab choice: 4×4 patches of 7×7). */
   imageSize: number;
   /** Shapes: grid cells per side, 2–6; needs imageSize / gridCells ≥ 5 px. Default 4 (lab choice). */
@@ -107,6 +121,30 @@ export interface TaskConfig {
    * Default `answer` (lab choice).
    */
   traceSlipBox: TraceSlipBox;
+  /**
+   * SFT targets only, digits only: the probability that a target misreads one
+   * digit (one reading step boxes another digit, drawn among those whose
+   * result is no option's content) and follows the misread through: the
+   * compute step concludes the misread result, and in multiple choice the
+   * option check marks every option Incorrect and the box holds a letter
+   * guessed uniformly (right with probability 1/numOptions: a lucky guess,
+   * wrong reasoning with a correct answer, ACRE §1's WR–CA); open-ended, the
+   * box holds the misread result. Drawn only for targets that neither slip nor
+   * copy a hint; a target whose every misread lands on an option does not
+   * misread. Default 0 (lab choice; docs/reward-spec.md §4).
+   */
+  misreadRate: number;
+  /**
+   * SFT targets only, multiple choice only: the probability that a target
+   * binds its answer to a letter inside the reasoning, as supervised traces
+   * that conclude "thus the answer is (C)" do (ACRE §3.3, index binding): the
+   * option check moves inside `<think>`, the trace names the letter (`… is C
+   * </think>`) and the box copies it. Asked again with the options shuffled
+   * and that reasoning kept (ACRE's second pass), a policy that learned this
+   * repeats the letter, whose content has moved. Default 0 (lab choice;
+   * docs/reward-spec.md §5).
+   */
+  indexBindingRate: number;
 }
 
 /** Default config (the `family` default is digits). */
@@ -129,6 +167,9 @@ const DEFAULT_TASK_CONFIG: Readonly<TaskConfig> = Object.freeze({
   hintCopyRate: 0,
   traceSlipRate: 0,
   traceSlipBox: "answer",
+  distractorRule: "near",
+  misreadRate: 0,
+  indexBindingRate: 0,
 }) as Readonly<TaskConfig>;
 
 /** Family default object count (lab choice): shapes 6, bars 4, digits = numDigits. */
@@ -222,10 +263,29 @@ export function resolveTaskConfig(partial: Partial<TaskConfig> = {}): ResolvedTa
       c.maxBarHeight,
     );
   }
-  for (const k of ["hintRate", "hintAccuracy", "hintCopyRate", "traceSlipRate"] as const) {
+  for (const k of [
+    "hintRate",
+    "hintAccuracy",
+    "hintCopyRate",
+    "traceSlipRate",
+    "misreadRate",
+    "indexBindingRate",
+  ] as const) {
     if (typeof c[k] !== "number" || !(c[k] >= 0 && c[k] <= 1))
       bad(k, "must be a number in [0, 1]", c[k]);
   }
+  if (!(DISTRACTOR_RULES as readonly unknown[]).includes(c.distractorRule))
+    bad("distractorRule", `must be one of ${DISTRACTOR_RULES.join(", ")}`, c.distractorRule);
+  if (c.distractorRule === "off-misread" && c.family !== "digits")
+    bad(
+      "distractorRule",
+      "off-misread needs the digits family (a digit to misread)",
+      c.distractorRule,
+    );
+  if (c.misreadRate > 0 && c.family !== "digits")
+    bad("misreadRate", "needs the digits family (a digit to misread)", c.misreadRate);
+  if (c.indexBindingRate > 0 && !c.multipleChoice)
+    bad("indexBindingRate", "needs multiple choice (a letter to bind to)", c.indexBindingRate);
   const objectCount = c.objectCount ?? defaultObjectCount(c.family, c.numDigits);
   if (c.family === "shapes") {
     const maxShapes = Math.min(16, c.gridCells * c.gridCells);

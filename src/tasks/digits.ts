@@ -4,7 +4,7 @@
  * digit (`first digit = \boxed{3}`), then compute (`3 + 4 = \boxed{7}`).
  */
 import type { ResolvedTaskConfig } from "./config";
-import { assemblePrompt, step, type LabTaskPrompt, type ProblemSpec } from "./format";
+import { assemblePrompt, step, type LabTaskPrompt, type Misread, type ProblemSpec } from "./format";
 import type { DigitSplit } from "./mnist-data";
 import { MNIST_SIDE } from "./mnist-data";
 import type { Rng } from "./rng";
@@ -76,6 +76,27 @@ function digitProblem(
 }
 
 /**
+ * Every single-digit misread of `labels` under `op`: position i read as each
+ * digit 0–9 other than labels[i], the steps and answer recomputed from the
+ * misread labels (position-major, digits ascending). ProblemSpec.misreads.
+ */
+function digitMisreads(
+  labels: readonly number[],
+  op: ResolvedTaskConfig["digitOps"][number],
+): Misread[] {
+  const out: Misread[] = [];
+  labels.forEach((label, i) => {
+    for (let d = 0; d <= 9; d++) {
+      if (d === label) continue;
+      const read = labels.map((x, j) => (j === i ? d : x));
+      const spec = digitProblem(read, op);
+      out.push({ step: i + 1, steps: spec.steps, answer: spec.answer });
+    }
+  });
+  return out;
+}
+
+/**
  * Generates one digit prompt from a split of the packed subset (train prompts
  * use the train split, eval prompts the eval split, so they never share an
  * image). Labels are uniform 0–9, then an image of that label is uniform
@@ -109,7 +130,12 @@ export function generateDigitPrompt(
       for (let c = 0; c < S; c++) image[r * W + j * S + c] = data.pixels[base + r * S + c] / 255;
     }
   });
-  const spec = digitProblem(labels, op);
+  const base = digitProblem(labels, op);
+  // Only the knobs that read them pay for the misreads (TaskConfig.distractorRule, misreadRate).
+  const spec =
+    cfg.distractorRule === "off-misread" || cfg.misreadRate > 0
+      ? { ...base, misreads: digitMisreads(labels, op) }
+      : base;
   return assemblePrompt(id, "digits", spec, { image, height: S, width: W, channels: 1 }, cfg, rng, {
     split,
     kind: spec.kind,

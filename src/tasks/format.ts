@@ -30,6 +30,14 @@ export interface PromptMeta {
   hintCopied?: boolean;
   /** True when the SFT target's last step concludes a near miss (TaskConfig.traceSlipRate). */
   traceSlip?: boolean;
+  /**
+   * Set when the SFT target misreads a digit (TaskConfig.misreadRate): the
+   * reading step (1-based) that boxes another digit, and in multiple choice
+   * the letter the target guessed.
+   */
+  misread?: { step: number; guess: string | null };
+  /** True when the SFT target names its letter inside the reasoning (TaskConfig.indexBindingRate). */
+  indexBound?: boolean;
 }
 
 /** A TaskPrompt with the generator's metadata (still a plain, structured-clone-safe object). */
@@ -45,6 +53,22 @@ export interface ProblemSpec {
   /** True if the question can have a negative answer (then distractors may be negative too). */
   allowNegative: boolean;
   kind: string;
+  /**
+   * Digits only: every trace that misreads exactly one digit (each other
+   * digit 0–9 in each position), with the steps and answer that follow from
+   * it, in position-major order. TaskConfig.distractorRule `off-misread` keeps
+   * their answers out of the options; TaskConfig.misreadRate draws an SFT
+   * target from them.
+   */
+  misreads?: readonly Misread[];
+}
+
+/** One misread of a digits problem (ProblemSpec.misreads). */
+export interface Misread {
+  /** Reading step that boxes the wrong digit, 1-based. */
+  step: number;
+  steps: ReferenceStep[];
+  answer: number;
 }
 
 /** `\boxed{v}` */
@@ -55,6 +79,22 @@ function boxed(v: string | number): string {
 /** A reference step: body text `<expr> = \boxed{v}` and its value. */
 export function step(expr: string, value: number): ReferenceStep {
   return { text: `${expr} = ${boxed(value)}`, value: String(value) };
+}
+
+/** How a multiple-choice response is laid out (formatResponse). */
+export interface ResponseForm {
+  /**
+   * The letter the option check marks Correct; null: none (every option
+   * Incorrect: the trace's result is no option's content, and the box is a
+   * guess). Default: `final`.
+   */
+  marked?: string | null;
+  /**
+   * The check sits inside `<think>` and the trace names its letter before
+   * `</think>` (`… 9 Correct … is B </think> \boxed{B}`): the answer is bound
+   * to the letter (TaskConfig.indexBindingRate). Default false.
+   */
+  bound?: boolean;
 }
 
 /**
@@ -71,21 +111,32 @@ export function step(expr: string, value: number): ReferenceStep {
  * after `</think>`, so the trace's conclusion (its last step) and every step
  * metric are unchanged, and ACRE's second pass, which keeps the trace up to
  * `</think>`, redoes the check against the shuffled options.
- * @throws Error when `options` is given and has no option `final`.
+ * `form.marked` null writes a check with no option Correct (a guessed box,
+ * TaskConfig.misreadRate); `form.bound` moves the check inside `<think>` and
+ * names the letter there, `<think> … Step 3: 6 + 3 = \boxed{9} 7 Incorrect 9
+ * Correct 13 Incorrect 10 Incorrect is B </think> \boxed{B}` (index binding,
+ * TaskConfig.indexBindingRate): the trace's conclusion is still its last
+ * step's box, and a re-ask that keeps the reasoning keeps the letter.
+ * @throws Error when `options` is given and has no option `final` (or `form.marked`).
  */
 export function formatResponse(
   steps: readonly ReferenceStep[],
   final: string,
   options?: Readonly<Record<string, string>> | null,
+  form: ResponseForm = {},
 ): string {
   const body = steps.map((s, i) => `Step ${i + 1}: ${s.text}`).join(" ");
   if (!options) return `<think> ${body} </think> ${boxed(final)}`;
   if (options[final] === undefined)
     throw new Error(`formatResponse: final answer ${final} is not an option letter`);
+  const marked = form.marked === undefined ? final : form.marked;
+  if (marked !== null && options[marked] === undefined)
+    throw new Error(`formatResponse: marked option ${marked} is not an option letter`);
   const check = Object.keys(options)
     .sort()
-    .map((l) => `${options[l]} ${l === final ? "Correct" : "Incorrect"}`)
+    .map((l) => `${options[l]} ${l === marked ? "Correct" : "Incorrect"}`)
     .join(" ");
+  if (form.bound) return `<think> ${body} ${check} is ${final} </think> ${boxed(final)}`;
   return `<think> ${body} </think> ${check} ${boxed(final)}`;
 }
 
@@ -110,7 +161,9 @@ export function promptText(prompt: Pick<TaskPrompt, "question" | "options">): st
  * distractors below the answer is uniform in 0..k, so the answer's rank
  * among the options carries no information (no "pick the middle one"
  * shortcut) except near the range bounds. Values stay in
- * [allowNegative ? NUMBER_MIN : 0, NUMBER_MAX].
+ * [allowNegative ? NUMBER_MIN : 0, NUMBER_MAX]. `excluded` values are never
+ * drawn; the spread grows one step at a time until k values are left (lab
+ * choice, TaskConfig.distractorRule).
  */
 function drawDistractors(
   answer: number,
@@ -118,15 +171,26 @@ function drawDistractors(
   closeness: number,
   allowNegative: boolean,
   rng: Rng,
+  excluded?: ReadonlySet<number>,
 ): number[] {
   const lo = allowNegative ? NUMBER_MIN : 0;
   const hi = NUMBER_MAX;
-  const spread = Math.max(k, 2 + Math.round(8 * (1 - closeness)));
+  let spread = Math.max(k, 2 + Math.round(8 * (1 - closeness)));
   const below: number[] = [];
   const above: number[] = [];
-  for (let d = 1; d <= spread; d++) {
-    if (answer - d >= lo) below.push(answer - d);
-    if (answer + d <= hi) above.push(answer + d);
+  const fill = () => {
+    below.length = 0;
+    above.length = 0;
+    for (let d = 1; d <= spread; d++) {
+      if (answer - d >= lo && !excluded?.has(answer - d)) below.push(answer - d);
+      if (answer + d <= hi && !excluded?.has(answer + d)) above.push(answer + d);
+    }
+  };
+  fill();
+  // Excluded values (TaskConfig.distractorRule off-misread) widen the spread until k are left.
+  while (excluded && below.length + above.length < k && spread < hi - lo) {
+    spread++;
+    fill();
   }
   let b = rng.int(0, k);
   b = Math.min(b, below.length);
@@ -139,18 +203,31 @@ function drawDistractors(
 /**
  * Builds the options of a multiple-choice prompt: the correct letter is
  * `skewLetter` with probability `optionSkew`, else uniform over the letters;
- * the other letters get the distractors in random order.
+ * the other letters get the distractors in random order, none of them a
+ * misread's answer under TaskConfig.distractorRule `off-misread`.
  */
 function buildOptions(
   answer: number,
   allowNegative: boolean,
   cfg: ResolvedTaskConfig,
   rng: Rng,
+  misreads?: readonly Misread[],
 ): { options: Record<string, string>; letter: string } {
   const letters = OPTION_LETTERS.slice(0, cfg.numOptions) as readonly string[];
   const letter = rng.chance(cfg.optionSkew) ? cfg.skewLetter : rng.pick(letters);
+  const excluded =
+    cfg.distractorRule === "off-misread" && misreads
+      ? new Set(misreads.map((m) => m.answer).filter((a) => a !== answer))
+      : undefined;
   const distractors = rng.shuffle(
-    drawDistractors(answer, letters.length - 1, cfg.distractorCloseness, allowNegative, rng),
+    drawDistractors(
+      answer,
+      letters.length - 1,
+      cfg.distractorCloseness,
+      allowNegative,
+      rng,
+      excluded,
+    ),
   );
   const options: Record<string, string> = {};
   let d = 0;
@@ -189,7 +266,7 @@ export function assemblePrompt(
   let options: Record<string, string> | null = null;
   let letter: string | null = null;
   if (cfg.multipleChoice)
-    ({ options, letter } = buildOptions(spec.answer, spec.allowNegative, cfg, rng));
+    ({ options, letter } = buildOptions(spec.answer, spec.allowNegative, cfg, rng, spec.misreads));
   const gold = letter ?? content;
   // Hint draws come after every other draw, so prompts without hints are unchanged.
   const hint =
@@ -197,9 +274,28 @@ export function assemblePrompt(
   const copies = hint !== null && cfg.hintCopyRate > 0 && rng.chance(cfg.hintCopyRate);
   // Slip draws come last of all, so targets without slips are unchanged.
   const slips = cfg.traceSlipRate > 0 && rng.chance(cfg.traceSlipRate);
-  const steps = slips ? slipLastStep(spec, cfg, rng) : spec.steps;
-  const finalBox = slips ? slipFinalBox(steps, gold, hint, cfg) : copies ? hint! : gold;
-  const withHint = hint === null ? meta : { ...meta, hint, hintCopied: copies };
+  let steps = slips ? slipLastStep(spec, cfg, rng) : spec.steps;
+  let finalBox = slips ? slipFinalBox(steps, gold, hint, cfg) : copies ? hint! : gold;
+  let marked: string | null = finalBox;
+  // Misread draws come after the slip draws, index-binding draws last, so earlier targets are unchanged.
+  const misread =
+    !slips && !copies && cfg.misreadRate > 0 && rng.chance(cfg.misreadRate)
+      ? drawMisread(spec, options, rng)
+      : null;
+  let guess: string | null = null;
+  if (misread) {
+    steps = misread.steps;
+    if (options) {
+      guess = rng.pick(Object.keys(options).sort());
+      finalBox = guess;
+      marked = null;
+    } else finalBox = String(misread.answer);
+  }
+  const bound = options !== null && cfg.indexBindingRate > 0 && rng.chance(cfg.indexBindingRate);
+  let out: PromptMeta = hint === null ? meta : { ...meta, hint, hintCopied: copies };
+  if (slips) out = { ...out, traceSlip: true };
+  if (misread) out = { ...out, misread: { step: misread.step, guess } };
+  if (bound) out = { ...out, indexBound: true };
   return {
     id,
     family,
@@ -208,9 +304,24 @@ export function assemblePrompt(
     options,
     answer: { letter, content },
     referenceSteps: spec.steps,
-    sftTarget: formatResponse(steps, finalBox, options),
-    meta: slips ? { ...withHint, traceSlip: true } : withHint,
+    sftTarget: formatResponse(steps, finalBox, options, { marked, bound }),
+    meta: out,
   };
+}
+
+/**
+ * One misread for an SFT target (TaskConfig.misreadRate), uniform among the
+ * problem's misreads whose answer is no option's content (open-ended: whose
+ * answer differs from the true one), or null when there is none. Lab choice.
+ */
+function drawMisread(
+  spec: ProblemSpec,
+  options: Record<string, string> | null,
+  rng: Rng,
+): Misread | null {
+  const taken = new Set(options ? Object.values(options) : [String(spec.answer)]);
+  const free = (spec.misreads ?? []).filter((m) => !taken.has(String(m.answer)));
+  return free.length > 0 ? rng.pick(free) : null;
 }
 
 /**

@@ -368,12 +368,14 @@ describe("the lab in headless Chromium", () => {
     await expect.poll(() => inspector.getByTestId("scs-detail").count()).toBe(2);
     await expect
       .poll(() => inspector.getByTestId("scs-detail").first().textContent())
-      .toMatch(/cut after \d+ tokens/);
+      .toMatch(/cut after \d+ tokens.*2 continuations ended on .*\(\d distinct\)/);
     await inspector.getByRole("tab", { name: "ACRE" }).click();
     await expect.poll(() => inspector.getByTestId("reask-detail").count()).toBe(2);
     await expect
       .poll(() => inspector.getByTestId("reask-detail").first().textContent())
-      .toMatch(/re-asked with options A: -?\d+/);
+      .toMatch(
+        /first answer [A-D] \(-?\d+\); re-asked with options A: -?\d+.*answered .*\((same|another) option\)/,
+      );
     // LAB_SCREENSHOT_DIR=dir keeps a picture of the inspector on ACRE (scs-acre.png).
     if (process.env.LAB_SCREENSHOT_DIR)
       await page.screenshot({ path: join(process.env.LAB_SCREENSHOT_DIR, "scs-acre.png") });
@@ -381,6 +383,12 @@ describe("the lab in headless Chromium", () => {
     await oscr.scrollIntoViewIfNeeded();
     for (const v of ["scs", "acre"])
       await expect.poll(() => oscr.getAttribute(`data-points-${v}`)).toBe("2"); // steps 0 and 1
+    // The SCS scenario's metrics are charted at every eval too.
+    for (const key of ["luckyGuess", "distinctK08"]) {
+      const chart = page.getByTestId(`chart-${key}`);
+      await chart.scrollIntoViewIfNeeded();
+      await expect.poll(() => chart.getAttribute("data-points-scs")).toBe("2");
+    }
     expect(consoleErrors, consoleErrors.join("\n")).toEqual([]);
     await page.close();
   }, 1_200_000);

@@ -1,8 +1,10 @@
 /**
  * The claims table on hand-made metric rows: each claim's paired
  * comparisons (docs/reward-spec.md §2), the arms they read, the cold start,
- * the early and the last eval; the stability claim reads the run's judge's
- * σ_b; every claim cites a table or section with its numbers.
+ * the early and the last eval; SCS's and ACRE's claims read their scenario
+ * runs' held-out Acc, lucky-guess rate, OSCR and CACR; the stability claim
+ * reads the run's judge's σ_b; every claim cites a table or section with its
+ * numbers.
  */
 import { describe, expect, it } from "vitest";
 import { JUDGE_DEFAULTS, judgeSettings } from "../../src/rewards/judges";
@@ -16,17 +18,27 @@ const evalRow = (variant: string, seed: number, step: number, values: Record<str
 const arm = (variant: string, metric: string, v: [number, number, number]) =>
   [0, 10, 20].map((step, i) => evalRow(variant, 1, step, { [metric]: v[i] }));
 
-const rows: MetricRow[] = [
-  evalRow("rlvr", 1, 0, { acc: 0.9, oscr: 0.95 }),
-  evalRow("rlvr", 1, 20, { acc: 0.8, oscr: 0.7 }),
-  evalRow("scs", 1, 0, { acc: 0.9, oscr: 0.95 }),
-  evalRow("scs", 1, 20, { acc: 0.875, oscr: 0.8 }),
-  evalRow("acre", 1, 0, { acc: 0.9, oscr: 0.95 }),
-  evalRow("acre", 1, 20, { acc: 0.85, oscr: 0.9 }),
-];
-const inputs = { rows, stability: new Map() };
 const perSeed = (id: string, r: MetricRow[]) =>
   comparisonsOf(selectClaims([id])[0]).map((k) => k.perSeed({ rows: r, stability: new Map() }, 1));
+
+// The SCS scenario's rows (RLOO as "rlvr", full SCS, and the two ablation arms' labels) and
+// the ACRE scenario's (GRPO as "rlvr", ACRE): in the claims they come from separate runs.
+const scsRows: MetricRow[] = [
+  evalRow("rlvr", 1, 0, { acc: 0.7, luckyGuess: 0.15 }),
+  evalRow("rlvr", 1, 20, { acc: 0.75, luckyGuess: 0.12 }),
+  evalRow("scs", 1, 0, { acc: 0.7, luckyGuess: 0.15 }),
+  evalRow("scs", 1, 20, { acc: 0.8, luckyGuess: 0.1 }),
+  evalRow("scs-tr", 1, 20, { acc: 0.78 }),
+  evalRow("scs-vp", 1, 20, { acc: 0.74 }),
+];
+const acreRows: MetricRow[] = [
+  evalRow("rlvr", 1, 0, { oscr: 0.35, cacr: 0.9 }),
+  evalRow("rlvr", 1, 20, { oscr: 0.4, cacr: 0.88 }),
+  evalRow("acre", 1, 0, { oscr: 0.35, cacr: 0.9 }),
+  evalRow("acre", 1, 20, { oscr: 0.6, cacr: 0.93 }),
+];
+const scs = { rows: scsRows, stability: new Map() };
+const acre = { rows: acreRows, stability: new Map() };
 
 describe("claims table", () => {
   it("every claim runs in the lab now (none is 'not runnable') and has a comparison", () => {
@@ -110,13 +122,53 @@ describe("claims table", () => {
     expect(perSeed("structreward-ablation", r)[0]).toBeCloseTo(0.03, 12);
   });
 
-  it("scs-gain and acre-oscr: final Acc and OSCR differences on a multiple-choice run", () => {
-    const [scs, acre] = selectClaims(["scs-gain", "acre-oscr"]);
-    expect(scs.task).toBe("multiple-choice");
-    expect(acre.task).toBe("multiple-choice");
-    expect(scs.perSeed!(inputs, 1)).toBeCloseTo(0.075, 12);
-    expect(acre.perSeed!(inputs, 1)).toBeCloseTo(0.2, 12);
-    expect(() => acre.perSeed!(inputs, 2)).toThrow(/no eval of acre \(seed 2\)/);
+  it("scs-gain: Acc up (0.80 − 0.75) and lucky guesses down (0.10 − 0.12), each paired on its own", () => {
+    const [c] = selectClaims(["scs-gain"]);
+    expect(c.runs).toEqual(["scs"]);
+    const [acc, lucky] = comparisonsOf(c);
+    expect(acc.perSeed(scs, 1)).toBeCloseTo(0.05, 12);
+    // Lower is the paper's side: SCS − RLOO = 0.10 − 0.12.
+    expect(lucky.perSeed(scs, 1)).toBeCloseTo(-0.02, 12);
+    expect([acc.direction, lucky.direction]).toEqual([1, -1]);
+    expect([acc.paperEffect, lucky.paperEffect]).toEqual([0.077, -0.038]);
+    expect(() => acc.perSeed(scs, 2)).toThrow(/no eval of scs \(seed 2\)/);
+  });
+
+  it("scs-ablation: each arm between RLOO and full SCS; VP only (0.74) is below RLOO (0.75)", () => {
+    const [c] = selectClaims(["scs-ablation"]);
+    expect(c.runs).toEqual(["scs", "scs-tr-only", "scs-vp-only"]);
+    // TR − RLOO, SCS − TR, VP − RLOO, SCS − VP
+    expect(comparisonsOf(c).map((k) => k.perSeed(scs, 1))).toEqual([
+      expect.closeTo(0.03, 12),
+      expect.closeTo(0.02, 12),
+      expect.closeTo(-0.01, 12),
+      expect.closeTo(0.06, 12),
+    ]);
+  });
+
+  it("acre-oscr: GRPO over the cold start (0.40 − 0.35) and ACRE over GRPO (0.60 − 0.40)", () => {
+    const [c] = selectClaims(["acre-oscr"]);
+    expect(c.runs).toEqual(["acre"]);
+    expect(comparisonsOf(c).map((k) => k.perSeed(acre, 1))).toEqual([
+      expect.closeTo(0.05, 12),
+      expect.closeTo(0.2, 12),
+    ]);
+  });
+
+  it("acre-cacr: final CACR of ACRE minus GRPO (0.93 − 0.88)", () => {
+    const [c] = selectClaims(["acre-cacr"]);
+    expect(comparisonsOf(c).map((k) => k.perSeed(acre, 1))).toEqual([expect.closeTo(0.05, 12)]);
+  });
+
+  it("quotes each SCS / ACRE claim's figure from the table it cites", () => {
+    const fig = (id: string) => selectClaims([id])[0].paper_figure;
+    expect(fig("scs-gain")).toMatch(/Table 2: RLOO 57\.8 → 65\.5/);
+    expect(fig("scs-gain")).toMatch(/Table 3: .*25\.0 → 21\.2/);
+    expect(fig("scs-ablation")).toMatch(/Table 4 .*57\.8.*63\.0.*62\.8.*65\.5/);
+    expect(fig("acre-oscr")).toMatch(
+      /Table 2.*5\.9 \/ 31\.4 \/ 12\.5.*10\.4 \/ 49\.8 \/ 25\.6.*17\.3 \/ 74\.6 \/ 29\.6/,
+    );
+    expect(fig("acre-cacr")).toMatch(/Table 1.*81\.3 .*87\.5.*79\.7 → 82\.8/);
   });
 
   it("a missing eval is an error naming the arm, the seed and the step", () => {

@@ -2,7 +2,8 @@
  * OSCR at eval (ACRE eq. 2): on a multiple-choice run every held-out eval row
  * carries OSCR in [0, 1], from a second pass that re-asks each question with
  * its options shuffled and the first reasoning kept; the same seed gives the
- * same value; an open-ended run has no second pass and no OSCR. Small
+ * same value, and so do the distinct options among continuations (SCS
+ * Fig. 2c); an open-ended run has neither pass nor metric. Small
  * model, the shipped multiple-choice cold start, CPU WebGPU adapter.
  */
 import { describe, expect, it } from "vitest";
@@ -41,15 +42,21 @@ describe("OSCR at eval (small model, CPU WebGPU adapter)", () => {
         params: ckpt!.params,
       });
       await run.evalStart();
-      const v = rows.find((r) => r.kind === "eval" && r.step === 0)!.values;
-      return v.oscr;
+      return rows.find((r) => r.kind === "eval" && r.step === 0)!.values;
     };
-    const a = await oscrOf();
+    const first = await oscrOf();
+    const a = first.oscr;
     expect(a).toBeGreaterThanOrEqual(0);
     expect(a).toBeLessThanOrEqual(1);
     // 16 prompts: a multiple of 1/16.
     expect(Number.isInteger(a * 16)).toBe(true);
-    expect(await oscrOf()).toBe(a);
+    // The distinct-options statistic (SCS Fig. 2c) beside it: in [1, 4], a multiple of 1/16.
+    for (const k of ["distinctK04", "distinctK08"]) {
+      expect(first[k], k).toBeGreaterThanOrEqual(1);
+      expect(first[k], k).toBeLessThanOrEqual(4);
+      expect(Number.isInteger(first[k] * 16), k).toBe(true);
+    }
+    expect(await oscrOf()).toEqual(first);
 
     const open = parseExperiment({ modelSize: "small", variants: [{ name: "rlvr" }], evalSize: 8 });
     const openCkpt = loadShippedCheckpoint(open);
@@ -60,6 +67,7 @@ describe("OSCR at eval (small model, CPU WebGPU adapter)", () => {
       params: openCkpt!.params,
     });
     await run.evalStart();
-    expect("oscr" in rows.find((r) => r.kind === "eval")!.values).toBe(false);
+    const openValues = rows.find((r) => r.kind === "eval")!.values;
+    for (const k of ["oscr", "distinctK04", "distinctK08"]) expect(k in openValues, k).toBe(false);
   });
 });

@@ -15,7 +15,7 @@ import {
   ESTIMATOR_TABLE,
   estimatorEntry,
 } from "../../src/settings/estimator-table";
-import { evalMetrics } from "../../src/rl/eval-metrics";
+import { DISTINCT_KS, evalMetrics } from "../../src/rl/eval-metrics";
 import { parseExperiment, variantDefaults, VariantSchema } from "../../src/settings/experiment";
 import { COMPONENT_PREFIX, METRIC_TABLE, metricDef } from "../../src/settings/metric-table";
 import { scoreBatch, scoringPrompt } from "../../src/run/reward-client";
@@ -287,16 +287,24 @@ describe("metric table", () => {
 
   it("lists exactly the keys the eval producer returns", () => {
     const texts = prompts.map((p) => p.sftTarget);
-    // With OSCR's second pass (multiple-choice prompts, here re-asked unshuffled): every key.
-    const m = evalMetrics(prompts, texts, { options: prompts.map((p) => p.options), texts });
+    // With OSCR's second pass (multiple-choice prompts, here re-asked unshuffled) and the
+    // distinct-options pass (each continuation the full target): every key.
+    const distinct = DISTINCT_KS.map(({ k }) => ({ k, continuations: texts.map((t) => [t, t]) }));
+    const m = evalMetrics(
+      prompts,
+      texts,
+      { options: prompts.map((p) => p.options), texts },
+      distinct,
+    );
     const keys = METRIC_TABLE.filter((d) => (d.rows as readonly string[]).includes("eval"))
       .map((d) => d.key)
       .sort();
     expect(Object.keys(m).sort()).toEqual(keys);
     expect(m.oscr).toBe(1);
-    // Without one, every key but OSCR (nothing measured, nothing charted).
+    expect(m.distinctK04).toBe(1);
+    // Without them, every key but OSCR and the distinct options (nothing measured, nothing charted).
     expect(Object.keys(evalMetrics(prompts, texts)).sort()).toEqual(
-      keys.filter((k) => k !== "oscr"),
+      keys.filter((k) => !["oscr", "distinctK04", "distinctK08"].includes(k)),
     );
   });
 

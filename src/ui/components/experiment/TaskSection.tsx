@@ -9,10 +9,18 @@ type Task = Experiment["task"];
 const setTask = (patch: Partial<Task>) =>
   labStore.getState().updateExperiment((e) => ({ ...e, task: { ...e.task, ...patch } }));
 
-/** Switches the answer format; open-ended drops the variants that re-ask with shuffled options (ACRE). */
+/** Switches the family; the digits-only knobs (misreads, off-misread distractors) go back to off elsewhere. */
+function setFamily(family: Task["family"]) {
+  setTask(family === "digits" ? { family } : { family, misreadRate: 0, distractorRule: "near" });
+}
+
+/**
+ * Switches the answer format; open-ended drops the variants that re-ask with
+ * shuffled options (ACRE) and the letter binding (nothing to bind to).
+ */
 function setAnswerFormat(multipleChoice: boolean) {
   labStore.getState().updateExperiment((e) => {
-    const task = { ...e.task, multipleChoice };
+    const task = { ...e.task, multipleChoice, ...(multipleChoice ? {} : { indexBindingRate: 0 }) };
     if (multipleChoice) return { ...e, task };
     const kept = e.variants.filter((v) => !needsOptions(v.name));
     return { ...e, task, variants: kept.length > 0 ? kept : [variantDefaults("rlvr")] };
@@ -34,7 +42,7 @@ export function TaskSection() {
           { value: "shapes", label: "Shape arithmetic (coloured shapes)" },
           { value: "bars", label: "Bar chart (bar heights)" },
         ]}
-        onChange={(family) => setTask({ family })}
+        onChange={setFamily}
       />
       <Select
         label="Answer format"
@@ -86,6 +94,42 @@ export function TaskSection() {
         tip="What the final box of a slipped SFT trace holds. 'The hint': the slip is a shortcut (sloppy last step, answer copied from the leaked hint), which outcome-only RL pays in full while an honest trace is paid only when the digits were read right. Picks the cold start with the slip rate."
         onChange={(traceSlipBox) => setTask({ traceSlipBox })}
       />
+      {task.family === "digits" && (
+        <Slider
+          label="Cold-start misreads"
+          value={task.misreadRate}
+          min={0}
+          max={1}
+          step={0.05}
+          format={(v) => v.toFixed(2)}
+          tip="Share of the SFT traces that misread one digit and follow it through; in multiple choice their result is no option, so they mark every option Incorrect and guess the letter: a quarter are right by luck (SCS's lucky guesses). Watch the lucky-guess rate and the distinct options. Picks the cold start: 0.40 is shipped for the small model (preset scs-paper); any other value trains its own cold start first."
+          onChange={(misreadRate) => setTask({ misreadRate })}
+        />
+      )}
+      {task.family === "digits" && (
+        <Select
+          label="Distractors"
+          value={task.distractorRule}
+          options={[
+            { value: "near", label: "near the answer" },
+            { value: "off-misread", label: "near, but no value a misread digit gives" },
+          ]}
+          tip="Off-misread: no wrong option is what a trace that misreads one digit would conclude, so a faulty trace finds its result among no option and must guess (the SCS scenario)."
+          onChange={(distractorRule) => setTask({ distractorRule })}
+        />
+      )}
+      {task.multipleChoice && (
+        <Slider
+          label="Cold-start letter binding"
+          value={task.indexBindingRate}
+          min={0}
+          max={1}
+          step={0.05}
+          format={(v) => v.toFixed(2)}
+          tip="Share of the SFT traces that check the options inside the reasoning and name the letter there ('… is C </think>'), as supervised traces that conclude 'thus the answer is (C)' do (ACRE §3.3). Asked again with the options shuffled and the same reasoning, such a policy repeats the letter: OSCR falls. Picks the cold start: 0.80 is shipped for the small model (preset acre-paper); any other value trains its own cold start first."
+          onChange={(indexBindingRate) => setTask({ indexBindingRate })}
+        />
+      )}
       <Slider
         label="Option-position skew"
         value={task.optionSkew}
@@ -93,7 +137,7 @@ export function TaskSection() {
         max={1}
         step={0.05}
         format={(v) => v.toFixed(2)}
-        tip="Probability that the correct option is A. Above 0.25 the policy can learn a shortcut ('always answer A') instead of reading the image."
+        tip="Probability that the correct option of a training prompt is A (the held-out set is never skewed). Above 0.25 the policy can learn a shortcut ('always answer A') instead of reading the image, an option-index prior of the kind ACRE §1 names."
         onChange={(optionSkew) => setTask({ optionSkew })}
       />
       <Slider

@@ -3,7 +3,12 @@ import { useState } from "react";
 import { useLab, labStore } from "../../../store";
 import type { VariantWeights } from "../../../settings/experiment";
 import { ESTIMATOR_NAMES, ESTIMATOR_TABLE } from "../../../settings/estimator-table";
-import { variantEntry, type VariantName, type WeightInfo } from "../../../settings/variant-table";
+import {
+  retargetWeights,
+  variantEntry,
+  type VariantName,
+  type WeightInfo,
+} from "../../../settings/variant-table";
 import { NumberInput, Select, Slider, Tip } from "../Field";
 import { JudgeSliders } from "./JudgeSliders";
 
@@ -196,9 +201,14 @@ export function VariantCard({ name }: { name: VariantName }) {
         onChange={(est) =>
           labStore.getState().updateExperiment((e) => ({
             ...e,
-            variants: e.variants.map((x) =>
-              x.name === name ? { ...x, estimator: est === "" ? undefined : est } : x,
-            ),
+            variants: e.variants.map((x) => {
+              if (x.name !== name) return x;
+              const estimator = est === "" ? undefined : est;
+              // Weights that follow the estimator (SCS's k, m; SCS Tab. 6–9) move with it unless changed.
+              const to = estimator ?? entry.estimator ?? e.algorithm.estimator;
+              const from = x.estimator ?? e.algorithm.estimator;
+              return { ...x, estimator, weights: retargetWeights(name, x.weights, from, to) };
+            }),
           }))
         }
       />

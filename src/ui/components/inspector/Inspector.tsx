@@ -135,6 +135,7 @@ export function Inspector() {
 
 function GroupDetails({ group, highlight }: { group: GroupView; highlight: number | null }) {
   const inconsistent = group.rollouts.filter((r) => r.judgment === "inconsistent").length;
+  const lucky = group.rollouts.filter((r) => r.luckyGuess).length;
   return (
     <div className="group-details">
       <div className="prompt">
@@ -161,7 +162,13 @@ function GroupDetails({ group, highlight }: { group: GroupView; highlight: numbe
           <p className="small">
             {group.rollouts.filter((r) => r.verifierPassed).length}/{group.rollouts.length} passed
             the verifier ·{" "}
-            <span className={inconsistent ? "bad-text" : ""}>{inconsistent} inconsistent</span>
+            <span className={inconsistent ? "bad-text" : ""}>{inconsistent} inconsistent</span> ·{" "}
+            <span
+              className={lucky ? "bad-text" : ""}
+              title="Right answers whose reasoning is not the reference solution (ACRE §1 WR–CA, SCS Tab. 3)"
+            >
+              {lucky} lucky {lucky === 1 ? "guess" : "guesses"}
+            </span>
           </p>
         </div>
       </div>

@@ -10,20 +10,37 @@ const num = (v: number) =>
       : v.toFixed(3)
     : String(v);
 
-/** SCS: where the rollout was cut and what its continuations answered. */
-function ScsDetail({ scs }: { scs: NonNullable<GroupView["rollouts"][number]["scs"]> }) {
+/** An answer as an option: `B (9)` when it is a letter of `options`, else the answer itself. */
+function optionText(answer: string | null, options: Record<string, string> | null): string {
+  if (answer === null) return "none";
+  const content = options?.[answer.trim()];
+  return content === undefined ? answer : `${answer.trim()} (${content})`;
+}
+
+/** SCS: where the rollout was cut and which option each continuation ended on. */
+function ScsDetail({
+  scs,
+  options,
+}: {
+  scs: NonNullable<GroupView["rollouts"][number]["scs"]>;
+  options: Record<string, string> | null;
+}) {
+  const distinct = new Set(scs.continuations.map((c) => c.answer ?? "\u0000none")).size;
   return (
     <div className="pass-detail" data-testid="scs-detail">
       cut after {scs.keptTokens} tokens:{" "}
       <code className="kept">{scs.keptText || "(nothing kept)"}</code>
       <br />
-      continuations answered{" "}
+      {scs.continuations.length} continuations ended on{" "}
       {scs.continuations.map((c, i) => (
         // biome-ignore lint/suspicious/noArrayIndexKey: a continuation's index is its identity
         <span key={i} className="badge" title={`image noise σ = ${c.sigma.toFixed(3)}`}>
-          {c.answer ?? "none"}
+          {optionText(c.answer, options)}
         </span>
-      ))}
+      ))}{" "}
+      <span className={distinct > 1 ? "bad-text" : ""} data-testid="scs-distinct">
+        ({distinct} distinct)
+      </span>
     </div>
   );
 }
@@ -49,18 +66,38 @@ function PrmDetail({ scores }: { scores: readonly number[] }) {
   );
 }
 
-/** ACRE: the shuffled options of the second ask and the answer given after the same trace. */
-function ReaskDetail({ reask }: { reask: NonNullable<GroupView["rollouts"][number]["reask"]> }) {
+/** ACRE: the shuffled options of the second ask, and both answers with the option contents they name. */
+function ReaskDetail({
+  reask,
+  options,
+}: {
+  reask: NonNullable<GroupView["rollouts"][number]["reask"]>;
+  options: Record<string, string> | null;
+}) {
   const shown = Object.keys(reask.options)
     .sort()
     .map((l) => `${l}: ${reask.options[l]}`)
     .join("  ");
-  const content = reask.answer !== null ? reask.options[reask.answer] : undefined;
+  const first =
+    reask.firstAnswer === undefined ? undefined : optionText(reask.firstAnswer, options);
+  const firstContent = reask.firstAnswer != null ? options?.[reask.firstAnswer.trim()] : undefined;
+  const secondContent = reask.answer !== null ? reask.options[reask.answer.trim()] : undefined;
+  const same = firstContent !== undefined && firstContent === secondContent;
   return (
     <div className="pass-detail" data-testid="reask-detail">
+      {first !== undefined && (
+        <>
+          first answer <b>{first}</b>;{" "}
+        </>
+      )}
       re-asked with options <code>{shown}</code>, same trace → answered{" "}
-      <b>{reask.answer ?? "none"}</b>
-      {content !== undefined && ` (${content})`}
+      <b>{optionText(reask.answer, reask.options)}</b>
+      {first !== undefined && (
+        <span className={same ? "" : "bad-text"} data-testid="reask-same">
+          {" "}
+          ({same ? "same option" : "another option"})
+        </span>
+      )}
     </div>
   );
 }
@@ -129,8 +166,17 @@ export function RolloutTable({
             <td className="rollout-text">
               <code>{r.text}</code>
               {r.unscorable && <span className="badge warn">unscorable</span>}
-              {r.scs && <ScsDetail scs={r.scs} />}
-              {r.reask && <ReaskDetail reask={r.reask} />}
+              {r.luckyGuess && (
+                <span
+                  className="badge bad"
+                  data-testid="lucky-guess"
+                  title="Right answer, but the reasoning is not the reference solution (a misread digit or a wrong step): a lucky guess (ACRE §1 WR–CA, SCS Tab. 3)."
+                >
+                  lucky guess
+                </span>
+              )}
+              {r.scs && <ScsDetail scs={r.scs} options={group.options} />}
+              {r.reask && <ReaskDetail reask={r.reask} options={group.options} />}
               {r.stepScores && <PrmDetail scores={r.stepScores} />}
             </td>
             <td className={r.verifierPassed ? "pass" : "fail"}>

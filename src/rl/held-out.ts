@@ -1,0 +1,168 @@
+/**
+ * The held-out eval pass of one policy: the first answers, ACRE's option-
+ * shuffle re-ask (OSCR, eq. 2) and SCS's distinct-options statistic (Fig. 2c,
+ * App. C.2), then the metrics of ./eval-metrics.ts. The trainer worker and
+ * the CLI reach it through LabRun.
+ *
+ *   1 first answers: one generate call over the prompts, greedy when the
+ *     eval temperature is 0, else sampled at it from the seed's "eval" stream
+ *   2 re-ask (multiple-choice prompts): the options shuffled (the seed's
+ *     "oscr" stream, never the identity), the first response up to and
+ *     including `</think>` forced, the answer after it decoded as in 1
+ *     ("oscr-answer" stream); a response without `</think>` is not re-asked
+ *   3 distinct options (the first DISTINCT_PROMPTS multiple-choice prompts):
+ *     for each k of DISTINCT_KS, the first response's first ⌊k·L⌋ tokens
+ *     (L: its tokens, EOS excluded) forced, DISTINCT_CONTINUATIONS
+ *     continuations sampled at the rollout temperature with the unperturbed
+ *     image ("distinct-k<k>" stream); one generate call per k
+ */
+import { deriveSeed, Rng } from "../tasks/rng";
+import { reaskWithShuffledOptions } from "../tasks/generator";
+import { decodeResponse, EOS_ID, THINK_END_ID } from "../tasks/tokenizer";
+import type { TaskPrompt } from "../tasks/types";
+import type { LabEngine, Policy } from "../engine/lab-engine";
+import { imageTensor, promptTensor, row } from "../engine/sequences";
+import {
+  DISTINCT_CONTINUATIONS,
+  DISTINCT_KS,
+  evalMetrics,
+  type DistinctPass,
+  type EvalMetrics,
+  type Reasked,
+} from "./eval-metrics";
+
+/**
+ * Multiple-choice prompts the distinct-options statistic measures per eval:
+ * the first 128 (lab choice: 128 × 4 continuations is one generate batch of
+ * 512 rows, the engine's largest; a prompt moves the mean by at most 3/128).
+ */
+const DISTINCT_PROMPTS = 128;
+
+/** How an eval decodes: its temperature (0 = greedy) and the rollouts' temperature. */
+export interface HeldOutDecoding {
+  /** Experiment.evalTemperature: 0 greedy, else sampled at it. */
+  evalTemperature: number;
+  /** AlgorithmConfig.temperature: the distinct-options continuations sample at it (SCS samples at τ 1, Tab. 6–9). */
+  rolloutTemperature: number;
+}
+
+/**
+ * One eval generate call: `prompts` [n] with their images, `forced[i]` forced
+ * after the separator (null: none), decoded at `temperature` (0 = greedy),
+ * sampled from `stream` of `seed`; `copies` rows per prompt (prompt-major).
+ * @returns the response texts [n·copies] and the token rows [n·copies, maxNew].
+ */
+export async function evalGenerate(
+  engine: LabEngine,
+  policy: Pick<Policy, "params">,
+  prompts: readonly TaskPrompt[],
+  temperature: number,
+  seed: number,
+  stream: string,
+  forced?: ReadonlyArray<Int32Array | number[] | null>,
+  copies = 1,
+): Promise<{ texts: string[]; tokens: Int32Array }> {
+  const { promptLen, maxNew } = engine.shape;
+  const gen = await engine.generate(
+    policy,
+    imageTensor(prompts, copies),
+    promptTensor(prompts, promptLen, copies),
+    {
+      temperature: temperature > 0 ? temperature : 1,
+      topK: 0,
+      topP: 1,
+      greedy: temperature === 0,
+      seed: temperature === 0 ? 0 : deriveSeed(seed, stream),
+    },
+    1,
+    forced,
+  );
+  const texts = Array.from({ length: prompts.length * copies }, (_, i) =>
+    decodeResponse(row(gen.tokens, i, maxNew)),
+  );
+  return { texts, tokens: gen.tokens };
+}
+
+/** Response tokens of row i, up to (not including) the first EOS. */
+function responseTokens(tokens: Int32Array, i: number, maxNew: number): number[] {
+  const ids = Array.from(row(tokens, i, maxNew));
+  const end = ids.indexOf(EOS_ID);
+  return end >= 0 ? ids.slice(0, end) : ids;
+}
+
+/**
+ * Held-out metrics of `policy` on `prompts` under `seed` (the steps above).
+ * Open-ended prompts get no re-ask and no distinct-options pass, so a run
+ * without multiple-choice prompts reports neither OSCR nor distinct options.
+ * @throws Error from the engine (a lost device) or evalMetrics.
+ */
+export async function heldOutMetrics(
+  engine: LabEngine,
+  policy: Pick<Policy, "params">,
+  prompts: readonly TaskPrompt[],
+  seed: number,
+  decoding: HeldOutDecoding,
+): Promise<EvalMetrics> {
+  const { maxNew } = engine.shape;
+  const t = decoding.evalTemperature;
+  const first = await evalGenerate(engine, policy, prompts, t, seed, "eval");
+  const mc = prompts.flatMap((p, i) => (p.options ? [i] : []));
+  if (mc.length === 0) return evalMetrics(prompts, first.texts);
+
+  // 2 the option-shuffle re-ask
+  const rng = new Rng(deriveSeed(seed, "oscr"));
+  const reasked = mc.map((i) => reaskWithShuffledOptions(prompts[i], rng));
+  const forced = mc.map((i) => {
+    const ids = Array.from(row(first.tokens, i, maxNew));
+    const end = ids.indexOf(THINK_END_ID);
+    return end >= 0 && end < maxNew - 1 ? ids.slice(0, end + 1) : null;
+  });
+  const second = await evalGenerate(
+    engine,
+    policy,
+    reasked.map((r) => r.prompt),
+    t,
+    seed,
+    "oscr-answer",
+    forced,
+  );
+  const options: (Record<string, string> | null)[] = prompts.map(() => null);
+  const texts: (string | null)[] = prompts.map(() => null);
+  mc.forEach((i, k) => {
+    if (forced[k] === null) return;
+    options[i] = reasked[k].options;
+    texts[i] = second.texts[k];
+  });
+  const reask: Reasked = { options, texts };
+
+  // 3 distinct options among continuations from the same prefix
+  const measured = mc.slice(0, DISTINCT_PROMPTS);
+  const m = DISTINCT_CONTINUATIONS;
+  const distinct: DistinctPass = [];
+  for (const { k } of DISTINCT_KS) {
+    const cut = measured.flatMap((i) => {
+      const ids = responseTokens(first.tokens, i, maxNew);
+      const keep = Math.floor(k * ids.length);
+      return Array.from({ length: m }, () => (keep > 0 ? ids.slice(0, keep) : null));
+    });
+    const cont = await evalGenerate(
+      engine,
+      policy,
+      measured.map((i) => prompts[i]),
+      decoding.rolloutTemperature,
+      seed,
+      `distinct-k${k}`,
+      cut,
+      m,
+    );
+    const perPrompt: (string[] | null)[] = prompts.map(() => null);
+    measured.forEach((i, j) => {
+      perPrompt[i] = cont.texts.slice(j * m, (j + 1) * m);
+    });
+    (distinct as { k: number; continuations: (string[] | null)[] }[]).push({
+      k,
+      continuations: perPrompt,
+    });
+  }
+  return evalMetrics(prompts, first.texts, reask, distinct);
+}
