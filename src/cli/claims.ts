@@ -98,7 +98,7 @@ import { SweepDevice } from "./sweep-device";
  * docs/lesson.md), 41–43 (the SCS and ACRE pilots, docs/reward-spec.md
  * §4.1, §5.1), 101–102 (a judges pilot), 201–205 (the text auditor's
  * calibration draws). Reported before, not used for a choice: 21–25.
- * Chosen 2026-12-03 at 19:00 UTC, before any run of them, because 31–32 and
+ * Chosen 2026-12-03 at 18:40 UTC, before any run of them, because 31–32 and
  * 41–52 (the seeds first chosen) overlap the recordings and the SCS/ACRE
  * pilots: the ci seeds 81–82 and the full seeds 61–72, never used for
  * anything before the runs they report.

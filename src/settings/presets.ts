@@ -220,7 +220,7 @@ const PRESET_TABLE: readonly PresetEntry[] = [
     description:
       "The cold start's reasoning names an option's letter and the answer repeats the letter, the index binding ACRE diagnoses after supervised fine-tuning. ACRE asks each question again with the options shuffled, keeps the reasoning, and pays when both answers name the same option content; OSCR measures exactly that on the held-out set.",
     figure: "ACRE Table 2 (OSCR on MMVU: CoT-SFT 31.4, GRPO 49.8, ACRE 74.6) and Table 1 (CACR)",
-    overview: ["oscr", "cacr", "acc"],
+    overview: ["oscr", "acc", "cacr"],
     watch:
       "OSCR of GRPO against ACRE: the share of held-out questions answered alike after the shuffle, low at the start.",
     experiment: {

@@ -24,7 +24,34 @@ describe("planRuns", () => {
     expect(plans.map((p) => [p.key, p.task, p.arms.map((a) => a.key), p.stability])).toEqual([
       ["default", "default", ["rlvr", "grr", "pointwise-gr", "structreward"], true],
       ["default-2", "default", ["structreward+aux"], false],
-      ["multiple-choice", "multiple-choice", ["rlvr", "scs"], false],
+      ["scs", "scs", ["rlvr", "scs"], false],
+    ]);
+    expect(plans[2].preset).toEqual({ name: "scs-paper" });
+    // The SCS ablation arms: the preset's one variant under the arm's label, sharing SCS's cold start.
+    expect(
+      planRuns(selectClaims(["scs-ablation"])).map((p) => [p.key, p.task, p.arms, p.preset]),
+    ).toEqual([
+      [
+        "scs",
+        "scs",
+        [
+          { key: "rlvr", variant: "rlvr", weights: {} },
+          { key: "scs", variant: "scs", weights: {} },
+        ],
+        { name: "scs-paper" },
+      ],
+      [
+        "scs-tr-only",
+        "scs",
+        [{ key: "scs-tr", variant: "scs", weights: {} }],
+        { name: "scs-tr-only", only: "scs" },
+      ],
+      [
+        "scs-vp-only",
+        "scs",
+        [{ key: "scs-vp", variant: "scs", weights: {} }],
+        { name: "scs-vp-only", only: "scs" },
+      ],
     ]);
     expect(plans[1].arms[0]).toEqual({
       key: "structreward+aux",
@@ -109,7 +136,9 @@ describe("judgeClaim", () => {
   });
 
   it("a claim of one comparison without a paper effect: decidability unknown", () => {
-    const [s] = selectClaims(["scs-gain"]);
+    const [scs] = selectClaims(["scs-gain"]);
+    // scs-gain's Acc comparison, as if the paper gave no number.
+    const s = { ...scs, comparisons: [{ ...scs.comparisons![0], paperEffect: null }] };
     const mc = [1, 2].flatMap((seed) => [
       evalRow("rlvr", seed, 20, { acc: 0.8 }),
       evalRow("scs", seed, 20, { acc: 0.8 + 0.01 * seed }),

@@ -87,9 +87,9 @@ describe("the SCS and ACRE presets", () => {
     expect(presetColdStart("acre-paper")).toBe("checkpoints/sft-digits2-mc-bind80-small.ckpt");
   });
 
-  it("every preset's cold start is shipped under public/", () => {
+  it("every preset's cold start is shipped under public/ at the small size (the CPU adapter's)", () => {
     for (const name of PRESET_NAMES) {
-      const file = resolve(ROOT, "public", presetColdStart(name));
+      const file = resolve(ROOT, "public", presetColdStart(name, "small"));
       expect(existsSync(file), `${name}: ${file}`).toBe(true);
     }
   });
