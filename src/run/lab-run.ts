@@ -11,9 +11,8 @@
  *     └ trainCopy(copy)     the step's prompts and seeds for one copy, its rows
  *       └ rlStep()          the algorithm (src/rl/rl-step.ts): rollouts, rewards,
  *                           advantages, update
- * While cold-start SFT is in progress (beginSft), runSteps runs SFT steps
- * (src/rl/sft.ts) instead, and the last one makes the result the cold start.
- * Evaluation: ./run-eval.ts; forks: ./run-forks.ts; snapshots: ./snapshot.ts.
+ * During cold-start SFT (beginSft) runSteps runs SFT steps (src/rl/sft.ts);
+ * evaluation: ./run-eval.ts; forks: ./run-forks.ts; snapshots: ./snapshot.ts.
  */
 import type { GpuContext } from "../gpu/context";
 import { paramLayout, type ModelConfig } from "../model/config";
@@ -45,15 +44,12 @@ export class LabRun {
   readonly config: ModelConfig;
   readonly tasks: TaskGenerator;
   readonly evaluator: RunEvaluator;
-  /** RL steps done (0 after reset). */
-  step = 0;
+  step = 0; // RL steps done (0 after reset)
   /** The final eval of the last SFT that ran to its end in this run (null: none did). */
   sftEval: EvalMetrics | null = null;
   private readonly variants: VariantCopies;
-  /** The forked branches (LabRun.fork): their keys, settings and parameters. */
-  readonly forks: RunForks;
-  /** Cold-start SFT in progress (beginSft): its progress, parameters, snapshots. */
-  readonly sft: SftPhase;
+  readonly forks: RunForks; // the forked branches (LabRun.fork): keys, settings, parameters
+  readonly sft: SftPhase; // cold-start SFT in progress (beginSft): progress, parameters, snapshots
   private initial: Float32Array;
   private startTime = performance.now();
 
