@@ -122,8 +122,8 @@ describe("the lab in headless Chromium", () => {
       "Chromium found no WebGPU adapter (needs --enable-unsafe-webgpu and SwiftShader from Debian's chromium package)",
     ).toBe(true);
 
-    // Ready, after the status line said what it was doing: loading, the cold start's eval,
-    // and the RL step's pipelines being prepared.
+    // Ready, after the status line said what it was doing: loading and the RL step's
+    // pipelines being prepared (the cold start's eval waits for the first RL step).
     await page.waitForFunction(
       () =>
         document.querySelector('[data-testid="status-phase"]')?.textContent === "ready" &&
@@ -134,11 +134,10 @@ describe("the lab in headless Chromium", () => {
     const statusSeen = await page.evaluate(
       () => (window as unknown as { __statusSeen: string[] }).__statusSeen,
     );
-    for (const want of [/evaluating the cold-start checkpoint/, /preparing the RL step/])
-      expect(
-        statusSeen.some((t) => want.test(t)),
-        `status texts seen: ${statusSeen.join(" | ")}`,
-      ).toBe(true);
+    expect(
+      statusSeen.some((t) => /preparing the RL step/.test(t)),
+      `status texts seen: ${statusSeen.join(" | ")}`,
+    ).toBe(true);
 
     await page.getByRole("button", { name: "Train", exact: true }).click();
     await page.waitForFunction(
@@ -163,6 +162,14 @@ describe("the lab in headless Chromium", () => {
     );
     for (const v of VARIANTS)
       expect(Number(await chart.getAttribute(`data-points-${v}`))).toBeGreaterThanOrEqual(3);
+    // The cold start's step-0 eval ran after the first RL step, and the status line said so.
+    const seenAfter = await page.evaluate(
+      () => (window as unknown as { __statusSeen: string[] }).__statusSeen,
+    );
+    expect(
+      seenAfter.some((t) => /evaluating the cold-start checkpoint \(step 0\)/.test(t)),
+      `status texts seen: ${seenAfter.join(" | ")}`,
+    ).toBe(true);
     const { longTasks, trainingTo } = await page.evaluate(() => ({
       longTasks: (
         window as unknown as { __longTasks: Array<{ at: number; ms: number }> }
@@ -383,7 +390,8 @@ describe("the lab in headless Chromium", () => {
     await oscr.scrollIntoViewIfNeeded();
     for (const v of ["scs", "acre"])
       await expect.poll(() => oscr.getAttribute(`data-points-${v}`)).toBe("2"); // steps 0 and 1
-    // The SCS scenario's metrics are charted at every eval too.
+    // The SCS scenario's metrics are charted at every eval too, one click away (More metrics: held-out).
+    await page.getByTestId("metrics-group-held-out").click();
     for (const key of ["luckyGuess", "distinctK08"]) {
       const chart = page.getByTestId(`chart-${key}`);
       await chart.scrollIntoViewIfNeeded();

@@ -219,12 +219,13 @@ async function stepPreset(page: Page, name: string): Promise<void> {
   expect(fromLink.error).toBeNull();
   expect(fromLink.experiment).toEqual(presetExperiment(name));
   await waitReady(page);
-  await expect.poll(() => overviewKeys(page)).toEqual([...presetEntry(name).overview]);
   await page
     .getByRole("button", { name: "Step", exact: true })
     .and(page.getByTitle("Run exactly one RL step"))
     .click();
   await waitForPhase(page, /paused|done/);
+  // The overview draws once there are rows: the cold start's eval runs after the first RL step.
+  await expect.poll(() => overviewKeys(page)).toEqual([...presetEntry(name).overview]);
   const exp = presetExperiment(name);
   const chart = page.getByTestId(`chart-${presetEntry(name).overview[0]}`);
   for (const v of exp.variants.map((x) => x.name))
