@@ -36,7 +36,7 @@
  * only that variant (its entry in the JSON is {"stopped": message}).
  * --resume FILE continues such a snapshot (a crashed run's .partial one too)
  * with its own experiment up to --steps (default: the snapshot's); only
- * --steps, --out, --force, --quiet and --dry-run go with it. Paths and input files are
+ * --steps, --out, --force, --quiet, --dry-run and --prm go with it. Paths and input files are
  * checked before any work. A DIR that already holds files (an earlier run) is
  * never written into: the run goes to the first free DIR/run-<n> instead,
  * unless --force. Metrics stream to metrics.jsonl.partial / metrics.csv.partial;
@@ -123,7 +123,7 @@ function readResume(file: string, flags: Record<string, unknown>): RunSnapshot {
   const clash = Object.keys(flags).find((f) => !WITH_RESUME.has(f));
   if (clash)
     throw new Error(
-      `--resume continues the snapshot's experiment; --${clash} cannot go with it (only --steps, --out, --force, --quiet and --dry-run can)`,
+      `--resume continues the snapshot's experiment; --${clash} cannot go with it (only --steps, --out, --force, --quiet, --dry-run and --prm can)`,
     );
   checkInputFile("--resume", file);
   try {

@@ -13,13 +13,13 @@
  * --snapshots also writes FILE's name with `.step<N>` before `.ckpt` at every
  * intermediate eval (every E steps), to pick an earlier cold start.
  * --hint-rate R leaks an answer hint into a share R of the questions (right
- * with probability --hint-accuracy, default 0.9), and --hint-copy C makes
+ * with probability --hint-accuracy, default 1), and --hint-copy C makes
  * that share of hinted targets box the hint instead of the last step's result
  * (the lab's drift scenario; the checkpoint is then sft-…-hint-<size>.ckpt).
  * --trace-slip S makes that share of targets conclude a near miss in their
- * last step while the final box keeps the answer (sft-…-slip<percent>-<size>.ckpt);
- * --slip-box hint|step makes the slipped targets box the hint or the slipped
- * value instead (sft-…-slip<p>-<box>box-<size>.ckpt).
+ * last step, their final box as --slip-box says: hint (the default: the box
+ * copies the hint, sft-…-slip<p>-hintbox-<size>.ckpt), step (the slipped
+ * value, …-stepbox-…) or answer (the right answer, sft-…-slip<p>-<size>.ckpt).
  * --option-skew S puts the right option at A with probability S (TaskConfig.optionSkew,
  * training prompts only; the held-out set is never skewed); --distractors off-misread
  * draws no distractor a one-digit misread would conclude (TaskConfig.distractorRule);

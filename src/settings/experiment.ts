@@ -216,7 +216,9 @@ const TaskConfigSchema = z.object({
   hintAccuracy: z.number().min(0).max(1).default(1),
   /**
    * SFT only: probability a hinted target boxes the hint (TaskConfig.hintCopyRate).
-   * Lab default 0.5, with which the shipped hinted cold start was made (docs/checkpoints.md).
+   * Lab default 0.5, the value of the hinted cold start's last SFT run
+   * (sft-digits2-open-hint-small.ckpt, 2026-12-01); the shipped slip cold
+   * starts were resumed from it with 0 (docs/checkpoints.md).
    */
   hintCopyRate: z.number().min(0).max(1).default(0.5),
   /**

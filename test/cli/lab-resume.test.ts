@@ -30,7 +30,7 @@ describe("npm run lab -- --out DIR / --resume DIR/snapshot.rlsnap", () => {
       const clash = lab("--resume", join(first, "snapshot.rlsnap"), "--lr", "1e-4", "--dry-run");
       expect(clash.code).toBe(1);
       expect(clash.lastJson.error).toBe(
-        "--resume continues the snapshot's experiment; --lr cannot go with it (only --steps, --out, --force, --quiet and --dry-run can)",
+        "--resume continues the snapshot's experiment; --lr cannot go with it (only --steps, --out, --force, --quiet, --dry-run and --prm can)",
       );
       const none = lab("--resume", join(first, "snapshot.rlsnap"), "--dry-run");
       expect(none.lastJson.error).toBe(
