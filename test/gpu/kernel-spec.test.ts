@@ -279,8 +279,8 @@ describe("kernel variants come from one source", () => {
       ["attention_backward_q", 3],
       ["attention_backward_kv", 2],
       ["matmul_forward", 3], // 4×4 scalar, 8×4 vec4, 16×8 vec4
-      ["matmul_backward_dx", 2],
-      ["matmul_backward_dw", 2],
+      ["matmul_backward_dx", 3], // 4×4 scalar, 8×4 vec4, 16×8 vec4
+      ["matmul_backward_dw", 3],
     ]);
   });
 

@@ -8,7 +8,8 @@
  *   scalar    4×4 register block, scalar loads, any sizes
  *   vec4      vec4 loads, 8×4 register blocks (~2–3× scalar on SwiftShader);
  *             forward needs K, N % 4 = 0, dX N % 4 = 0, dW K, N % 4 = 0
- *   vec4x16   forward only: 16×8 tiles (K % 4 = 0, N % 8 = 0; ~1.3× vec4)
+ *   vec4x16   16×8 tiles: forward (K % 4 = 0, N % 8 = 0; ~1.3× vec4), dX
+ *             (N % 4 = 0) and dW (K % 4 = 0, N % 8 = 0), the same bits as vec4
  *   tiled     forward, dX and dW: 64×64 tiles staged in workgroup memory
  *             (256 invocations, 4×4 each), any sizes; for real GPUs
  *   decode    the generator's matmul: W and b read from the flat parameter
@@ -26,7 +27,9 @@ import {
   decodeMatmulSpec,
   matmulBackwardDwScalar,
   matmulBackwardDwVec4,
+  matmulBackwardDw16x8,
   matmulBackwardDxScalar,
+  matmulBackwardDx16x8,
   matmulBackwardDxVec4,
   matmulForward16x8,
   matmulForwardScalar,
@@ -45,9 +48,10 @@ type MknCall = SpecCall<typeof matmulForwardScalar.uniforms>;
 /**
  * Matmul variants: "tiled" (workgroup memory, any sizes), "vec4" (vec4-typed
  * loads, needs the widths noted per kernel to be multiples of 4) or "scalar"
- * (any sizes); "vec4x16" is the forward's 16×8 tile (the backward kernels take
- * it as "vec4"). "auto": tiled where tiledFits, else the fastest
- * register-blocked version the sizes allow.
+ * (any sizes); "vec4x16" is the 16×8 tile (forward: K % 4 = 0, N % 8 = 0;
+ * dX: N % 4 = 0; dW: K % 4 = 0, N % 8 = 0). "auto": tiled where tiledFits,
+ * else the fastest register-blocked version the sizes allow (the 16×8 tile
+ * where it fits and M ≥ 16).
  */
 export type MatmulVariant = "auto" | "tiled" | "vec4" | "scalar" | "vec4x16";
 
@@ -69,9 +73,20 @@ function tiledChosen(ctx: GpuContext, variant: MatmulVariant): boolean {
   return variant === "tiled" || (variant === "auto" && tiledFits(ctx));
 }
 
+/**
+ * True when the 16×8 tile runs: asked for ("vec4x16"), or "auto" with M ≥ 16
+ * (SwiftShader, 2026-12-05: dX 1.0–1.5× and dW 1.0–1.2× the 8×4 block on the
+ * update's shapes, the same bits; scripts/bench/kernels.ts).
+ * @throws Error when "vec4x16" is asked for and the sizes do not allow it.
+ */
+function wide(variant: MatmulVariant, fits: boolean, M: number, name: string, needs: string): boolean {
+  if (variant === "vec4x16" && !fits)
+    throw new Error(`${name}: the vec4x16 variant needs ${needs}`);
+  return variant === "vec4x16" || (variant === "auto" && fits && M >= 16);
+}
+
 /** @throws Error when "vec4" is asked for and the sizes do not allow it. */
 function pick(variant: MatmulVariant, vec4Ok: boolean, name: string): boolean {
-  if (variant === "vec4x16") variant = "vec4"; // the 16×8 tile exists for the forward only
   if (variant === "vec4" && !vec4Ok)
     throw new Error(
       `${name}: the vec4 variant needs the sizes noted in its shader to be multiples of 4`,
@@ -104,10 +119,7 @@ export function matmulForward(
   const u = { M, K, N, flags };
   if (tiledChosen(ctx, variant)) return matmulForwardTiled.call(ctx, bindings, u);
   // 16×8 tiles where they fit (K % 4, N % 8, M ≥ 16): ~1.3× the 8×4 kernel on SwiftShader.
-  const tileOk = K % 4 === 0 && N % 8 === 0;
-  if (variant === "vec4x16" && !tileOk)
-    throw new Error("matmul_forward: the vec4x16 variant needs K % 4 = 0 and N % 8 = 0");
-  if (variant === "vec4x16" || (variant === "auto" && tileOk && M >= 16))
+  if (wide(variant, K % 4 === 0 && N % 8 === 0, M, "matmul_forward", "K % 4 = 0 and N % 8 = 0"))
     return matmulForward16x8.call(ctx, bindings, u);
   if (pick(variant, K % 4 === 0 && N % 4 === 0, "matmul_forward"))
     return matmulForwardVec4.call(ctx, bindings, u);
@@ -130,9 +142,11 @@ export function matmulBackwardDx(
   const u = { M, K, N, flags: accumulate ? 1 : 0 };
   if (tiledChosen(ctx, variant))
     return matmulBackwardDxTiled.call(ctx, { dy: b.dy, w: b.w, dx: b.dx }, u);
-  const spec = pick(variant, N % 4 === 0, "matmul_backward_dx")
-    ? matmulBackwardDxVec4
-    : matmulBackwardDxScalar;
+  const spec = wide(variant, N % 4 === 0, M, "matmul_backward_dx", "N % 4 = 0")
+    ? matmulBackwardDx16x8
+    : pick(variant, N % 4 === 0, "matmul_backward_dx")
+      ? matmulBackwardDxVec4
+      : matmulBackwardDxScalar;
   return spec.call(ctx, { dy: b.dy, w: b.w, dx: b.dx }, u);
 }
 
@@ -151,9 +165,17 @@ export function matmulBackwardDw(
   const bindings = { x: b.x, dy: b.dy, dw: b.dw, dbias: b.dbias ?? b.dummy };
   const u = { M, K, N, flags: b.dbias ? 1 : 0 };
   if (tiledChosen(ctx, variant)) return matmulBackwardDwTiled.call(ctx, bindings, u);
-  const spec = pick(variant, K % 4 === 0 && N % 4 === 0, "matmul_backward_dw")
-    ? matmulBackwardDwVec4
-    : matmulBackwardDwScalar;
+  const spec = wide(
+    variant,
+    K % 4 === 0 && N % 8 === 0,
+    M,
+    "matmul_backward_dw",
+    "K % 4 = 0 and N % 8 = 0",
+  )
+    ? matmulBackwardDw16x8
+    : pick(variant, K % 4 === 0 && N % 4 === 0, "matmul_backward_dw")
+      ? matmulBackwardDwVec4
+      : matmulBackwardDwScalar;
   return spec.call(ctx, bindings, u);
 }
 

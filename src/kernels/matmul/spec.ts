@@ -22,8 +22,10 @@ const cdiv = (a: number, b: number) => Math.ceil(a / b);
  * shader headers): SCAL binds f32 (VW = 1 float per element), 4-row blocks;
  * VEC binds vec4f (VW = 4), 8-row blocks. The forward adds COLS and ACC.
  */
-const BACK_SCAL = { blocks: ["SCAL"], consts: { VW: 1, ROWS: 4 } } as const;
-const BACK_VEC = { blocks: ["VEC"], consts: { VW: 4, ROWS: 8 } } as const;
+const BACK_SCAL = { blocks: ["SCAL", "NARROW"], consts: { VW: 1, ROWS: 4 } } as const;
+const BACK_VEC = { blocks: ["VEC", "NARROW"], consts: { VW: 4, ROWS: 8 } } as const;
+/** The wide block of dX and dW: 16 × 8 (two vec4 columns per invocation). */
+const BACK_WIDE = { blocks: ["VEC", "WIDE"], consts: { VW: 4, ROWS: 16 } } as const;
 
 /** y [M, N] = x [M, K] · w [K, N] (+ bias [N]) (+ res [M, N]); any sizes, 4×4 blocks. */
 export const matmulForwardScalar = defineKernel({
@@ -138,6 +140,21 @@ export const matmulBackwardDxVec4 = defineKernel({
   grid: { kind: "spill", threads: (u) => cdiv(u.M, 8) * cdiv(u.K, 4) },
 });
 
+/**
+ * As matmulBackwardDxVec4 with 16×8 blocks (eight dx columns per invocation,
+ * two mat2x4f halves): the same bits as the 8×4 block, half the loads per
+ * multiply-add.
+ */
+export const matmulBackwardDx16x8 = defineKernel({
+  name: "matmul_backward_dx_vec4_16x8",
+  source: dxCode,
+  ...BACK_WIDE,
+  uniforms: MKN,
+  bindings: matmulBackwardDxVec4.bindings,
+  workgroupSize: 64,
+  grid: { kind: "spill", threads: (u) => cdiv(u.M, 16) * cdiv(u.K, 8) },
+});
+
 /** As matmulBackwardDxScalar (any sizes), tiled in workgroup memory (matmul_tiled.wgsl). */
 export const matmulBackwardDxTiled = defineKernel({
   name: "matmul_tiled.dx",
@@ -198,6 +215,21 @@ export const matmulBackwardDwVec4 = defineKernel({
   },
   workgroupSize: 64,
   grid: { kind: "spill", threads: (u) => (cdiv(u.K, 8) + (u.flags & 1)) * (u.N / 4) },
+});
+
+/**
+ * As matmulBackwardDwVec4 for N % 8 = 0 with 16×8 blocks (two vec4 columns
+ * of dw per invocation, mat2x4f accumulators): the same bits as the 8×4
+ * block, half the loads per multiply-add.
+ */
+export const matmulBackwardDw16x8 = defineKernel({
+  name: "matmul_backward_dw_vec4_16x8",
+  source: dwCode,
+  ...BACK_WIDE,
+  uniforms: MKN,
+  bindings: matmulBackwardDwVec4.bindings,
+  workgroupSize: 64,
+  grid: { kind: "spill", threads: (u) => (cdiv(u.K, 16) + (u.flags & 1)) * (u.N / 8) },
 });
 
 /** Epilogue of the decode matmul: store, GELU then store, or add into y (residual). */
@@ -267,6 +299,8 @@ export const MATMUL_SPECS: KernelSpec[] = [
   matmulBackwardDxVec4,
   matmulBackwardDwScalar,
   matmulBackwardDwVec4,
+  matmulBackwardDx16x8,
+  matmulBackwardDw16x8,
   matmulForwardTiled,
   matmulBackwardDxTiled,
   matmulBackwardDwTiled,

@@ -62,6 +62,26 @@ const FORWARD_16x8: Array<[MatmulVariant, number, number, number]> = [
   ["vec4x16", 16, 8, 8],
 ];
 
+// the backward's 16×8-tile variants: dX where N % 4 = 0, dW where also K % 4 = 0 and N % 8 = 0
+// (else dW falls back as in dwVariantOf); sizes off the 16-row and 8-column blocks
+const BACKWARD_16x8: Array<[MatmulVariant, number, number, number]> = [
+  [33, 16, 48],
+  [6, 4, 8],
+  [37, 20, 24],
+  [16, 8, 8],
+  [50, 36, 64],
+  [17, 12, 40],
+  [20, 64, 196],
+  [3, 20, 12],
+].map(([M, K, N]) => ["vec4x16", M, K, N] as [MatmulVariant, number, number, number]);
+
+/** The dW variant a backward case runs: the asked one where the sizes allow it, else the next narrower. */
+function dwVariantOf(variant: MatmulVariant, K: number, N: number): MatmulVariant {
+  if ((variant === "vec4" || variant === "vec4x16") && K % 4 !== 0) return "scalar";
+  if (variant === "vec4x16" && N % 8 !== 0) return "vec4";
+  return variant;
+}
+
 describe("matmul kernels", () => {
   const gpu = useGpu();
   let dummy: GPUBuffer;
@@ -107,8 +127,8 @@ describe("matmul kernels", () => {
     expectClose("y (no bias)", await gpu.ctx.readF32(y, 0, M * N), nob, 1e-5, 1e-4);
   });
 
-  it.each(CASES)("%s backward dX, dW, db at M=%i K=%i N=%i", async (variant, M, K, N) => {
-    const dwVariant: MatmulVariant = variant === "vec4" && K % 4 !== 0 ? "scalar" : variant;
+  it.each([...CASES, ...BACKWARD_16x8])("%s backward dX, dW, db at M=%i K=%i N=%i", async (variant, M, K, N) => {
+    const dwVariant = dwVariantOf(variant, K, N);
     const x = randArray(M * K, 5);
     const w = randArray(K * N, 6);
     const dy = randArray(M * N, 7);
@@ -141,6 +161,36 @@ describe("matmul kernels", () => {
       1e-5,
       1e-4,
     );
+  });
+
+  // The 16×8 backward tiles sum every element in the 8×4 block's order: the same bits, so a
+  // run's figures do not move when "auto" picks them.
+  it.each([
+    [37, 20, 24],
+    [130, 64, 192],
+    [65, 256, 64],
+  ])("vec4x16 backward writes the vec4 kernels' bits at M=%i K=%i N=%i", async (M, K, N) => {
+    const x = gpu.ctx.createBufferFrom("x", randn(M * K, 11));
+    const w = gpu.ctx.createBufferFrom("w", randn(K * N, 12));
+    const dy = gpu.ctx.createBufferFrom("dy", randn(M * N, 13, 0.1));
+    const out: Float32Array[][] = [];
+    for (const variant of ["vec4", "vec4x16"] as MatmulVariant[]) {
+      const dx = gpu.ctx.createBufferFrom("dx", randn(M * K, 14));
+      const dw = gpu.ctx.createBufferFrom("dw", randn(K * N, 15));
+      const db = gpu.ctx.createBufferFrom("db", randn(N, 16));
+      gpu.ctx.run(matmulBackwardDx(gpu.ctx, { dy, w, dx }, M, K, N, true, variant));
+      gpu.ctx.run(matmulBackwardDw(gpu.ctx, { x, dy, dw, dbias: db, dummy }, M, K, N, variant));
+      out.push([
+        await gpu.ctx.readF32(dx, 0, M * K),
+        await gpu.ctx.readF32(dw, 0, K * N),
+        await gpu.ctx.readF32(db, 0, N),
+      ]);
+    }
+    for (let t = 0; t < 3; t++) {
+      const [a, b] = [out[0][t], out[1][t]];
+      const differ = a.findIndex((v, i) => !Object.is(v, b[i]));
+      expect(differ, `${["dx", "dw", "db"][t]}: first differing element`).toBe(-1);
+    }
   });
 
   for (const O of [10, 12]) {
