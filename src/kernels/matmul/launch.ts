@@ -79,7 +79,13 @@ function tiledChosen(ctx: GpuContext, variant: MatmulVariant): boolean {
  * update's shapes, the same bits; scripts/bench/kernels.ts).
  * @throws Error when "vec4x16" is asked for and the sizes do not allow it.
  */
-function wide(variant: MatmulVariant, fits: boolean, M: number, name: string, needs: string): boolean {
+function wide(
+  variant: MatmulVariant,
+  fits: boolean,
+  M: number,
+  name: string,
+  needs: string,
+): boolean {
   if (variant === "vec4x16" && !fits)
     throw new Error(`${name}: the vec4x16 variant needs ${needs}`);
   return variant === "vec4x16" || (variant === "auto" && fits && M >= 16);

@@ -127,41 +127,44 @@ describe("matmul kernels", () => {
     expectClose("y (no bias)", await gpu.ctx.readF32(y, 0, M * N), nob, 1e-5, 1e-4);
   });
 
-  it.each([...CASES, ...BACKWARD_16x8])("%s backward dX, dW, db at M=%i K=%i N=%i", async (variant, M, K, N) => {
-    const dwVariant = dwVariantOf(variant, K, N);
-    const x = randArray(M * K, 5);
-    const w = randArray(K * N, 6);
-    const dy = randArray(M * N, 7);
-    const dx0 = randArray(M * K, 8);
-    const dw0 = randArray(K * N, 9);
-    const db0 = randArray(N, 10);
-    const dxRef = new Float64Array(M * K);
-    const dwRef = Float64Array.from(dw0);
-    const dbRef = Float64Array.from(db0);
-    matmulBackward(dxRef, dwRef, dbRef, dy, x, w, M, K, N);
-    const bx = gpu.ctx.createBufferFrom("x", x),
-      bw = gpu.ctx.createBufferFrom("w", w),
-      bdy = gpu.ctx.createBufferFrom("dy", dy);
-    const dx = gpu.ctx.createBufferFrom("dx", dx0),
-      dw = gpu.ctx.createBufferFrom("dw", dw0),
-      db = gpu.ctx.createBufferFrom("db", db0);
-    gpu.ctx.run(matmulBackwardDx(gpu.ctx, { dy: bdy, w: bw, dx }, M, K, N, false, variant));
-    gpu.ctx.run(
-      matmulBackwardDw(gpu.ctx, { x: bx, dy: bdy, dw, dbias: db, dummy }, M, K, N, dwVariant),
-    );
-    expectClose("dx", await gpu.ctx.readF32(dx, 0, M * K), dxRef, 1e-5, 1e-4);
-    expectClose("dw (accumulated)", await gpu.ctx.readF32(dw, 0, K * N), dwRef, 1e-5, 1e-4);
-    expectClose("db (accumulated)", await gpu.ctx.readF32(db, 0, N), dbRef, 1e-5, 1e-4);
-    // accumulate mode of dX
-    gpu.ctx.run(matmulBackwardDx(gpu.ctx, { dy: bdy, w: bw, dx }, M, K, N, true, variant));
-    expectClose(
-      "dx (accumulated)",
-      await gpu.ctx.readF32(dx, 0, M * K),
-      dxRef.map((v) => 2 * v),
-      1e-5,
-      1e-4,
-    );
-  });
+  it.each([...CASES, ...BACKWARD_16x8])(
+    "%s backward dX, dW, db at M=%i K=%i N=%i",
+    async (variant, M, K, N) => {
+      const dwVariant = dwVariantOf(variant, K, N);
+      const x = randArray(M * K, 5);
+      const w = randArray(K * N, 6);
+      const dy = randArray(M * N, 7);
+      const dx0 = randArray(M * K, 8);
+      const dw0 = randArray(K * N, 9);
+      const db0 = randArray(N, 10);
+      const dxRef = new Float64Array(M * K);
+      const dwRef = Float64Array.from(dw0);
+      const dbRef = Float64Array.from(db0);
+      matmulBackward(dxRef, dwRef, dbRef, dy, x, w, M, K, N);
+      const bx = gpu.ctx.createBufferFrom("x", x),
+        bw = gpu.ctx.createBufferFrom("w", w),
+        bdy = gpu.ctx.createBufferFrom("dy", dy);
+      const dx = gpu.ctx.createBufferFrom("dx", dx0),
+        dw = gpu.ctx.createBufferFrom("dw", dw0),
+        db = gpu.ctx.createBufferFrom("db", db0);
+      gpu.ctx.run(matmulBackwardDx(gpu.ctx, { dy: bdy, w: bw, dx }, M, K, N, false, variant));
+      gpu.ctx.run(
+        matmulBackwardDw(gpu.ctx, { x: bx, dy: bdy, dw, dbias: db, dummy }, M, K, N, dwVariant),
+      );
+      expectClose("dx", await gpu.ctx.readF32(dx, 0, M * K), dxRef, 1e-5, 1e-4);
+      expectClose("dw (accumulated)", await gpu.ctx.readF32(dw, 0, K * N), dwRef, 1e-5, 1e-4);
+      expectClose("db (accumulated)", await gpu.ctx.readF32(db, 0, N), dbRef, 1e-5, 1e-4);
+      // accumulate mode of dX
+      gpu.ctx.run(matmulBackwardDx(gpu.ctx, { dy: bdy, w: bw, dx }, M, K, N, true, variant));
+      expectClose(
+        "dx (accumulated)",
+        await gpu.ctx.readF32(dx, 0, M * K),
+        dxRef.map((v) => 2 * v),
+        1e-5,
+        1e-4,
+      );
+    },
+  );
 
   // The 16×8 backward tiles sum every element in the 8×4 block's order: the same bits, so a
   // run's figures do not move when "auto" picks them.
