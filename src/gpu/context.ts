@@ -24,7 +24,13 @@ export interface Kernel {
  * once, run every step; `setParams` rewrites the uniform before the next submit.
  */
 export interface KernelCall {
-  readonly kernel: Kernel;
+  /**
+   * The kernel it dispatches. A call made with an upgrade (KernelSpec.call's
+   * `upgrade`) swaps it for the upgrade once that pipeline is built in the
+   * background: a kernel that writes the same bits, so the swap can come at
+   * any point of a run.
+   */
+  kernel: Kernel;
   readonly bindGroup: GPUBindGroup;
   readonly params: GPUBuffer;
   workgroups: [number, number, number];
@@ -62,6 +68,10 @@ export class GpuContext {
     readbacks: 0,
   };
   private kernels = new Map<string, Kernel>();
+  /** Kernels building in the background (kernelInBackground), by key. */
+  private building = new Map<string, Promise<Kernel>>();
+  /** Starts of the background builds held by holdBackgroundBuilds (null: not holding). */
+  private held: (() => void)[] | null = null;
   private staging = new Map<number, GPUBuffer[]>();
   private encoder: GPUCommandEncoder | null = null;
   private pass: GPUComputePassEncoder | null = null;
@@ -138,27 +148,105 @@ export class GpuContext {
     const module = this.device.createShaderModule({ label: key, code });
     const pipeline = this.device.createComputePipeline({
       label: key,
-      layout: layout
-        ? this.device.createPipelineLayout({
-            label: key,
-            bindGroupLayouts: [
-              this.device.createBindGroupLayout({
-                label: key,
-                entries: layout.map((type, binding) => ({
-                  binding,
-                  visibility: GPUShaderStage.COMPUTE,
-                  buffer: { type },
-                })),
-              }),
-            ],
-          })
-        : "auto",
+      layout: layout ? this.pipelineLayout(key, layout) : "auto",
       compute: { module, entryPoint: entry },
     });
     this.stats.pipelinesCreated++;
     const k = { name: key, pipeline };
     this.kernels.set(key, k);
     return k;
+  }
+
+  /**
+   * Compiles `code` as kernel() does, but with createComputePipelineAsync, so
+   * that the caller goes on (and the GPU runs other work) while it builds;
+   * the kernel is cached under `key` once built. A key already built or in
+   * flight is not compiled again. `layout` is required: a call made with one
+   * kernel's bind group may then dispatch the other (equal explicit layouts
+   * are compatible). Lab choice, for the register tiles whose SwiftShader
+   * builds take 0.3–0.8 s each (docs/benchmarks.md, 2026-12-05).
+   * @returns the kernel; rejects when the pipeline cannot be built.
+   */
+  kernelInBackground(
+    key: string,
+    code: string,
+    entry: string,
+    layout: GPUBufferBindingType[],
+  ): Promise<Kernel> {
+    const cached = this.kernels.get(key);
+    if (cached) return Promise.resolve(cached);
+    let pending = this.building.get(key);
+    if (!pending) {
+      const build = (): Promise<Kernel> => {
+        const module = this.device.createShaderModule({ label: key, code });
+        return this.device
+          .createComputePipelineAsync({
+            label: key,
+            layout: this.pipelineLayout(key, layout),
+            compute: { module, entryPoint: entry },
+          })
+          .then((pipeline) => {
+            this.stats.pipelinesCreated++;
+            const k = { name: key, pipeline };
+            this.kernels.set(key, k);
+            return k;
+          });
+      };
+      const held = this.held;
+      pending = (
+        held ? new Promise<Kernel>((res, rej) => held.push(() => build().then(res, rej))) : build()
+      ).finally(() => this.building.delete(key));
+      this.building.set(key, pending);
+    }
+    return pending;
+  }
+
+  /** The kernel built under `key` (kernel() or a finished kernelInBackground), if any. */
+  builtKernel(key: string): Kernel | undefined {
+    return this.kernels.get(key);
+  }
+
+  /**
+   * Holds the background builds asked for from now on until
+   * releaseBackgroundBuilds(): on a CPU adapter they share its cores with the
+   * work in hand, so a run holds them while it prepares its first step and
+   * releases them once that step is done (LabRun.warmUp, stepVariants).
+   */
+  holdBackgroundBuilds(): void {
+    this.held ??= [];
+  }
+
+  /** Starts the background builds held since holdBackgroundBuilds() (none held: nothing happens). */
+  releaseBackgroundBuilds(): void {
+    const held = this.held;
+    this.held = null;
+    for (const start of held ?? []) start();
+  }
+
+  /**
+   * Waits until every kernel building in the background (kernelInBackground)
+   * is built or has failed; starts the held ones first.
+   */
+  async backgroundBuilds(): Promise<void> {
+    this.releaseBackgroundBuilds();
+    await Promise.allSettled([...this.building.values()]);
+  }
+
+  /** An explicit pipeline layout: one bind group of buffers of these types at bindings 0..n. */
+  private pipelineLayout(label: string, layout: GPUBufferBindingType[]): GPUPipelineLayout {
+    return this.device.createPipelineLayout({
+      label,
+      bindGroupLayouts: [
+        this.device.createBindGroupLayout({
+          label,
+          entries: layout.map((type, binding) => ({
+            binding,
+            visibility: GPUShaderStage.COMPUTE,
+            buffer: { type },
+          })),
+        }),
+      ],
+    });
   }
 
   /** Reports shader compile messages for `code` (async; use in tests and at start-up). */

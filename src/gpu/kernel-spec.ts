@@ -106,6 +106,16 @@ export interface SpecCall<U> extends KernelCall {
 export interface CallOptions {
   /** Workgroup counts to use instead of the spec's grid (tuning, tests). */
   workgroups?: [number, number?, number?];
+  /**
+   * A faster kernel that writes the same bits for the same uniforms and
+   * bindings (a larger register tile of the same sums). The call starts on
+   * this spec's kernel, builds the upgrade in the background
+   * (GpuContext.kernelInBackground) and dispatches it, on its own grid, once
+   * built; at once when it is built already. Lab choice: the first RL step
+   * does not wait for the slow SwiftShader builds of the large tiles. A
+   * failed build leaves the call on this spec's kernel.
+   */
+  upgrade?: KernelSpec;
 }
 
 const U32_MAX = 0xffffffff;
@@ -342,10 +352,21 @@ export class KernelSpec<
    */
   kernel(ctx: GpuContext): Kernel {
     this.check();
+    return ctx.kernel(this.name, this.code(), this.entry, this.layout());
+  }
+
+  /** As kernel(), built in the background (GpuContext.kernelInBackground). */
+  kernelInBackground(ctx: GpuContext): Promise<Kernel> {
+    this.check();
+    return ctx.kernelInBackground(this.name, this.code(), this.entry, this.layout());
+  }
+
+  /** Buffer binding types of the bind group: the uniform, then the spec's bindings in order. */
+  private layout(): GPUBufferBindingType[] {
     const kinds: GPUBufferBindingType[] = this.bindingNames.map((b) =>
       this.bindings[b][0] === "read" ? "read-only-storage" : "storage",
     );
-    return ctx.kernel(this.name, this.code(), this.entry, ["uniform", ...kinds]);
+    return ["uniform", ...kinds];
   }
 
   /**
@@ -380,16 +401,35 @@ export class KernelSpec<
       this.pack(values),
       fixed ?? this.workgroups(values, max),
     );
+    // The spec whose grid the call dispatches: this one, then the upgrade once it is built.
+    let grid: KernelSpec = this;
     const spec = this;
     const call = Object.assign(base, {
       values: { ...values } as UniformValues<U>,
       set(next: Partial<UniformValues<U>>): void {
         const merged = { ...call.values, ...next } as UniformValues<U>;
         base.setParams(spec.pack(merged));
-        if (!fixed) base.workgroups = spec.workgroups(merged, max);
+        if (!fixed) base.workgroups = grid.workgroups(merged, max);
         call.values = merged;
       },
     });
+    const up = opts.upgrade;
+    if (up) {
+      if (
+        up.bindingNames.join() !== this.bindingNames.join() ||
+        up.fields.join() !== this.fields.join()
+      )
+        throw new Error(`${this.name}: upgrade ${up.name} has other bindings or uniforms`);
+      const swap = (k: Kernel) => {
+        base.kernel = k;
+        grid = up;
+        if (!fixed) base.workgroups = up.workgroups(call.values as never, max);
+      };
+      const built = ctx.builtKernel(up.name);
+      // A failed background build leaves the call on this kernel (the same bits, slower).
+      if (built) swap(built);
+      else up.kernelInBackground(ctx).then(swap, () => {});
+    }
     return call;
   }
 }

@@ -222,6 +222,7 @@ export class LabRun {
     this.sink.samples(samples);
     this.step = step;
     this.variants.clearStep();
+    this.engine.ctx.releaseBackgroundBuilds(); // held by warmUp until a step is done
     if (this.isEvalStep(step)) await this.evalAll();
     await this.trainForks();
     return step;
@@ -316,7 +317,8 @@ export class LabRun {
    * Builds the rollout generator and the RL update's pipelines before the
    * first step (LabEngine.warmGenerate, warmUpdate) on a batch of the step's
    * size made of held-out prompts with empty responses; changes no policy,
-   * draws no random number.
+   * draws no random number. The background builds of the matmuls' larger
+   * tiles are held until the first step is done (GpuContext.holdBackgroundBuilds).
    */
   async warmUp(): Promise<void> {
     const { groupSize: G, batchPrompts } = this.experiment.algorithm;
@@ -325,6 +327,7 @@ export class LabRun {
     const { promptLen, maxNew } = this.engine.shape;
     const promptIds = promptTensor(prompts, promptLen, G);
     const empty = new Int32Array(prompts.length * G * maxNew);
+    this.engine.ctx.holdBackgroundBuilds(); // the first step runs the 8×4 tiles (the same bits)
     this.engine.warmGenerate(prompts.length * G, G);
     await this.engine.warmUpdate(
       imageTensor(prompts, G),

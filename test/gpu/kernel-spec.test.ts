@@ -357,4 +357,17 @@ describe("kernel specs on the GPU", () => {
     expect(r2[10]).toBeCloseTo(10 * 0.5 * 2 + 10 + 3, 3); // past n: left as it was
     expect(() => call.set({ k: 0.5 })).toThrow("toy_run: uniform field 'k' is i32, got 0.5");
   });
+
+  it("an upgrade must have the call's bindings and uniforms", () => {
+    const spec = toy({ name: "toy_up" });
+    const other = toy({
+      name: "toy_other",
+      bindings: { a: ["read", "f32"], b: ["read_write", "f32"] },
+    } as never);
+    const a = gpu.ctx.createBuffer("a", 64);
+    const out = gpu.ctx.createBuffer("out", 64);
+    expect(() =>
+      spec.call(gpu.ctx, { a, out }, { n: 4, k: 0, scale: 1 }, { upgrade: other }),
+    ).toThrow("toy_up: upgrade toy_other has other bindings or uniforms");
+  });
 });

@@ -74,9 +74,14 @@ function tiledChosen(ctx: GpuContext, variant: MatmulVariant): boolean {
 }
 
 /**
- * True when the 16×8 tile runs: asked for ("vec4x16"), or "auto" with M ≥ 16
- * (SwiftShader, 2026-12-05: dX 1.0–1.5× and dW 1.0–1.2× the 8×4 block on the
- * update's shapes, the same bits; scripts/bench/kernels.ts).
+ * How the 16×8 tile runs: "now" when asked for ("vec4x16"); "upgrade" for
+ * "auto" where it fits and M ≥ 16: the call starts on the 8×4 vec4 kernel
+ * and moves to the 16×8 one once its pipeline is built in the background
+ * (CallOptions.upgrade; the same bits, so the move changes no value). On
+ * SwiftShader the 16×8 tiles run dX 1.0–1.5×, dW 1.0–1.2× and the forward
+ * ~1.3× the 8×4 block on the update's shapes, but each takes 0.3–0.8 s to
+ * build in Chromium (docs/benchmarks.md, 2026-12-05), which the first RL step
+ * then does not wait for. "no" otherwise.
  * @throws Error when "vec4x16" is asked for and the sizes do not allow it.
  */
 function wide(
@@ -85,10 +90,11 @@ function wide(
   M: number,
   name: string,
   needs: string,
-): boolean {
+): "now" | "upgrade" | "no" {
   if (variant === "vec4x16" && !fits)
     throw new Error(`${name}: the vec4x16 variant needs ${needs}`);
-  return variant === "vec4x16" || (variant === "auto" && fits && M >= 16);
+  if (variant === "vec4x16") return "now";
+  return variant === "auto" && fits && M >= 16 ? "upgrade" : "no";
 }
 
 /** @throws Error when "vec4" is asked for and the sizes do not allow it. */
@@ -124,9 +130,16 @@ export function matmulForward(
   const bindings = { x: b.x, w: b.w, bias: b.bias ?? b.dummy, res: b.res ?? b.dummy, y: b.y };
   const u = { M, K, N, flags };
   if (tiledChosen(ctx, variant)) return matmulForwardTiled.call(ctx, bindings, u);
-  // 16×8 tiles where they fit (K % 4, N % 8, M ≥ 16): ~1.3× the 8×4 kernel on SwiftShader.
-  if (wide(variant, K % 4 === 0 && N % 8 === 0, M, "matmul_forward", "K % 4 = 0 and N % 8 = 0"))
-    return matmulForward16x8.call(ctx, bindings, u);
+  const tile = wide(
+    variant,
+    K % 4 === 0 && N % 8 === 0,
+    M,
+    "matmul_forward",
+    "K % 4 = 0 and N % 8 = 0",
+  );
+  if (tile === "now") return matmulForward16x8.call(ctx, bindings, u);
+  if (tile === "upgrade")
+    return matmulForwardVec4.call(ctx, bindings, u, { upgrade: matmulForward16x8 });
   if (pick(variant, K % 4 === 0 && N % 4 === 0, "matmul_forward"))
     return matmulForwardVec4.call(ctx, bindings, u);
   return matmulForwardScalar.call(ctx, bindings, u);
@@ -148,12 +161,15 @@ export function matmulBackwardDx(
   const u = { M, K, N, flags: accumulate ? 1 : 0 };
   if (tiledChosen(ctx, variant))
     return matmulBackwardDxTiled.call(ctx, { dy: b.dy, w: b.w, dx: b.dx }, u);
-  const spec = wide(variant, N % 4 === 0, M, "matmul_backward_dx", "N % 4 = 0")
-    ? matmulBackwardDx16x8
-    : pick(variant, N % 4 === 0, "matmul_backward_dx")
-      ? matmulBackwardDxVec4
-      : matmulBackwardDxScalar;
-  return spec.call(ctx, { dy: b.dy, w: b.w, dx: b.dx }, u);
+  const bindings = { dy: b.dy, w: b.w, dx: b.dx };
+  const tile = wide(variant, N % 4 === 0, M, "matmul_backward_dx", "N % 4 = 0");
+  if (tile === "now") return matmulBackwardDx16x8.call(ctx, bindings, u);
+  if (tile === "upgrade")
+    return matmulBackwardDxVec4.call(ctx, bindings, u, { upgrade: matmulBackwardDx16x8 });
+  const spec = pick(variant, N % 4 === 0, "matmul_backward_dx")
+    ? matmulBackwardDxVec4
+    : matmulBackwardDxScalar;
+  return spec.call(ctx, bindings, u);
 }
 
 /**
@@ -171,17 +187,19 @@ export function matmulBackwardDw(
   const bindings = { x: b.x, dy: b.dy, dw: b.dw, dbias: b.dbias ?? b.dummy };
   const u = { M, K, N, flags: b.dbias ? 1 : 0 };
   if (tiledChosen(ctx, variant)) return matmulBackwardDwTiled.call(ctx, bindings, u);
-  const spec = wide(
+  const tile = wide(
     variant,
     K % 4 === 0 && N % 8 === 0,
     M,
     "matmul_backward_dw",
     "K % 4 = 0 and N % 8 = 0",
-  )
-    ? matmulBackwardDw16x8
-    : pick(variant, K % 4 === 0 && N % 4 === 0, "matmul_backward_dw")
-      ? matmulBackwardDwVec4
-      : matmulBackwardDwScalar;
+  );
+  if (tile === "now") return matmulBackwardDw16x8.call(ctx, bindings, u);
+  if (tile === "upgrade")
+    return matmulBackwardDwVec4.call(ctx, bindings, u, { upgrade: matmulBackwardDw16x8 });
+  const spec = pick(variant, K % 4 === 0 && N % 4 === 0, "matmul_backward_dw")
+    ? matmulBackwardDwVec4
+    : matmulBackwardDwScalar;
   return spec.call(ctx, bindings, u);
 }
 

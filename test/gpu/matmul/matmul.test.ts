@@ -8,6 +8,8 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { useGpu } from "../../support/gpu";
+import { GpuContext } from "../../../src/gpu/context";
+import { requestNodeDevice } from "../../../src/gpu/node-gpu";
 import {
   decodeMatmul,
   matmulBackwardDw,
@@ -177,22 +179,84 @@ describe("matmul kernels", () => {
     const w = gpu.ctx.createBufferFrom("w", randn(K * N, 12));
     const dy = gpu.ctx.createBufferFrom("dy", randn(M * N, 13, 0.1));
     const out: Float32Array[][] = [];
+    const wx = gpu.ctx.createBufferFrom("wx", randn(M * N, 17));
+    const bias = gpu.ctx.createBufferFrom("bias", randn(N, 18));
     for (const variant of ["vec4", "vec4x16"] as MatmulVariant[]) {
       const dx = gpu.ctx.createBufferFrom("dx", randn(M * K, 14));
       const dw = gpu.ctx.createBufferFrom("dw", randn(K * N, 15));
       const db = gpu.ctx.createBufferFrom("db", randn(N, 16));
+      const y = gpu.ctx.createBuffer("y", M * N * 4);
       gpu.ctx.run(matmulBackwardDx(gpu.ctx, { dy, w, dx }, M, K, N, true, variant));
       gpu.ctx.run(matmulBackwardDw(gpu.ctx, { x, dy, dw, dbias: db, dummy }, M, K, N, variant));
+      gpu.ctx.run(matmulForward(gpu.ctx, { x, w, bias, res: wx, y, dummy }, M, K, N, variant));
       out.push([
         await gpu.ctx.readF32(dx, 0, M * K),
         await gpu.ctx.readF32(dw, 0, K * N),
         await gpu.ctx.readF32(db, 0, N),
+        await gpu.ctx.readF32(y, 0, M * N),
       ]);
     }
-    for (let t = 0; t < 3; t++) {
+    for (let t = 0; t < 4; t++) {
       const [a, b] = [out[0][t], out[1][t]];
       const differ = a.findIndex((v, i) => !Object.is(v, b[i]));
-      expect(differ, `${["dx", "dw", "db"][t]}: first differing element`).toBe(-1);
+      expect(differ, `${["dx", "dw", "db", "y"][t]}: first differing element`).toBe(-1);
+    }
+  });
+
+  // "auto" starts on the 8×4 kernels and moves each call to its 16×8 tile once that is built
+  // in the background (CallOptions.upgrade); the values do not move with it.
+  it("auto calls move to the 16×8 tiles once built, with the same bits before and after", async () => {
+    // a device of its own: no 16×8 pipeline built yet by the cases above
+    const ctx = new GpuContext(await requestNodeDevice());
+    try {
+      const [M, K, N] = [48, 64, 192];
+      const x = ctx.createBufferFrom("x", randn(M * K, 21));
+      const w = ctx.createBufferFrom("w", randn(K * N, 22));
+      const dy = ctx.createBufferFrom("dy", randn(M * N, 23, 0.1));
+      const y = ctx.createBuffer("y", M * N * 4);
+      const dx = ctx.createBuffer("dx", M * K * 4);
+      const dw = ctx.createBuffer("dw", K * N * 4);
+      const d = ctx.createBuffer("dummy", 16);
+      ctx.holdBackgroundBuilds(); // as LabRun.warmUp: nothing builds until released
+      const calls = [
+        matmulForward(ctx, { x, w, bias: null, res: null, y, dummy: d }, M, K, N),
+        matmulBackwardDx(ctx, { dy, w, dx }, M, K, N),
+        matmulBackwardDw(ctx, { x, dy, dw, dbias: null, dummy: d }, M, K, N),
+      ];
+      const names = () => calls.map((c) => c.kernel.name);
+      expect(names()).toEqual([
+        "matmul_forward_vec4",
+        "matmul_backward_dx_vec4",
+        "matmul_backward_dw_vec4",
+      ]);
+      const run = async () => {
+        ctx.clear(dw);
+        for (const c of calls) ctx.run(c);
+        return [
+          await ctx.readF32(y, 0, M * N),
+          await ctx.readF32(dx, 0, M * K),
+          await ctx.readF32(dw, 0, K * N),
+        ];
+      };
+      const before = await run();
+      await new Promise((res) => setTimeout(res, 50));
+      expect(names()[1]).toBe("matmul_backward_dx_vec4"); // held
+      await ctx.backgroundBuilds(); // releases, then waits
+      expect(names()).toEqual([
+        "matmul_forward_vec4_16x8",
+        "matmul_backward_dx_vec4_16x8",
+        "matmul_backward_dw_vec4_16x8",
+      ]);
+      expect(calls[1].workgroups[0] * calls[1].workgroups[1]).toBe(Math.ceil((3 * 8) / 64));
+      const after = await run();
+      for (let t = 0; t < 3; t++)
+        expect(after[t].findIndex((v, i) => !Object.is(v, before[t][i]))).toBe(-1);
+      // A call made once the tile is built starts on it.
+      expect(matmulBackwardDx(ctx, { dy, w, dx }, M, K, N).kernel.name).toBe(
+        "matmul_backward_dx_vec4_16x8",
+      );
+    } finally {
+      ctx.destroy();
     }
   });
 
