@@ -25,7 +25,7 @@ export interface TextWindow {
  * distinct lengths: fewer window graphs) but never past the text's end.
  * Linear in the batch size.
  * @param batch tokens and mask [N, promptLen + maxNew] (joinPromptResponse).
- * @param quantum a positive integer (lab choice in LabEngine: 4).
+ * @param quantum a positive integer (lab choice in LabEngine: 1).
  * @throws Error when the batch does not fit the shape or quantum is not a positive integer.
  */
 export function textWindow(batch: TextBatch, shape: TextShape, quantum = 1): TextWindow {
