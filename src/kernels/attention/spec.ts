@@ -343,11 +343,15 @@ const PREFIX = {
   NH: "u32",
   scale: "f32",
 } as const;
-/** One invocation per (row, head) of the prefix layout's nG·S + nG·G·Rs rows. */
-const prefixRows = {
+/**
+ * One invocation per (quad, head): a quad is up to 4 consecutive rows of one
+ * segment (a group's S prefix rows, a sequence's Rs suffix rows), so
+ * nG·⌈S/4⌉ + nG·G·⌈Rs/4⌉ quads.
+ */
+const prefixQuads = {
   kind: "x",
   threads: (u: { nG: number; G: number; S: number; Rs: number; NH: number }) =>
-    (u.nG * u.S + u.nG * u.G * u.Rs) * u.NH,
+    (u.nG * Math.ceil(u.S / 4) + u.nG * u.G * Math.ceil(u.Rs / 4)) * u.NH,
 } as const;
 
 /** Bindings of the prefix layout's backward passes (vec4 along the head channels). */
@@ -379,29 +383,29 @@ function makePrefix(hd: number) {
         out: ["read_write", "vec4f"], // [rows, C/4]
       },
       workgroupSize: 64,
-      grid: prefixRows,
+      grid: prefixQuads,
     }),
     /** Backward pass 1: dpre and the q part of dqkv. */
     backQ: defineKernel({
       name: `attention_prefix.bq.hd${hd}`,
       source: prefixCode,
-      blocks: ["BQ"],
+      blocks: ["BQ", "BACK"],
       consts,
       uniforms: PREFIX,
       bindings: prefixBackwardBindings("read_write"),
       workgroupSize: 64,
-      grid: prefixRows,
+      grid: prefixQuads,
     }),
     /** Backward pass 2: the k and v parts of dqkv, a prefix key summed over its group's queries (sumG sequences). */
     backKV: defineKernel({
       name: `attention_prefix.bkv.hd${hd}`,
       source: prefixCode,
-      blocks: ["BKV"],
+      blocks: ["BKV", "BACK"],
       consts,
       uniforms: { ...PREFIX, sumG: "u32" },
       bindings: prefixBackwardBindings("read"),
       workgroupSize: 64,
-      grid: prefixRows,
+      grid: prefixQuads,
     }),
   };
 }

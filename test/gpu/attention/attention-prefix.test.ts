@@ -139,6 +139,65 @@ describe("shared-prefix attention", () => {
     }
   });
 
+  it.each([cases[0], cases[4], cases[5]])(
+    "writes the bits of the plain kernels run on every sequence (att, out, dq; the suffix keys' dk, dv) %o",
+    async (c) => {
+      // The quads (4 rows per invocation) sum every row as the plain kernels sum it.
+      const { B, G, P, L, S, C, NH } = c;
+      const T = P + L;
+      const l = prefixLayout(B, G, T, S);
+      const tokens = groupTokens(B, G, P, L, S);
+      const qkv = randArray(l.rows * 3 * C, 23, -1.5, 1.5);
+      const dout = randArray(l.rows * C, 24);
+      // The plain layout [B, T]: row (b, t) is a copy of layout row physRow(b, t).
+      const plainQkv = new Float32Array(B * T * 3 * C);
+      const plainDout = new Float32Array(B * T * C);
+      for (let b = 0; b < B; b++)
+        for (let t = 0; t < T; t++) {
+          const r = physRow(l, b, t);
+          plainQkv.set(qkv.subarray(r * 3 * C, (r + 1) * 3 * C), (b * T + t) * 3 * C);
+          plainDout.set(dout.subarray(r * C, (r + 1) * C), (b * T + t) * C);
+        }
+      const mk = (rows: number, q: ArrayLike<number>, d: ArrayLike<number>) => ({
+        qkv: f32("qkv", q),
+        tokens: i32("tokens", tokens),
+        att: gpu.ctx.createBuffer("att", rows * NH * T * 4),
+        out: gpu.ctx.createBuffer("out", rows * C * 4),
+        dout: f32("dout", d),
+        dpre: gpu.ctx.createBuffer("dpre", rows * NH * T * 4),
+        dqkv: gpu.ctx.createBuffer("dqkv", rows * 3 * C * 4),
+      });
+      const a = mk(B * T, plainQkv, plainDout);
+      const p = mk(l.rows, qkv, dout);
+      gpu.ctx.run(attentionForward(gpu.ctx, a, { B, T, C, NH, P, L, padId: PAD }, "vec4"));
+      for (const call of attentionBackward(gpu.ctx, a, { B, T, C, NH, P, L, padId: PAD }, "vec4"))
+        gpu.ctx.run(call);
+      const dims = { nG: B / G, G, S, T, C, NH, P, L, padId: PAD };
+      gpu.ctx.run(attentionPrefixForwardCall(gpu.ctx, p, dims));
+      for (const call of attentionPrefixBackward(gpu.ctx, p, dims)) gpu.ctx.run(call);
+      const bits = async (buf: GPUBuffer) => new Uint32Array((await gpu.ctx.readF32(buf)).buffer);
+      const [aAtt, aOut, aD, pAtt, pOut, pD] = await Promise.all(
+        [a.att, a.out, a.dqkv, p.att, p.out, p.dqkv].map(bits),
+      );
+      let checked = 0;
+      for (let b = 0; b < B; b++)
+        for (let t = 0; t < T; t++) {
+          const r = physRow(l, b, t);
+          const row = (x: Uint32Array, i: number, w: number, from = 0, to = w) =>
+            Array.from(x.subarray(i * w + from, i * w + to));
+          for (let h = 0; h < NH; h++)
+            expect(row(pAtt, r * NH + h, T, 0, t + 1)).toEqual(
+              row(aAtt, (b * NH + h) * T + t, T, 0, t + 1),
+            ); // plain att is [B, NH, T, T]
+          expect(row(pOut, r, C)).toEqual(row(aOut, b * T + t, C));
+          expect(row(pD, r, 3 * C, 0, C)).toEqual(row(aD, b * T + t, 3 * C, 0, C)); // dq
+          if (t >= S) expect(row(pD, r, 3 * C)).toEqual(row(aD, b * T + t, 3 * C)); // dq | dk | dv
+          checked++;
+        }
+      expect(checked).toBe(B * T);
+    },
+  );
+
   it("with S = 0 the prefix kernels compute what the plain kernels compute on [B, T]", async () => {
     const B = 3;
     const P = 4;
