@@ -213,6 +213,23 @@ function prefixUniforms(d: PrefixAttnDims) {
 type PrefixSpecs = ReturnType<typeof attentionPrefixSpecs>;
 
 /**
+ * How the prefix-layout passes run (the same bits every way; see
+ * shaders/attention/attention_prefix.wgsl): "row" one invocation per row,
+ * "quad" per quad of 4 rows, "auto" (the default) starts on "row" and moves to
+ * "quad" once its pipeline is built in the background (CallOptions.upgrade;
+ * lab choice: the quads build 3–4× slower on SwiftShader and the first RL
+ * step does not wait for them).
+ */
+export type PrefixWay = "row" | "quad" | "auto";
+
+/** The spec a pass starts on and the one it moves to. */
+function prefixPass<K extends keyof PrefixSpecs>(hd: number, way: PrefixWay, pass: K) {
+  const start = attentionPrefixSpecs(hd, way === "quad" ? "quad" : "row")[pass];
+  const upgrade = way === "auto" ? attentionPrefixSpecs(hd, "quad")[pass] : undefined;
+  return { start, opts: upgrade ? { upgrade } : {} };
+}
+
+/**
  * Causal attention with the PAD key mask on the prefix layout: out [rows,
  * C], att [rows, NH, T] from qkv [rows, 3C] and tokens [B, L]. S may change
  * per step: set({ S, Rs: T − S }).
@@ -222,10 +239,11 @@ export function attentionPrefixForwardCall(
   ctx: GpuContext,
   b: { qkv: Binding; tokens: Binding; att: Binding; out: Binding },
   d: PrefixAttnDims,
+  way: PrefixWay = "auto",
 ): SpecCall<PrefixSpecs["forward"]["uniforms"]> {
-  const spec = attentionPrefixSpecs(d.C / d.NH).forward;
+  const { start, opts } = prefixPass(d.C / d.NH, way, "forward");
   const u = { ...prefixUniforms(d), P: d.P, L: d.L, padId: d.padId };
-  return spec.call(ctx, { qkv: b.qkv, tokens: b.tokens, att: b.att, out: b.out }, u);
+  return start.call(ctx, { qkv: b.qkv, tokens: b.tokens, att: b.att, out: b.out }, u, opts);
 }
 
 /**
@@ -240,13 +258,16 @@ export function attentionPrefixBackward(
   ctx: GpuContext,
   b: { dout: Binding; qkv: Binding; att: Binding; dpre: Binding; dqkv: Binding },
   d: PrefixAttnDims,
+  way: PrefixWay = "auto",
 ): [SpecCall<PrefixSpecs["backQ"]["uniforms"]>, SpecCall<PrefixSpecs["backKV"]["uniforms"]>] {
-  const specs = attentionPrefixSpecs(d.C / d.NH);
+  const hd = d.C / d.NH;
+  const q = prefixPass(hd, way, "backQ");
+  const kv = prefixPass(hd, way, "backKV");
   const u = prefixUniforms(d);
   const bindings = { dout: b.dout, qkv: b.qkv, att: b.att, dpre: b.dpre, dqkv: b.dqkv };
   return [
-    specs.backQ.call(ctx, bindings, u),
-    specs.backKV.call(ctx, bindings, { ...u, sumG: d.G }),
+    q.start.call(ctx, bindings, u, q.opts),
+    kv.start.call(ctx, bindings, { ...u, sumG: d.G }, kv.opts),
   ];
 }
 

@@ -343,10 +343,17 @@ const PREFIX = {
   NH: "u32",
   scale: "f32",
 } as const;
+/** ROW: one invocation per (row, head) of the prefix layout's nG·S + nG·G·Rs rows. */
+const prefixRows = {
+  kind: "x",
+  threads: (u: { nG: number; G: number; S: number; Rs: number; NH: number }) =>
+    (u.nG * u.S + u.nG * u.G * u.Rs) * u.NH,
+} as const;
+
 /**
- * One invocation per (quad, head): a quad is up to 4 consecutive rows of one
- * segment (a group's S prefix rows, a sequence's Rs suffix rows), so
- * nG·⌈S/4⌉ + nG·G·⌈Rs/4⌉ quads.
+ * QUAD: one invocation per (quad, head), a quad being up to 4 consecutive
+ * rows of one segment (a group's S prefix rows, a sequence's Rs suffix
+ * rows), so nG·⌈S/4⌉ + nG·G·⌈Rs/4⌉ quads.
  */
 const prefixQuads = {
   kind: "x",
@@ -365,15 +372,23 @@ function prefixBackwardBindings(dpre: "read" | "read_write") {
   } as const;
 }
 
-/** The three prefix-layout kernels for head size hd (a compile-time constant). */
-function makePrefix(hd: number) {
+/**
+ * The three prefix-layout passes for head size hd (a compile-time constant),
+ * one invocation per row ("row") or per quad of rows ("quad"): the same bits
+ * (see the shader's header).
+ */
+function makePrefix(hd: number, way: "row" | "quad") {
   const consts = { HD: hd };
+  const block = way === "row" ? "ROW" : "QUAD";
+  const back = way === "row" ? [] : ["BACK"];
+  const suffix = way === "row" ? "" : ".quad";
+  const grid = way === "row" ? prefixRows : prefixQuads;
   return {
     /** Forward: out [rows, C], att [rows, NH, T] from qkv [rows, 3C] and tokens [B, L]. */
     forward: defineKernel({
-      name: `attention_prefix.fwd.hd${hd}`,
+      name: `attention_prefix.fwd${suffix}.hd${hd}`,
       source: prefixCode,
-      blocks: ["FWD"],
+      blocks: [block, "FWD"],
       consts,
       uniforms: { ...PREFIX, P: "u32", L: "u32", padId: "i32" },
       bindings: {
@@ -383,53 +398,55 @@ function makePrefix(hd: number) {
         out: ["read_write", "vec4f"], // [rows, C/4]
       },
       workgroupSize: 64,
-      grid: prefixQuads,
+      grid,
     }),
     /** Backward pass 1: dpre and the q part of dqkv. */
     backQ: defineKernel({
-      name: `attention_prefix.bq.hd${hd}`,
+      name: `attention_prefix.bq${suffix}.hd${hd}`,
       source: prefixCode,
-      blocks: ["BQ", "BACK"],
+      blocks: [block, "BQ", ...back],
       consts,
       uniforms: PREFIX,
       bindings: prefixBackwardBindings("read_write"),
       workgroupSize: 64,
-      grid: prefixQuads,
+      grid,
     }),
     /** Backward pass 2: the k and v parts of dqkv, a prefix key summed over its group's queries (sumG sequences). */
     backKV: defineKernel({
-      name: `attention_prefix.bkv.hd${hd}`,
+      name: `attention_prefix.bkv${suffix}.hd${hd}`,
       source: prefixCode,
-      blocks: ["BKV", "BACK"],
+      blocks: [block, "BKV", ...back],
       consts,
       uniforms: { ...PREFIX, sumG: "u32" },
       bindings: prefixBackwardBindings("read"),
       workgroupSize: 64,
-      grid: prefixQuads,
+      grid,
     }),
   };
 }
 
 type PrefixSpecs = ReturnType<typeof makePrefix>;
-const prefixSpecs = new Map<number, PrefixSpecs>();
+const prefixSpecs = new Map<string, PrefixSpecs>();
 
 /** Largest head size of the prefix-layout attention (8 vec4 registers per vector). */
 export const PREFIX_MAX_HEAD = 32;
 
 /**
  * The prefix-layout attention (forward, backward q and kv passes) for head
- * size `hd`: a multiple of 4 up to PREFIX_MAX_HEAD.
+ * size `hd`: a multiple of 4 up to PREFIX_MAX_HEAD; one invocation per row
+ * (`way` "row", the default) or per quad of 4 rows ("quad"), the same bits.
  * @throws Error for any other head size.
  */
-export function attentionPrefixSpecs(hd: number): PrefixSpecs {
+export function attentionPrefixSpecs(hd: number, way: "row" | "quad" = "row"): PrefixSpecs {
   if (!(Number.isInteger(hd) && hd % 4 === 0 && hd >= 4 && hd <= PREFIX_MAX_HEAD))
     throw new Error(
       `attention_prefix: the head size C/NH = ${hd} must be a multiple of 4 up to ${PREFIX_MAX_HEAD}`,
     );
-  let s = prefixSpecs.get(hd);
+  const key = `${hd}.${way}`;
+  let s = prefixSpecs.get(key);
   if (!s) {
-    s = makePrefix(hd);
-    prefixSpecs.set(hd, s);
+    s = makePrefix(hd, way);
+    prefixSpecs.set(key, s);
   }
   return s;
 }
@@ -445,6 +462,8 @@ export const ATTENTION_SPECS: KernelSpec[] = [
   attentionBackwardQRowsVec4,
   ...Object.values(attentionPrefixSpecs(16)),
   ...Object.values(attentionPrefixSpecs(8)),
+  ...Object.values(attentionPrefixSpecs(16, "quad")),
+  ...Object.values(attentionPrefixSpecs(32, "quad")),
   ...Object.values(attentionTiledSpecs(16)),
   ...Object.values(attentionTiledSpecs(6)),
   kvAppend,

@@ -67,8 +67,8 @@ describe("shared-prefix attention", () => {
     { B: 8, G: 8, P: 32, L: 30, S: 45, C: 64, NH: 4 }, // the small model's head size, one group
   ];
 
-  /** Runs the three passes on the GPU and the CPU reference; returns both. */
-  async function run(c: (typeof cases)[number], sumG?: number) {
+  /** Runs the three passes on the GPU (one way) and the CPU reference; returns both. */
+  async function run(c: (typeof cases)[number], way: "row" | "quad", sumG?: number) {
     const { B, G, P, L, S, C, NH } = c;
     const T = P + L;
     const l = prefixLayout(B, G, T, S);
@@ -96,8 +96,8 @@ describe("shared-prefix attention", () => {
       dqkv: f32("dqkv", new Float32Array(dqkv.length).fill(Number.NaN)),
     };
     const dims = { nG: B / G, G, S, T, C, NH, P, L, padId: PAD };
-    gpu.ctx.run(attentionPrefixForwardCall(gpu.ctx, b, dims));
-    const [bq, bkv] = attentionPrefixBackward(gpu.ctx, b, dims);
+    gpu.ctx.run(attentionPrefixForwardCall(gpu.ctx, b, dims, way));
+    const [bq, bkv] = attentionPrefixBackward(gpu.ctx, b, dims, way);
     if (sumG !== undefined) bkv.set({ sumG });
     gpu.ctx.run(bq);
     gpu.ctx.run(bkv);
@@ -108,20 +108,42 @@ describe("shared-prefix attention", () => {
       att: { got: gotAtt.filter(lower), ref: att.filter(lower) },
       out: { got: await gpu.ctx.readF32(b.out, 0, out.length), ref: out },
       dqkv: { got: await gpu.ctx.readF32(b.dqkv, 0, dqkv.length), ref: dqkv },
+      dpre: await gpu.ctx.readF32(b.dpre, 0, att.length),
     };
   }
 
-  it.each(cases)("forward and backward on the prefix layout equal the reference %o", async (c) => {
-    const r = await run(c);
-    expect(r.l.rows).toBe(c.B * (c.P + c.L) - (c.B - c.B / c.G) * c.S);
-    expectClose("att (j ≤ i)", r.att.got, r.att.ref, 1e-6, 1e-4);
-    expectClose("attn out", r.out.got, r.out.ref, 1e-5, 1e-4);
-    expectClose("dqkv", r.dqkv.got, r.dqkv.ref, 1e-5, 1e-3);
+  const ways = ["row", "quad"] as const;
+
+  it.each(ways.flatMap((way) => cases.map((c) => ({ ...c, way }))))(
+    "forward and backward on the prefix layout equal the reference %o",
+    async ({ way, ...c }) => {
+      const r = await run(c, way);
+      expect(r.l.rows).toBe(c.B * (c.P + c.L) - (c.B - c.B / c.G) * c.S);
+      expectClose("att (j ≤ i)", r.att.got, r.att.ref, 1e-6, 1e-4);
+      expectClose("attn out", r.out.got, r.out.ref, 1e-5, 1e-4);
+      expectClose("dqkv", r.dqkv.got, r.dqkv.ref, 1e-5, 1e-3);
+    },
+  );
+
+  it.each(cases)("one invocation per quad of rows writes the bits of one per row %o", async (c) => {
+    const row = await run(c, "row");
+    const quad = await run(c, "quad");
+    const bits = (a: Float32Array) => new Uint32Array(a.buffer, a.byteOffset, a.length);
+    expect(bits(quad.att.got)).toEqual(bits(row.att.got));
+    expect(bits(quad.out.got)).toEqual(bits(row.out.got));
+    expect(bits(quad.dqkv.got)).toEqual(bits(row.dqkv.got));
+    // Above the diagonal both leave dpre's NaN fill: NaN bits compare equal too.
+    expect(bits(quad.dpre)).toEqual(bits(row.dpre));
   });
 
   it("a kv pass that leaves one sequence of each group out of the prefix keys' sum fails the check", async () => {
-    for (const c of [cases[0], cases[5]]) {
-      const r = await run(c, c.G - 1);
+    for (const [c, way] of [
+      [cases[0], "row"],
+      [cases[5], "row"],
+      [cases[0], "quad"],
+      [cases[5], "quad"],
+    ] as const) {
+      const r = await run(c, way, c.G - 1);
       expectClose("attn out", r.out.got, r.out.ref, 1e-5, 1e-4);
       expect(() => expectClose("dqkv", r.dqkv.got, r.dqkv.ref, 1e-5, 1e-3)).toThrow(
         /out of tolerance/,
@@ -140,7 +162,7 @@ describe("shared-prefix attention", () => {
   });
 
   it.each([cases[0], cases[4], cases[5]])(
-    "writes the bits of the plain kernels run on every sequence (att, out, dq; the suffix keys' dk, dv) %o",
+    "in quads writes the bits of the plain kernels run on every sequence (att, out, dq; the suffix keys' dk, dv) %o",
     async (c) => {
       // The quads (4 rows per invocation) sum every row as the plain kernels sum it.
       const { B, G, P, L, S, C, NH } = c;
@@ -173,8 +195,8 @@ describe("shared-prefix attention", () => {
       for (const call of attentionBackward(gpu.ctx, a, { B, T, C, NH, P, L, padId: PAD }, "vec4"))
         gpu.ctx.run(call);
       const dims = { nG: B / G, G, S, T, C, NH, P, L, padId: PAD };
-      gpu.ctx.run(attentionPrefixForwardCall(gpu.ctx, p, dims));
-      for (const call of attentionPrefixBackward(gpu.ctx, p, dims)) gpu.ctx.run(call);
+      gpu.ctx.run(attentionPrefixForwardCall(gpu.ctx, p, dims, "quad"));
+      for (const call of attentionPrefixBackward(gpu.ctx, p, dims, "quad")) gpu.ctx.run(call);
       const bits = async (buf: GPUBuffer) => new Uint32Array((await gpu.ctx.readF32(buf)).buffer);
       const [aAtt, aOut, aD, pAtt, pOut, pD] = await Promise.all(
         [a.att, a.out, a.dqkv, p.att, p.out, p.dqkv].map(bits),
