@@ -451,7 +451,7 @@ export class LabEngine {
    */
   async warmUpdate(images: Float32Array, batch: TextBatch, groupSize = 1): Promise<void> {
     const B = batch.tokens.length / this.textLen;
-    this.updateGraph(images, batch, groupSize);
+    this.updateGraph(images, batch, groupSize).prepare();
     // The advantage kernel of the step's groups (its options are set at each use).
     if (B % groupSize === 0) this.advantageKernel(B / groupSize, groupSize, "grpo", "sample", 0);
     await this.ctx.sync();

@@ -120,13 +120,12 @@ export class TrainGraph implements BufferSource {
   /** Buffers by label, allocated by this graph or taken from shareBuffersOf (BufferSource). */
   readonly bufferPool = new Map<string, GPUBuffer>();
   private lossLogprobsCall: K.LossTokenCall;
-  /** The first backward dispatch (logprob gradients → dlogits); its uniform carries τ. */
-  private logitsGradCall: K.LossLogitsGradCall;
   private lossSftCall: K.LossTokenCall;
   private lossPolicyCall: K.LossTokenCall;
   private reduceSftCall: K.LossReduceCall;
   private reducePolicyCall: K.LossReduceCall;
-  private backwardCalls: KernelCall[];
+  /** The backward's dispatches (built on first use: prepare()); logitsGrad is the first, its uniform carries τ. */
+  private back: { calls: KernelCall[]; logitsGrad: K.LossLogitsGradCall } | null = null;
   /** Sleeps before the stats read-back in Node (TrainGraphOptions.sleepBeforeRead). */
   private pacer: ReadPacer<"sft" | "policy">;
 
@@ -312,10 +311,24 @@ export class TrainGraph implements BufferSource {
     const rb = { tok: bufs.tok, g: bufs.tokenGrad, stats: bufs.stats };
     this.reduceSftCall = K.lossReduce(ctx, rb, B, L, K.AGGREGATION["token-mean"], 1);
     this.reducePolicyCall = K.lossReduce(ctx, rb, B, L, K.AGGREGATION[DEFAULT_AGGREGATION], L - 1);
-    const back = buildBackward(this.parts, this.params, this.grads);
-    this.backwardCalls = back.calls;
-    this.logitsGradCall = back.logitsGrad;
+    // The forward and backward dispatches (and their pipelines) are built on first use or by
+    // prepare(): a graph kept only for its buffers (LabEngine's full graph under its windows)
+    // compiles none of them (lab choice: fewer pipeline builds before the first RL step).
+  }
+
+  /**
+   * Builds the dispatches (and compiles the pipelines) of a step on the
+   * trainable parameters: the forward and the backward. Otherwise they are
+   * built on first use. Records nothing.
+   */
+  prepare(): void {
+    this.backward();
     this.forwardCalls(this.params);
+  }
+
+  private backward(): { calls: KernelCall[]; logitsGrad: K.LossLogitsGradCall } {
+    if (!this.back) this.back = buildBackward(this.parts, this.params, this.grads);
+    return this.back;
   }
 
   /** The embedding calls (every forward's and the backward's), whose posOff setTextOffset sets. */
@@ -470,7 +483,7 @@ export class TrainGraph implements BufferSource {
       this.ctx.clear(this.bufs.dpre, 0, B * config.nHeads * T * T * 4);
       this.ctx.clear(this.bufs.dqkv, 0, B * T * 3 * config.dModel * 4);
     }
-    for (const c of this.backwardCalls) this.ctx.run(c);
+    for (const c of this.backward().calls) this.ctx.run(c);
   }
 
   /**
@@ -498,7 +511,7 @@ export class TrainGraph implements BufferSource {
    */
   sftForwardBackward(): void {
     const { ctx } = this;
-    this.logitsGradCall.set({ invTemp: 1 });
+    this.backward().logitsGrad.set({ invTemp: 1 });
     this.recordForward(this.params);
     ctx.run(this.lossSftCall);
     ctx.run(this.reduceSftCall);
@@ -529,7 +542,7 @@ export class TrainGraph implements BufferSource {
         ? M.policyOnPolicy
         : M.policyNoRefOnPolicy;
     this.lossPolicyCall.set({ mode, clipEps, beta, invTemp: 1 / temperature });
-    this.logitsGradCall.set({ invTemp: 1 / temperature });
+    this.backward().logitsGrad.set({ invTemp: 1 / temperature });
     this.reducePolicyCall.set({ agg: K.AGGREGATION[agg], normLength });
     this.recordForward(this.params);
     ctx.run(this.lossPolicyCall);
@@ -546,7 +559,7 @@ export class TrainGraph implements BufferSource {
    * order leaves the buffers in no defined state.
    */
   dispatches(): { forward: readonly KernelCall[]; backward: readonly KernelCall[] } {
-    return { forward: this.forwardCalls(this.params), backward: this.backwardCalls };
+    return { forward: this.forwardCalls(this.params), backward: this.backward().calls };
   }
 
   /** Forgets the measured step times (after a warm-up step that paid for the pipeline builds). */
