@@ -150,7 +150,12 @@ export function buildBackward(
     // fchGelu = gelu(fch)
     calls.push(
       rowsOfL(
-        K.geluBackward(ctx, { inp: a.fch, dout: bufs.dfchGelu, dinp: bufs.dfch }, Rl * H4),
+        K.geluBackward(
+          ctx,
+          { inp: a.fch, dout: bufs.dfchGelu, dinp: bufs.dfch },
+          Rl * H4,
+          H4 % 4 === 0 ? "vec4" : "scalar", // N = rows·H4 stays a multiple of 4 (the same bits)
+        ),
         "NH4",
       ),
     );

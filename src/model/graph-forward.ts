@@ -193,7 +193,9 @@ export function buildForward(g: GraphParts, params: GPUBuffer): KernelCall[] {
         "M",
       ),
     );
-    calls.push(rowsOf(K.geluForward(ctx, { inp: a.fch, out: a.fchGelu }, R * H4), "NH4"));
+    // Four floats per invocation when every row count keeps N = rows·H4 a multiple of 4 (the same bits).
+    const gv = H4 % 4 === 0 ? "vec4" : "scalar";
+    calls.push(rowsOf(K.geluForward(ctx, { inp: a.fch, out: a.fchGelu }, R * H4, gv), "NH4"));
     calls.push(
       rowsOf(
         K.matmulForward(

@@ -42,6 +42,46 @@ describe("gelu kernels", () => {
     expectClose("gelu'", await gpu.ctx.readF32(b.dinp, 0, N), dinp, 1e-6, 1e-4);
   });
 
+  it.each([4, 1000, 65536])(
+    "four floats per invocation (vec4) write the bits of one per invocation at N=%i",
+    async (N) => {
+      const inp = randArray(N, 11, -8, 8);
+      inp[0] = 40;
+      inp[1] = -40;
+      inp[2] = 0;
+      inp[3] = -1e-30;
+      const dout = randArray(N, 12);
+      const ref = new Float64Array(N);
+      geluForwardRef(ref, inp, N);
+      const outs: Uint32Array[] = [];
+      for (const variant of ["scalar", "vec4"] as const) {
+        const b = {
+          inp: f32("inp", inp),
+          out: gpu.ctx.createBuffer("out", N * 4),
+          dout: f32("dout", dout),
+          dinp: gpu.ctx.createBuffer("dinp", N * 4),
+        };
+        gpu.ctx.run(geluForward(gpu.ctx, b, N, variant));
+        gpu.ctx.run(geluBackward(gpu.ctx, b, N, variant));
+        const out = await gpu.ctx.readF32(b.out, 0, N);
+        expectClose(`gelu ${variant}`, out, ref, 1e-6, 1e-5);
+        outs.push(
+          new Uint32Array(out.buffer),
+          new Uint32Array((await gpu.ctx.readF32(b.dinp, 0, N)).buffer),
+        );
+      }
+      expect(outs[2]).toEqual(outs[0]);
+      expect(outs[3]).toEqual(outs[1]);
+    },
+  );
+
+  it("refuses the vec4 variant for N not a multiple of 4", () => {
+    const b = { inp: f32("inp", [1, 2, 3]), out: gpu.ctx.createBuffer("out", 12) };
+    expect(() => geluForward(gpu.ctx, b, 3, "vec4")).toThrow(
+      /vec4 variant needs N % 4 = 0, got N = 3/,
+    );
+  });
+
   it("elementwise kernels spill past 65535 workgroups into the y dimension", async () => {
     const N = 65535 * 64 + 1000;
     const [x, y] = geluForwardSpec.workgroups(
