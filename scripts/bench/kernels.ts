@@ -2,7 +2,7 @@
  * Kernel profile of the RL update: where one forward + backward of the
  * policy step goes, kernel by kernel. Prints ONE JSON line.
  *
- *   npm run bench:kernels -- [--text L] [--batch B] [--size small|default] [--compact] [--shared G]
+ *   npm run bench:kernels -- [--text L] [--batch B] [--size small|default] [--compact] [--shared G] [--submit] [--only NAME]
  *   (flags, output and errors: the benchmark harness, scripts/bench/harness.ts)
  *
  * The graph is the update's (TrainGraph.policyForwardBackward) at B rows of L text
@@ -25,6 +25,12 @@
  * (TrainGraphOptions.sharedPrefix): the rows in groups of G with one image
  * and one 15-column prompt each, so the patches and 14 prompt columns run
  * once per group.
+ * --submit: instead of the per-kernel split, the step's dispatches recorded
+ * and submitted together, as a step submits them (no per-dispatch
+ * overhead), 25 times after the warm-up: key `submit` {only, dispatches,
+ * median_ms, p25_ms, p75_ms}. --only NAME keeps the dispatches whose kernel
+ * name contains NAME (e.g. attention_prefix, gelu, matmul): a kernel
+ * family's time in the step, for a before/after on one machine.
  */
 import { nodeContext } from "../../src/cli/node-run";
 import { DEFAULT_CONFIG, numPatches, paramLayout, SMALL_CONFIG } from "../../src/model/config";
@@ -40,7 +46,10 @@ runBench("bench-kernels", async () => {
     size: { kind: "enum", of: ["small", "default"], default: "small", help: "model size" },
     compact: { kind: "bool", help: "the RL update's compacted graph" },
     shared: { kind: "int", min: 0, max: 256, default: 0, help: "group size of a shared prefix" },
+    submit: { kind: "bool", help: "time the dispatches submitted together" },
+    only: { kind: "string", default: "", help: "with --submit: kernels whose name contains this" },
   });
+  if (flags.only && !flags.submit) throw new Error("--only needs --submit");
   const compact = flags.compact;
   const shared = flags.shared || undefined;
   if (shared !== undefined && !compact)
@@ -91,6 +100,37 @@ runBench("bench-kernels", async () => {
   // The steady state: the matmuls' 16×8 tiles, built in the background, in place (CallOptions.upgrade).
   await ctx.backgroundBuilds();
   const { forward, backward } = graph.dispatches();
+  if (flags.submit) {
+    const only = flags.only;
+    const sel = [...forward, ...backward].filter((c) => c.kernel.name.includes(only));
+    if (sel.length === 0)
+      throw new Error(`--only ${only}: no dispatch of the step has such a kernel`);
+    const t: number[] = [];
+    for (let r = 0; r < 25; r++) {
+      await ctx.sync();
+      const t0 = performance.now();
+      for (const c of sel) ctx.run(c);
+      await ctx.sync();
+      t.push(performance.now() - t0);
+    }
+    t.sort((a, b) => a - b);
+    const ms = (v: number) => Math.round(v * 10) / 10;
+    ctx.destroy();
+    return {
+      environment: "node",
+      adapter: ctx.adapter.description,
+      shape: { size, B, L, T: numPatches(config) + L },
+      compact,
+      shared: shared ?? null,
+      submit: {
+        only,
+        dispatches: sel.length,
+        median_ms: ms(t[12]),
+        p25_ms: ms(t[6]),
+        p75_ms: ms(t[18]),
+      },
+    };
+  }
   const calls = [
     ...forward.map((c) => ["forward", c] as const),
     ...backward.map((c) => ["backward", c] as const),
