@@ -425,16 +425,16 @@ fn dout_load(o: u32) -> V8 {
   return x;
 }
 
-// dqkv[o … o + HD4) = w·x.
-fn dqkv_store(o: u32, w: f32, x: V8) {
-  dqkv[o] = x.v0 * w;
-  if (HD4 > 1u) { dqkv[o + 1u] = x.v1 * w; }
-  if (HD4 > 2u) { dqkv[o + 2u] = x.v2 * w; }
-  if (HD4 > 3u) { dqkv[o + 3u] = x.v3 * w; }
-  if (HD4 > 4u) { dqkv[o + 4u] = x.v4 * w; }
-  if (HD4 > 5u) { dqkv[o + 5u] = x.v5 * w; }
-  if (HD4 > 6u) { dqkv[o + 6u] = x.v6 * w; }
-  if (HD4 > 7u) { dqkv[o + 7u] = x.v7 * w; }
+// dqkv[o … o + HD4) = scale·x (the q and k parts).
+fn dqkv_store_scaled(o: u32, x: V8) {
+  dqkv[o] = x.v0 * p.scale;
+  if (HD4 > 1u) { dqkv[o + 1u] = x.v1 * p.scale; }
+  if (HD4 > 2u) { dqkv[o + 2u] = x.v2 * p.scale; }
+  if (HD4 > 3u) { dqkv[o + 3u] = x.v3 * p.scale; }
+  if (HD4 > 4u) { dqkv[o + 4u] = x.v4 * p.scale; }
+  if (HD4 > 5u) { dqkv[o + 5u] = x.v5 * p.scale; }
+  if (HD4 > 6u) { dqkv[o + 6u] = x.v6 * p.scale; }
+  if (HD4 > 7u) { dqkv[o + 7u] = x.v7 * p.scale; }
 }
 //<<BACK
 //>>BQ
@@ -479,10 +479,10 @@ fn main(@builtin(global_invocation_id) gid: vec3u) {
     if (n > 3u && j <= i0 + 3u) { let e = a + 3u * aS + j; let g = att[e] * (dpre[e] - t3); dpre[e] = g; g3 = axpy8(g3, g, k); }
   }
   let q = qd.r0 * C3e + h * HD4;
-  dqkv_store(q, p.scale, g0);
-  if (n > 1u) { dqkv_store(q + C3e, p.scale, g1); }
-  if (n > 2u) { dqkv_store(q + 2u * C3e, p.scale, g2); }
-  if (n > 3u) { dqkv_store(q + 3u * C3e, p.scale, g3); }
+  dqkv_store_scaled(q, g0);
+  if (n > 1u) { dqkv_store_scaled(q + C3e, g1); }
+  if (n > 2u) { dqkv_store_scaled(q + 2u * C3e, g2); }
+  if (n > 3u) { dqkv_store_scaled(q + 3u * C3e, g3); }
 }
 //<<BQ
 //>>BKV
@@ -493,10 +493,19 @@ fn kv_add(acc: KV, q: V8, d: V8, ij: u32) -> KV {
   return KV(axpy8(acc.k, dpre[ij], q), axpy8(acc.v, att[ij], d));
 }
 
+// The k part scaled, the v part as summed (as the ROW kernel stores them).
 fn kv_store(r: u32, h: u32, Ce: u32, C3e: u32, acc: KV) {
   let k = r * C3e + Ce + h * HD4;
-  dqkv_store(k, p.scale, acc.k);
-  dqkv_store(k + Ce, 1.0, acc.v);
+  dqkv_store_scaled(k, acc.k);
+  let v = k + Ce;
+  dqkv[v] = acc.v.v0;
+  if (HD4 > 1u) { dqkv[v + 1u] = acc.v.v1; }
+  if (HD4 > 2u) { dqkv[v + 2u] = acc.v.v2; }
+  if (HD4 > 3u) { dqkv[v + 3u] = acc.v.v3; }
+  if (HD4 > 4u) { dqkv[v + 4u] = acc.v.v4; }
+  if (HD4 > 5u) { dqkv[v + 5u] = acc.v.v5; }
+  if (HD4 > 6u) { dqkv[v + 6u] = acc.v.v6; }
+  if (HD4 > 7u) { dqkv[v + 7u] = acc.v.v7; }
 }
 
 @compute @workgroup_size(WG)

@@ -65,10 +65,16 @@ describe("shared-prefix attention", () => {
     { B: 2, G: 2, P: 2, L: 4, S: 0, C: 8, NH: 2 }, // S = 0: the plain layout
     { B: 6, G: 3, P: 5, L: 9, S: 9, C: 24, NH: 2 }, // head size 12
     { B: 8, G: 8, P: 32, L: 30, S: 45, C: 64, NH: 4 }, // the small model's head size, one group
+    { B: 4, G: 2, P: 3, L: 11, S: 7, C: 64, NH: 2 }, // head size 32 (the default model's); S, Rs = 3 mod 4
   ];
 
   /** Runs the three passes on the GPU (one way) and the CPU reference; returns both. */
-  async function run(c: (typeof cases)[number], way: "row" | "quad", sumG?: number) {
+  async function run(
+    c: (typeof cases)[number],
+    way: "row" | "quad" | "auto",
+    sumG?: number,
+    onCalls?: (calls: { kernel: { name: string } }[]) => Promise<void>,
+  ) {
     const { B, G, P, L, S, C, NH } = c;
     const T = P + L;
     const l = prefixLayout(B, G, T, S);
@@ -96,11 +102,19 @@ describe("shared-prefix attention", () => {
       dqkv: f32("dqkv", new Float32Array(dqkv.length).fill(Number.NaN)),
     };
     const dims = { nG: B / G, G, S, T, C, NH, P, L, padId: PAD };
-    gpu.ctx.run(attentionPrefixForwardCall(gpu.ctx, b, dims, way));
+    const fwd = attentionPrefixForwardCall(gpu.ctx, b, dims, way);
     const [bq, bkv] = attentionPrefixBackward(gpu.ctx, b, dims, way);
     if (sumG !== undefined) bkv.set({ sumG });
+    gpu.ctx.run(fwd);
     gpu.ctx.run(bq);
     gpu.ctx.run(bkv);
+    if (onCalls) {
+      await onCalls([fwd, bq, bkv]);
+      // Again on the same calls, whatever kernels they dispatch now (every value is rewritten).
+      gpu.ctx.run(fwd);
+      gpu.ctx.run(bq);
+      gpu.ctx.run(bkv);
+    }
     const gotAtt = await gpu.ctx.readF32(b.att, 0, att.length);
     const lower = (_: number, k: number) => k % T <= rowSeq(l, Math.floor(k / (NH * T))).t;
     return {
@@ -113,6 +127,24 @@ describe("shared-prefix attention", () => {
   }
 
   const ways = ["row", "quad"] as const;
+
+  // First of the file's tests: no quad kernel of head size 32 is built in this context yet.
+  it("an auto call starts on the rows and moves to the quads once built, with the same bits", async () => {
+    const c = cases[6];
+    const names: string[][] = [];
+    const auto = await run(c, "auto", undefined, async (calls) => {
+      names.push(calls.map((k) => k.kernel.name));
+      await gpu.ctx.backgroundBuilds();
+      names.push(calls.map((k) => k.kernel.name));
+    });
+    expect(names[0].every((n) => !n.includes(".quad"))).toBe(true);
+    expect(names[1].every((n) => n.includes(".quad.hd32"))).toBe(true);
+    const row = await run(c, "row");
+    const bits = (a: Float32Array) => new Uint32Array(a.buffer, a.byteOffset, a.length);
+    expect(bits(auto.att.got)).toEqual(bits(row.att.got));
+    expect(bits(auto.out.got)).toEqual(bits(row.out.got));
+    expect(bits(auto.dqkv.got)).toEqual(bits(row.dqkv.got));
+  });
 
   it.each(ways.flatMap((way) => cases.map((c) => ({ ...c, way }))))(
     "forward and backward on the prefix layout equal the reference %o",
@@ -161,7 +193,7 @@ describe("shared-prefix attention", () => {
     }
   });
 
-  it.each([cases[0], cases[4], cases[5]])(
+  it.each([cases[0], cases[4], cases[5], cases[6]])(
     "in quads writes the bits of the plain kernels run on every sequence (att, out, dq; the suffix keys' dk, dv) %o",
     async (c) => {
       // The quads (4 rows per invocation) sum every row as the plain kernels sum it.

@@ -55,14 +55,13 @@ describe("gelu kernels", () => {
       geluForwardRef(ref, inp, N);
       const outs: Uint32Array[] = [];
       for (const variant of ["scalar", "vec4"] as const) {
-        const b = {
-          inp: f32("inp", inp),
-          out: gpu.ctx.createBuffer("out", N * 4),
-          dout: f32("dout", dout),
-          dinp: gpu.ctx.createBuffer("dinp", N * 4),
-        };
+        // 8 floats past N, NaN: a kernel that wrote past N would change them.
+        const pad = () => f32("out", new Float32Array(N + 8).fill(Number.NaN));
+        const b = { inp: f32("inp", inp), out: pad(), dout: f32("dout", dout), dinp: pad() };
         gpu.ctx.run(geluForward(gpu.ctx, b, N, variant));
         gpu.ctx.run(geluBackward(gpu.ctx, b, N, variant));
+        for (const buf of [b.out, b.dinp])
+          expect(Array.from(await gpu.ctx.readF32(buf, N, 8)).every(Number.isNaN)).toBe(true);
         const out = await gpu.ctx.readF32(b.out, 0, N);
         expectClose(`gelu ${variant}`, out, ref, 1e-6, 1e-5);
         outs.push(
