@@ -100,6 +100,13 @@ runBench("bench-kernels", async () => {
   // The steady state: the matmuls' 16×8 tiles, built in the background, in place (CallOptions.upgrade).
   await ctx.backgroundBuilds();
   const { forward, backward } = graph.dispatches();
+  const head = {
+    environment: "node",
+    adapter: ctx.adapter.description,
+    shape: { size, B, L, T: numPatches(config) + L },
+    compact,
+    shared: shared ?? null,
+  };
   if (flags.submit) {
     const only = flags.only;
     const sel = [...forward, ...backward].filter((c) => c.kernel.name.includes(only));
@@ -117,11 +124,7 @@ runBench("bench-kernels", async () => {
     const ms = (v: number) => Math.round(v * 10) / 10;
     ctx.destroy();
     return {
-      environment: "node",
-      adapter: ctx.adapter.description,
-      shape: { size, B, L, T: numPatches(config) + L },
-      compact,
-      shared: shared ?? null,
+      ...head,
       submit: {
         only,
         dispatches: sel.length,
@@ -161,11 +164,7 @@ runBench("bench-kernels", async () => {
     });
   ctx.destroy();
   return {
-    environment: "node",
-    adapter: ctx.adapter.description,
-    shape: { size, B, L, T: numPatches(config) + L },
-    compact,
-    shared: shared ?? null,
+    ...head,
     rows: graph.prefix?.rows ?? B * (numPatches(config) + L),
     loss_tokens: mask.reduce((a, m) => a + m, 0),
     total_ms: Math.round(total * 10) / 10,

@@ -38,7 +38,7 @@
 // The head's vectors (q, dout, the accumulators) live in up to 8 named vec4
 // registers (V8; the ones past HD4 compile away): on SwiftShader a private
 // array indexed in a loop lives in memory.
-// Passes, blocks inside ROW and QUAD (src/kernels/attention/spec.ts):
+// Passes, blocks inside ROW and QUAD, and their helpers before them (src/kernels/attention/spec.ts):
 //   FWD   out [rows, C] and att
 //   BQ    pass 1 of the backward: dpre and the q part of dqkv,
 //         datt_ij = dout_i·v_j, dpre_ij = att_ij·(datt_ij − Σ_k att_ik·datt_ik),
@@ -49,7 +49,7 @@
 //         suffix queries of the first sumG sequences of its group (sumG = G:
 //         every sequence; a smaller sumG only to show that the tests catch a
 //         broken sum). Deterministic, no atomics.
-//   BACK  (QUAD, with BQ and BKV) the backward passes' helpers.
+//   BACK  (with BQ and BKV) the backward passes' helpers, shared by both ways.
 // Uniform `p` and bindings: generated from its spec (src/kernels/attention/spec.ts).
 
 const HD4: u32 = HD / 4u;
@@ -111,6 +111,68 @@ fn axpy8(acc: V8, w: f32, y: V8) -> V8 {
   return x;
 }
 
+//>>FWD
+fn keyOk(b: u32, j: u32) -> bool {
+  return j < p.P || tokens[b * p.L + j - p.P] != p.padId;
+}
+
+// out[o … o + HD4) = x.
+fn out_store(o: u32, x: V8) {
+  out[o] = x.v0;
+  if (HD4 > 1u) { out[o + 1u] = x.v1; }
+  if (HD4 > 2u) { out[o + 2u] = x.v2; }
+  if (HD4 > 3u) { out[o + 3u] = x.v3; }
+  if (HD4 > 4u) { out[o + 4u] = x.v4; }
+  if (HD4 > 5u) { out[o + 5u] = x.v5; }
+  if (HD4 > 6u) { out[o + 6u] = x.v6; }
+  if (HD4 > 7u) { out[o + 7u] = x.v7; }
+}
+//<<FWD
+//>>BACK
+// dout[o … o + HD4).
+fn dout_load(o: u32) -> V8 {
+  var x = v8_zero();
+  x.v0 = dout[o];
+  if (HD4 > 1u) { x.v1 = dout[o + 1u]; }
+  if (HD4 > 2u) { x.v2 = dout[o + 2u]; }
+  if (HD4 > 3u) { x.v3 = dout[o + 3u]; }
+  if (HD4 > 4u) { x.v4 = dout[o + 4u]; }
+  if (HD4 > 5u) { x.v5 = dout[o + 5u]; }
+  if (HD4 > 6u) { x.v6 = dout[o + 6u]; }
+  if (HD4 > 7u) { x.v7 = dout[o + 7u]; }
+  return x;
+}
+
+// dqkv[o … o + HD4) = scale·x (the q and k parts).
+fn dqkv_store_scaled(o: u32, x: V8) {
+  dqkv[o] = x.v0 * p.scale;
+  if (HD4 > 1u) { dqkv[o + 1u] = x.v1 * p.scale; }
+  if (HD4 > 2u) { dqkv[o + 2u] = x.v2 * p.scale; }
+  if (HD4 > 3u) { dqkv[o + 3u] = x.v3 * p.scale; }
+  if (HD4 > 4u) { dqkv[o + 4u] = x.v4 * p.scale; }
+  if (HD4 > 5u) { dqkv[o + 5u] = x.v5 * p.scale; }
+  if (HD4 > 6u) { dqkv[o + 6u] = x.v6 * p.scale; }
+  if (HD4 > 7u) { dqkv[o + 7u] = x.v7 * p.scale; }
+}
+
+// The k and v sums of one key: sk += dpre_ij·q_i, sv += att_ij·dout_i (e ascending within each).
+struct KV { k: V8, v: V8 }
+
+// The k part scaled, the v part as summed (as the ROW kernel stores them).
+fn kv_store(r: u32, h: u32, Ce: u32, C3e: u32, acc: KV) {
+  let k = r * C3e + Ce + h * HD4;
+  dqkv_store_scaled(k, acc.k);
+  let v = k + Ce;
+  dqkv[v] = acc.v.v0;
+  if (HD4 > 1u) { dqkv[v + 1u] = acc.v.v1; }
+  if (HD4 > 2u) { dqkv[v + 2u] = acc.v.v2; }
+  if (HD4 > 3u) { dqkv[v + 3u] = acc.v.v3; }
+  if (HD4 > 4u) { dqkv[v + 4u] = acc.v.v4; }
+  if (HD4 > 5u) { dqkv[v + 5u] = acc.v.v5; }
+  if (HD4 > 6u) { dqkv[v + 6u] = acc.v.v6; }
+  if (HD4 > 7u) { dqkv[v + 7u] = acc.v.v7; }
+}
+//<<BACK
 //>>ROW
 fn row_seq(r: u32) -> vec2u { return prefix_row_seq(r, p.nG, p.G, p.S, p.Rs); }
 
@@ -142,10 +204,6 @@ fn qkv_axpy(acc: V8, w: f32, o: u32) -> V8 {
 }
 
 //>>FWD
-fn keyOk(b: u32, j: u32) -> bool {
-  return j < p.P || tokens[b * p.L + j - p.P] != p.padId;
-}
-
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3u) {
   let rows = p.nG * p.S + p.nG * p.G * p.Rs;
@@ -182,15 +240,7 @@ fn main(@builtin(global_invocation_id) gid: vec3u) {
     att[a + j] = w;
     o = qkv_axpy(o, w, select(suf, pre, j < p.S) + j * C3e + Ce);
   }
-  let ob = r * Ce + h * HD4;
-  out[ob] = o.v0;
-  if (HD4 > 1u) { out[ob + 1u] = o.v1; }
-  if (HD4 > 2u) { out[ob + 2u] = o.v2; }
-  if (HD4 > 3u) { out[ob + 3u] = o.v3; }
-  if (HD4 > 4u) { out[ob + 4u] = o.v4; }
-  if (HD4 > 5u) { out[ob + 5u] = o.v5; }
-  if (HD4 > 6u) { out[ob + 6u] = o.v6; }
-  if (HD4 > 7u) { out[ob + 7u] = o.v7; }
+  out_store(r * Ce + h * HD4, o);
 }
 //<<FWD
 //>>BQ
@@ -207,15 +257,7 @@ fn main(@builtin(global_invocation_id) gid: vec3u) {
   let i = bt.y;
   let a = (r * p.NH + h) * p.T;
   let ob = r * Ce + h * HD4;
-  var d = v8_zero();
-  d.v0 = dout[ob];
-  if (HD4 > 1u) { d.v1 = dout[ob + 1u]; }
-  if (HD4 > 2u) { d.v2 = dout[ob + 2u]; }
-  if (HD4 > 3u) { d.v3 = dout[ob + 3u]; }
-  if (HD4 > 4u) { d.v4 = dout[ob + 4u]; }
-  if (HD4 > 5u) { d.v5 = dout[ob + 5u]; }
-  if (HD4 > 6u) { d.v6 = dout[ob + 6u]; }
-  if (HD4 > 7u) { d.v7 = dout[ob + 7u]; }
+  let d = dout_load(ob);
   let pre = key_base(b, 0u, C3e) + Ce + h * HD4; // key j < S at pre + j·C3e (its v: + Ce)
   let suf = key_base(b, p.S, C3e) + Ce + h * HD4; // key j ≥ S at suf + j·C3e
   var rowDot = 0.0;
@@ -230,20 +272,11 @@ fn main(@builtin(global_invocation_id) gid: vec3u) {
     dpre[a + j] = g;
     dq = qkv_axpy(dq, g, select(suf, pre, j < p.S) + j * C3e);
   }
-  let q = r * C3e + h * HD4;
-  dqkv[q] = dq.v0 * p.scale;
-  if (HD4 > 1u) { dqkv[q + 1u] = dq.v1 * p.scale; }
-  if (HD4 > 2u) { dqkv[q + 2u] = dq.v2 * p.scale; }
-  if (HD4 > 3u) { dqkv[q + 3u] = dq.v3 * p.scale; }
-  if (HD4 > 4u) { dqkv[q + 4u] = dq.v4 * p.scale; }
-  if (HD4 > 5u) { dqkv[q + 5u] = dq.v5 * p.scale; }
-  if (HD4 > 6u) { dqkv[q + 6u] = dq.v6 * p.scale; }
-  if (HD4 > 7u) { dqkv[q + 7u] = dq.v7 * p.scale; }
+  dqkv_store_scaled(r * C3e + h * HD4, dq);
 }
 //<<BQ
 //>>BKV
 // Both sums of one query row qr: sk += dpre_ij·q_qr, sv += att_ij·dout_qr (e ascending within each).
-struct KV { k: V8, v: V8 }
 
 fn kv_add(acc: KV, qr: u32, ij: u32, h: u32, Ce: u32, C3e: u32) -> KV {
   var x = acc;
@@ -293,17 +326,7 @@ fn main(@builtin(global_invocation_id) gid: vec3u) {
       acc = kv_add(acc, qr, (qr * p.NH + h) * p.T + j, h, Ce, C3e);
     }
   }
-  let k = r * C3e + Ce + h * HD4;
-  let v = k + Ce;
-  dqkv[k] = acc.k.v0 * p.scale;
-  dqkv[v] = acc.v.v0;
-  if (HD4 > 1u) { dqkv[k + 1u] = acc.k.v1 * p.scale; dqkv[v + 1u] = acc.v.v1; }
-  if (HD4 > 2u) { dqkv[k + 2u] = acc.k.v2 * p.scale; dqkv[v + 2u] = acc.v.v2; }
-  if (HD4 > 3u) { dqkv[k + 3u] = acc.k.v3 * p.scale; dqkv[v + 3u] = acc.v.v3; }
-  if (HD4 > 4u) { dqkv[k + 4u] = acc.k.v4 * p.scale; dqkv[v + 4u] = acc.v.v4; }
-  if (HD4 > 5u) { dqkv[k + 5u] = acc.k.v5 * p.scale; dqkv[v + 5u] = acc.v.v5; }
-  if (HD4 > 6u) { dqkv[k + 6u] = acc.k.v6 * p.scale; dqkv[v + 6u] = acc.v.v6; }
-  if (HD4 > 7u) { dqkv[k + 7u] = acc.k.v7 * p.scale; dqkv[v + 7u] = acc.v.v7; }
+  kv_store(r, h, Ce, C3e, acc);
 }
 //<<BKV
 //<<ROW
@@ -332,22 +355,6 @@ fn quad_count() -> u32 {
 }
 
 //>>FWD
-fn keyOk(b: u32, j: u32) -> bool {
-  return j < p.P || tokens[b * p.L + j - p.P] != p.padId;
-}
-
-// out[o … o + HD4) = x.
-fn out_store(o: u32, x: V8) {
-  out[o] = x.v0;
-  if (HD4 > 1u) { out[o + 1u] = x.v1; }
-  if (HD4 > 2u) { out[o + 2u] = x.v2; }
-  if (HD4 > 3u) { out[o + 3u] = x.v3; }
-  if (HD4 > 4u) { out[o + 4u] = x.v4; }
-  if (HD4 > 5u) { out[o + 5u] = x.v5; }
-  if (HD4 > 6u) { out[o + 6u] = x.v6; }
-  if (HD4 > 7u) { out[o + 7u] = x.v7; }
-}
-
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3u) {
   if (gid.x >= quad_count() * p.NH) { return; }
@@ -410,33 +417,6 @@ fn main(@builtin(global_invocation_id) gid: vec3u) {
   if (n > 3u) { out_store(ob + 3u * Ce, o3); }
 }
 //<<FWD
-//>>BACK
-// dout[o … o + HD4).
-fn dout_load(o: u32) -> V8 {
-  var x = v8_zero();
-  x.v0 = dout[o];
-  if (HD4 > 1u) { x.v1 = dout[o + 1u]; }
-  if (HD4 > 2u) { x.v2 = dout[o + 2u]; }
-  if (HD4 > 3u) { x.v3 = dout[o + 3u]; }
-  if (HD4 > 4u) { x.v4 = dout[o + 4u]; }
-  if (HD4 > 5u) { x.v5 = dout[o + 5u]; }
-  if (HD4 > 6u) { x.v6 = dout[o + 6u]; }
-  if (HD4 > 7u) { x.v7 = dout[o + 7u]; }
-  return x;
-}
-
-// dqkv[o … o + HD4) = scale·x (the q and k parts).
-fn dqkv_store_scaled(o: u32, x: V8) {
-  dqkv[o] = x.v0 * p.scale;
-  if (HD4 > 1u) { dqkv[o + 1u] = x.v1 * p.scale; }
-  if (HD4 > 2u) { dqkv[o + 2u] = x.v2 * p.scale; }
-  if (HD4 > 3u) { dqkv[o + 3u] = x.v3 * p.scale; }
-  if (HD4 > 4u) { dqkv[o + 4u] = x.v4 * p.scale; }
-  if (HD4 > 5u) { dqkv[o + 5u] = x.v5 * p.scale; }
-  if (HD4 > 6u) { dqkv[o + 6u] = x.v6 * p.scale; }
-  if (HD4 > 7u) { dqkv[o + 7u] = x.v7 * p.scale; }
-}
-//<<BACK
 //>>BQ
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3u) {
@@ -486,26 +466,9 @@ fn main(@builtin(global_invocation_id) gid: vec3u) {
 }
 //<<BQ
 //>>BKV
-// The k and v sums of one key: sk += dpre_ij·q_i, sv += att_ij·dout_i (e ascending within each).
-struct KV { k: V8, v: V8 }
-
+// One query's terms (its q and dout loaded once for the quad's keys).
 fn kv_add(acc: KV, q: V8, d: V8, ij: u32) -> KV {
   return KV(axpy8(acc.k, dpre[ij], q), axpy8(acc.v, att[ij], d));
-}
-
-// The k part scaled, the v part as summed (as the ROW kernel stores them).
-fn kv_store(r: u32, h: u32, Ce: u32, C3e: u32, acc: KV) {
-  let k = r * C3e + Ce + h * HD4;
-  dqkv_store_scaled(k, acc.k);
-  let v = k + Ce;
-  dqkv[v] = acc.v.v0;
-  if (HD4 > 1u) { dqkv[v + 1u] = acc.v.v1; }
-  if (HD4 > 2u) { dqkv[v + 2u] = acc.v.v2; }
-  if (HD4 > 3u) { dqkv[v + 3u] = acc.v.v3; }
-  if (HD4 > 4u) { dqkv[v + 4u] = acc.v.v4; }
-  if (HD4 > 5u) { dqkv[v + 5u] = acc.v.v5; }
-  if (HD4 > 6u) { dqkv[v + 6u] = acc.v.v6; }
-  if (HD4 > 7u) { dqkv[v + 7u] = acc.v.v7; }
 }
 
 @compute @workgroup_size(WG)

@@ -380,7 +380,6 @@ function prefixBackwardBindings(dpre: "read" | "read_write") {
 function makePrefix(hd: number, way: "row" | "quad") {
   const consts = { HD: hd };
   const block = way === "row" ? "ROW" : "QUAD";
-  const back = way === "row" ? [] : ["BACK"];
   const suffix = way === "row" ? "" : ".quad";
   const grid = way === "row" ? prefixRows : prefixQuads;
   return {
@@ -404,7 +403,7 @@ function makePrefix(hd: number, way: "row" | "quad") {
     backQ: defineKernel({
       name: `attention_prefix.bq${suffix}.hd${hd}`,
       source: prefixCode,
-      blocks: [block, "BQ", ...back],
+      blocks: [block, "BQ", "BACK"],
       consts,
       uniforms: PREFIX,
       bindings: prefixBackwardBindings("read_write"),
@@ -415,7 +414,7 @@ function makePrefix(hd: number, way: "row" | "quad") {
     backKV: defineKernel({
       name: `attention_prefix.bkv${suffix}.hd${hd}`,
       source: prefixCode,
-      blocks: [block, "BKV", ...back],
+      blocks: [block, "BKV", "BACK"],
       consts,
       uniforms: { ...PREFIX, sumG: "u32" },
       bindings: prefixBackwardBindings("read"),
