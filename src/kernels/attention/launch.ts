@@ -233,6 +233,7 @@ function prefixPass<K extends keyof PrefixSpecs>(hd: number, way: PrefixWay, pas
  * Causal attention with the PAD key mask on the prefix layout: out [rows,
  * C], att [rows, NH, T] from qkv [rows, 3C] and tokens [B, L]. S may change
  * per step: set({ S, Rs: T − S }).
+ * @param way per row, per quad of rows, or "auto" (rows, then quads once built; PrefixWay): the same bits.
  * @throws Error when the head size C/NH is not a multiple of 4 up to 32 or S is not in [0, T).
  */
 export function attentionPrefixForwardCall(
@@ -252,6 +253,7 @@ export function attentionPrefixForwardCall(
  * [rows, NH, T]). The kv pass sums a prefix key's gradient over its group's
  * prefix queries and its G sequences' suffix queries (its uniform sumG = G;
  * tests lower it to break the sum). S may change per step, as the forward.
+ * @param way as attentionPrefixForwardCall's.
  * @throws Error as attentionPrefixForwardCall.
  */
 export function attentionPrefixBackward(
