@@ -49,7 +49,9 @@ export interface HeldOutDecoding {
 /**
  * One eval generate call: `prompts` [n] with their images, `forced[i]` forced
  * after the separator (null: none), decoded at `temperature` (0 = greedy),
- * sampled from `stream` of `seed`; `copies` rows per prompt (prompt-major).
+ * sampled from `stream` of `seed`; `copies` rows per prompt (prompt-major),
+ * generated as groups of `copies` (the image and prompt prefilled once per
+ * prompt, GeneratorOptions.groupSize; the tokens are those of unshared rows).
  * @returns the response texts [n·copies] and the token rows [n·copies, maxNew].
  */
 export async function evalGenerate(
@@ -74,7 +76,8 @@ export async function evalGenerate(
       greedy: temperature === 0,
       seed: temperature === 0 ? 0 : deriveSeed(seed, stream),
     },
-    1,
+    // A prompt's copies share its image and prompt: their prefill runs once (same tokens as unshared).
+    copies,
     forced,
   );
   const texts = Array.from({ length: prompts.length * copies }, (_, i) =>

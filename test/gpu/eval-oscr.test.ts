@@ -13,6 +13,9 @@ import { parseExperiment } from "../../src/settings/experiment";
 import { inProcessScorer } from "../../src/run/reward-client";
 import { LabRun, type RunSink } from "../../src/run/lab-run";
 import type { MetricRow } from "../../src/run/run-types";
+import { evalGenerate } from "../../src/rl/held-out";
+import { deriveSeed } from "../../src/tasks/rng";
+import { imageTensor, promptTensor } from "../../src/engine/sequences";
 
 function sinkOf(rows: MetricRow[]): RunSink {
   return {
@@ -69,5 +72,46 @@ describe("OSCR at eval (small model, CPU WebGPU adapter)", () => {
     await run.evalStart();
     const openValues = rows.find((r) => r.kind === "eval")!.values;
     for (const k of ["oscr", "distinctK04", "distinctK08"]) expect(k in openValues, k).toBe(false);
+  });
+
+  it("generates a prompt's continuations as one group: the tokens of unshared rows", async () => {
+    const exp = parseExperiment({
+      modelSize: "small",
+      variants: [{ name: "rlvr" }],
+      evalSize: 6,
+      task: { multipleChoice: true, hintRate: 0, traceSlipRate: 0 },
+    });
+    const ckpt = loadShippedCheckpoint(exp);
+    expect(ckpt, "the shipped multiple-choice cold start is missing").not.toBeNull();
+    const run = new LabRun(gpu.ctx, exp, sinkOf([]), inProcessScorer, mnistFor(exp), {
+      config: ckpt!.config,
+      params: ckpt!.params,
+    });
+    const engine = run.engine;
+    const prompts = run.evalPrompts.slice(0, 5);
+    const copies = 3;
+    // Forced prefixes of unequal lengths, one prompt without any, as the distinct-options pass makes them.
+    const cuts = [[5, 6, 7], null, [8], [9, 10, 11, 12, 13], [14, 15]];
+    const forced = cuts.flatMap((c) => Array.from({ length: copies }, () => c));
+    const shared = await evalGenerate(
+      engine,
+      { params: engine.ref },
+      prompts,
+      1,
+      81,
+      "distinct-k0.4",
+      forced,
+      copies,
+    );
+    const { promptLen } = engine.shape;
+    const unshared = await engine.generate(
+      { params: engine.ref },
+      imageTensor(prompts, copies),
+      promptTensor(prompts, promptLen, copies),
+      { temperature: 1, topK: 0, topP: 1, greedy: false, seed: deriveSeed(81, "distinct-k0.4") },
+      1,
+      forced,
+    );
+    expect(Array.from(shared.tokens)).toEqual(Array.from(unshared.tokens));
   });
 });
