@@ -25,12 +25,21 @@
 // invocation sums the WG partials in the same order (identical results, one
 // barrier per reduction instead of a log2(WG) tree: cheap on SwiftShader).
 //
+// Variants (one source, src/kernels/advantages/spec.ts):
+//   GROUP  phase A only, for the group estimators (codes 0-2): no barrier, so
+//          SwiftShader builds it in about a third of BATCH's time (the
+//          default run compiles it before its first step)
+//   BATCH  phases A, B and C, every estimator (the batch ones need it)
+// Both run phase A with the same code, so a group estimator's values are the
+// same bits either way.
+//
 // Uniform `p`, bindings and WG: generated from its spec
 // (src/kernels/advantages/spec.ts); the estimator codes are KERNEL_ESTIMATORS'
 // order in src/kernels/advantages/launch.ts.
 
 const BIG: f32 = 3.0e38;
 
+//>>BATCH
 var<workgroup> wSum: array<f32, WG>;
 var<workgroup> wCnt: array<f32, WG>;
 var<workgroup> wMin: array<f32, WG>;
@@ -39,6 +48,7 @@ var<workgroup> wMax: array<f32, WG>;
 fn isBatchMethod() -> bool {
   return p.estimator >= 3u;
 }
+//<<BATCH
 
 fn stdOf(ss: f32, n: f32) -> f32 {
   if (n < 2.0) { return 0.0; }
@@ -108,6 +118,10 @@ fn main(@builtin(local_invocation_index) t: u32) {
     }
   }
 
+//>>GROUP
+  if (t == 0u) { batchStats[0] = vec4f(0.0); }
+//<<GROUP
+//>>BATCH
   if (!isBatchMethod()) {
     if (t == 0u) { batchStats[0] = vec4f(0.0); }
     return;
@@ -165,4 +179,5 @@ fn main(@builtin(local_invocation_index) t: u32) {
       adv[i] = a;
     }
   }
+//<<BATCH
 }

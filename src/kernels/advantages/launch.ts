@@ -1,7 +1,9 @@
 /**
- * Advantage estimation on the GPU (docs/reward-spec.md §1): one kernel, one dispatch,
- * one workgroup, for a whole batch of groups and every estimator
- * (grpo, grpo-stable, rloo, reinforce++, reinforce++-baseline).
+ * Advantage estimation on the GPU (docs/reward-spec.md §1): one dispatch of
+ * one workgroup for a whole batch of groups and every estimator (grpo,
+ * grpo-stable, rloo, reinforce++, reinforce++-baseline); the group ones run
+ * the kernel's barrier-free variant, the batch ones the full one (built when
+ * first asked for).
  *
  * Spec: ./spec.ts (WGSL in shaders/advantages/). The CPU reference is
  * `groupAdvantages` in src/kernels/advantages/reference.ts (f64; the checker
@@ -16,7 +18,7 @@
 import type { GpuContext } from "../../gpu/context";
 import type { SpecCall } from "../../gpu/kernel-spec";
 import { GRPO_STABLE, type EstimatorName, type StdKind } from "./reference";
-import { advantagesSpec } from "./spec";
+import { advantagesBatchSpec, advantagesGroupSpec } from "./spec";
 
 export type { EstimatorName, StdKind };
 
@@ -28,6 +30,9 @@ export const KERNEL_ESTIMATORS: readonly EstimatorName[] = [
   "reinforce++",
   "reinforce++-baseline",
 ];
+
+/** The first batch estimator's code (reinforce++): from here on the kernel whitens over the batch. */
+const BATCH_ESTIMATOR_CODE = 3;
 
 /** Bits of the per-group flags (groupStats[g·4 + 3]). */
 const GROUP_FLAG_ZERO_STD = 1;
@@ -108,7 +113,10 @@ export class AdvantageKernel {
   readonly advantages: GPUBuffer;
   readonly groupStats: GPUBuffer;
   readonly batchStats: GPUBuffer;
-  private readonly call: SpecCall<typeof advantagesSpec.uniforms>;
+  /** The dispatch of each kernel variant, made when an estimator first needs it. */
+  private readonly calls: Partial<
+    Record<"group" | "batch", SpecCall<typeof advantagesGroupSpec.uniforms>>
+  > = {};
   private readonly hostRewards: Float32Array;
   private readonly hostValid: Uint32Array;
   private opts: Required<AdvantageOptions> = { estimator: "grpo", eps: 1e-6, std: "sample" };
@@ -138,17 +146,6 @@ export class AdvantageKernel {
     this.batchStats = ctx.createBuffer("adv.batchStats", 16);
     this.hostRewards = new Float32Array(n);
     this.hostValid = new Uint32Array(n);
-    this.call = advantagesSpec.call(
-      ctx,
-      {
-        rewards: this.rewards,
-        valid: this.valid,
-        adv: this.advantages,
-        groupStats: this.groupStats,
-        batchStats: this.batchStats,
-      },
-      this.uniforms(),
-    );
     this.setOptions(options);
   }
 
@@ -168,7 +165,29 @@ export class AdvantageKernel {
       eps: options.eps ?? 1e-6,
       std: options.std ?? "sample",
     };
-    this.call.set(this.uniforms());
+    this.call().set(this.uniforms());
+  }
+
+  /** The current estimator's dispatch: the group variant for codes 0–2, else the batch one (made on first use). */
+  private call(): SpecCall<typeof advantagesGroupSpec.uniforms> {
+    const batch = KERNEL_ESTIMATORS.indexOf(this.opts.estimator) >= BATCH_ESTIMATOR_CODE;
+    const which = batch ? "batch" : "group";
+    let c = this.calls[which];
+    if (!c) {
+      c = (batch ? advantagesBatchSpec : advantagesGroupSpec).call(
+        this.ctx,
+        {
+          rewards: this.rewards,
+          valid: this.valid,
+          adv: this.advantages,
+          groupStats: this.groupStats,
+          batchStats: this.batchStats,
+        },
+        this.uniforms(),
+      );
+      this.calls[which] = c;
+    }
+    return c;
   }
 
   /**
@@ -204,7 +223,7 @@ export class AdvantageKernel {
 
   /** Records the dispatch into the open pass (submitted with the phase's other work). */
   run(): void {
-    this.ctx.run(this.call);
+    this.ctx.run(this.call());
   }
 
   /** Reads the advantages back (tests, debugging; the trainer leaves them on the GPU). */

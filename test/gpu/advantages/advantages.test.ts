@@ -22,6 +22,7 @@ import {
   type StdKind,
 } from "../../../src/kernels/advantages/launch";
 import { groupAdvantageStats, groupAdvantages } from "../../../src/kernels/advantages/reference";
+import { advantagesBatchSpec, advantagesGroupSpec } from "../../../src/kernels/advantages/spec";
 import { expectClose } from "../../support/expect-close";
 
 type Reward = number | null | undefined;
@@ -255,10 +256,57 @@ describe("advantage kernel", () => {
     );
   });
 
+  it("gives a group estimator the same bits from the barrier-free variant as from the full one", async () => {
+    const ctx = webgpu.ctx;
+    const numGroups = 70; // more groups than invocations: some own two
+    const G = 5;
+    const rewards = randomRewards(rng(11), numGroups, G);
+    for (const estimator of ["grpo", "grpo-stable", "rloo"] as const) {
+      const k = new AdvantageKernel(ctx, { numGroups, groupSize: G }, { estimator });
+      k.setRewards(rewards);
+      const code = KERNEL_ESTIMATORS.indexOf(estimator);
+      const full = ctx.createBuffer("adv.full", numGroups * G * 4);
+      const fullStats = ctx.createBuffer("adv.fullStats", numGroups * 16);
+      const u = {
+        numGroups,
+        groupSize: G,
+        estimator: code,
+        sampleStd: 1,
+        eps: estimator === "grpo-stable" ? 1e-8 : 1e-6,
+        clipLimit: 3,
+        skipStd: 1e-4,
+      };
+      const bindings = {
+        rewards: k.rewards,
+        valid: k.valid,
+        groupStats: fullStats,
+        batchStats: k.batchStats,
+      };
+      ctx.run(advantagesBatchSpec.call(ctx, { ...bindings, adv: full }, u));
+      const kept = ctx.createBuffer("adv.kept", numGroups * G * 4);
+      const keptStats = ctx.createBuffer("adv.keptStats", numGroups * 16);
+      const call = advantagesGroupSpec.call(
+        ctx,
+        { ...bindings, adv: kept, groupStats: keptStats },
+        u,
+      );
+      expect(call.kernel.name).toBe("advantages.group");
+      ctx.run(call);
+      expect(Array.from(await ctx.readF32(kept, 0, numGroups * G)), estimator).toEqual(
+        Array.from(await ctx.readF32(full, 0, numGroups * G)),
+      );
+      expect(Array.from(await ctx.readF32(keptStats, 0, numGroups * 4))).toEqual(
+        Array.from(await ctx.readF32(fullStats, 0, numGroups * 4)),
+      );
+    }
+  });
+
   it("builds its buffers once: 100 steps allocate nothing", async () => {
     const k = new AdvantageKernel(webgpu.ctx, { numGroups: 16, groupSize: 8 });
     const rand = rng(7);
     const rewards = randomRewards(rand, 16, 8);
+    k.setOptions({ estimator: "reinforce++" }); // the batch variant's dispatch is made on first use
+    k.setOptions({ estimator: "grpo" });
     k.setRewards(rewards);
     k.run();
     await k.readAdvantages(); // warm the staging pool
