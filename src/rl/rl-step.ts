@@ -44,6 +44,12 @@ export interface RlStepArgs {
   step: number;
   /** Seed of this (variant, step): sampling and judge noise. */
   seed: number;
+  /**
+   * The rollouts, when another copy already generated them from the same
+   * parameters, prompts and seed (LabRun: the first RL step of the variants
+   * of one seed); absent: generated here. Same tokens either way.
+   */
+  rollouts?: GenerateResult;
 }
 
 /** What one step reports. */
@@ -65,6 +71,8 @@ export interface RlStepResult {
    */
   updateSkipped: boolean;
   sample: GroupView;
+  /** The step's rollouts [prompts·G] (args.rollouts when given). */
+  rollouts: GenerateResult;
 }
 
 function mean(xs: readonly number[]): number {
@@ -155,19 +163,21 @@ export async function rlStep(args: RlStepArgs): Promise<RlStepResult> {
   // ---- 1 rollouts: G samples of every prompt, in group order ----
   const images = imageTensor(prompts, G);
   const promptIds = promptTensor(prompts, promptLen, G);
-  const gen = await engine.generate(
-    policy,
-    images,
-    promptIds,
-    {
-      temperature: alg.temperature,
-      topK: alg.topK,
-      topP: alg.topP,
-      greedy: false,
-      seed: args.seed,
-    },
-    G,
-  );
+  const gen =
+    args.rollouts ??
+    (await engine.generate(
+      policy,
+      images,
+      promptIds,
+      {
+        temperature: alg.temperature,
+        topK: alg.topK,
+        topP: alg.topP,
+        greedy: false,
+        seed: args.seed,
+      },
+      G,
+    ));
   const N = prompts.length * G;
   const texts: string[][] = prompts.map((_, g) =>
     Array.from({ length: G }, (_, k) => decodeResponse(row(gen.tokens, g * G + k, maxNew))),
@@ -296,6 +306,7 @@ export async function rlStep(args: RlStepArgs): Promise<RlStepResult> {
       passes?.[0],
       Array.from({ length: G }, (_, k) => row(gen.tokens, k, maxNew)),
     ),
+    rollouts: gen,
   };
 }
 

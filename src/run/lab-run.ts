@@ -31,6 +31,7 @@ import { parseExperiment, type Experiment, type VariantConfig } from "../setting
 import { configMismatch, runModel } from "../engine/lab-model";
 import type { RewardScorer } from "./reward-client";
 import { rlStep, type RlStepResult } from "../rl/rl-step";
+import type { GenerateResult } from "../model/generate";
 import type { PolicySnapshot, RunSnapshot } from "./snapshot";
 import { imageTensor, joinPromptResponse, promptTensor } from "../engine/sequences";
 import { SftPhase, type SftSnapshot } from "./run-sft";
@@ -48,6 +49,8 @@ export class LabRun {
   /** The final eval of the last SFT that ran to its end in this run (null: none did). */
   sftEval: EvalMetrics | null = null;
   private readonly variants: VariantCopies;
+  /** Step 1's rollouts of each seed, shared by its variants (all still at the cold start), until the step ends. */
+  private readonly firstRollouts = new Map<number, GenerateResult>();
   readonly forks: RunForks; // the forked branches (LabRun.fork): keys, settings, parameters
   readonly sft: SftPhase; // cold-start SFT in progress (beginSft): progress, parameters, snapshots
   private initial: Float32Array;
@@ -221,6 +224,7 @@ export class LabRun {
     }
     this.sink.samples(samples);
     this.step = step;
+    this.firstRollouts.clear();
     this.variants.clearStep();
     this.engine.ctx.releaseBackgroundBuilds(); // held by warmUp until a step is done
     if (this.isEvalStep(step)) await this.evalAll();
@@ -244,6 +248,9 @@ export class LabRun {
       this.experiment.algorithm.batchPrompts,
       new Rng(deriveSeed(copy.seed, "rl", step)),
     );
+    // Before the first update every copy of a seed has the cold start's parameters, prompts and
+    // rollout seed: the first of them generates the step's rollouts, the others reuse them.
+    const fromColdStart = this.step === 0;
     const res = await rlStep({
       engine: this.engine,
       policy: copy.policy,
@@ -253,7 +260,9 @@ export class LabRun {
       scorer: this.scorer,
       step,
       seed: deriveSeed(copy.seed, "rollout", step),
+      rollouts: fromColdStart ? this.firstRollouts.get(copy.seed) : undefined,
     });
+    if (fromColdStart) this.firstRollouts.set(copy.seed, res.rollouts);
     this.noteSkip(copy, step, res);
     this.sink.metrics([
       this.rowFor(
@@ -472,6 +481,7 @@ export class LabRun {
 
   /** Reset: every variant back to the cold-start parameters (same initial weights), step 0. */
   reset(): void {
+    this.firstRollouts.clear();
     this.variants.reset();
     this.step = 0;
     this.startTime = performance.now();
@@ -530,6 +540,7 @@ export class LabRun {
    *   its variants and seeds are not the run's.
    */
   restore(snapshot: RunSnapshot): void {
+    this.firstRollouts.clear();
     const mismatch = configMismatch(snapshot.config, this.config);
     if (mismatch) throw new Error(`restore: ${mismatch}`);
     this.variants.restore(snapshot.policies.filter((p) => !p.fork));
