@@ -448,12 +448,20 @@ export class LabEngine {
    * length reuses them). No policy changes, no random numbers are drawn. Lab choice.
    * @param images [B, H·W·C]; @param batch [B, textLen] tokens and mask (any content).
    * @param groupSize the steps' rollouts per prompt (UpdateOptions.groupSize; the batch in such groups).
+   * @param estimators the estimators the steps will use: the advantage kernel's variant of each is built.
    */
-  async warmUpdate(images: Float32Array, batch: TextBatch, groupSize = 1): Promise<void> {
+  async warmUpdate(
+    images: Float32Array,
+    batch: TextBatch,
+    groupSize = 1,
+    estimators: readonly EstimatorName[] = ["grpo"],
+  ): Promise<void> {
     const B = batch.tokens.length / this.textLen;
     this.updateGraph(images, batch, groupSize).prepare();
     // The advantage kernel of the step's groups (its options are set at each use).
-    if (B % groupSize === 0) this.advantageKernel(B / groupSize, groupSize, "grpo", "sample", 0);
+    if (B % groupSize === 0)
+      for (const estimator of estimators)
+        this.advantageKernel(B / groupSize, groupSize, estimator, "sample", 0);
     await this.ctx.sync();
   }
 

@@ -149,7 +149,11 @@ async function runPasses(
   return out;
 }
 
-/** Runs one RL step. @throws Error on a diverged loss (parameters untouched) or a reward-side failure. */
+/**
+ * Runs one RL step.
+ * @throws Error on a diverged loss (parameters untouched), a reward-side failure, or
+ *   `args.rollouts` of another shape than [prompts·G] rows of maxNew tokens.
+ */
 export async function rlStep(args: RlStepArgs): Promise<RlStepResult> {
   const { engine, policy, variant, algorithm: alg, prompts, scorer } = args;
   const t0 = performance.now();
@@ -163,6 +167,14 @@ export async function rlStep(args: RlStepArgs): Promise<RlStepResult> {
   // ---- 1 rollouts: G samples of every prompt, in group order ----
   const images = imageTensor(prompts, G);
   const promptIds = promptTensor(prompts, promptLen, G);
+  const N = prompts.length * G;
+  if (
+    args.rollouts &&
+    (args.rollouts.tokens.length !== N * maxNew || args.rollouts.lengths.length !== N)
+  )
+    throw new Error(
+      `rlStep: the given rollouts hold ${args.rollouts.lengths.length} rows of ${args.rollouts.tokens.length / Math.max(1, args.rollouts.lengths.length)} tokens, not ${N} rows of ${maxNew}`,
+    );
   const gen =
     args.rollouts ??
     (await engine.generate(
@@ -178,7 +190,6 @@ export async function rlStep(args: RlStepArgs): Promise<RlStepResult> {
       },
       G,
     ));
-  const N = prompts.length * G;
   const texts: string[][] = prompts.map((_, g) =>
     Array.from({ length: G }, (_, k) => decodeResponse(row(gen.tokens, g * G + k, maxNew))),
   );

@@ -49,7 +49,7 @@ export class LabRun {
   /** The final eval of the last SFT that ran to its end in this run (null: none did). */
   sftEval: EvalMetrics | null = null;
   private readonly variants: VariantCopies;
-  /** Step 1's rollouts of each seed, shared by its variants (all still at the cold start), until the step ends. */
+  /** Step 1's rollouts of each seed, shared by its variants (all still at the cold start) within one stepVariants call. */
   private readonly firstRollouts = new Map<number, GenerateResult>();
   readonly forks: RunForks; // the forked branches (LabRun.fork): keys, settings, parameters
   readonly sft: SftPhase; // cold-start SFT in progress (beginSft): progress, parameters, snapshots
@@ -212,19 +212,23 @@ export class LabRun {
     await this.trainForks();
     const step = this.step + 1;
     const samples: GroupView[] = [];
-    for (const v of this.variants.pending()) {
-      try {
-        samples.push(await this.trainCopy(v, step));
-      } catch (e) {
-        if (!isPrmFileError(e)) throw e;
-        this.stopVariant(v, step, (e as Error).message);
-        continue;
+    try {
+      for (const v of this.variants.pending()) {
+        try {
+          samples.push(await this.trainCopy(v, step));
+        } catch (e) {
+          if (!isPrmFileError(e)) throw e;
+          this.stopVariant(v, step, (e as Error).message);
+          continue;
+        }
+        this.variants.markDone(v);
       }
-      this.variants.markDone(v);
+    } finally {
+      // Kept for this call only: a retried or later step generates its own.
+      this.firstRollouts.clear();
     }
     this.sink.samples(samples);
     this.step = step;
-    this.firstRollouts.clear();
     this.variants.clearStep();
     this.engine.ctx.releaseBackgroundBuilds(); // held by warmUp until a step is done
     if (this.isEvalStep(step)) await this.evalAll();
@@ -338,10 +342,14 @@ export class LabRun {
     const empty = new Int32Array(prompts.length * G * maxNew);
     this.engine.ctx.holdBackgroundBuilds(); // the first step runs the 8×4 tiles (the same bits)
     this.engine.warmGenerate(prompts.length * G, G);
+    const estimators = this.variants.all.map(
+      (c) => c.config.estimator ?? this.experiment.algorithm.estimator,
+    );
     await this.engine.warmUpdate(
       imageTensor(prompts, G),
       joinPromptResponse(promptIds, empty, this.engine.shape),
       G,
+      [...new Set(estimators)],
     );
   }
 
@@ -481,7 +489,6 @@ export class LabRun {
 
   /** Reset: every variant back to the cold-start parameters (same initial weights), step 0. */
   reset(): void {
-    this.firstRollouts.clear();
     this.variants.reset();
     this.step = 0;
     this.startTime = performance.now();
@@ -540,7 +547,6 @@ export class LabRun {
    *   its variants and seeds are not the run's.
    */
   restore(snapshot: RunSnapshot): void {
-    this.firstRollouts.clear();
     const mismatch = configMismatch(snapshot.config, this.config);
     if (mismatch) throw new Error(`restore: ${mismatch}`);
     this.variants.restore(snapshot.policies.filter((p) => !p.fork));

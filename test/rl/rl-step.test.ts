@@ -182,4 +182,32 @@ describe("rlStep per estimator (small model, CPU WebGPU adapter)", () => {
     expect(maxAbsDiff(plain, offReference)).toBeGreaterThan(0);
     expect(Buffer.from(after.buffer).equals(Buffer.from(plain.buffer))).toBe(true);
   });
+
+  it("refuses given rollouts of another shape, naming both", async () => {
+    const policy = engine.createPolicy(
+      "shape.check",
+      { lr: exp.algorithm.lr, weightDecay: 0, maxGradNorm: exp.algorithm.gradClip },
+      offReference,
+    );
+    const { maxNew } = engine.shape;
+    const rows = G - 1; // one rollout short of the step's prompts·G
+    const rollouts = {
+      tokens: new Int32Array(rows * maxNew),
+      logprobs: new Float32Array(rows * maxNew),
+      lengths: new Int32Array(rows),
+    };
+    await expect(
+      rlStep({
+        engine,
+        policy,
+        variant: exp.variants[0],
+        algorithm: exp.algorithm,
+        prompts,
+        scorer: fixedScorer([1, 0, 0.25, 0.5]),
+        step: 1,
+        seed: 11,
+        rollouts,
+      }),
+    ).rejects.toThrow(`${rows} rows of ${maxNew} tokens, not ${G} rows of ${maxNew}`);
+  });
 });
