@@ -95,7 +95,7 @@ const MAX_BATCH_PROMPTS = 64;
 /** Rollouts per RL step (groupSize × batchPrompts) at most: one training batch. */
 const MAX_ROLLOUTS_PER_STEP = 512;
 /** The held-out set's size: an eval reads its first evalSize prompts (one generate batch). */
-const MAX_EVAL_SIZE = 512;
+export const MAX_EVAL_SIZE = 512;
 /** SFT sequences per step at most (one training batch). */
 const MAX_SFT_BATCH = 512;
 /** RL or SFT steps of one run at most. */
