@@ -62,6 +62,11 @@ fn key_base(b: u32, j: u32, C3e: u32) -> u32 {
   return select(suf, pre, j < p.S) * C3e;
 }
 
+// Head h's keys of sequence b: key j < S at .x + j·C3e, key j ≥ S at .y + j·C3e (its v: + Ce).
+fn head_keys(b: u32, h: u32, Ce: u32, C3e: u32) -> vec2u {
+  return vec2u(key_base(b, 0u, C3e), key_base(b, p.S, C3e)) + Ce + h * HD4;
+}
+
 // One head's vector of HD4 vec4 elements in registers (fields past HD4 stay 0).
 struct V8 { v0: vec4f, v1: vec4f, v2: vec4f, v3: vec4f, v4: vec4f, v5: vec4f, v6: vec4f, v7: vec4f }
 
@@ -176,6 +181,9 @@ fn kv_store(r: u32, h: u32, Ce: u32, C3e: u32, acc: KV) {
 //>>ROW
 fn row_seq(r: u32) -> vec2u { return prefix_row_seq(r, p.nG, p.G, p.S, p.Rs); }
 
+// Rows of the layout: every group's S prefix rows, then every rollout's Rs own rows.
+fn row_count() -> u32 { return p.nG * p.S + p.nG * p.G * p.Rs; }
+
 // Σ_e dot(x_e, qkv[o + e]), e ascending.
 fn qkv_dot(x: V8, o: u32) -> f32 {
   var s = dot(x.v0, qkv[o]);
@@ -206,8 +214,7 @@ fn qkv_axpy(acc: V8, w: f32, o: u32) -> V8 {
 //>>FWD
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3u) {
-  let rows = p.nG * p.S + p.nG * p.G * p.Rs;
-  if (gid.x >= rows * p.NH) { return; }
+  if (gid.x >= row_count() * p.NH) { return; }
   let r = gid.x / p.NH;
   let h = gid.x % p.NH;
   let Ce = p.C / 4u;
@@ -217,8 +224,9 @@ fn main(@builtin(global_invocation_id) gid: vec3u) {
   let i = bt.y;
   let a = (r * p.NH + h) * p.T;
   let q = qkv_load(r * C3e + h * HD4);
-  let pre = key_base(b, 0u, C3e) + Ce + h * HD4; // key j < S at pre + j·C3e (its v: + Ce)
-  let suf = key_base(b, p.S, C3e) + Ce + h * HD4; // key j ≥ S at suf + j·C3e
+  let keys = head_keys(b, h, Ce, C3e);
+  let pre = keys.x;
+  let suf = keys.y;
   var maxv = -3.0e38;
   for (var j = 0u; j <= i; j++) {
     if (!keyOk(b, j)) { continue; }
@@ -246,8 +254,7 @@ fn main(@builtin(global_invocation_id) gid: vec3u) {
 //>>BQ
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3u) {
-  let rows = p.nG * p.S + p.nG * p.G * p.Rs;
-  if (gid.x >= rows * p.NH) { return; }
+  if (gid.x >= row_count() * p.NH) { return; }
   let r = gid.x / p.NH;
   let h = gid.x % p.NH;
   let Ce = p.C / 4u;
@@ -258,8 +265,9 @@ fn main(@builtin(global_invocation_id) gid: vec3u) {
   let a = (r * p.NH + h) * p.T;
   let ob = r * Ce + h * HD4;
   let d = dout_load(ob);
-  let pre = key_base(b, 0u, C3e) + Ce + h * HD4; // key j < S at pre + j·C3e (its v: + Ce)
-  let suf = key_base(b, p.S, C3e) + Ce + h * HD4; // key j ≥ S at suf + j·C3e
+  let keys = head_keys(b, h, Ce, C3e);
+  let pre = keys.x;
+  let suf = keys.y;
   var rowDot = 0.0;
   for (var j = 0u; j <= i; j++) {
     let s = qkv_dot(d, select(suf, pre, j < p.S) + j * C3e + Ce);
@@ -297,8 +305,7 @@ fn kv_add(acc: KV, qr: u32, ij: u32, h: u32, Ce: u32, C3e: u32) -> KV {
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3u) {
   let pre = p.nG * p.S;
-  let rows = pre + p.nG * p.G * p.Rs;
-  if (gid.x >= rows * p.NH) { return; }
+  if (gid.x >= row_count() * p.NH) { return; }
   let r = gid.x / p.NH;
   let h = gid.x % p.NH;
   let Ce = p.C / 4u;
@@ -368,8 +375,9 @@ fn main(@builtin(global_invocation_id) gid: vec3u) {
   let last = i0 + n - 1u;
   let a = (qd.r0 * p.NH + h) * p.T; // row 0's scores; row k's at a + k·aS
   let aS = p.NH * p.T;
-  let pre = key_base(b, 0u, C3e) + Ce + h * HD4; // key j < S at pre + j·C3e (its v: + Ce)
-  let suf = key_base(b, p.S, C3e) + Ce + h * HD4; // key j ≥ S at suf + j·C3e
+  let keys = head_keys(b, h, Ce, C3e);
+  let pre = keys.x;
+  let suf = keys.y;
   let qo = qd.r0 * C3e + h * HD4;
   let q0 = qkv_load(qo);
   var q1 = v8_zero();
@@ -438,8 +446,9 @@ fn main(@builtin(global_invocation_id) gid: vec3u) {
   if (n > 1u) { d1 = dout_load(ob + Ce); }
   if (n > 2u) { d2 = dout_load(ob + 2u * Ce); }
   if (n > 3u) { d3 = dout_load(ob + 3u * Ce); }
-  let pre = key_base(qd.b, 0u, C3e) + Ce + h * HD4; // key j < S at pre + j·C3e (its v: + Ce)
-  let suf = key_base(qd.b, p.S, C3e) + Ce + h * HD4; // key j ≥ S at suf + j·C3e
+  let keys = head_keys(qd.b, h, Ce, C3e);
+  let pre = keys.x;
+  let suf = keys.y;
   // datt_ij = dout_i·v_j into dpre, and each row's Σ_j att_ij·datt_ij.
   var t0 = 0.0; var t1 = 0.0; var t2 = 0.0; var t3 = 0.0;
   for (var j = 0u; j <= last; j++) {
