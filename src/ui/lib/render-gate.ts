@@ -3,7 +3,7 @@
  * WebGPU adapter the trainer pauses between steps; the page draws everything
  * pending, chart by chart, each in its own short task, then answers.
  */
-import { setFastStagger, staggerIdle } from "../components/charts/stagger";
+import { setFastStagger, staggerIdle, whenStaggerIdle } from "../components/charts/stagger";
 
 const flushers = new Set<() => Promise<void>>();
 
@@ -22,18 +22,27 @@ const frame = () =>
   );
 
 /**
+ * Short wait after a commit for the charts' effects to queue their turns (ms,
+ * lab choice): React runs them in a task after the commit.
+ */
+const EFFECTS_MS = 10;
+
+/**
  * Draws what is pending and resolves when the charts are idle (or after
- * `maxMs`). Each chart still redraws in its own task.
+ * `maxMs`). Each chart still redraws in its own task. The trainer waits for
+ * this on a CPU adapter, so it returns as soon as the last turn is done
+ * (the stagger says so) instead of polling.
  */
 export async function drawNow(maxMs = 2500): Promise<void> {
   const end = Date.now() + maxMs;
+  const left = () => Math.max(0, end - Date.now());
   setFastStagger(true);
   try {
     await Promise.race([Promise.all([...flushers].map((f) => f())), sleep(maxMs)]);
-    let quiet = 0;
-    while (Date.now() < end && quiet < 2) {
-      await sleep(30);
-      quiet = staggerIdle() ? quiet + 1 : 0;
+    for (;;) {
+      await sleep(EFFECTS_MS);
+      if (staggerIdle() || left() === 0) break;
+      await Promise.race([whenStaggerIdle(), sleep(left())]);
     }
     await frame(); // let the last chart paint
   } finally {

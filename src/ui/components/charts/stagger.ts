@@ -35,15 +35,33 @@ export function staggerIdle(): boolean {
   return queue.length === 0 && timer === null && !inTurn;
 }
 
+const idleWaiters: Array<() => void> = [];
+
+/** Resolves once no chart is waiting for its turn or drawing (at once when none is). */
+export function whenStaggerIdle(): Promise<void> {
+  if (staggerIdle()) return Promise.resolve();
+  return new Promise((resolve) => idleWaiters.push(resolve));
+}
+
+function wakeIdle(): void {
+  if (staggerIdle()) for (const resolve of idleWaiters.splice(0)) resolve();
+}
+
 function schedule(): void {
-  if (timer || inTurn || !queue.length) return;
+  if (timer || inTurn || !queue.length) {
+    wakeIdle();
+    return;
+  }
   timer = setTimeout(pump, fast ? 0 : STAGGER_MS);
 }
 
 function pump(): void {
   timer = null;
   const next = queue.shift();
-  if (!next) return;
+  if (!next) {
+    wakeIdle();
+    return;
+  }
   inTurn = true;
   let finished = false;
   const done = () => {
@@ -57,12 +75,18 @@ function pump(): void {
   next(done);
 }
 
-function enqueue(turn: Turn): () => void {
+/**
+ * Queues a chart's turn: `turn(done)` runs when the charts before it are
+ * done, and must call `done` once its redraw is committed (or TURN_MAX_MS
+ * ends it). Returns a function that takes the turn off the queue.
+ */
+export function enqueue(turn: Turn): () => void {
   queue.push(turn);
   if (!timer && !inTurn) timer = setTimeout(pump, 0);
   return () => {
     const i = queue.indexOf(turn);
     if (i >= 0) queue.splice(i, 1);
+    wakeIdle();
   };
 }
 
