@@ -19,17 +19,8 @@ import { sampleTokens, type SampleCall } from "../kernels/sample/launch";
 /** Bytes of one buffer element: f32, i32 and u32 alike. */
 const ELEMENT_BYTES = 4;
 
-/**
- * Decode steps of at least this many sequences use the decode matmul's 8-row
- * tile at once (lab choice).
- */
+/** Decode steps of at least this many sequences use the decode matmul's 8-row tile (lab choice). */
 const ROWS8_MIN = 128;
-
-/** Generators of at least this many sequences move to the 8-row tile once it is built (lab choice). */
-const ROWS8_UPGRADE_MIN = 16;
-
-/** How a decode matmul takes the 8-row tile (decodeMatmul's `rows8`). */
-type Rows8 = boolean | "upgrade";
 
 /** Where the rows of one prefill segment sit (the decode kernels' row → (sequence, position) map). */
 interface SegmentRows {
@@ -142,7 +133,7 @@ export function buildGeneratorCalls(
     b: string | null,
     epi: MatmulEpilogue,
     setters: Setter[],
-    rows8: Rows8,
+    rows8: boolean,
   ) => {
     const c = decodeMatmul(
       ctx,
@@ -207,7 +198,7 @@ export function buildGeneratorCalls(
     xr: GPUBuffer,
     qkvr: GPUBuffer,
     setters: Setter[],
-    rows8: Rows8,
+    rows8: boolean,
   ) => {
     const pre = `h.${l}.`;
     const append = kvAppendCall(
@@ -245,7 +236,7 @@ export function buildGeneratorCalls(
     xr: GPUBuffer,
     qkvr: GPUBuffer,
     setters: Setter[],
-    rows8: Rows8,
+    rows8: boolean,
   ) => {
     const pre = `h.${l}.`;
     const attention = decodeAttention(
@@ -267,21 +258,16 @@ export function buildGeneratorCalls(
     ];
   };
   // Final LayerNorm and head (no bias) on N rows of xr → logits [N, V].
-  const final = (xr: GPUBuffer, rows8: Rows8) => [
+  const final = (xr: GPUBuffer, rows8: boolean) => [
     layernorm(xr, xn, n, "lnf.g", "lnf.b", []),
     matmul(xn, logits, n, d, V, "head.w", null, "store", [], rows8),
   ];
 
-  // The matmuls of a generator of many sequences use the 8-row tile (the same bits as the
-  // 4-row one) at once: its prefill segments from N = 64, its decode steps from N = 128. One
-  // of 16 to 127 (the rollout generator of 32) moves to it once it is built in the background,
-  // so it builds no second set of pipelines before the first step. On SwiftShader, 32 rows
-  // (2026-12-05, docs/benchmarks.md): each matmul alone 0.66-0.80 of the 4-row tile's time,
-  // a whole decode step 0.79-0.95.
-  const rows8 = (min: number): Rows8 =>
-    n >= min ? true : n >= ROWS8_UPGRADE_MIN ? "upgrade" : false;
-  const segRows8 = rows8(ROWS8_MIN / 2);
-  const stepRows8 = rows8(ROWS8_MIN);
+  // The matmuls of a generator of many sequences use the 8-row tile (the same values as the
+  // 4-row one): its prefill segments from N = 64, its decode steps from N = 128 (lab choice;
+  // a rollout generator of 32 then builds no second set of pipelines before the first step).
+  const segRows8 = n >= ROWS8_MIN / 2;
+  const stepRows8 = n >= ROWS8_MIN;
 
   // A prefill segment: its rows through layers 0..nLayers-2 and the last layer's
   // K/V append (only the K/V of a prefill row are read later, except each

@@ -207,20 +207,17 @@ export function matmulBackwardDw(
  * Decode matmul y [R, O] = epilogue(x [R, I] · W + b) for the generator, W
  * [I, O] and b [O] read from the flat parameter buffer `w` at float offsets
  * `wOff` and `bOff` (64-float aligned; bOff = null: no bias). I % 4 = 0.
- * `rows8`: the 8-row × 8-column tile (V8X8) when O % 8 = 0 (the same bits
- * as the 4-row tile): true, at once; "upgrade", the 4-row tile until V8X8's
- * pipeline is built in the background (CallOptions.upgrade), so a first
- * decode step does not wait for its slower build; false, the 4-row tile.
+ * `rows8`: the 8-row × 8-column tile (V8X8) when O % 8 = 0, for prefills of
+ * many rows (the same values as the 4-row tile).
  */
 export function decodeMatmul(
   ctx: GpuContext,
   b: { x: Binding; w: Binding; y: Binding },
   d: { R: number; I: number; O: number; wOff: number; bOff: number | null },
   epi: MatmulEpilogue,
-  rows8: boolean | "upgrade" = false,
+  rows8 = false,
 ): SpecCall<ReturnType<typeof decodeMatmulSpec>["uniforms"]> {
-  const upgrade = rows8 === "upgrade" && d.O % 8 === 0;
-  return decodeMatmulSpec(d.O, epi, rows8 === true).call(
+  return decodeMatmulSpec(d.O, epi, rows8).call(
     ctx,
     { x: b.x, w: b.w, y: b.y },
     {
@@ -232,6 +229,5 @@ export function decodeMatmul(
       hasBias: d.bOff === null ? 0 : 1,
       nColTiles: Math.ceil(d.O / 4),
     },
-    upgrade ? { upgrade: decodeMatmulSpec(d.O, epi, true) } : {},
   );
 }
