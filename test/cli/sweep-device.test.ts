@@ -12,8 +12,9 @@ import { loadShippedCheckpoint, mnistFor, nodeContext } from "../../src/cli/node
 import { SweepDevice } from "../../src/cli/sweep-device";
 import type { GpuContext } from "../../src/gpu/context";
 import { inProcessScorer, type RewardScorer } from "../../src/run/reward-client";
-import type { Marker, MetricRow, RunSink } from "../../src/run/run-types";
+import type { MetricRow } from "../../src/run/run-types";
 import { parseExperiment } from "../../src/settings/experiment";
+import { collectingSink } from "../support/run-sink";
 
 const exp = parseExperiment({
   modelSize: "small",
@@ -25,14 +26,7 @@ const exp = parseExperiment({
 });
 
 async function train(loseAtScore?: number) {
-  const rows: MetricRow[] = [];
-  const markers: Marker[] = [];
-  const sink: RunSink = {
-    metrics: (r) => void rows.push(...r),
-    samples: () => {},
-    marker: (m) => void markers.push(m),
-    log: () => {},
-  };
+  const { sink, rows, markers } = collectingSink();
   const contexts: GpuContext[] = [];
   let scored = 0;
   const scorer: RewardScorer = {

@@ -9,21 +9,26 @@
 import { describe, expect, it } from "vitest";
 import { useGpu } from "../support/gpu";
 import { loadShippedCheckpoint, mnistFor } from "../../src/cli/node-run";
-import { parseExperiment } from "../../src/settings/experiment";
+import { type Experiment, parseExperiment } from "../../src/settings/experiment";
 import { inProcessScorer } from "../../src/run/reward-client";
-import { LabRun, type RunSink } from "../../src/run/lab-run";
+import { LabRun } from "../../src/run/lab-run";
+import type { GpuContext } from "../../src/gpu/context";
+import { collectingSink } from "../support/run-sink";
 import type { MetricRow } from "../../src/run/run-types";
 import { evalGenerate } from "../../src/rl/held-out";
 import { deriveSeed } from "../../src/tasks/rng";
 import { imageTensor, promptTensor } from "../../src/engine/sequences";
 
-function sinkOf(rows: MetricRow[]): RunSink {
-  return {
-    metrics: (r) => void rows.push(...r),
-    samples: () => {},
-    marker: () => {},
-    log: () => {},
-  };
+/** A run of `exp` from its shipped multiple-choice (or open-ended) cold start, and its rows. */
+function shippedRun(ctx: GpuContext, exp: Experiment): { run: LabRun; rows: MetricRow[] } {
+  const ckpt = loadShippedCheckpoint(exp);
+  expect(ckpt, "the shipped cold start is missing").not.toBeNull();
+  const { sink, rows } = collectingSink();
+  const run = new LabRun(ctx, exp, sink, inProcessScorer, mnistFor(exp), {
+    config: ckpt!.config,
+    params: ckpt!.params,
+  });
+  return { run, rows };
 }
 
 describe("OSCR at eval (small model, CPU WebGPU adapter)", () => {
@@ -36,14 +41,8 @@ describe("OSCR at eval (small model, CPU WebGPU adapter)", () => {
       evalSize: 16,
       task: { multipleChoice: true, hintRate: 0, traceSlipRate: 0 },
     });
-    const ckpt = loadShippedCheckpoint(exp);
-    expect(ckpt, "the shipped multiple-choice cold start is missing").not.toBeNull();
     const oscrOf = async () => {
-      const rows: MetricRow[] = [];
-      const run = new LabRun(gpu.ctx, exp, sinkOf(rows), inProcessScorer, mnistFor(exp), {
-        config: ckpt!.config,
-        params: ckpt!.params,
-      });
+      const { run, rows } = shippedRun(gpu.ctx, exp);
       await run.evalStart();
       return rows.find((r) => r.kind === "eval" && r.step === 0)!.values;
     };
@@ -62,13 +61,7 @@ describe("OSCR at eval (small model, CPU WebGPU adapter)", () => {
     expect(await oscrOf()).toEqual(first);
 
     const open = parseExperiment({ modelSize: "small", variants: [{ name: "rlvr" }], evalSize: 8 });
-    const openCkpt = loadShippedCheckpoint(open);
-    expect(openCkpt).not.toBeNull();
-    const rows: MetricRow[] = [];
-    const run = new LabRun(gpu.ctx, open, sinkOf(rows), inProcessScorer, mnistFor(open), {
-      config: openCkpt!.config,
-      params: openCkpt!.params,
-    });
+    const { run, rows } = shippedRun(gpu.ctx, open);
     await run.evalStart();
     const openValues = rows.find((r) => r.kind === "eval")!.values;
     for (const k of ["oscr", "distinctK04", "distinctK08"]) expect(k in openValues, k).toBe(false);
@@ -81,12 +74,7 @@ describe("OSCR at eval (small model, CPU WebGPU adapter)", () => {
       evalSize: 6,
       task: { multipleChoice: true, hintRate: 0, traceSlipRate: 0 },
     });
-    const ckpt = loadShippedCheckpoint(exp);
-    expect(ckpt, "the shipped multiple-choice cold start is missing").not.toBeNull();
-    const run = new LabRun(gpu.ctx, exp, sinkOf([]), inProcessScorer, mnistFor(exp), {
-      config: ckpt!.config,
-      params: ckpt!.params,
-    });
+    const { run } = shippedRun(gpu.ctx, exp);
     const engine = run.engine;
     const prompts = run.evalPrompts.slice(0, 5);
     const copies = 3;

@@ -11,8 +11,8 @@ import { loadShippedCheckpoint, mnistFor } from "../../src/cli/node-run";
 import { evalMetrics } from "../../src/rl/eval-metrics";
 import { parseExperiment } from "../../src/settings/experiment";
 import { inProcessScorer } from "../../src/run/reward-client";
-import { LabRun, type RunSink } from "../../src/run/lab-run";
-import type { MetricRow } from "../../src/run/run-types";
+import { LabRun } from "../../src/run/lab-run";
+import { collectingSink } from "../support/run-sink";
 
 const exp = parseExperiment({
   modelSize: "small",
@@ -30,13 +30,7 @@ describe("sampled held-out eval (small model, CPU WebGPU adapter)", () => {
     expect(exp.task.traceSlipBox).toBe("hint");
     const ckpt = loadShippedCheckpoint(exp);
     expect(ckpt, "the shipped slip cold start is missing from public/checkpoints").not.toBeNull();
-    const rows: MetricRow[] = [];
-    const sink: RunSink = {
-      metrics: (r) => void rows.push(...r),
-      samples: () => {},
-      marker: () => {},
-      log: () => {},
-    };
+    const { sink, rows } = collectingSink();
     const run = new LabRun(gpu.ctx, exp, sink, inProcessScorer, mnistFor(exp), {
       config: ckpt!.config,
       params: ckpt!.params,

@@ -11,9 +11,10 @@ import { useGpu } from "../support/gpu";
 import { loadShippedCheckpoint, mnistFor } from "../../src/cli/node-run";
 import { parseExperiment } from "../../src/settings/experiment";
 import { inProcessScorer } from "../../src/run/reward-client";
-import { LabRun, type RunSink } from "../../src/run/lab-run";
-import type { GroupView, MetricRow } from "../../src/run/run-types";
+import { LabRun } from "../../src/run/lab-run";
+import type { MetricRow } from "../../src/run/run-types";
 import { METRIC_TABLE } from "../../src/settings/metric-table";
+import { collectingSink } from "../support/run-sink";
 
 const COST = new Set<string>(METRIC_TABLE.filter((m) => m.group === "cost").map((m) => m.key));
 
@@ -31,14 +32,7 @@ async function train(gpu: ReturnType<typeof useGpu>, variants: string[], steps: 
   const exp = experiment(variants);
   const ckpt = loadShippedCheckpoint(exp);
   expect(ckpt, "the shipped open-ended cold start is missing").not.toBeNull();
-  const rows: MetricRow[] = [];
-  const samples: GroupView[] = [];
-  const sink: RunSink = {
-    metrics: (r) => void rows.push(...r),
-    samples: (g) => void samples.push(...g),
-    marker: () => {},
-    log: () => {},
-  };
+  const { sink, rows, samples } = collectingSink();
   const run = new LabRun(gpu.ctx, exp, sink, inProcessScorer, mnistFor(exp), {
     config: ckpt!.config,
     params: ckpt!.params,

@@ -17,9 +17,9 @@ import { useGpu } from "../support/gpu";
 import { loadShippedCheckpoint, mnistFor } from "../../src/cli/node-run";
 import { parseExperiment } from "../../src/settings/experiment";
 import { inProcessScorer } from "../../src/run/reward-client";
-import { LabRun, type RunSink } from "../../src/run/lab-run";
+import { LabRun } from "../../src/run/lab-run";
 import { parseForkKey } from "../../src/run/fork-key";
-import type { GroupView, Marker, MetricRow } from "../../src/run/run-types";
+import { collectingSink } from "../support/run-sink";
 
 const exp = parseExperiment({
   modelSize: "small",
@@ -38,15 +38,7 @@ const exp = parseExperiment({
 });
 
 function recordingSink() {
-  const rows: MetricRow[] = [];
-  const markers: Marker[] = [];
-  const samples: GroupView[] = [];
-  const sink: RunSink = {
-    metrics: (r) => void rows.push(...r),
-    samples: (g) => void samples.push(...g),
-    marker: (m) => void markers.push(m),
-    log: () => {},
-  };
+  const { sink, rows, markers, samples } = collectingSink();
   return { sink, rows, markers, samples };
 }
 

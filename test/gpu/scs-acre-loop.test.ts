@@ -11,8 +11,8 @@ import { useGpu } from "../support/gpu";
 import { mnistFor } from "../../src/cli/node-run";
 import { parseExperiment } from "../../src/settings/experiment";
 import { inProcessScorer } from "../../src/run/reward-client";
-import { LabRun, type RunSink } from "../../src/run/lab-run";
-import type { GroupView, MetricRow } from "../../src/run/run-types";
+import { LabRun } from "../../src/run/lab-run";
+import { collectingSink } from "../support/run-sink";
 
 describe("SCS and ACRE train in the RL loop (small model, CPU WebGPU adapter)", () => {
   const gpu = useGpu();
@@ -26,14 +26,7 @@ describe("SCS and ACRE train in the RL loop (small model, CPU WebGPU adapter)", 
       algorithm: { groupSize: 2, batchPrompts: 2, steps: 2, evalEvery: 2 },
       evalSize: 4,
     });
-    const rows: MetricRow[] = [];
-    const groups: GroupView[] = [];
-    const sink: RunSink = {
-      metrics: (r) => void rows.push(...r),
-      samples: (g) => void groups.push(...g),
-      marker: () => {},
-      log: () => {},
-    };
+    const { sink, rows, samples: groups } = collectingSink();
     const run = new LabRun(gpu.ctx, exp, sink, inProcessScorer, mnistFor(exp), null);
     await run.evalStart();
     await run.stepVariants();

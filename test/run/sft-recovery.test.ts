@@ -18,8 +18,9 @@ import { HeldSink } from "../../src/run/held-sink";
 import { LabRun } from "../../src/run/lab-run";
 import { inProcessScorer } from "../../src/run/reward-client";
 import { RunTraining } from "../../src/run/run-training";
-import type { Marker, MetricRow, RunSink } from "../../src/run/run-types";
+import type { MetricRow } from "../../src/run/run-types";
 import { parseExperiment } from "../../src/settings/experiment";
+import { collectingSink } from "../support/run-sink";
 
 const SFT_STEPS = 14;
 const LOSE_AT = 12;
@@ -33,15 +34,7 @@ const exp = parseExperiment({
 });
 
 function recording() {
-  const rows: MetricRow[] = [];
-  const markers: Marker[] = [];
-  const logs: string[] = [];
-  const sink: RunSink = {
-    metrics: (r) => void rows.push(...r),
-    samples: () => {},
-    marker: (m) => void markers.push(m),
-    log: (l) => void logs.push(l),
-  };
+  const { sink, rows, markers, logs } = collectingSink();
   return { rows, markers, logs, sink };
 }
 
