@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { loadCheckpoint } from "../src/model/checkpoint";
 import { parseExperiment } from "../src/settings/experiment";
 import { LabRun } from "../src/run/lab-run";
-import { inProcessScorer } from "../src/run/reward-client";
+import { inProcessScorer } from "../src/rl/reward-contract";
 import { consoleSink, mnistFor, nodeContext, parseFlags } from "../src/cli/node-run";
 import { evalMetrics } from "../src/rl/eval-metrics";
 

@@ -21,7 +21,7 @@
  */
 import { consoleSink, loadShippedCheckpoint, mnistFor, nodeContext } from "../../src/cli/node-run";
 import { LabRun } from "../../src/run/lab-run";
-import { inProcessScorer } from "../../src/run/reward-client";
+import { inProcessScorer } from "../../src/rl/reward-contract";
 import { MAX_EVAL_SIZE, parseExperiment } from "../../src/settings/experiment";
 import { PRESET_NAMES, presetExperiment } from "../../src/settings/presets";
 import { median, parseBenchFlags, round, runBench, summarize } from "./harness";

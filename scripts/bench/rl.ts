@@ -52,7 +52,7 @@
  */
 import { consoleSink, loadShippedCheckpoint, mnistFor, nodeContext } from "../../src/cli/node-run";
 import { parseExperiment } from "../../src/settings/experiment";
-import { inProcessScorer } from "../../src/run/reward-client";
+import { inProcessScorer } from "../../src/rl/reward-contract";
 import { LabRun } from "../../src/run/lab-run";
 import type { MetricRow } from "../../src/run/run-types";
 import { readFileSync } from "node:fs";

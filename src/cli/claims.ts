@@ -56,7 +56,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { loadCheckpoint } from "../model/checkpoint";
 import { selectClaims, type ClaimInputs, type ClaimSpec } from "../experiments/claims";
-import { createInProcessScorer } from "../run/reward-client";
+import { createInProcessScorer } from "../rl/reward-contract";
 import { DEFAULT_MAX_HOURS, memoryStore } from "../run/sweep";
 import { claimInputs, planRuns, sigmaBSweep } from "../experiments/claims-plan";
 import { judgeClaim } from "../experiments/claims-judge";

@@ -28,7 +28,7 @@ import {
   type SweepUnit,
 } from "../run/sweep";
 import { resolveColdStart } from "../run/cold-start";
-import { createInProcessScorer } from "../run/reward-client";
+import { createInProcessScorer } from "../rl/reward-contract";
 import { summarizeSeeds } from "../experiments/seed-stats";
 import { PRM_FILE } from "../prm/file";
 import { codeVersion, fileSha256 } from "./code-version";

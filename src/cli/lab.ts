@@ -63,12 +63,12 @@
  *   with --seeds: {"preset", "seeds", "sft", "variants": {"<name>": {"final": {mean metrics},
  *   "ci95": {"<metric>": [lo, hi]}, "per_seed": {"<seed>": {metrics}}}}}
  */
-import { RunController } from "../run/run-controller";
+import { RunController } from "../controller/run-controller";
 import { presetExperiment, PRESET_NAMES } from "../settings/presets";
 import { estimatorEntry } from "../settings/estimator-table";
 import { variantEntry } from "../settings/variant-table";
 import { applyVariantSetting } from "../settings/variant-settings";
-import { createInProcessScorer } from "../run/reward-client";
+import { createInProcessScorer } from "../rl/reward-contract";
 import { PRM_FILE } from "../prm/file";
 import { nodePrm } from "./node-prm";
 import type { EvalMetrics } from "../rl/eval-metrics";

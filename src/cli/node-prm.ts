@@ -4,7 +4,7 @@
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { cachedPrm, openPrm } from "../prm/file";
-import type { PrmProvider } from "../run/reward-client";
+import type { PrmProvider } from "../prm/scorer";
 
 /** The PRM in `file` (absolute path), opened on first use; a missing file is an error naming it. */
 export function nodePrm(file: string): PrmProvider {

@@ -18,9 +18,10 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { RunController } from "../run/run-controller";
-import { createInProcessScorer } from "../run/reward-client";
-import type { GroupView, Marker, MetricRow } from "../run/run-types";
+import { RunController } from "../controller/run-controller";
+import { createInProcessScorer } from "../rl/reward-contract";
+import type { Marker, MetricRow } from "../run/run-types";
+import type { GroupView } from "../rl/step-types";
 import { PRM_FILE } from "../prm/file";
 import { presetExperiment, PRESET_NAMES } from "../settings/presets";
 import { appendMetrics, emptyMetrics } from "../store/run-data";

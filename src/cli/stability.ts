@@ -38,7 +38,7 @@ import { basename } from "node:path";
 import { SMALL_CONFIG } from "../model/config";
 import { loadCheckpoint } from "../model/checkpoint";
 import { parseExperiment } from "../settings/experiment";
-import { inProcessScorer } from "../run/reward-client";
+import { inProcessScorer } from "../rl/reward-contract";
 import { LabRun } from "../run/lab-run";
 import {
   MAX_STABILITY_GROUP_SIZE,

@@ -2,7 +2,7 @@
  * The device side of a CLI sweep (`claims`, `lab --seeds`): one GPU context
  * watched for a lost device, one engine per cold start shared by the units
  * that start from it (a unit's policies are freed when it ends), and each
- * seed-variant trained through RunTraining (src/run/run-training.ts), so a
+ * seed-variant trained through RunTraining (src/controller/run-training.ts), so a
  * lost device mid-step costs that step and the sweep goes on on a new
  * device. Any other unit that meets a lost device runs again on a new one.
  */
@@ -12,11 +12,11 @@ import type { ModelConfig } from "../model/config";
 import type { EvalMetrics } from "../rl/eval-metrics";
 import { parseExperiment, type Experiment } from "../settings/experiment";
 import type { MnistSubset } from "../tasks/mnist-data";
-import { HeldSink } from "../run/held-sink";
+import { HeldSink } from "../controller/held-sink";
 import { LabRun } from "../run/lab-run";
-import type { RewardScorer } from "../run/reward-client";
+import type { RewardScorer } from "../rl/reward-contract";
 import type { MetricRow, RunSink } from "../run/run-types";
-import { RunTraining } from "../run/run-training";
+import { RunTraining } from "../controller/run-training";
 
 /** Tries of one unit on a lost device before the sweep gives up (lab choice). */
 const MAX_DEVICE_TRIES = 3;

@@ -39,7 +39,7 @@ import { checkInputFile, checkOutputFile, finishCli, writeFileAtomic } from "./o
 import { LabRun, taskGeneratorFor } from "../run/lab-run";
 import { runModel } from "../engine/lab-model";
 import { extendPositions } from "../model/resize";
-import { inProcessScorer } from "../run/reward-client";
+import { inProcessScorer } from "../rl/reward-contract";
 import { VOCAB } from "../tasks/tokenizer";
 import { checkpointFile, consoleSink, mnistFor, nodeContext, parseFlags } from "./node-run";
 

@@ -9,12 +9,13 @@
  * (a GPU copy of a few hundred KB), and its own AdamW writes the update back.
  */
 import type { GpuContext } from "../gpu/context";
-import { paramLayout, type ModelConfig, type ParamLayout } from "../model/config";
+import { paramLayout, type ModelConfig } from "../model/config";
+import type { ParamLayout } from "../layout/param-layout";
 import { TrainGraph, type PolicyAggregation, type StepStats } from "../model/graph";
 import { Generator, type GenerateResult } from "../model/generate";
 import { AdamW, type AdamWOptions, type GradStats } from "../kernels/adamw/launch";
 import { AdvantageKernel, type GroupStatsResult } from "../kernels/advantages/launch";
-import type { EstimatorName } from "../kernels/advantages/reference";
+import type { EstimatorName } from "../settings/estimator-table";
 import type { TextShape, TextBatch } from "./sequences";
 import { EOS_ID, PAD_ID } from "../tasks/tokenizer";
 import { sliceColumns, textWindow } from "./text-window";

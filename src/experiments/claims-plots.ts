@@ -9,7 +9,7 @@ import { comparisonsOf, type ClaimInputs, type ClaimSpec } from "./claims";
 import { sigmaBSweep } from "./claims-plan";
 import { aggregateCurves, summarizeSeeds } from "./seed-stats";
 import type { JudgeSettings } from "../rewards/judges";
-import { variantColor } from "../ui/lib/variant-meta";
+import { variantColor } from "../settings/variant-meta";
 
 /** Summary points of per-seed values at each x: mean and 95 % band over the seeds present there. */
 function bandPoints(

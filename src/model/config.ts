@@ -12,6 +12,7 @@
  * flat buffer, so kernels can bind any tensor as an aligned subrange and
  * AdamW can update all parameters in one dispatch.
  */
+import { ALIGN_FLOATS, type ParamLayout, type TensorSlot } from "../layout/param-layout";
 
 /** Model hyperparameters. Sizes are counts, not bytes. */
 export interface ModelConfig {
@@ -117,28 +118,6 @@ export function validateConfig(
 }
 
 /** One named tensor inside the flat parameter buffer. */
-interface TensorSlot {
-  name: string;
-  shape: number[];
-  /** Offset in floats (a multiple of 64). */
-  offset: number;
-  /** Number of floats. */
-  size: number;
-}
-
-/** Named slots plus the padded total, in floats. */
-export interface ParamLayout {
-  tensors: TensorSlot[];
-  byName: Map<string, TensorSlot>;
-  /** Sum of tensor sizes (real parameter count). */
-  count: number;
-  /** Length of the flat buffer including alignment padding. */
-  totalFloats: number;
-}
-
-/** Floats per alignment unit: 256 bytes, WebGPU's minStorageBufferOffsetAlignment. */
-export const ALIGN_FLOATS = 64;
-
 /**
  * Parameter names and shapes, in buffer order (nanoGPT naming):
  *   patch.w [p·p·C, d], patch.b [d], wte [V, d], wpe [maxSeqLen, d],

@@ -5,7 +5,7 @@
  * graph's row maps (kernels/rows). Linear in the batch size.
  */
 import * as K from "../kernels";
-import { prefixLayout, sharedPositions, type PrefixLayout } from "./prefix-layout";
+import { prefixLayout, sharedPositions, type PrefixLayout } from "../layout/prefix-layout";
 import type { TrainBatch } from "./graph-types";
 
 /** What setBatch writes besides the batch itself. */

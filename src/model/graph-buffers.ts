@@ -4,14 +4,15 @@
  * activations of every block, the backward scratch, the packed rows of a
  * compacted last layer, and the hooks that keep a call's row count in step
  * with the batch (a compacted layer's packed rows; a shared-prefix step's
- * layout, src/model/prefix-layout.ts).
+ * layout, src/layout/prefix-layout.ts).
  *
  * Shapes use B rollouts of T = P + L positions ("BT" rows); a shared-prefix
  * step uses the first rows = nG·S + B·Rs ≤ B·T of each activation buffer.
  */
 import type { Binding, GpuContext, KernelCall } from "../gpu/context";
-import { patchDim, type ModelConfig, type ParamLayout } from "./config";
-import type { PrefixLayout } from "./prefix-layout";
+import { patchDim, type ModelConfig } from "./config";
+import type { ParamLayout } from "../layout/param-layout";
+import type { PrefixLayout } from "../layout/prefix-layout";
 import type { LayerActs } from "./graph-types";
 
 /** Input, activation and backward buffers of a graph (shapes in the comments). */

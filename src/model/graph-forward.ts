@@ -9,7 +9,7 @@
  *                         lnf and head run on the packed loss rows only; the
  *                         logits are spread back to [B, T, V] (zeros elsewhere);
  *   shared prefix         every row-wise call runs on the prefix layout's rows
- *                         (src/model/prefix-layout.ts), the embedding and the
+ *                         (src/layout/prefix-layout.ts), the embedding and the
  *                         attention are the prefix-layout kernels, the patches
  *                         are those of one image per group.
  */

@@ -129,7 +129,7 @@ export interface TrainGraphOptions {
   /**
    * G: the batch comes in groups of G rollouts of one prompt (B % G = 0;
    * rollouts b·G … b·G + G − 1) and each step runs on the prefix layout
-   * (src/model/prefix-layout.ts): the positions a group shares (its image
+   * (src/layout/prefix-layout.ts): the positions a group shares (its image
    * patches and the prompt columns before the last, identical in its G
    * rows; setBatch finds them) are computed once per group in the forward,
    * the rollouts' attention reads the group's keys and values, and the

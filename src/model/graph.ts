@@ -21,13 +21,8 @@
  * tokens (./graph-types.ts).
  */
 import type { Binding, GpuContext, KernelCall } from "../gpu/context";
-import {
-  numPatches,
-  paramLayout,
-  validateConfig,
-  type ModelConfig,
-  type ParamLayout,
-} from "./config";
+import { numPatches, paramLayout, validateConfig, type ModelConfig } from "./config";
+import type { ParamLayout } from "../layout/param-layout";
 import * as K from "../kernels";
 import {
   allocGraphBuffers,
@@ -49,7 +44,7 @@ import {
   type BufferSource,
   type TrainGraphOptions,
 } from "./graph-types";
-import type { PrefixLayout } from "./prefix-layout";
+import type { PrefixLayout } from "../layout/prefix-layout";
 import { planBatch } from "./graph-batch";
 import { IS_NODE, ReadPacer } from "./read-pacer";
 

@@ -13,7 +13,7 @@ import { createStepScorer, type StepScorer } from "./scorer";
 import { prmShape } from "./data";
 import { openPrmOnnx } from "./onnx";
 import type { OnnxSessionOptions } from "../onnx/session";
-import type { PrmProvider } from "../run/reward-client";
+import type { PrmProvider } from "./scorer";
 
 /** The shipped PRM, relative to the site root (public/): `npm run train:prm`'s output. */
 export const PRM_FILE = "prm/prm-digits2-small.onnx";

@@ -175,3 +175,9 @@ export function createStepScorer(opts: {
     },
   };
 }
+
+/**
+ * Where a reward side gets the learned PRM: resolves to its step scorer, or
+ * rejects with an error naming the PRM file (src/prm/file.ts).
+ */
+export type PrmProvider = () => Promise<StepScorer>;

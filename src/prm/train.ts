@@ -15,7 +15,7 @@ import { prefixScore, type TokenLogprobForward } from "./scorer";
 import { LabEngine, type Policy } from "../engine/lab-engine";
 import { imageTensor, type TextShape } from "../engine/sequences";
 import { PAD_ID } from "../tasks/tokenizer";
-import { sftLearningRate } from "../rl/sft";
+import { sftLearningRate } from "../engine/sft";
 
 /** Step-level figures of a PRM on labelled steps. */
 interface PrmFigures {

@@ -42,24 +42,11 @@ import { BOS_ID, buildModelTokens, encode, EOS_ID, PAD_ID, SEP_ID } from "../tas
 /** Token that starts the judgment in a row (`?`; see the layout above). */
 export const JUDGE_MARK_ID = encode("?")[0];
 import type { TaskPrompt } from "../tasks/types";
+import type { AuxOptions } from "../settings/aux-config";
 import type { TextBatch, TextShape } from "../engine/sequences";
 
 /** The four auxiliary tasks (StructReward §3.3: pointwise, pairwise; §3.4: locate, choose). */
 export type AuxKind = "pointwise" | "pairwise" | "locate" | "choose";
-
-/** Which example families a step builds (the StructReward variant's `recycle`, `hardNegatives`). */
-export interface AuxOptions {
-  /** Rollout recycling: pointwise and pairwise examples (StructReward §3.3). */
-  recycle: boolean;
-  /** Hard negatives: locate and choose examples (StructReward §3.4). */
-  hardNegatives: boolean;
-}
-
-/** A variant's auxiliary step settings (the variant table's `auxiliary`). */
-export interface AuxConfig extends AuxOptions {
-  /** The auxiliary learning rate as a multiple of the RL step's lr (lab choice, default 1). */
-  lrScale: number;
-}
 
 /** One example as token ids, before padding. */
 interface AuxExample {

@@ -20,7 +20,8 @@ import { deriveSeed } from "../tasks/rng";
 import type { TaskPrompt } from "../tasks/types";
 import { mulberry32 } from "../rewards/index";
 import type { LabEngine, Policy } from "../engine/lab-engine";
-import { buildAuxBatch, type AuxConfig } from "./aux-examples";
+import { buildAuxBatch } from "./aux-examples";
+import type { AuxConfig } from "../settings/aux-config";
 import type { AuxMetricKey } from "../settings/metric-table";
 
 /** The aux rows' metric values; `aux_loss` only when the auxiliary update ran. */

@@ -13,11 +13,11 @@
 import { judgeConsistency, parseTrace, type GroupScore } from "../rewards/index";
 import { decodeResponse } from "../tasks/tokenizer";
 import type { TaskPrompt } from "../tasks/types";
-import type { GroupView, MetricValues } from "../run/run-types";
+import type { GroupView, MetricValues } from "./step-types";
 import type { LabEngine, Policy } from "../engine/lab-engine";
 import type { AlgorithmConfig, VariantConfig } from "../settings/experiment";
-import { scoringPrompt, type RewardScorer } from "../run/reward-client";
-import { foldKlIntoRewards } from "../kernels/advantages/reference";
+import { scoringPrompt, type RewardScorer } from "./reward-contract";
+import { foldKlIntoRewards } from "./kl-penalty";
 import { estimatorEntry } from "../settings/estimator-table";
 import { evalMetrics, isLuckyGuess } from "./eval-metrics";
 import { COMPONENT_PREFIX, type TrainMetricKey } from "../settings/metric-table";

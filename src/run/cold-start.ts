@@ -1,6 +1,6 @@
 /**
  * Cold-start resolution: the model a run trains and the parameters it starts
- * from, decided once for the page's trainer (src/run/run-controller.ts) and the CLI
+ * from, decided once for the page's trainer (src/controller/run-controller.ts) and the CLI
  * (src/cli/lab.ts), so the two cannot disagree:
  *   1 model size: a CPU adapter (WebGPU on the CPU, e.g. SwiftShader) gets
  *     the small model (d = 64, 2 layers) unless the caller keeps the size

@@ -11,7 +11,7 @@
  *     └ trainCopy(copy)     the step's prompts and seeds for one copy, its rows
  *       └ rlStep()          the algorithm (src/rl/rl-step.ts): rollouts, rewards,
  *                           advantages, update
- * During cold-start SFT (beginSft) runSteps runs SFT steps (src/rl/sft.ts);
+ * During cold-start SFT (beginSft) runSteps runs SFT steps (src/engine/sft.ts);
  * evaluation: ./run-eval.ts; forks: ./run-forks.ts; snapshots: ./snapshot.ts.
  */
 import type { GpuContext } from "../gpu/context";
@@ -21,7 +21,8 @@ import type { TaskGenerator } from "../tasks/generator";
 import type { MnistSubset } from "../tasks/mnist-data";
 import { deriveSeed, Rng } from "../tasks/rng";
 import type { TaskPrompt } from "../tasks/types";
-import type { GroupView, MetricRow, RunSink, StepHooks } from "./run-types";
+import type { MetricRow, RunSink, StepHooks } from "./run-types";
+import type { GroupView } from "../rl/step-types";
 import { taskGeneratorFor } from "./run-tasks";
 export type { RunSink, StepHooks } from "./run-types";
 export { taskGeneratorFor } from "./run-tasks";
@@ -29,7 +30,7 @@ import { LabEngine, type Policy } from "../engine/lab-engine";
 import type { EvalMetrics } from "../rl/eval-metrics";
 import { parseExperiment, type Experiment, type VariantConfig } from "../settings/experiment";
 import { configMismatch, runModel } from "../engine/lab-model";
-import type { RewardScorer } from "./reward-client";
+import type { RewardScorer } from "../rl/reward-contract";
 import { rlStep, type RlStepResult } from "../rl/rl-step";
 import type { GenerateResult } from "../model/generate";
 import type { PolicySnapshot, RunSnapshot } from "./snapshot";
@@ -480,7 +481,7 @@ export class LabRun {
     weights: VariantConfig["weights"],
     judge?: Partial<VariantConfig["judge"]>,
   ): void {
-    this.experiment = this.variants.setWeights(this.experiment, name, weights, judge);
+    this.experiment = this.variants.withWeights(this.experiment, name, weights, judge);
     const changed = [...Object.entries(weights), ...Object.entries(judge ?? {})]
       .map(([k, val]) => `${k}=${val}`)
       .join(", ");
@@ -589,7 +590,7 @@ export class LabRun {
    * parent's prompts and sampling seeds (RunForks.fork: the copies, the
    * marker, the first eval row; `opts.parentEval` gives the parent's latest
    * eval row under a seed, copied when it is of this step).
-   * @returns the fork key (`<name>@fork<step>`, src/run/fork-key.ts).
+   * @returns the fork key (`<name>@fork<step>`, src/settings/fork-key.ts).
    * @throws Error naming an unknown parent, an invalid value, a step that is
    *   half done (a variant failed; train a step first) or too many forks.
    */

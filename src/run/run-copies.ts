@@ -62,7 +62,7 @@ export class VariantCopies {
    * @returns the new experiment.
    * @throws Error naming an unknown variant or an invalid value.
    */
-  setWeights(
+  withWeights(
     exp: Experiment,
     name: string,
     weights: VariantConfig["weights"],

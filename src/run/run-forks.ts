@@ -9,7 +9,7 @@
 import type { LabEngine, Policy } from "../engine/lab-engine";
 import type { AdamWOptions } from "../kernels/adamw/launch";
 import { VariantSchema, type VariantConfig } from "../settings/experiment";
-import { forkKey } from "./fork-key";
+import { forkKey } from "../settings/fork-key";
 import type { Marker, MetricRow, RunSink } from "./run-types";
 import type { PolicySnapshot } from "./snapshot";
 
@@ -146,7 +146,7 @@ export class RunForks {
    * Makes fork copies of `parents` (every seed's copy of the variant or fork
    * `name`) at `step` with `weights` / `judge` changed: GPU copies of each
    * parent's parameters and AdamW state (LabEngine.forkPolicy, no read-back).
-   * Key format (src/run/fork-key.ts): `<name>@fork<step>`, a second fork of
+   * Key format (src/settings/fork-key.ts): `<name>@fork<step>`, a second fork of
    * the same parent at the same step `<name>@fork<step>.2`.
    * @returns the key, the new copies and the fork's marker.
    * @throws Error naming an invalid value, or more than MAX_FORKS forks.

@@ -1,16 +1,16 @@
 /**
  * Cold-start SFT in progress in a lab run (LabRun.beginSft): the SFT
  * policy, its step counter and schedule, its snapshots. One `step` is one
- * SFT step of src/rl/sft.ts (batch and learning rate are functions of the
+ * SFT step of src/engine/sft.ts (batch and learning rate are functions of the
  * step number and the seed, so a snapshot continues exactly). LabRun runs
  * the steps in its loop and makes the result the cold start.
  */
 import type { LabEngine, Policy } from "../engine/lab-engine";
 import type { AdamWOptions } from "../kernels/adamw/launch";
-import { sftStep } from "../rl/sft";
+import { sftStep } from "../engine/sft";
 import type { Experiment } from "../settings/experiment";
 import type { TaskGenerator } from "../tasks/generator";
-import type { MetricValues } from "./run-types";
+import type { MetricValues } from "../rl/step-types";
 
 /**
  * Cold-start SFT at a step boundary: enough to continue it exactly, e.g. on

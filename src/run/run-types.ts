@@ -1,12 +1,11 @@
 /**
  * What a run produces, as the trainer, the page, the CLI and the store see
- * it: metric rows, rollout groups for the inspector, chart markers. Defined
- * here, with the run that makes them; the worker's message protocol
- * (src/workers/protocol.ts) carries them.
+ * it: metric rows, chart markers, and where they go (RunSink). The RL step's
+ * own output (metric values, rollout groups for the inspector) is defined
+ * with the step (src/rl/step-types.ts); the worker's message protocol
+ * (src/workers/protocol.ts) carries both.
  */
-
-/** Metric values of one step (or one eval) of one variant. */
-export type MetricValues = Record<string, number>;
+import type { GroupView, MetricValues } from "../rl/step-types";
 
 /** One point of a chart: a variant's metrics at a step. */
 export interface MetricRow {
@@ -24,58 +23,6 @@ export interface MetricRow {
   seed?: number;
 }
 
-/** One rollout as the inspector shows it. */
-interface RolloutView {
-  text: string;
-  total: number;
-  components: Record<string, number>;
-  verifierPassed: boolean;
-  /** Consistency judgment of the trace vs its answer (GRR §4.1). */
-  judgment: "consistent" | "inconsistent" | "na";
-  /**
-   * A lucky guess: the answer is right but the reasoning is not the reference
-   * solution's (ACRE §1 WR–CA, SCS Tab. 3; src/rl/eval-metrics.ts isLuckyGuess).
-   * Absent in groups kept before it was recorded.
-   */
-  luckyGuess?: boolean;
-  /** Judge tier/rank (GRR) when the variant has a groupwise judge. */
-  rank?: number | null;
-  advantage: number;
-  unscorable?: boolean;
-  /**
-   * SCS: where the rollout was cut (response tokens kept, and their text) and
-   * each continuation's final answer (null: none parsed) and image-noise σ.
-   */
-  scs?: {
-    keptTokens: number;
-    keptText: string;
-    continuations: { answer: string | null; sigma: number }[];
-  };
-  /**
-   * ACRE: the options of the second ask, the answer given after the kept
-   * trace (null: no `</think>` in the rollout, or no answer parsed), and the
-   * rollout's own answer (null: none parsed), read with the group's options.
-   */
-  reask?: { options: Record<string, string>; answer: string | null; firstAnswer?: string | null };
-  /** PRM: the learned PRM's score of each step, in [0, 1] (its smallest token probability over steps 1..k). */
-  stepScores?: number[];
-}
-
-/** A group of rollouts for one prompt, kept per step (history). */
-export interface GroupView {
-  variant: string;
-  step: number;
-  promptId: string;
-  question: string;
-  options: Record<string, string> | null;
-  answer: string;
-  image: { data: Float32Array; height: number; width: number; channels: number };
-  rollouts: RolloutView[];
-  judgeReply?: string;
-  /** Seed of the run the group came from in a multi-seed experiment (MetricRow.seed). */
-  seed?: number;
-}
-
 /** A mid-run change, drawn as a marker on the charts. */
 export interface Marker {
   variant: string;
@@ -83,7 +30,7 @@ export interface Marker {
   label: string;
   /**
    * Set on the marker of a fork (LabRun.fork): `variant` is then the fork key
-   * (`<parent>@fork<step>`, src/run/fork-key.ts), `step` the fork step, and
+   * (`<parent>@fork<step>`, src/settings/fork-key.ts), `step` the fork step, and
    * `changes` the weights / judge settings that differ from the parent's.
    */
   fork?: { parent: string; changes: Record<string, number | string> };

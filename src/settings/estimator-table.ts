@@ -8,9 +8,32 @@
  * by those names (`satisfies Record<EstimatorName, …>`), so an estimator
  * without an entry, or an entry without an estimator, fails to typecheck.
  */
-import { ESTIMATOR_NAMES, type EstimatorName } from "../kernels/advantages/reference";
+/**
+ * The four estimators of the contract plus StructReward's stable GRPO, in the
+ * order the page lists them (ESTIMATOR_TABLE below describes each).
+ */
+export const ESTIMATOR_NAMES = [
+  "grpo",
+  "grpo-stable",
+  "rloo",
+  "reinforce++",
+  "reinforce++-baseline",
+] as const;
+export type EstimatorName = (typeof ESTIMATOR_NAMES)[number];
+export type StdKind = "sample" | "population";
 
-export { ESTIMATOR_NAMES, type EstimatorName };
+/**
+ * Std kind / ε presets named after the libraries (docs/reward-spec.md §1): verl
+ * unbiased 1e-6 (the lab default), TRL unbiased 1e-4, OpenRLHF unbiased 1e-9.
+ * In the order the page's algorithm panel shows them.
+ */
+export const ADVANTAGE_PRESETS: Readonly<
+  Record<"verl" | "trl" | "openrlhf", { std: StdKind; eps: number }>
+> = {
+  verl: { std: "sample", eps: 1e-6 },
+  trl: { std: "sample", eps: 1e-4 },
+  openrlhf: { std: "sample", eps: 1e-9 },
+};
 
 /** What the lab says and does about one estimator. */
 export interface EstimatorDef {

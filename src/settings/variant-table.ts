@@ -35,7 +35,7 @@ import {
 } from "../rewards/index";
 import type { TaskPrompt } from "../tasks/types";
 import type { EstimatorName } from "./estimator-table";
-import type { AuxConfig } from "../rl/aux-examples";
+import type { AuxConfig } from "./aux-config";
 
 /** Which judge a variant calls: none, one call per rollout, or one call per group (GRR §2–§3). */
 export type JudgeKind = "none" | "pointwise" | "groupwise";

@@ -15,7 +15,7 @@
 import { createStore, type StoreApi } from "zustand/vanilla";
 import type { Experiment, VariantWeights, VariantConfig } from "../settings/experiment";
 import type { TrainerCommand, TrainerEvent } from "../workers/protocol";
-import type { MetricRow } from "../run/run-types";
+import type { Marker, MetricRow } from "../run/run-types";
 import {
   clearRun,
   initialRunData,
@@ -26,7 +26,7 @@ import {
   type RunData,
 } from "./run-data";
 import { DEFAULT_EXPERIMENT } from "../settings/experiment";
-import type { OverlayInfo } from "../ui/lib/series-meta";
+
 import { presetExperiment } from "../settings/presets";
 import { lessonSlice, type LessonState } from "./lesson";
 import type { Recording } from "./recording";
@@ -46,6 +46,17 @@ export interface RunRecord {
   /** Last eval values per variant. */
   lastEval: Record<string, Record<string, number>>;
   metrics: MetricsData;
+}
+
+/** What the legend and the tooltip need about an overlaid run. */
+export interface OverlayInfo {
+  /** Unique id: "r<id>" for a run of this session, "s<key>" for a run saved in the browser. */
+  id: string;
+  /** Short name ("run 2", "saved …"). */
+  label: string;
+  experiment: Experiment;
+  /** The overlaid run's markers (fork markers name its forks). */
+  markers?: readonly Marker[];
 }
 
 /**

@@ -8,7 +8,7 @@
  */
 import type { Experiment } from "../settings/experiment";
 import { presetEntry, presetExperiment, PICKER_PRESETS } from "../settings/presets";
-import type { GroupView } from "../run/run-types";
+import type { GroupView } from "../rl/step-types";
 import { metricsUpTo, type MetricsData, type RunData, type SamplesData } from "./run-data";
 import type { Recording } from "./recording";
 

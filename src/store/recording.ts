@@ -6,7 +6,8 @@
  * packed as one byte per value (base64). Pure: the CLI encodes, the page
  * decodes, tests do both.
  */
-import type { GroupView, MetricRow } from "../run/run-types";
+import type { MetricRow } from "../run/run-types";
+import type { GroupView } from "../rl/step-types";
 import type { Experiment } from "../settings/experiment";
 import type { MetricsData } from "./run-data";
 

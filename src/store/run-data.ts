@@ -6,7 +6,8 @@
  * per step would be quadratic) and `metrics.version` is bumped instead, which
  * is what the throttled chart subscription watches.
  */
-import type { GroupView, Marker, MetricRow } from "../run/run-types";
+import type { Marker, MetricRow } from "../run/run-types";
+import type { GroupView } from "../rl/step-types";
 import type { TrainerEvent, TrainerPhase } from "../workers/protocol";
 import type { StabilityReport } from "../experiments/stability-study";
 

@@ -1,17 +1,14 @@
 /**
  * Typed messages between the page (main thread) and the trainer worker: the
- * trainer's commands and events (src/run/run-controller.ts) plus the worker's own
+ * run controller's commands and events (src/controller/controller-types.ts) plus the worker's own
  * (file locations at init, render windows). Every message has a `type`; a
  * receiver answers an unknown type with an `error` event naming it (never
- * ignores it). The run types the events carry live in src/run/run-types.ts.
+ * ignores it). The run types the events carry live in src/run/run-types.ts and src/rl/step-types.ts.
  */
-import type {
-  TrainerCommand as ControllerCommand,
-  TrainerEvent as ControllerEvent,
-} from "../run/run-controller";
+import type { ControllerCommand, ControllerEvent } from "../controller/controller-types";
 
-export type { GroupView } from "../run/run-types";
-export type { TrainerPhase } from "../run/run-controller";
+export type { GroupView } from "../rl/step-types";
+export type { TrainerPhase } from "../controller/run-controller";
 
 /** The init message: the trainer's init, with where the worker reads the site's files. */
 type InitMessage = Omit<Extract<ControllerCommand, { type: "init" }>, "checkpoint"> & {
@@ -23,7 +20,7 @@ type InitMessage = Omit<Extract<ControllerCommand, { type: "init" }>, "checkpoin
 
 /**
  * Commands the page sends to the trainer worker: the trainer's commands
- * (src/run/run-controller.ts), with the init message's file locations, and the
+ * (src/controller/controller-types.ts), with the init message's file locations, and the
  * answer to a render window.
  */
 export type TrainerCommand =
@@ -40,7 +37,7 @@ export type TrainerCommand =
   /**
    * Fault injection (the page's `__rewardLabFaults`, the e2e test): destroy
    * the GPU device now, as a driver reset would; the run goes on from its
-   * snapshot on a new device (src/run/run-training.ts).
+   * snapshot on a new device (src/controller/run-training.ts).
    */
   | { type: "loseDevice" }
   /**

@@ -9,7 +9,7 @@
  * An error the scorer itself reports (an `error` reply for the request: bad
  * weights, an unknown variant) is not a crash and is not retried.
  */
-import type { RewardScorer, ScoreRequest, ScoreResponse } from "../run/reward-client";
+import type { RewardScorer, ScoreRequest, ScoreResponse } from "../rl/reward-contract";
 
 /** How long one batch may take before the reward worker counts as stuck (lab choice). */
 const REWARD_TIMEOUT_MS = 120_000;

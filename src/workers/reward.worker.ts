@@ -13,7 +13,8 @@
  */
 import { ortWasmPaths } from "../onnx/browser-wasm";
 import { cachedPrm, openPrm } from "../prm/file";
-import { scoreRequest, type PrmProvider, type ScoreRequest } from "../run/reward-client";
+import { scoreRequest, type ScoreRequest } from "../rl/reward-contract";
+import type { PrmProvider } from "../prm/scorer";
 
 declare const self: DedicatedWorkerGlobalScope;
 

@@ -1,6 +1,6 @@
 /// <reference lib="webworker" />
 /**
- * Trainer worker: a message adapter over the run controller (src/run/run-controller.ts),
+ * Trainer worker: a message adapter over the run controller (src/controller/run-controller.ts),
  * which owns the WebGPU device and the LabRun (all model math), with a nested
  * reward worker as its scorer (all reward math), so the page only renders.
  * Messages are the typed ones of ./protocol.ts; an unknown command type is
@@ -10,7 +10,7 @@
  */
 import { GpuContext } from "../gpu/context";
 import { requestLabDevice } from "../gpu/device";
-import { RunController } from "../run/run-controller";
+import { RunController } from "../controller/run-controller";
 import type { RunSnapshot } from "../run/snapshot";
 import { asTrainerCommand, type TrainerCommand, type TrainerEvent } from "./protocol";
 import { createRewardWorkerScorer } from "./reward-worker-client";

@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { loadShippedCheckpoint, mnistFor, nodeContext } from "../../src/cli/node-run";
 import { SweepDevice } from "../../src/cli/sweep-device";
 import type { GpuContext } from "../../src/gpu/context";
-import { inProcessScorer, type RewardScorer } from "../../src/run/reward-client";
+import { inProcessScorer, type RewardScorer } from "../../src/rl/reward-contract";
 import type { MetricRow } from "../../src/run/run-types";
 import { parseExperiment } from "../../src/settings/experiment";
 import { collectingSink } from "../support/run-sink";

@@ -7,7 +7,7 @@ import {
   targetTensor,
   imageTensor,
 } from "../../src/engine/sequences";
-import { sftLearningRate } from "../../src/rl/sft";
+import { sftLearningRate } from "../../src/engine/sft";
 import { BOS_ID, EOS_ID, PAD_ID, SEP_ID, encode } from "../../src/tasks/tokenizer";
 import type { TaskPrompt } from "../../src/tasks/types";
 

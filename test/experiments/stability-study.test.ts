@@ -7,7 +7,7 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { useGpu } from "../support/gpu";
 import { parseExperiment } from "../../src/settings/experiment";
-import { inProcessScorer } from "../../src/run/reward-client";
+import { inProcessScorer } from "../../src/rl/reward-contract";
 import { LabRun } from "../../src/run/lab-run";
 import { rolloutGroups, stabilityReport } from "../../src/experiments/stability-study";
 import { DEFAULT_SWEEP_SETTINGS } from "../../src/experiments/stability-sweep";

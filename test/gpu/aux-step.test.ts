@@ -18,7 +18,7 @@ import { auxStep } from "../../src/rl/aux-step";
 import { LabEngine } from "../../src/engine/lab-engine";
 import { parseExperiment } from "../../src/settings/experiment";
 import { runModel } from "../../src/engine/lab-model";
-import { inProcessScorer } from "../../src/run/reward-client";
+import { inProcessScorer } from "../../src/rl/reward-contract";
 import { rlStep } from "../../src/rl/rl-step";
 import { taskGeneratorFor } from "../../src/run/lab-run";
 import { Rng } from "../../src/tasks/rng";

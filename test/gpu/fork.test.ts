@@ -16,9 +16,9 @@ import { describe, expect, it } from "vitest";
 import { useGpu } from "../support/gpu";
 import { loadShippedCheckpoint, mnistFor } from "../../src/cli/node-run";
 import { parseExperiment } from "../../src/settings/experiment";
-import { inProcessScorer } from "../../src/run/reward-client";
+import { inProcessScorer } from "../../src/rl/reward-contract";
 import { LabRun } from "../../src/run/lab-run";
-import { parseForkKey } from "../../src/run/fork-key";
+import { parseForkKey } from "../../src/settings/fork-key";
 import { collectingSink } from "../support/run-sink";
 
 const exp = parseExperiment({

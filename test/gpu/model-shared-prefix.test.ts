@@ -1,6 +1,6 @@
 /**
  * The shared-prefix policy update (TrainGraphOptions.sharedPrefix, the
- * prefix layout of src/model/prefix-layout.ts) against the unshared paths:
+ * prefix layout of src/layout/prefix-layout.ts) against the unshared paths:
  * the whole graph on the GPU (every rollout on its own) and the f64 CPU
  * reference (src/model/reference.ts referencePolicy). Loss, KL, clip
  * fraction, entropy, every masked token's logprob and every parameter

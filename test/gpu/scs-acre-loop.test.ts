@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { useGpu } from "../support/gpu";
 import { mnistFor } from "../../src/cli/node-run";
 import { parseExperiment } from "../../src/settings/experiment";
-import { inProcessScorer } from "../../src/run/reward-client";
+import { inProcessScorer } from "../../src/rl/reward-contract";
 import { LabRun } from "../../src/run/lab-run";
 import { collectingSink } from "../support/run-sink";
 

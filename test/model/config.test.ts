@@ -7,8 +7,8 @@ import {
   paramLayout,
   validateConfig,
   numPatches,
-  ALIGN_FLOATS,
 } from "../../src/model/config";
+import { ALIGN_FLOATS } from "../../src/layout/param-layout";
 import { initParams } from "../../src/model/init";
 
 describe("validateConfig", () => {

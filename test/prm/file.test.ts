@@ -16,7 +16,7 @@ import { exportPolicyOnnx } from "../../src/onnx/export";
 import { isPrmFileError, openPrm, PRM_FILE } from "../../src/prm/file";
 import { stepMatchedAuc } from "../../src/prm/metrics";
 import { exportPrmOnnx } from "../../src/prm/onnx";
-import { createInProcessScorer, scoringPrompt } from "../../src/run/reward-client";
+import { createInProcessScorer, scoringPrompt } from "../../src/rl/reward-contract";
 import { parseExperiment } from "../../src/settings/experiment";
 import { createTaskGenerator } from "../../src/tasks/generator";
 import { loadMnistSubsetNode } from "../../src/tasks/mnist-data-node";

@@ -9,11 +9,8 @@ import {
   scsConsistency,
   structReward,
 } from "../../src/rewards/index";
-import {
-  groupAdvantages,
-  groupAdvantageStats,
-  ADVANTAGE_PRESETS,
-} from "../../src/kernels/advantages/reference";
+import { groupAdvantages, groupAdvantageStats } from "../../src/kernels/advantages/reference";
+import { ADVANTAGE_PRESETS } from "../../src/settings/estimator-table";
 import { trace } from "./fixtures";
 
 const close = (a: number[], b: number[], tol = 1e-12) => {

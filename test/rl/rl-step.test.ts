@@ -22,7 +22,7 @@ import { LabEngine } from "../../src/engine/lab-engine";
 import { ESTIMATOR_NAMES, estimatorEntry } from "../../src/settings/estimator-table";
 import { parseExperiment } from "../../src/settings/experiment";
 import { runModel } from "../../src/engine/lab-model";
-import type { RewardScorer } from "../../src/run/reward-client";
+import type { RewardScorer } from "../../src/rl/reward-contract";
 import { rlStep } from "../../src/rl/rl-step";
 import { taskGeneratorFor } from "../../src/run/lab-run";
 import type { TaskPrompt } from "../../src/tasks/types";

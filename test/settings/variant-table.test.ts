@@ -18,7 +18,7 @@ import {
 import { DISTINCT_KS, evalMetrics } from "../../src/rl/eval-metrics";
 import { parseExperiment, variantDefaults, VariantSchema } from "../../src/settings/experiment";
 import { COMPONENT_PREFIX, METRIC_TABLE, metricDef } from "../../src/settings/metric-table";
-import { scoreBatch, scoringPrompt } from "../../src/run/reward-client";
+import { scoreBatch, scoringPrompt } from "../../src/rl/reward-contract";
 import { applyVariantSetting } from "../../src/settings/variant-settings";
 import {
   JUDGE_FIELDS,

@@ -4,7 +4,7 @@
  * scoreBatch, as the real one does, or dies, hangs, or reports the scorer's
  * error, as a test asks.
  */
-import { scoreBatch, type ScoreRequest } from "../../src/run/reward-client";
+import { scoreBatch, type ScoreRequest } from "../../src/rl/reward-contract";
 
 /** How a fake worker treats a batch: answer, die (an `error` event), hang, or refuse (an error reply). */
 export type FakeBehaviour = "answer" | "die" | "hang" | "refuse";

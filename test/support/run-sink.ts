@@ -2,7 +2,8 @@
  * A RunSink for tests that keeps everything a run emits (src/run/run-types.ts):
  * metric rows, sample groups, markers and log lines, in arrival order.
  */
-import type { GroupView, Marker, MetricRow, RunSink } from "../../src/run/run-types";
+import type { Marker, MetricRow, RunSink } from "../../src/run/run-types";
+import type { GroupView } from "../../src/rl/step-types";
 
 export interface CollectedRun {
   sink: RunSink;

@@ -14,7 +14,7 @@ import {
   unpackGroup,
 } from "../../src/store/recording";
 import { PICKER_PRESETS } from "../../src/settings/presets";
-import type { GroupView } from "../../src/run/run-types";
+import type { GroupView } from "../../src/rl/step-types";
 
 const DIR = resolve(import.meta.dirname, "../../public/recordings");
 const files = readdirSync(DIR).filter((f) => f.endsWith(".json"));

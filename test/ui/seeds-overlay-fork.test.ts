@@ -17,8 +17,8 @@ import {
 } from "../../src/ui/lib/chart-data";
 import { configDiff, describeChanges, joinDiff, shortNumber } from "../../src/ui/lib/config-diff";
 import { attrKey, overlayKey, parseOverlayKey, seriesStyle } from "../../src/ui/lib/series-meta";
-import { variantColor, variantLabel } from "../../src/ui/lib/variant-meta";
-import { baseVariant, forkKey, parseForkKey } from "../../src/run/fork-key";
+import { variantColor, variantLabel } from "../../src/settings/variant-meta";
+import { baseVariant, forkKey, parseForkKey } from "../../src/settings/fork-key";
 import {
   decodeExperiment,
   encodeExperiment,

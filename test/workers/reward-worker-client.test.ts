@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { parseExperiment } from "../../src/settings/experiment";
-import { scoreBatch, scoringPrompt, type ScoreRequest } from "../../src/run/reward-client";
+import { scoreBatch, scoringPrompt, type ScoreRequest } from "../../src/rl/reward-contract";
 import { taskGeneratorFor } from "../../src/run/lab-run";
 import { Rng } from "../../src/tasks/rng";
 import {

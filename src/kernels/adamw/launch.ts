@@ -18,7 +18,7 @@
  */
 import type { GpuContext } from "../../gpu/context";
 import type { SpecCall } from "../../gpu/kernel-spec";
-import { ALIGN_FLOATS, type ParamLayout } from "../../model/config";
+import { ALIGN_FLOATS, type ParamLayout } from "../../layout/param-layout";
 import { adamwSpec, GRAD_NORM_PARTIALS, gradNormFinalizeSpec, gradNormPartialSpec } from "./spec";
 
 /** Optimizer hyperparameters. */

@@ -4,7 +4,7 @@
  * Used by tests only. Same formulas: torch.nn.utils.clip_grad_norm_ then
  * torch.optim.AdamW (Loshchilov & Hutter 2019, Algorithm 2).
  */
-import type { ParamLayout } from "../../model/config";
+import type { ParamLayout } from "../../layout/param-layout";
 import { decays, resolveAdamW, type AdamWOptions, type GradStats } from "./launch";
 
 /** Optimizer state in f64: params, m, v [totalFloats] and the step counter. */

@@ -17,7 +17,8 @@
  */
 import type { GpuContext } from "../../gpu/context";
 import type { SpecCall } from "../../gpu/kernel-spec";
-import { GRPO_STABLE, type EstimatorName, type StdKind } from "./reference";
+import { GRPO_STABLE } from "./reference";
+import type { EstimatorName, StdKind } from "../../settings/estimator-table";
 import { advantagesBatchSpec, advantagesGroupSpec } from "./spec";
 
 export type { EstimatorName, StdKind };

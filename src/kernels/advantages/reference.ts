@@ -1,41 +1,17 @@
 /**
  * Advantage estimators, CPU reference (docs/reward-spec.md §1; test/fixtures/README.md,
  * contract `groupAdvantages`). float64, two-pass variance. The GPU advantage
- * kernel is checked against this file, so it has no dependencies.
+ * kernel is checked against this file, so it depends on nothing but the
+ * estimator table's names (src/settings/estimator-table.ts).
  */
+import { ESTIMATOR_NAMES, type EstimatorName, type StdKind } from "../../settings/estimator-table";
 
-/**
- * The four estimators of the contract plus StructReward's stable GRPO, in the
- * order the page lists them (src/settings/estimator-table.ts describes each).
- */
-export const ESTIMATOR_NAMES = [
-  "grpo",
-  "grpo-stable",
-  "rloo",
-  "reinforce++",
-  "reinforce++-baseline",
-] as const;
-export type EstimatorName = (typeof ESTIMATOR_NAMES)[number];
-export type StdKind = "sample" | "population";
 const STD_KINDS: readonly StdKind[] = ["sample", "population"];
 
 /** Library default std kind: unbiased (n−1). Lab choice, as verl (docs/reward-spec.md §1). */
 const DEFAULT_STD: StdKind = "sample";
 /** Library default ε_A. Lab choice, as verl (docs/reward-spec.md §1). */
 const DEFAULT_EPS = 1e-6;
-
-/**
- * Std kind / ε presets named after the libraries (docs/reward-spec.md §1): verl
- * unbiased 1e-6 (the lab default), TRL unbiased 1e-4, OpenRLHF unbiased 1e-9.
- * In the order the page's algorithm panel shows them.
- */
-export const ADVANTAGE_PRESETS: Readonly<
-  Record<"verl" | "trl" | "openrlhf", { std: StdKind; eps: number }>
-> = {
-  verl: { std: "sample", eps: 1e-6 },
-  trl: { std: "sample", eps: 1e-4 },
-  openrlhf: { std: "sample", eps: 1e-9 },
-};
 
 /** GRPO-stable constants (StructReward eq. 11): clip ±3, σ + 1e-8, skip σ < 1e-4. */
 export const GRPO_STABLE = { clip: 3, eps: 1e-8, minStd: 1e-4 } as const;
@@ -62,7 +38,7 @@ export interface AdvantageStats {
   fracUnscorable: number;
 }
 
-function isScorable(r: number | null | undefined): r is number {
+export function isScorable(r: number | null | undefined): r is number {
   return typeof r === "number" && Number.isFinite(r);
 }
 
@@ -212,25 +188,4 @@ export function groupAdvantageStats(args: GroupAdvantagesArgs): AdvantageStats {
  */
 export function groupAdvantages(args: GroupAdvantagesArgs): number[] {
   return groupAdvantageStats(args).advantages;
-}
-
-/**
- * Folds a k1 KL penalty into rollout rewards before REINFORCE++ whitening:
- * `r_i − β·Σ_t (logπ_old − logπ_ref)` (docs/reward-spec.md §1; TRL RLOO, OpenRLHF).
- * `klSums[i]` is the per-rollout token sum; β ≥ 0. Non-finite stays non-finite.
- */
-export function foldKlIntoRewards({
-  rewards,
-  klSums,
-  beta,
-}: {
-  rewards: ReadonlyArray<number | null | undefined>;
-  klSums: ReadonlyArray<number>;
-  beta: number;
-}): (number | null)[] {
-  if (!Number.isFinite(beta) || beta < 0)
-    throw new Error("foldKlIntoRewards: beta must be a finite number >= 0");
-  if (klSums.length !== rewards.length)
-    throw new Error("foldKlIntoRewards: klSums must have the length of rewards");
-  return rewards.map((r, i) => (isScorable(r) ? r - beta * klSums[i] : null));
 }

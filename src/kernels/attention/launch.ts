@@ -186,7 +186,7 @@ export function attentionBackwardRows(
 
 /**
  * Sizes of the training attention on the prefix layout of a shared-prefix
- * step (src/model/prefix-layout.ts): B = nG·G sequences of T = P + L
+ * step (src/layout/prefix-layout.ts): B = nG·G sequences of T = P + L
  * positions, the first S of them shared within each group (S = 0: none).
  */
 export interface PrefixAttnDims {

@@ -7,7 +7,7 @@
  * attentionForward too.
  */
 
-import { physRow, rowSeq, type PrefixLayout } from "../../model/prefix-layout";
+import { physRow, rowSeq, type PrefixLayout } from "../../layout/prefix-layout";
 
 type F64 = Float64Array;
 
@@ -139,7 +139,7 @@ function expandRows(x: ArrayLike<number>, l: PrefixLayout, W: number): F64 {
 
 /**
  * attentionForward on the prefix layout of a shared-prefix step
- * (src/model/prefix-layout.ts): qkv [rows, 3C] and keyOk [B, T] → out
+ * (src/layout/prefix-layout.ts): qkv [rows, 3C] and keyOk [B, T] → out
  * [rows, C] and att [rows, NH, T]. Each sequence's positions are gathered
  * from its rows, the plain reference runs on every sequence, and each row
  * takes the values of the sequence it names (a prefix row: its group's

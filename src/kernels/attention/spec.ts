@@ -329,7 +329,7 @@ export const attentionBackwardQRowsVec4 = defineKernel({
 });
 
 /**
- * Sizes of the shared-prefix attention (src/model/prefix-layout.ts): nG
+ * Sizes of the shared-prefix attention (src/layout/prefix-layout.ts): nG
  * groups of G sequences, S shared positions, Rs own positions per sequence,
  * T = S + Rs; C channels in NH heads (C/NH % 4 = 0); scale = 1/sqrt(C/NH).
  */

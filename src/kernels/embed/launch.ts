@@ -13,7 +13,7 @@ import {
   embedPrefixForwardSpec,
   patchifySpec,
 } from "./spec";
-import { rowSeq, type PrefixLayout } from "../../model/prefix-layout";
+import { rowSeq, type PrefixLayout } from "../../layout/prefix-layout";
 
 /** Image geometry for patchify: B images of H×W×Ch pixels in patchSize² patches. */
 export interface PatchDims {
@@ -151,7 +151,7 @@ function prefixEmbedUniforms(d: PrefixEmbedDims) {
 }
 
 /**
- * out [rows, C] on the prefix layout (src/model/prefix-layout.ts) from
+ * out [rows, C] on the prefix layout (src/layout/prefix-layout.ts) from
  * patchEmb [nImg·P, C] (one image per group when S > 0), tokens [B, L], wte,
  * wpe. S and posOff may change per step (set({ S, Rs, posOff })).
  * @throws Error when 0 < S < P or C % 4 ≠ 0.

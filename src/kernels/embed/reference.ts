@@ -6,7 +6,7 @@
  * composes these.
  */
 import { matmulBackward, matmulForward } from "../matmul/reference";
-import { rowSeq, type PrefixLayout } from "../../model/prefix-layout";
+import { rowSeq, type PrefixLayout } from "../../layout/prefix-layout";
 
 type F64 = Float64Array;
 
@@ -124,7 +124,7 @@ export function embedBackward(
 
 /**
  * The embedding on the prefix layout of a shared-prefix step
- * (src/model/prefix-layout.ts; shaders/embed/embed_prefix.wgsl): out [rows, C]
+ * (src/layout/prefix-layout.ts; shaders/embed/embed_prefix.wgsl): out [rows, C]
  * from patchEmb [nImg·P, C] (the patches after the patch matmul; nImg = nG
  * images when S > 0, one per group, else B), tokens [B, L], wte [V, C],
  * wpe [≥ T + posOff, C]. Row r holds position t of the sequence b it names:

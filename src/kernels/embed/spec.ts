@@ -98,7 +98,7 @@ export const decodeEmbedSpec = defineKernel({
   grid: { kind: "spill", threads: (u) => u.R * (u.D / 4) },
 });
 
-/** Sizes of the prefix layout (src/model/prefix-layout.ts) and the text window's position offset. */
+/** Sizes of the prefix layout (src/layout/prefix-layout.ts) and the text window's position offset. */
 const PREFIX = {
   nG: "u32",
   G: "u32",

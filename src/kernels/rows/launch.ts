@@ -5,7 +5,7 @@
 import type { Binding, GpuContext } from "../../gpu/context";
 import type { SpecCall } from "../../gpu/kernel-spec";
 import { rowsGatherSpec } from "./spec";
-import { physRow, type PrefixLayout } from "../../model/prefix-layout";
+import { physRow, type PrefixLayout } from "../../layout/prefix-layout";
 
 /**
  * y [R, W] ← rows idx[r] of x [rows, W], 0 where idx[r] < 0 (W % 4 = 0).
@@ -80,7 +80,7 @@ export function lossRows(
 }
 
 /**
- * The compaction maps of a shared-prefix step (src/model/prefix-layout.ts):
+ * The compaction maps of a shared-prefix step (src/layout/prefix-layout.ts):
  * the loss reads the logits [B, T, V] of the plain layout (token s of
  * sequence b at plain row b·T + P + s − 1), whose activations live at
  * layout row physRow(b, P + s − 1). Every loss row must be a suffix row

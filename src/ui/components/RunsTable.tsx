@@ -2,7 +2,7 @@
 import { useLab, labStore, type RunRecord } from "../../store";
 import { nonDefaultSettings } from "../lib/url-state";
 import { metricMeta } from "../lib/metric-meta";
-import { variantColor, variantLabel } from "../lib/variant-meta";
+import { variantColor, variantLabel } from "../../settings/variant-meta";
 
 function pick(values: Record<string, number>, want: string): number | undefined {
   const k = Object.keys(values).find((key) => metricMeta(key).title === metricMeta(want).title);

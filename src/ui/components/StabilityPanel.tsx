@@ -18,7 +18,7 @@ import {
 import { labStore, useLab } from "../../store";
 import type { StabilityPolicy } from "../../experiments/stability-study";
 import type { TrainerCommand } from "../../workers/protocol";
-import { variantColor, variantLabel } from "../lib/variant-meta";
+import { variantColor, variantLabel } from "../../settings/variant-meta";
 import { Tip } from "./Field";
 
 /** Sizes of the page's study (lab choice: seconds on a CPU adapter; the paper: 500 prompts × 8, 4 repeats). */

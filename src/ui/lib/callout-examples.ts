@@ -4,7 +4,7 @@
  * kind, searching from the callout's step back to step 0, then forward.
  * Pure: tested in Node.
  */
-import type { GroupView } from "../../run/run-types";
+import type { GroupView } from "../../rl/step-types";
 import { parseTrace } from "../../rewards/trace";
 import type { ExampleWant } from "./callouts";
 

@@ -23,7 +23,7 @@
 import type { Marker, MetricRow } from "../../run/run-types";
 import { metricDef } from "../../settings/metric-table";
 import { bandsOverlap, metricBands, type BandKind, type BandPoint } from "./bands";
-import { variantLabel } from "./variant-meta";
+import { variantLabel } from "../../settings/variant-meta";
 
 /** What kind of rollout illustrates a callout (./callout-examples.ts finds one). */
 export type ExampleWant =

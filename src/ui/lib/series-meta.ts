@@ -1,7 +1,7 @@
 /**
  * How the charts draw and name each series key. Three kinds of keys:
  *   - a variant of the current run ("grr"): solid line in the variant colour;
- *   - a fork of the current run ("grr@fork12", src/run/fork-key.ts): the
+ *   - a fork of the current run ("grr@fork12", src/settings/fork-key.ts): the
  *     parent's colour, dashed, named with the fork step and what it changed
  *     ("GRR fork@12 · λ 2", from the fork's marker);
  *   - an overlaid run's variant ("r2/grr", OVERLAY_SEP): the variant colour,
@@ -10,24 +10,14 @@
  * Pure: tested in Node.
  */
 import type { Experiment } from "../../settings/experiment";
-import { baseVariant, parseForkKey } from "../../run/fork-key";
+import type { OverlayInfo } from "../../store/lab-store";
+import { baseVariant, parseForkKey } from "../../settings/fork-key";
 import type { Marker } from "../../run/run-types";
 import { configDiff, describeChanges, joinDiff } from "./config-diff";
-import { variantColor, variantLabel } from "./variant-meta";
+import { variantColor, variantLabel } from "../../settings/variant-meta";
 
 /** Separates an overlay's id from the variant key in an overlay series key ("r2/grr"). */
 const OVERLAY_SEP = "/";
-
-/** What the legend and the tooltip need about an overlaid run. */
-export interface OverlayInfo {
-  /** Unique id: "r<id>" for a run of this session, "s<key>" for a run saved in the browser. */
-  id: string;
-  /** Short name ("run 2", "saved …"). */
-  label: string;
-  experiment: Experiment;
-  /** The overlaid run's markers (fork markers name its forks). */
-  markers?: readonly Marker[];
-}
 
 type SeriesKind = "variant" | "fork" | "overlay";
 

@@ -13,7 +13,8 @@ import {
   decayFloatMask,
   type AdamWRefState,
 } from "../../../src/kernels/adamw/reference";
-import { paramLayout, type ModelConfig, type ParamLayout } from "../../../src/model/config";
+import { paramLayout, type ModelConfig } from "../../../src/model/config";
+import type { ParamLayout } from "../../../src/layout/param-layout";
 import { seededNormal } from "../../../src/model/init";
 import { expectClose } from "../../support/expect-close";
 

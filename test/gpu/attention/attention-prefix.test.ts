@@ -1,7 +1,7 @@
 /**
  * Checker of the shared-prefix training attention (shaders/attention/
  * attention_prefix.wgsl: forward, backward q and kv passes on the prefix
- * layout of src/model/prefix-layout.ts) against its f64 CPU reference
+ * layout of src/layout/prefix-layout.ts) against its f64 CPU reference
  * (attentionPrefixForward / attentionPrefixBackward in
  * src/kernels/attention/reference.ts, which runs the plain reference on every
  * sequence and sums a shared row's gradient over its group), on awkward
@@ -23,7 +23,7 @@ import {
   attentionPrefixForward as attentionPrefixForwardRef,
 } from "../../../src/kernels/attention/reference";
 import { seededUniform } from "../../../src/model/init";
-import { physRow, prefixLayout, rowSeq } from "../../../src/model/prefix-layout";
+import { physRow, prefixLayout, rowSeq } from "../../../src/layout/prefix-layout";
 import { expectClose } from "../../support/expect-close";
 import { randArray } from "../../model/tiny";
 

@@ -1,6 +1,6 @@
 /**
  * Checker of the shared-prefix embedding (shaders/embed/embed_prefix.wgsl,
- * forward and backward on the prefix layout of src/model/prefix-layout.ts)
+ * forward and backward on the prefix layout of src/layout/prefix-layout.ts)
  * against its f64 CPU reference (embedPrefixForward / embedPrefixBackward in
  * src/kernels/embed/reference.ts) and the plain kernels: groups of 2, G = 1,
  * S = P + 1 and S = 0, a window offset, gradients accumulated into nonzero
@@ -19,7 +19,7 @@ import {
   embedPrefixForward as embedPrefixForwardRef,
 } from "../../../src/kernels/embed/reference";
 import { seededUniform } from "../../../src/model/init";
-import { prefixLayout, rowSeq } from "../../../src/model/prefix-layout";
+import { prefixLayout, rowSeq } from "../../../src/layout/prefix-layout";
 import { expectClose } from "../../support/expect-close";
 import { randArray } from "../../model/tiny";
 

@@ -1,6 +1,6 @@
 /** The mid-run changes and faults, as a short list under the toolbar (the ⚑ and ⚠ lines on the charts). */
 import type { Marker } from "../../../run/run-types";
-import { variantColor, variantLabel } from "../../lib/variant-meta";
+import { variantColor, variantLabel } from "../../../settings/variant-meta";
 
 export function MarkerList({ markers }: { markers: Marker[] }) {
   if (markers.length === 0) return null;

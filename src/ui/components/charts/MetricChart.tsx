@@ -33,7 +33,7 @@ import {
 } from "../../lib/chart-data";
 import { downloadText } from "../../lib/csv";
 import { metricMeta } from "../../lib/metric-meta";
-import { variantColor, variantLabel } from "../../lib/variant-meta";
+import { variantColor, variantLabel } from "../../../settings/variant-meta";
 import { attrKey, type SeriesStyle } from "../../lib/series-meta";
 import { Tip } from "../Field";
 import { downloadSvgAsPng } from "../../lib/svg-png";

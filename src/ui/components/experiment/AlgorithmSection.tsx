@@ -1,7 +1,7 @@
 /** Advantage estimator and policy-gradient options (docs/reward-spec.md §1). */
 import { useLab, labStore } from "../../../store";
 import { AGGREGATIONS, type AlgorithmConfig } from "../../../settings/experiment";
-import { ADVANTAGE_PRESETS } from "../../../kernels/advantages/reference";
+import { ADVANTAGE_PRESETS } from "../../../settings/estimator-table";
 import { ESTIMATOR_NAMES, ESTIMATOR_TABLE } from "../../../settings/estimator-table";
 import { NumberInput, Section, Select, Slider } from "../Field";
 

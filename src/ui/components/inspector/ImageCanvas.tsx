@@ -1,7 +1,7 @@
 /** Draws a task image (H×W×C floats in [0, 1]) on a canvas, scaled up with crisp pixels. */
 import { useEffect, useRef } from "react";
 import { imageToRgba } from "../../lib/image";
-import type { GroupView } from "../../../run/run-types";
+import type { GroupView } from "../../../rl/step-types";
 
 export function ImageCanvas({ image, scale = 6 }: { image: GroupView["image"]; scale?: number }) {
   const ref = useRef<HTMLCanvasElement>(null);

@@ -1,10 +1,10 @@
 /** Rollout inspector: browse the kept sample groups per variant and step. */
 import { useEffect, useState } from "react";
 import { useLab, labStore } from "../../../store";
-import { variantColor, variantLabel } from "../../lib/variant-meta";
+import { variantColor, variantLabel } from "../../../settings/variant-meta";
 import { ImageCanvas } from "./ImageCanvas";
 import { RolloutTable } from "./RolloutTable";
-import type { GroupView } from "../../../run/run-types";
+import type { GroupView } from "../../../rl/step-types";
 
 /** Distinct steps of a history, ascending. */
 function historySteps(groups: readonly GroupView[]): number[] {

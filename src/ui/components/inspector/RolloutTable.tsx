@@ -1,6 +1,6 @@
 /** The G rollouts of one group: text, verifier, consistency, judge tier, components, reward, advantage. */
 import { useEffect, useRef } from "react";
-import type { GroupView } from "../../../run/run-types";
+import type { GroupView } from "../../../rl/step-types";
 import { Tip } from "../Field";
 
 const num = (v: number) =>

@@ -20,7 +20,7 @@ import {
 } from "../../lib/callouts";
 import { findExample } from "../../lib/callout-examples";
 import { stepText, taskText } from "../../lib/guide-text";
-import { variantColor, variantLabel } from "../../lib/variant-meta";
+import { variantColor, variantLabel } from "../../../settings/variant-meta";
 import { useThrottledMetrics } from "../charts/useThrottledMetrics";
 
 const WANT_TEXT: Record<ExampleWant, string> = {

@@ -1,7 +1,7 @@
 /** Under the header: the chosen experiment in two sentences and the paper figure it mirrors. */
 import { useLab } from "../../../store";
 import { presetEntry } from "../../../settings/presets";
-import { variantLabel } from "../../lib/variant-meta";
+import { variantLabel } from "../../../settings/variant-meta";
 
 export function LessonIntro() {
   const preset = useLab((s) => s.presetName);

@@ -1,5 +1,5 @@
 /**
- * A device lost during cold-start SFT (src/run/run-training.ts, Node,
+ * A device lost during cold-start SFT (src/controller/run-training.ts, Node,
  * SwiftShader): 14 SFT steps from scratch (small model, batch 4), the device
  * destroyed while SFT step 12's update is in flight. Training goes on from
  * the SFT snapshot of step 10 (SFT_SNAPSHOT_EVERY) on a new device, trains
@@ -13,11 +13,11 @@
 import { describe, expect, it } from "vitest";
 import { mnistFor, nodeContext } from "../../src/cli/node-run";
 import type { GpuContext } from "../../src/gpu/context";
-import { SFT_SNAPSHOT_EVERY } from "../../src/run/device-recovery";
-import { HeldSink } from "../../src/run/held-sink";
+import { SFT_SNAPSHOT_EVERY } from "../../src/controller/device-recovery";
+import { HeldSink } from "../../src/controller/held-sink";
 import { LabRun } from "../../src/run/lab-run";
-import { inProcessScorer } from "../../src/run/reward-client";
-import { RunTraining } from "../../src/run/run-training";
+import { inProcessScorer } from "../../src/rl/reward-contract";
+import { RunTraining } from "../../src/controller/run-training";
 import type { MetricRow } from "../../src/run/run-types";
 import { parseExperiment } from "../../src/settings/experiment";
 import { collectingSink } from "../support/run-sink";

@@ -3,7 +3,7 @@
  * scorer, the LabRun of the current experiment and the state machine around
  * them (init, cold-start SFT, the RL loop, pause, single steps, reset,
  * re-seed, live weights, forks, the judge-stability study), behind typed
- * commands (TrainerCommand) answered by typed events (TrainerEvent).
+ * commands (ControllerCommand) answered by typed events (ControllerEvent).
  *
  * The trainer worker (src/workers/trainer.worker.ts) is a message adapter
  * over it; the headless lab (src/cli/lab.ts) and the tests drive it in Node. What differs between
@@ -31,12 +31,12 @@
  *   saved run resumes (`init` with `resume`).
  * - A lost GPU device (any loss the controller did not cause by `dispose`):
  *   the run goes on from the snapshot on a new device from the host, live
- *   weight changes kept (src/run/run-training.ts: at most the RL step in
+ *   weight changes kept (src/controller/run-training.ts: at most the RL step in
  *   flight is lost, whose rows never go out; during SFT, the SFT steps since
  *   its last SFT snapshot); every variant gets a "device-lost" marker.
  * - A failed step is tried again; one that fails the same way twice pauses
  *   the run with the reason, and so does a policy whose optimizer update is
- *   skipped (a NaN/Inf gradient) at two steps in a row (src/run/step-failures.ts).
+ *   skipped (a NaN/Inf gradient) at two steps in a row (src/controller/step-failures.ts).
  */
 import type { GpuContext } from "../gpu/context";
 import type { Checkpoint } from "../model/checkpoint";
@@ -45,21 +45,21 @@ import { openResumed, openRun, readMnist } from "./controller-open";
 import { HeldEvents } from "./held-events";
 import { RunTraining } from "./run-training";
 import { TrainerFault } from "./step-failures";
-import type { MetricRow, RunSink } from "./run-types";
-import type { LabRun } from "./lab-run";
-import { decodeSnapshot, encodeSnapshot, type RunSnapshot } from "./snapshot";
+import type { MetricRow, RunSink } from "../run/run-types";
+import type { LabRun } from "../run/lab-run";
+import { decodeSnapshot, encodeSnapshot, type RunSnapshot } from "../run/snapshot";
 import { stabilityReport } from "../experiments/stability-study";
 import type {
   RunControllerHost,
-  TrainerCommand,
-  TrainerEvent,
+  ControllerCommand,
+  ControllerEvent,
   TrainerPhase,
 } from "./controller-types";
 
 export type {
   RunControllerHost,
-  TrainerCommand,
-  TrainerEvent,
+  ControllerCommand,
+  ControllerEvent,
   TrainerPhase,
 } from "./controller-types";
 
@@ -108,7 +108,7 @@ export class RunController {
    */
   constructor(
     private readonly host: RunControllerHost,
-    private readonly listener: (ev: TrainerEvent) => void,
+    private readonly listener: (ev: ControllerEvent) => void,
   ) {
     this.training = new RunTraining({
       createContext: () => host.createContext(),
@@ -161,7 +161,7 @@ export class RunController {
    * @returns a promise that settles when the command is done (for `start`:
    *   when the loop is running).
    */
-  send(cmd: TrainerCommand): Promise<void> {
+  send(cmd: ControllerCommand): Promise<void> {
     if (cmd.type === "pause") {
       this.running = false;
       this.sftRunning = false;
@@ -195,7 +195,7 @@ export class RunController {
     this.training.scorer = null;
   }
 
-  private post(ev: TrainerEvent): void {
+  private post(ev: ControllerEvent): void {
     this.listener(ev);
   }
 
@@ -290,7 +290,7 @@ export class RunController {
     this.status(this.currentPhase);
   }
 
-  private async handle(cmd: TrainerCommand): Promise<void> {
+  private async handle(cmd: ControllerCommand): Promise<void> {
     switch (cmd.type) {
       case "init":
         return this.init(cmd);
@@ -355,7 +355,7 @@ export class RunController {
   }
 
   /** Builds the run for an experiment: device, data, cold start, variants; then the start eval. */
-  private async init(cmd: Extract<TrainerCommand, { type: "init" }>): Promise<void> {
+  private async init(cmd: Extract<ControllerCommand, { type: "init" }>): Promise<void> {
     await this.stopLoop();
     // A failed init must not leave the previous experiment to be trained by a queued Start.
     this.training.setRun(null, null);
@@ -521,7 +521,7 @@ export class RunController {
    * at the step boundary while it runs and resumes after. Always answers with
    * a `stability` event.
    */
-  private async stability(cmd: Extract<TrainerCommand, { type: "stability" }>): Promise<void> {
+  private async stability(cmd: Extract<ControllerCommand, { type: "stability" }>): Promise<void> {
     const answer = (error: string) => this.post({ type: "stability", result: null, error });
     if (!this.training.run)
       return answer("No run is loaded yet: wait until the controller is ready.");
@@ -554,7 +554,7 @@ export class RunController {
    * its step, the fork is made (its marker and first eval row go out in one
    * batch), and training resumes. A rejected fork is reported; the run goes on.
    */
-  private async fork(cmd: Extract<TrainerCommand, { type: "fork" }>): Promise<void> {
+  private async fork(cmd: Extract<ControllerCommand, { type: "fork" }>): Promise<void> {
     const wasRunning = this.running && this.loop !== null;
     await this.stopLoop();
     try {

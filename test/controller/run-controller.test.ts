@@ -1,5 +1,5 @@
 /**
- * The run controller (src/run/run-controller.ts) in Node on the CPU WebGPU adapter
+ * The run controller (src/controller/run-controller.ts) in Node on the CPU WebGPU adapter
  * (SwiftShader), driven by its commands as the worker drives it: init from
  * the shipped small open-ended cold start (the CPU adapter turns the
  * experiment's default size into the small model), single steps, a loop that
@@ -19,12 +19,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nodeContext, REPO_ROOT } from "../../src/cli/node-run";
 import { loadCheckpoint } from "../../src/model/checkpoint";
 import { parseExperiment } from "../../src/settings/experiment";
-import { inProcessScorer } from "../../src/run/reward-client";
+import { inProcessScorer } from "../../src/rl/reward-contract";
 import {
   RunController,
-  type TrainerEvent,
+  type ControllerEvent,
   type RunControllerHost,
-} from "../../src/run/run-controller";
+} from "../../src/controller/run-controller";
 
 const VARIANT = "pointwise-gr";
 const exp = parseExperiment({
@@ -61,8 +61,8 @@ function maxAbsDiff(a: Float32Array, b: Float32Array): number {
 }
 
 describe("RunController (small model, CPU WebGPU adapter)", () => {
-  const events: TrainerEvent[] = [];
-  let onEvent: (ev: TrainerEvent) => void = () => {};
+  const events: ControllerEvent[] = [];
+  let onEvent: (ev: ControllerEvent) => void = () => {};
   let controller: RunController;
   beforeAll(() => {
     controller = new RunController(host, (ev) => {
@@ -73,8 +73,8 @@ describe("RunController (small model, CPU WebGPU adapter)", () => {
   afterAll(() => controller?.dispose());
 
   /** Events since `from`, of one type. */
-  const since = <T extends TrainerEvent["type"]>(from: number, type: T) =>
-    events.slice(from).filter((e): e is Extract<TrainerEvent, { type: T }> => e.type === type);
+  const since = <T extends ControllerEvent["type"]>(from: number, type: T) =>
+    events.slice(from).filter((e): e is Extract<ControllerEvent, { type: T }> => e.type === type);
   const rows = (from = 0) => since(from, "metrics").flatMap((e) => e.rows);
   const errors = (from = 0) => since(from, "error").map((e) => e.message);
 

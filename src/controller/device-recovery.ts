@@ -10,11 +10,11 @@
 import type { GpuContext } from "../gpu/context";
 import type { Experiment } from "../settings/experiment";
 import type { MnistSubset } from "../tasks/mnist-data";
-import { LabRun } from "./lab-run";
-import type { RewardScorer } from "./reward-client";
-import type { SftSnapshot } from "./run-sft";
-import type { RunSink } from "./run-types";
-import type { RunSnapshot } from "./snapshot";
+import { LabRun } from "../run/lab-run";
+import type { RewardScorer } from "../rl/reward-contract";
+import type { SftSnapshot } from "../run/run-sft";
+import type { RunSink } from "../run/run-types";
+import type { RunSnapshot } from "../run/snapshot";
 
 /**
  * SFT steps between two SFT snapshots (lab choice): a lost device during SFT

@@ -15,11 +15,11 @@ import type { GpuContext } from "../gpu/context";
 import type { MnistSubset } from "../tasks/mnist-data";
 import { rebuildOnNewDevice, SFT_SNAPSHOT_EVERY } from "./device-recovery";
 import { DeviceWatch } from "./device-watch";
-import type { LabRun } from "./lab-run";
-import type { RewardScorer } from "./reward-client";
-import type { SftSnapshot } from "./run-sft";
-import type { RunSink } from "./run-types";
-import type { RunSnapshot } from "./snapshot";
+import type { LabRun } from "../run/lab-run";
+import type { RewardScorer } from "../rl/reward-contract";
+import type { SftSnapshot } from "../run/run-sft";
+import type { RunSink } from "../run/run-types";
+import type { RunSnapshot } from "../run/snapshot";
 import { StepFailures, TrainerFault } from "./step-failures";
 
 /** How a unit of work's output is held back (the controller's events, a CLI's rows). */

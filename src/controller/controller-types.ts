@@ -1,21 +1,22 @@
 /**
- * The run controller's interface (src/run/run-controller.ts): its phases,
+ * The run controller's interface (src/controller/run-controller.ts): its phases,
  * the typed commands it takes, the typed events it answers with, and what
  * it needs from the host it runs in (the trainer worker, or Node). The
  * worker's message protocol (src/workers/protocol.ts) carries these.
  */
 import type { GpuContext } from "../gpu/context";
 import type { Experiment, VariantConfig, VariantWeights } from "../settings/experiment";
-import type { RewardScorer } from "./reward-client";
-import type { GroupView, Marker, MetricRow } from "./run-types";
-import type { RunSnapshot } from "./snapshot";
+import type { RewardScorer } from "../rl/reward-contract";
+import type { Marker, MetricRow } from "../run/run-types";
+import type { GroupView } from "../rl/step-types";
+import type { RunSnapshot } from "../run/snapshot";
 import type { StabilityPolicy, StabilityReport } from "../experiments/stability-study";
 
 /** Where the controller is: what the page's controls and status line show. */
 export type TrainerPhase = "loading" | "idle" | "sft" | "rl" | "paused" | "done" | "error";
 
 /** Commands of the controller. */
-export type TrainerCommand =
+export type ControllerCommand =
   /**
    * Builds the run of `experiment`: device (first time), data, cold start
    * (src/run/cold-start.ts), variants; then evaluates the cold start. Answered
@@ -97,7 +98,7 @@ export type TrainerCommand =
     };
 
 /** Events of the controller. */
-export type TrainerEvent =
+export type ControllerEvent =
   | {
       type: "ready";
       adapter: string;

@@ -6,7 +6,8 @@
  * without a fault pass at once.
  */
 import type { StepOutput } from "./run-training";
-import type { GroupView, Marker, MetricRow, RunSink } from "./run-types";
+import type { Marker, MetricRow, RunSink } from "../run/run-types";
+import type { GroupView } from "../rl/step-types";
 
 type Held =
   | { kind: "metrics"; rows: MetricRow[] }

@@ -10,12 +10,12 @@ import { loadCheckpoint, type Checkpoint } from "../model/checkpoint";
 import { checkpointPath } from "../settings/checkpoints";
 import type { Experiment } from "../settings/experiment";
 import { parseMnistSubset, type MnistSubset } from "../tasks/mnist-data";
-import { resolveColdStart } from "./cold-start";
-import type { RunControllerHost, TrainerCommand, TrainerEvent } from "./controller-types";
-import { LabRun } from "./lab-run";
-import type { RewardScorer } from "./reward-client";
-import type { RunSink } from "./run-types";
-import type { RunSnapshot } from "./snapshot";
+import { resolveColdStart } from "../run/cold-start";
+import type { RunControllerHost, ControllerCommand, ControllerEvent } from "./controller-types";
+import { LabRun } from "../run/lab-run";
+import type { RewardScorer } from "../rl/reward-contract";
+import type { RunSink } from "../run/run-types";
+import type { RunSnapshot } from "../run/snapshot";
 
 /** Path of the MNIST subset on the site (digits tasks). */
 const MNIST_ASSET = "data/mnist-subset.bin";
@@ -39,7 +39,7 @@ interface OpenedRun {
   run: LabRun;
   /** The cold start and where it was read (null: none; the run starts with SFT from scratch). */
   coldStart: { checkpoint: Checkpoint; source: string } | null;
-  ready: Extract<TrainerEvent, { type: "ready" }>;
+  ready: Extract<ControllerEvent, { type: "ready" }>;
   /** Log lines about the cold start (checkpoint warnings, size notes). */
   notes: string[];
 }
@@ -53,7 +53,7 @@ export async function openRun(args: {
   ctx: GpuContext;
   scorer: RewardScorer;
   sink: RunSink;
-  cmd: Extract<TrainerCommand, { type: "init" }>;
+  cmd: Extract<ControllerCommand, { type: "init" }>;
   experiment: Experiment;
   mnist: MnistSubset | undefined;
 }): Promise<OpenedRun> {
@@ -118,7 +118,7 @@ export function openResumed(
   sink: RunSink,
   scorer: RewardScorer,
   mnist: MnistSubset | undefined,
-): { run: LabRun; ready: Extract<TrainerEvent, { type: "ready" }> } {
+): { run: LabRun; ready: Extract<ControllerEvent, { type: "ready" }> } {
   const run = LabRun.fromSnapshot(ctx, snap, sink, scorer, mnist);
   return {
     run,

@@ -8,7 +8,7 @@
 import { mulberry32, type GroupScore } from "../rewards/index";
 import type { TaskPrompt } from "../tasks/types";
 import type { VariantConfig } from "../settings/experiment";
-import type { StepScorer, StepScores } from "../prm/scorer";
+import type { PrmProvider, StepScores } from "../prm/scorer";
 import { variantEntry, type GroupPasses } from "../settings/variant-table";
 
 /** A prompt as the reward side sees it: everything but the image. */
@@ -41,12 +41,6 @@ export interface RewardScorer {
   score(req: ScoreRequest): Promise<ScoreResponse>;
   dispose?(): void;
 }
-
-/**
- * Where a reward side gets the learned PRM: resolves to its step scorer, or
- * rejects with an error naming the PRM file (src/prm/file.ts).
- */
-export type PrmProvider = () => Promise<StepScorer>;
 
 /** Drops the image: only metadata crosses to the reward side (a PRM variant's request carries the images beside). */
 export function scoringPrompt(p: TaskPrompt): ScoringPrompt {

@@ -1,5 +1,5 @@
 /**
- * Runs survive faults (src/run/run-controller.ts over src/run/lab-run.ts), in Node on
+ * Runs survive faults (src/controller/run-controller.ts over src/run/lab-run.ts), in Node on
  * the CPU WebGPU adapter (SwiftShader):
  * - the device destroyed in the middle of step 2 (during its scoring), and
  *   again at the end of step 3 (its row made, its snapshot not yet taken):
@@ -27,14 +27,14 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nodeContext, REPO_ROOT } from "../../src/cli/node-run";
 import { parseExperiment } from "../../src/settings/experiment";
-import type { ScoreRequest } from "../../src/run/reward-client";
+import type { ScoreRequest } from "../../src/rl/reward-contract";
 import type { MetricRow } from "../../src/run/run-types";
 import { decodeSnapshot } from "../../src/run/snapshot";
 import {
   RunController,
-  type TrainerEvent,
+  type ControllerEvent,
   type RunControllerHost,
-} from "../../src/run/run-controller";
+} from "../../src/controller/run-controller";
 import { createRewardWorkerScorer } from "../../src/workers/reward-worker-client";
 import { FakeRewardWorker } from "../support/fake-reward-worker";
 
@@ -103,15 +103,15 @@ function trainValues(r: MetricRow): Record<string, number> {
 }
 
 describe("RunController fault recovery (small model, CPU WebGPU adapter)", () => {
-  const events: TrainerEvent[] = [];
+  const events: ControllerEvent[] = [];
   let controller: RunController;
   beforeAll(() => {
     controller = new RunController(host, (ev) => events.push(ev));
   });
   afterAll(() => controller?.dispose());
 
-  const since = <T extends TrainerEvent["type"]>(from: number, type: T) =>
-    events.slice(from).filter((e): e is Extract<TrainerEvent, { type: T }> => e.type === type);
+  const since = <T extends ControllerEvent["type"]>(from: number, type: T) =>
+    events.slice(from).filter((e): e is Extract<ControllerEvent, { type: T }> => e.type === type);
   const rows = (from: number, kind: "train" | "eval" = "train") =>
     since(from, "metrics")
       .flatMap((e) => e.rows)

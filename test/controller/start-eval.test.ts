@@ -13,13 +13,13 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { nodeContext, REPO_ROOT } from "../../src/cli/node-run";
 import { parseExperiment } from "../../src/settings/experiment";
-import { inProcessScorer } from "../../src/run/reward-client";
+import { inProcessScorer } from "../../src/rl/reward-contract";
 import type { MetricRow } from "../../src/run/run-types";
 import {
   RunController,
   type RunControllerHost,
-  type TrainerEvent,
-} from "../../src/run/run-controller";
+  type ControllerEvent,
+} from "../../src/controller/run-controller";
 
 const exp = parseExperiment({
   modelSize: "default", // the CPU adapter picks the small model
@@ -44,7 +44,7 @@ const valuesOf = (r: MetricRow) =>
 
 /** init (with `startEval`), then one Step: every metrics row in order, and the phase after init. */
 async function run(startEval?: "init" | "after-first-step") {
-  const events: TrainerEvent[] = [];
+  const events: ControllerEvent[] = [];
   const controller = new RunController(host, (ev) => events.push(ev));
   try {
     await controller.send({ type: "init", experiment: exp, startEval });

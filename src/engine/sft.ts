@@ -5,8 +5,8 @@
  */
 import type { TaskGenerator } from "../tasks/generator";
 import { deriveSeed, Rng } from "../tasks/rng";
-import type { LabEngine, Policy, UpdateStats } from "../engine/lab-engine";
-import { imageTensor, joinPromptResponse, promptTensor, targetTensor } from "../engine/sequences";
+import type { LabEngine, Policy, UpdateStats } from "./lab-engine";
+import { imageTensor, joinPromptResponse, promptTensor, targetTensor } from "./sequences";
 
 /**
  * Learning rate at `step` of `total`: 1) linear warm-up over the first 5 % of

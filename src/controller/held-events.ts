@@ -6,18 +6,18 @@
  * rows, groups and fault markers (they are made again when the step is
  * trained again).
  */
-import type { TrainerEvent } from "./controller-types";
+import type { ControllerEvent } from "./controller-types";
 
 /** Events held back between `hold` and `release` (see the file comment). */
 export class HeldEvents {
   private holding = false;
-  private readonly held: TrainerEvent[] = [];
+  private readonly held: ControllerEvent[] = [];
 
   /** @param post where events go out. */
-  constructor(private readonly post: (ev: TrainerEvent) => void) {}
+  constructor(private readonly post: (ev: ControllerEvent) => void) {}
 
   /** Posts `ev` now, or holds it while a unit of work runs. */
-  emit(ev: TrainerEvent): void {
+  emit(ev: ControllerEvent): void {
     if (this.holding) this.held.push(ev);
     else this.post(ev);
   }

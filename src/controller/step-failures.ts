@@ -1,12 +1,12 @@
 /**
- * The run controller's rule for failed RL steps (src/run/run-controller.ts):
+ * The run controller's rule for failed RL steps (src/controller/run-controller.ts):
  * a failed step is tried again at once; a step that fails the same way twice
  * (same message, or a lost device both times), or MAX_STEP_ATTEMPTS times in
  * all, pauses the run with the reason. Pressing Train again tries it once
  * more and pauses again if it fails the same way: it never loops. A policy
  * whose update AdamW skipped at two steps in a row pauses the run too.
  */
-import type { LabRun } from "./lab-run";
+import type { LabRun } from "../run/lab-run";
 
 /** Tries of one RL step before the run pauses (lab choice: the first and two retries). */
 const MAX_STEP_ATTEMPTS = 3;

@@ -3,8 +3,8 @@
  * (src/settings/variant-table.ts): a variant keeps its colour on every chart, a
  * fork key ("grr@fork12") takes its base variant's.
  */
-import { baseVariant, parseForkKey } from "../../run/fork-key";
-import { isVariantName, variantEntry } from "../../settings/variant-table";
+import { baseVariant, parseForkKey } from "./fork-key";
+import { isVariantName, variantEntry } from "./variant-table";
 
 const FALLBACK_COLORS = ["#9b59b6", "#c0392b", "#16a085", "#7f8c8d"];
 
