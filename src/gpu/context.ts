@@ -164,7 +164,7 @@ export class GpuContext {
    * flight is not compiled again. `layout` is required: a call made with one
    * kernel's bind group may then dispatch the other (equal explicit layouts
    * are compatible). Lab choice, for the register tiles whose SwiftShader
-   * builds take 0.3–0.8 s each (docs/benchmarks.md, 2026-12-05).
+   * builds take 0.3–0.8 s each (docs/benchmarks-log.md, 2026-12-05).
    * @returns the kernel; rejects when the pipeline cannot be built.
    */
   kernelInBackground(

@@ -20,7 +20,7 @@
  *   rows        indexed row gather: the compacted last layer of a training step, the
  *               generator's last prefill rows
  * On CPU adapters the register-blocked versions run: there workgroup memory
- * only adds barriers (docs/design.md, docs/benchmarks.md). The "tiled"
+ * only adds barriers (docs/design.md, docs/benchmarks-log.md). The "tiled"
  * matmul and attention stage their operands in workgroup memory for real
  * GPUs, where "auto" picks them; they are checked like the others but not
  * yet timed on a real GPU.

@@ -11,8 +11,8 @@
  *     └ trainCopy(copy)     the step's prompts and seeds for one copy, its rows
  *       └ rlStep()          the algorithm (src/rl/rl-step.ts): rollouts, rewards,
  *                           advantages, update
- * During cold-start SFT (beginSft) runSteps runs SFT steps (src/engine/sft.ts);
- * evaluation: ./run-eval.ts; forks: ./run-forks.ts; snapshots: ./snapshot.ts.
+ * During cold-start SFT (beginSft) runSteps runs SFT steps (./run-sft.ts); evaluation:
+ * ./run-eval.ts; forks: ./run-forks.ts; snapshots: ./snapshot.ts; warm-up: ./warm-up.ts.
  */
 import type { GpuContext } from "../gpu/context";
 import { paramLayout, type ModelConfig } from "../model/config";
@@ -34,7 +34,7 @@ import type { RewardScorer } from "../rl/reward-contract";
 import { rlStep, type RlStepResult } from "../rl/rl-step";
 import type { GenerateResult } from "../model/generate";
 import type { PolicySnapshot, RunSnapshot } from "./snapshot";
-import { imageTensor, joinPromptResponse, promptTensor } from "../engine/sequences";
+import { warmUpRun } from "./warm-up";
 import { SftPhase, type SftSnapshot } from "./run-sft";
 import { isPrmFileError } from "../prm/file";
 import { RunEvaluator, type EvalParams } from "./run-eval";
@@ -330,28 +330,14 @@ export class LabRun {
   /**
    * Builds the rollout generator and the RL update's pipelines before the
    * first step (LabEngine.warmGenerate, warmUpdate) on a batch of the step's
-   * size made of held-out prompts with empty responses; changes no policy,
-   * draws no random number. The background builds of the matmuls' larger
-   * tiles are held until the first step is done (GpuContext.holdBackgroundBuilds).
+   * size made of held-out prompts with empty responses (./warm-up.ts);
+   * changes no policy, draws no random number.
    */
   async warmUp(): Promise<void> {
-    const { groupSize: G, batchPrompts } = this.experiment.algorithm;
-    const prompts = this.evalPrompts.slice(0, batchPrompts);
-    if (prompts.length < batchPrompts) return; // a held-out set smaller than a step: nothing to mirror
-    const { promptLen, maxNew } = this.engine.shape;
-    const promptIds = promptTensor(prompts, promptLen, G);
-    const empty = new Int32Array(prompts.length * G * maxNew);
-    this.engine.ctx.holdBackgroundBuilds(); // the first step runs the 8×4 tiles (the same bits)
-    this.engine.warmGenerate(prompts.length * G, G);
     const estimators = this.variants.all.map(
       (c) => c.config.estimator ?? this.experiment.algorithm.estimator,
     );
-    await this.engine.warmUpdate(
-      imageTensor(prompts, G),
-      joinPromptResponse(promptIds, empty, this.engine.shape),
-      G,
-      [...new Set(estimators)],
-    );
+    await warmUpRun(this.engine, this.evalPrompts, this.experiment.algorithm, estimators);
   }
 
   // ---- cold-start SFT -----------------------------------------------------
@@ -392,22 +378,14 @@ export class LabRun {
     this.sft.restore(snap);
   }
 
-  /** One SFT step (the batch and learning rate of its number); the last one commits SFT. @returns the SFT step done. */
+  /** One SFT step with its rows (SftPhase.stepWithRows); the last one commits SFT. @returns the SFT step done. */
   private async stepSft(): Promise<number> {
-    const { step, total, evalEvery } = this.sft.progress!;
-    const policy = this.sft.current!;
-    let done = step;
-    if (step < total) {
-      const st = await this.sft.step(this.experiment);
-      done = st.step;
-      this.sink.metrics([
-        { variant: "sft", step: done, time: this.elapsed(), kind: "train", values: st.values },
-      ]);
-      if (evalEvery > 0 && done % evalEvery === 0 && done < total)
-        await this.evalPolicy(policy, "sft", done);
-    }
-    if (done >= total) await this.commitSft(policy, total);
-    return done;
+    const done = await this.sft.stepWithRows(this.experiment, this.sink, {
+      elapsed: () => this.elapsed(),
+      evalPolicy: (policy, step) => this.evalPolicy(policy, "sft", step),
+    });
+    if (done.last) await this.commitSft(done.policy, done.total);
+    return done.step;
   }
 
   /** SFT's result becomes the cold start: reference policy, every variant's start, RL step 0; then its eval. */

@@ -11,6 +11,7 @@ import { sftStep } from "../engine/sft";
 import type { Experiment } from "../settings/experiment";
 import type { TaskGenerator } from "../tasks/generator";
 import type { MetricValues } from "../rl/step-types";
+import type { RunSink } from "./run-types";
 
 /**
  * Cold-start SFT at a step boundary: enough to continue it exactly, e.g. on
@@ -111,6 +112,35 @@ export class SftPhase {
       step: s.step,
       values: { loss: st.loss, grad_norm: st.gradNorm, step_time_ms: performance.now() - t0 },
     };
+  }
+
+  /**
+   * One step of the run loop's SFT phase (LabRun.runSteps): `step` when one
+   * is left, its train row (variant "sft") to `sink`, and an eval of the SFT
+   * policy (`rows.evalPolicy`) every `evalEvery` steps before the last.
+   * @returns the SFT step done, and `last` when SFT is at its end (the
+   *   caller then commits `policy` as the cold start).
+   * @throws Error when no SFT is in progress.
+   */
+  async stepWithRows(
+    exp: Experiment,
+    sink: RunSink,
+    rows: { elapsed: () => number; evalPolicy: (policy: Policy, step: number) => Promise<unknown> },
+  ): Promise<{ step: number; total: number; policy: Policy; last: boolean }> {
+    if (!this.run || !this.policy) throw new Error("SFT step: no SFT is in progress");
+    const { step, total, evalEvery } = this.run;
+    const policy = this.policy;
+    let done = step;
+    if (step < total) {
+      const st = await this.step(exp);
+      done = st.step;
+      sink.metrics([
+        { variant: "sft", step: done, time: rows.elapsed(), kind: "train", values: st.values },
+      ]);
+      if (evalEvery > 0 && done % evalEvery === 0 && done < total)
+        await rows.evalPolicy(policy, done);
+    }
+    return { step: done, total, policy, last: done >= total };
   }
 
   /** Frees the SFT policy's GPU buffers. */

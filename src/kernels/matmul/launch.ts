@@ -19,7 +19,7 @@
  * register-blocked version the sizes allow: on CPU adapters workgroup memory
  * only adds barriers (docs/design.md). The tiled choice is the textbook one
  * for discrete GPUs, not a measured one: no real GPU was at hand to time it
- * (docs/benchmarks.md).
+ * (docs/benchmarks-log.md).
  */
 import type { Binding, GpuContext } from "../../gpu/context";
 import type { SpecCall } from "../../gpu/kernel-spec";
@@ -80,7 +80,7 @@ function tiledChosen(ctx: GpuContext, variant: MatmulVariant): boolean {
  * (CallOptions.upgrade; the same bits, so the move changes no value). On
  * SwiftShader the 16×8 tiles run dX 1.0–1.5×, dW 1.0–1.2× and the forward
  * ~1.3× the 8×4 block on the update's shapes, but each takes 0.3–0.8 s to
- * build in Chromium (docs/benchmarks.md, 2026-12-05), which the first RL step
+ * build in Chromium (docs/benchmarks-log.md, 2026-12-05), which the first RL step
  * then does not wait for. "no" otherwise.
  * @throws Error when "vec4x16" is asked for and the sizes do not allow it.
  */

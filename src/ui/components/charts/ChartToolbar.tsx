@@ -1,11 +1,14 @@
-/** Smoothing, x-axis, rate zoom, legend, a recording to overlay and JSON export, shared by all charts. */
-import { useLab, labStore, type OverlayRun } from "../../../store";
+/**
+ * Smoothing, x-axis, rate zoom, legend, a recording to overlay and JSON
+ * export, shared by all charts. Draws the settings it is handed and reports
+ * a change through `actions`; reads no store.
+ */
+import type { OverlayRun } from "../../../store";
 import type { MetricsData } from "../../../store/run-data";
 import type { Experiment } from "../../../settings/experiment";
-import { downloadText } from "../../lib/csv";
+import type { XAxisKind } from "../../lib/chart-data";
 import { attrKey, overlayKey, seriesStyle, type SeriesStyle } from "../../lib/series-meta";
 import { Slider } from "../Field";
-import { exportRunJson } from "../../lib/export-json";
 
 function Swatch({ st }: { st: SeriesStyle }) {
   if (st.kind === "variant") return <span className="swatch" style={{ background: st.color }} />;
@@ -17,38 +20,56 @@ function Swatch({ st }: { st: SeriesStyle }) {
   );
 }
 
+/** What the toolbar's controls change (the panel passes the store's actions). */
+export interface ChartToolbarActions {
+  setSmoothing(v: number): void;
+  setXAxis(k: XAxisKind): void;
+  setZoomToData(z: boolean): void;
+  /** Draws the shipped recording of `preset` over the live run. */
+  overlayRecording(preset: string): void;
+  /** Downloads every metric row of `metrics`, the markers and the shown experiment as JSON. */
+  exportJson(metrics: MetricsData): void;
+}
+
+export interface ChartToolbarProps {
+  metrics: MetricsData;
+  overlays?: OverlayRun[];
+  /** The experiment whose series the charts draw (legend names and styles). */
+  current: Experiment;
+  /** The variants of the experiment that was sent: in the legend before their first row. */
+  variantNames: readonly string[];
+  smoothing: number;
+  xAxis: XAxisKind;
+  zoomToData: boolean;
+  /** The preset whose shipped recording can be overlaid (null: none can, e.g. during playback). */
+  overlayPreset: string | null;
+  actions: ChartToolbarActions;
+}
+
 export function ChartToolbar({
   metrics,
   overlays = [],
   current,
-}: {
-  metrics: MetricsData;
-  overlays?: OverlayRun[];
-  current?: Experiment;
-}) {
-  const smoothing = useLab((s) => s.smoothing);
-  const xAxis = useLab((s) => s.xAxis);
-  const variants = useLab((s) =>
-    (s.sentExperiment ?? s.experiment).variants.map((v) => v.name).join(","),
+  variantNames,
+  smoothing,
+  xAxis,
+  zoomToData: zoom,
+  overlayPreset: preset,
+  actions: st,
+}: ChartToolbarProps) {
+  const names = Array.from(new Set([...variantNames, ...Object.keys(metrics.byVariant)])).filter(
+    Boolean,
   );
-  const fallback = useLab((s) => s.sentExperiment ?? s.experiment);
-  const names = Array.from(
-    new Set([...variants.split(","), ...Object.keys(metrics.byVariant)]),
-  ).filter(Boolean);
   const keys = names.concat(
     overlays.flatMap((o) => Object.keys(o.metrics.byVariant).map((v) => overlayKey(o.id, v))),
   );
-  const ctx = { current: current ?? fallback, markers: metrics.markers, overlays };
+  const ctx = { current, markers: metrics.markers, overlays };
   // Rows of a multi-seed run all carry their seed: the first row tells.
   const banded = Object.values(metrics.byVariant).some(
     (r) => r.eval[0]?.seed !== undefined || r.train[0]?.seed !== undefined,
   );
   const hasForks = metrics.markers.some((m) => m.fork);
-  const zoom = useLab((s) => s.zoomToData);
-  const preset = useLab((s) => s.presetName);
-  const canOverlay = useLab((s) => s.playback === null && s.recordings !== null);
   const overlaid = overlays.some((o) => o.id === `rec:${preset}`);
-  const st = labStore.getState();
   return (
     <div className="chart-toolbar">
       <section className="legend" aria-label="Legend" data-testid="legend">
@@ -115,14 +136,14 @@ export function ChartToolbar({
           ))}
         </div>
       </div>
-      {canOverlay && preset && (
+      {preset && (
         <button
           type="button"
           className="small-btn"
           disabled={overlaid}
           data-testid="overlay-recording"
           title="Draw the shipped recording of this experiment (several seeds, made with npm run record) over the live run"
-          onClick={() => void st.overlayRecording(preset)}
+          onClick={() => st.overlayRecording(preset)}
         >
           {overlaid ? "Recording overlaid" : "Overlay recording"}
         </button>
@@ -131,14 +152,7 @@ export function ChartToolbar({
         type="button"
         className="small-btn"
         title="Download every metric row, marker and the experiment as JSON"
-        onClick={() => {
-          const s = labStore.getState();
-          downloadText(
-            "reward-lab-run.json",
-            exportRunJson(s.sentExperiment ?? s.experiment, metrics),
-            "application/json",
-          );
-        }}
+        onClick={() => st.exportJson(metrics)}
       >
         Export JSON
       </button>

@@ -4,7 +4,8 @@
  * band, or one seed's held-out sampling band), then the other metrics one
  * click away in groups (held-out, training, rewards, cost). Each chart draws
  * the current run's variants and forks, and the runs checked for overlay
- * (series keys of src/ui/lib/series-meta.ts).
+ * (series keys of src/ui/lib/series-meta.ts). The panel reads the store and
+ * hands every chart, the toolbar and the marker list what they draw.
  */
 import { useMemo, useState, type ReactNode } from "react";
 import { useLab, labStore, type OverlayRun } from "../../../store";
@@ -18,7 +19,9 @@ import { splitSpecs, type MetricGroupName } from "../../lib/metric-groups";
 import { overviewMetrics } from "../../../store/lesson";
 import { overlayKey, seriesStyle, type SeriesStyle } from "../../lib/series-meta";
 import { MetricChart } from "./MetricChart";
-import { ChartToolbar } from "./ChartToolbar";
+import { ChartToolbar, type ChartToolbarActions } from "./ChartToolbar";
+import { downloadText } from "../../lib/csv";
+import { exportRunJson } from "../../lib/export-json";
 import { useThrottledMetrics } from "./useThrottledMetrics";
 import { MarkerList } from "./MarkerList";
 
@@ -79,6 +82,7 @@ function Charts({
   xAxis,
   overlays,
   current,
+  focus,
   look,
 }: {
   m: MetricsData;
@@ -87,6 +91,8 @@ function Charts({
   xAxis: XAxisKind;
   overlays: OverlayRun[];
   current: Experiment;
+  /** The chart a callout's "show chart" asks for, with its ask count (null: none). */
+  focus: { chart: string; n: number } | null;
   look: ChartLook;
 }) {
   const kind = shown[0]?.kind ?? "eval";
@@ -139,11 +145,33 @@ function Charts({
           yDomain={look.rateDomain && isFraction(spec.key) ? RATE_DOMAIN : undefined}
           bold={look.bold}
           explain={look.height !== undefined}
+          focus={focus?.chart === spec.testId ? focus.n : null}
+          onExportError={reportPageError}
         />
       ))}
     </div>
   );
 }
+
+/** A chart's failed export, on the page's error banner (not fatal). */
+const reportPageError = (message: string) =>
+  labStore.getState().reportError(message, false, "page");
+
+/** The toolbar's controls: the store's actions, looked up at the click. */
+const toolbarActions: ChartToolbarActions = {
+  setSmoothing: (v) => labStore.getState().setSmoothing(v),
+  setXAxis: (k) => labStore.getState().setXAxis(k),
+  setZoomToData: (z) => labStore.getState().setZoomToData(z),
+  overlayRecording: (preset) => void labStore.getState().overlayRecording(preset),
+  exportJson: (metrics) => {
+    const s = labStore.getState();
+    downloadText(
+      "reward-lab-run.json",
+      exportRunJson(s.sentExperiment ?? s.experiment, metrics),
+      "application/json",
+    );
+  },
+};
 
 /** The y range of a rate unless zoomed to the data. */
 const RATE_DOMAIN: [number, number] = [0, 1];
@@ -215,6 +243,9 @@ export function ChartsPanel() {
   const presetName = useLab((s) => s.presetName);
   const zoom = useLab((s) => s.zoomToData);
   const bold = useLab((s) => s.presentation);
+  const focus = useLab((s) => s.chartFocus);
+  const canOverlay = useLab((s) => s.playback === null && s.recordings !== null);
+  const variantNames = useMemo(() => shownExp.variants.map((v) => v.name), [shownExp]);
   const current = useLab(
     (s) =>
       (s.viewingRun !== null ? s.runs.find((r) => r.id === s.viewingRun)?.experiment : undefined) ??
@@ -231,11 +262,21 @@ export function ChartsPanel() {
   );
   const decoding = evalTemperature === 0 ? "greedy decoding" : `sampled at τ = ${evalTemperature}`;
   const evalNote = `Held-out set · ${evalSize} prompts, ${decoding}, every ${evalEvery} steps`;
-  const common = { m, smoothing, xAxis, overlays, current };
+  const common = { m, smoothing, xAxis, overlays, current, focus };
   const small: ChartLook = { rateDomain: !zoom, bold };
   return (
     <section className="charts-panel" aria-label="Charts">
-      <ChartToolbar metrics={m} overlays={overlays} current={current} />
+      <ChartToolbar
+        metrics={m}
+        overlays={overlays}
+        current={current}
+        variantNames={variantNames}
+        smoothing={smoothing}
+        xAxis={xAxis}
+        zoomToData={zoom}
+        overlayPreset={canOverlay ? presetName : null}
+        actions={toolbarActions}
+      />
       {viewing !== null && (
         <div className="banner info">
           Showing the archived run {viewing} (read-only).{" "}

@@ -4,7 +4,8 @@
  * fault was got over (⚠: a lost device, a skipped update). A
  * seed-averaged series (PlotPoint.band) also gets its 95 % interval as a
  * translucent band in the same colour; forks and overlaid runs are dashed
- * (SeriesStyle). Knows nothing about training.
+ * (SeriesStyle). Knows nothing about training, and reads no store: it
+ * draws what it is handed (ChartsPanel reads the store).
  */
 import { memo, useEffect, useRef, useState } from "react";
 import {
@@ -37,7 +38,6 @@ import { variantColor, variantLabel } from "../../../settings/variant-meta";
 import { attrKey, type SeriesStyle } from "../../lib/series-meta";
 import { Tip } from "../Field";
 import { downloadSvgAsPng } from "../../lib/svg-png";
-import { labStore, useLab } from "../../../store";
 import { useInView } from "./useInView";
 import { useFirstTurn, useStaggered } from "./stagger";
 
@@ -61,6 +61,13 @@ export interface MetricChartProps {
   bold?: boolean;
   /** Show the metric's meaning under the title (the overview's charts). */
   explain?: boolean;
+  /**
+   * A callout's "show chart" asking for this chart: a count that changes with
+   * each ask (scroll here and flash); null: not asked for.
+   */
+  focus?: number | null;
+  /** Told why a PNG export failed (the message starts "PNG export failed: "). */
+  onExportError?: (message: string) => void;
 }
 
 /** The first sentence of a metric's description, and which way is better when it says. */
@@ -135,7 +142,7 @@ function ChartTooltip({
 
 function MetricChartImpl(props: MetricChartProps) {
   // Data attributes follow the newest data at once; the SVG redraws at this chart's turn.
-  const { metricKey, testId, kind, totals, yDomain, bold, explain } = props;
+  const { metricKey, testId, kind, totals, yDomain, bold, explain, onExportError } = props;
   const height = props.height ?? 170;
   const { series, rowsByVariant, markers, xAxis, smoothing, styles } = useStaggered(props);
   const latestSeries = props.series;
@@ -169,7 +176,7 @@ function MetricChartImpl(props: MetricChartProps) {
     downloadText(`${metricKey}-${kind}.csv`, chartToCsv(metricKey, series, smoothing));
   const ref = useRef<HTMLElement>(null);
   // A callout's "show chart": scroll here and flash.
-  const focus = useLab((s) => (s.chartFocus?.chart === testId ? s.chartFocus.n : null));
+  const focus = props.focus ?? null;
   const focused = focus !== null;
   useEffect(() => {
     if (focus !== null) ref.current?.scrollIntoView?.({ block: "center", behavior: "smooth" });
@@ -185,13 +192,7 @@ function MetricChartImpl(props: MetricChartProps) {
     const svg = ref.current?.querySelector<SVGSVGElement>("svg.recharts-surface");
     if (svg)
       downloadSvgAsPng(svg, `${metricKey}-${kind}.png`).catch((e) =>
-        labStore
-          .getState()
-          .reportError(
-            `PNG export failed: ${e instanceof Error ? e.message : String(e)}`,
-            false,
-            "page",
-          ),
+        onExportError?.(`PNG export failed: ${e instanceof Error ? e.message : String(e)}`),
       );
   };
   if (!ready)
