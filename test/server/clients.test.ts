@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mulberry32 } from "../../src/rewards/index";
 import { buildRewardServer, type RewardServer } from "../../src/server/app";
 import { createJudgeClient } from "../../src/server/judge-client";
+import { COMPONENTS_OF } from "../../src/server/scoring";
 import { startFakeJudge, type FakeJudge } from "./fake-judge";
 import { flatten, makeCases, openRlhfBody, post } from "./fixtures";
 
@@ -89,7 +90,7 @@ print(json.dumps(lab_reward.compute_score(**batch)))`;
     const want = direct.json.rewards as number[];
     results.forEach((row, i) => {
       expect(row.score).toBeCloseTo(want[i], 12);
-      expect(Object.keys(row)).toEqual(["score", "rVer", "rRank", "judgeFailed"]);
+      expect(Object.keys(row)).toEqual(["score", ...COMPONENTS_OF.grr]);
     });
   });
 
@@ -126,7 +127,7 @@ print(json.dumps({"rewards": to_list(out["rewards"]), "scores": to_list(out["sco
     (out.rewards as number[]).forEach((r, i) => {
       expect(r).toBeCloseTo((direct.json.rewards as number[])[i], 6);
     });
-    expect(Object.keys(out.extra_logs as object)).toEqual(["rVer", "rRank", "judgeFailed"]);
+    expect(Object.keys(out.extra_logs as object)).toEqual([...COMPONENTS_OF.grr]);
   });
 });
 
