@@ -1,6 +1,7 @@
 /**
- * The engines' clients against a running server: the verl reward function
- * and the OpenRLHF reward_func (Python, standard library only) get the
+ * The engines' clients against a running server: the verl reward function,
+ * the OpenRLHF reward_func and the TRL reward function (Python, standard
+ * library only) get the
  * library's rewards; the documented command (docs/reward-server.md) starts the server, which answers
  * OpenRLHF's request and drains on SIGTERM. Without a python3 interpreter the
  * Python tests fail and say what to install.
@@ -128,6 +129,62 @@ print(json.dumps({"rewards": to_list(out["rewards"]), "scores": to_list(out["sco
       expect(r).toBeCloseTo((direct.json.rewards as number[])[i], 6);
     });
     expect(Object.keys(out.extra_logs as object)).toEqual([...COMPONENTS_OF.grr]);
+  });
+});
+
+describe("TRL: GRPOTrainer's reward function (Python, standard library only)", () => {
+  // TRL's order: the completions of a prompt next to each other.
+  const cases = makeCases(4, 8, 23);
+  const flat = flatten(cases);
+
+  it("lab_reward returns the server's rewards for text prompts, one group per run of a prompt", async () => {
+    requirePython();
+    const direct = await post(`${url}/get_reward`, openRlhfBody(flat));
+    const code = `
+import json, sys
+sys.path.insert(0, "clients/trl")
+from lab_reward import lab_reward
+print(json.dumps(lab_reward(**json.load(sys.stdin))))`;
+    const rewards = (await python(
+      code,
+      {
+        prompts: flat.map((r) => r.prompt),
+        completions: flat.map((r) => r.response),
+        answer: flat.map((r) => JSON.stringify(r.label)),
+        trainer_state: null,
+      },
+      { REWARD_SERVER_URL: url },
+    )) as number[];
+    expect(rewards).toHaveLength(flat.length);
+    rewards.forEach((r, i) => {
+      expect(r).toBeCloseTo((direct.json.rewards as number[])[i], 12);
+    });
+  });
+
+  it("conversations, a label column by name, None for rollouts without a label", async () => {
+    requirePython();
+    const direct = await post(`${url}/get_reward`, openRlhfBody(flat));
+    const code = `
+import json, sys
+sys.path.insert(0, "clients/trl")
+from lab_reward import lab_reward
+print(json.dumps(lab_reward(**json.load(sys.stdin))))`;
+    const rewards = (await python(
+      code,
+      {
+        prompts: flat.map((r) => [
+          { role: "user", content: [{ type: "image" }, { type: "text", text: r.prompt }] },
+        ]),
+        completions: flat.map((r) => [{ role: "assistant", content: r.response }]),
+        solution: flat.map((r, i) => (i < 8 ? null : r.label)),
+        trainer_state: null,
+      },
+      { REWARD_SERVER_URL: url, REWARD_LABEL_KEY: "solution" },
+    )) as (number | null)[];
+    expect(rewards.slice(0, 8)).toEqual(Array(8).fill(null));
+    rewards.slice(8).forEach((r, k) => {
+      expect(r).toBeCloseTo((direct.json.rewards as number[])[8 + k], 12);
+    });
   });
 });
 
