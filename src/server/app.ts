@@ -11,6 +11,10 @@
  * reply `{"results": [{"score": R_i, component: value_i, …}]}`, the list that
  * verl's batch `compute_score` returns (clients/verl/lab_reward.py).
  *
+ * For grr with `assembly.groupSize`, rollouts that arrive short of their
+ * group (OpenRLHF since its streaming-sampling rework posts one rollout per
+ * request) wait in src/server/assembly.ts until the group is whole.
+ *
  * Bad input is a 400 whose `error` names the field; a body over
  * limits.maxBodyBytes a 400 naming the limit; a full queue a 503 with Retry-After. `close()`
  * stops taking requests and waits for those in flight.

@@ -75,6 +75,8 @@ interface Slot<R, T> {
   rollout: R;
   /** Open requests waiting on this rollout. */
   live: number;
+  /** True once its group was judged. */
+  judged: boolean;
   result: Promise<T>;
   resolve(value: T): void;
   reject(error: unknown): void;
@@ -165,7 +167,10 @@ export class GroupAssembler<R, T> {
     const onDrop = () => {
       for (const s of slots) {
         s.live--;
-        if (s.live === 0) this.makeClaimable(s);
+        if (s.live === 0) {
+          this.makeClaimable(s);
+          if (s.judged) this.expireLater([s]);
+        }
       }
     };
     if (dropped.aborted) onDrop();
@@ -238,19 +243,23 @@ export class GroupAssembler<R, T> {
     ).then(
       (results) => {
         g.slots.forEach((s, i) => {
+          s.judged = true;
           s.resolve(results[i]);
         });
-        // Judged rollouts of dropped requests stay claimable for groupWaitMs, then go.
         const orphans = g.slots.filter((s) => s.live === 0);
-        if (orphans.length > 0)
-          setTimeout(() => {
-            for (const s of orphans) this.unclaimable(s);
-          }, this.limits.groupWaitMs).unref();
+        if (orphans.length > 0) this.expireLater(orphans);
       },
       (e: unknown) => {
         for (const s of g.slots) s.reject(e);
       },
     );
+  }
+
+  /** Judged rollouts of dropped requests stay claimable for groupWaitMs, then go. */
+  private expireLater(slots: Slot<R, T>[]): void {
+    setTimeout(() => {
+      for (const s of slots) if (s.live === 0) this.unclaimable(s);
+    }, this.limits.groupWaitMs).unref();
   }
 
   private makeClaimable(s: Slot<R, T>): void {
@@ -286,5 +295,14 @@ function newSlot<R, T>(it: AssemblyItem<R>): Slot<R, T> {
     reject = rej;
   });
   result.catch(() => {}); // a slot whose requests all dropped has no one to tell
-  return { key: it.key, text: it.text, rollout: it.rollout, live: 1, result, resolve, reject };
+  return {
+    key: it.key,
+    text: it.text,
+    rollout: it.rollout,
+    live: 1,
+    judged: false,
+    result,
+    resolve,
+    reject,
+  };
 }

@@ -175,7 +175,7 @@ const labelObjectSchema = cached((limits: ServerLimits) => {
 /**
  * One label: a plain answer (string or number), an object `{answer, steps?,
  * options?, letter?}`, or that object as a JSON string (OpenRLHF's
- * `--label_key` column is often a string). With `options`, the gold is
+ * label column is often a string). With `options`, the gold is
  * `letter`, else `answer` when it is one of the letters.
  * @throws BadRequest naming `field`.
  */
@@ -343,7 +343,7 @@ export function readOpenRlhfRequest(value: unknown, limits: ServerLimits): Rollo
   sameLength("prompts", prompts, query.length, "query");
   if (labels === undefined)
     throw new BadRequest(
-      "labels: required, one per rollout (the answer the verifier checks; set OpenRLHF's --label_key)",
+      "labels: required, one per rollout (the answer the verifier checks; set OpenRLHF's --data.label_key, --label_key before 2026-04)",
     );
   sameLength("labels", labels, query.length, "query");
   const rollouts = query.map((q, i): RolloutInput => {
