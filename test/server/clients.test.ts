@@ -132,6 +132,39 @@ print(json.dumps({"rewards": to_list(out["rewards"]), "scores": to_list(out["sco
   });
 });
 
+describe("OpenRLHF since its streaming-sampling rework: reward_func called once per rollout", () => {
+  it("16 concurrent one-rollout calls (2 prompts x 8) to a server assembling groups of 8 get the whole groups' rewards", async () => {
+    requirePython();
+    const judge = createJudgeClient({ url: fake.url, model: "fake-judge", timeoutMs: 10_000 });
+    const assembled = buildRewardServer({ variant: "grr", judge, assembly: { groupSize: 8 } });
+    const assembledUrl = await assembled.listen("127.0.0.1", 0);
+    try {
+      const flat = flatten(makeCases(2, 8, 27), mulberry32(2));
+      const body = openRlhfBody(flat);
+      const direct = await post(`${url}/get_reward`, body);
+      const code = `
+import json, sys
+from concurrent.futures import ThreadPoolExecutor
+sys.path.insert(0, "clients/openrlhf")
+import lab_reward_func
+b = json.load(sys.stdin)
+def one(i):
+    out = lab_reward_func.reward_func([b["query"][i]], [b["prompts"][i]], [b["labels"][i]])
+    r = out["rewards"]
+    return (r.tolist() if hasattr(r, "tolist") else r)[0]
+with ThreadPoolExecutor(len(b["query"])) as pool:
+    print(json.dumps(list(pool.map(one, range(len(b["query"]))))))`;
+      const rewards = (await python(code, body, { REWARD_SERVER_URL: assembledUrl })) as number[];
+      rewards.forEach((r, i) => {
+        expect(r).toBeCloseTo((direct.json.rewards as number[])[i], 6);
+      });
+      expect(assembled.stats().assembly).toMatchObject({ groupsFilled: 2, groupsTimedOut: 0 });
+    } finally {
+      await assembled.close();
+    }
+  });
+});
+
 describe("TRL: GRPOTrainer's reward function (Python, standard library only)", () => {
   // TRL's order: the completions of a prompt next to each other.
   const cases = makeCases(4, 8, 23);
