@@ -17,13 +17,14 @@ async function main(): Promise<void> {
     variant: settings.variant,
     weights: settings.config.weights,
     limits: settings.config.limits,
+    assembly: settings.config.assembly,
     judge,
     log: (line) => console.error(`[serve:rewards] ${line}`),
   });
   const url = await server.listen(settings.host, settings.port);
   const l = limitsOf(settings.config);
   console.log(
-    `reward server listening on ${url} (variant ${settings.variant}${judge ? `; judge ${judge.describe()}` : ""}; POST /get_reward, POST /verl/compute_score, GET /stats; limits: ${l.maxRollouts} rollouts, ${l.maxBodyBytes} bytes, ${l.maxConcurrent} scoring + ${l.maxQueued} queued)`,
+    `reward server listening on ${url} (variant ${settings.variant}${judge ? `; judge ${judge.describe()}` : ""}; POST /get_reward, POST /verl/compute_score, GET /stats; limits: ${l.maxRollouts} rollouts, ${l.maxBodyBytes} bytes, ${l.maxConcurrent} scoring + ${l.maxQueued} queued; ${l.assembly.groupSize > 0 ? `groups of ${l.assembly.groupSize} assembled, ${l.assembly.groupWaitMs} ms wait` : "no group assembly"})`,
   );
   let closing = false;
   const stop = (signal: string) => {

@@ -1,13 +1,16 @@
 """OpenRLHF custom reward function that posts to the Reward Lab reward server.
 
-OpenRLHF can call the server directly (``--remote_rm_url
-http://HOST:5000/get_reward --label_key answer``); this file is the other
-way in, for setups that load a Python ``reward_func`` instead
-(``--remote_rm_url clients/openrlhf/lab_reward_func.py``), e.g. to reach the
-server through a proxy or to post whole groups only.
+OpenRLHF can call the server directly (``--reward.remote_url
+http://HOST:5000/get_reward --data.label_key answer`` since its config rework
+of 2026-04; ``--remote_rm_url … --label_key …`` before); this file is the
+other way in, for setups that load a Python ``reward_func`` instead
+(``--reward.remote_url clients/openrlhf/lab_reward_func.py``), e.g. to reach
+the server through a proxy.
 
 OpenRLHF calls ``reward_func(queries, prompts, labels)`` with queries = prompt
-+ response; the function posts the same body OpenRLHF would post
++ response (since its streaming-sampling rework of 2026-01-05, one rollout
+per call: for ``grr`` start the server with ``--group-size`` equal to
+``--rollout.n_samples_per_prompt``); the function posts the same body OpenRLHF would post
 (``{"query", "prompts", "labels"}``) and returns ``{"rewards", "scores",
 "extra_logs"}``, as torch tensors when torch is importable (inside OpenRLHF
 it is), else as lists. Python standard library only (torch optional).

@@ -11,15 +11,27 @@
  * reply `{"results": [{"score": R_i, component: value_i, …}]}`, the list that
  * verl's batch `compute_score` returns (clients/verl/lab_reward.py).
  *
+ * For grr with `assembly.groupSize`, rollouts that arrive short of their
+ * group (OpenRLHF since its streaming-sampling rework posts one rollout per
+ * request) wait in src/server/assembly.ts until the group is whole.
+ *
  * Bad input is a 400 whose `error` names the field; a body over
  * limits.maxBodyBytes a 400 naming the limit; a full queue a 503 with Retry-After. `close()`
  * stops taking requests and waits for those in flight.
  */
 import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
+import {
+  AssemblyFull,
+  type AssemblyLimits,
+  type AssemblyState,
+  DEFAULT_ASSEMBLY,
+  GroupAssembler,
+} from "./assembly";
 import type { AsyncJudge, JudgeStats } from "./judge-client";
 import {
   BadRequest,
   DEFAULT_LIMITS,
+  isSharedGroupKey,
   readJsonBody,
   readOpenRlhfRequest,
   readVerlRequest,
@@ -53,10 +65,37 @@ export interface RewardServerOptions {
   /** The variant's weights (its schema in the variant table fills the defaults). */
   weights?: unknown;
   limits?: Partial<ServerLimits & QueueLimits>;
+  /** Group assembly for the groupwise variant (src/server/assembly.ts); off by default. */
+  assembly?: Partial<AssemblyLimits>;
   /** Required for pointwise-gr and grr. */
   judge?: AsyncJudge & { stats?(): JudgeStats; abort?(): void };
   /** Where one-line notes go (default: nowhere). Never given a request's texts or a key. */
   log?: (line: string) => void;
+}
+
+/** The reward of one rollout as scoreRequest returns it. */
+type Rewarded = BatchRewards["rollouts"][number];
+
+/** At most one warning line of each kind per minute (lab choice). */
+const WARN_EVERY_MS = 60_000;
+
+/**
+ * A log that writes a kind's line at most once per `everyMs`, with the count
+ * of occurrences since its last line.
+ */
+function rateLimitedLog(log: (line: string) => void, everyMs: number) {
+  const last = new Map<string, { at: number; count: number }>();
+  return (kind: string, n: number, line: string) => {
+    const now = Date.now();
+    const seen = last.get(kind);
+    if (seen && now - seen.at < everyMs) {
+      seen.count += n;
+      return;
+    }
+    const count = n + (seen?.count ?? 0);
+    last.set(kind, { at: now, count: 0 });
+    log(`warning: ${count} ${line}`);
+  };
 }
 
 /** Counters of the server since start. */
@@ -68,7 +107,11 @@ interface ServerStats {
   badRequests: number;
   judgeCalls: number;
   judgeFailures: number;
+  /** Groups of the groupwise variant scored with one rollout (r_rank 0: GRR paid r_ver alone). */
+  groupsOfOne: number;
   queue: ReturnType<RequestQueue["state"]>;
+  /** Group assembly, or null when off (or the variant is not groupwise). */
+  assembly: AssemblyState | null;
   judge: JudgeStats | null;
 }
 
@@ -110,7 +153,48 @@ export function buildRewardServer(options: RewardServerOptions): RewardServer {
     badRequests: 0,
     judgeCalls: 0,
     judgeFailures: 0,
+    groupsOfOne: 0,
   };
+  const settings = { variant, weights, judge: options.judge, maxGroupSize: limits.maxGroupSize };
+  const warn = rateLimitedLog(log, WARN_EVERY_MS);
+  /** Adds a scoring's counts and says, at most once a minute, what degraded. */
+  const tally = (r: BatchRewards, timedOut: boolean) => {
+    counts.groups += r.groups;
+    counts.judgeCalls += r.judgeCalls;
+    counts.judgeFailures += r.judgeFailures;
+    counts.groupsOfOne += r.groupsOfOne;
+    if (r.groupsOfOne > 0)
+      warn(
+        "groupOfOne",
+        r.groupsOfOne,
+        `${variant} scored group(s) of one rollout: r_rank is 0, so these rollouts got r_ver alone (send whole groups, or set --group-size to the trainer's samples per prompt)`,
+      );
+    if (timedOut)
+      warn(
+        "groupTimedOut",
+        r.groups,
+        `group(s) judged short of ${assemblyLimits.groupSize} rollouts after ${assemblyLimits.groupWaitMs} ms (assembly.groupWaitMs); check --group-size against the trainer's samples per prompt`,
+      );
+  };
+  const assemblyLimits: AssemblyLimits = { ...DEFAULT_ASSEMBLY, ...(options.assembly ?? {}) };
+  if (assemblyLimits.groupSize > limits.maxGroupSize)
+    throw new Error(
+      `assembly.groupSize (${assemblyLimits.groupSize}) is more than limits.maxGroupSize (${limits.maxGroupSize})`,
+    );
+  const groupwise = JUDGE_OF[variant] === "groupwise";
+  if (assemblyLimits.groupSize > 0 && !groupwise)
+    log(
+      `assembly.groupSize ${assemblyLimits.groupSize} is not used: ${variant} scores each rollout alone`,
+    );
+  const assembler =
+    groupwise && assemblyLimits.groupSize > 0
+      ? new GroupAssembler<RolloutInput, Rewarded>(assemblyLimits, async (group, timedOut) => {
+          const r = await scoreRequest(group, settings);
+          tally(r, timedOut);
+          for (const x of r.rollouts) x.components.groupTimedOut = timedOut ? 1 : 0;
+          return r.rollouts;
+        })
+      : null;
 
   const app = Fastify({
     bodyLimit: limits.maxBodyBytes,
@@ -144,11 +228,64 @@ export function buildRewardServer(options: RewardServerOptions): RewardServer {
     },
   );
 
+  /**
+   * Scores a request's rollouts: with assembly, the rollouts of groups it
+   * brings short (fewer than groupSize, under a prompt or group id) wait in
+   * the assembler; the rest are scored at once in the request queue, as
+   * without assembly. @returns rewards in the request's order.
+   */
+  async function score(rollouts: RolloutInput[], dropped: AbortController): Promise<Rewarded[]> {
+    const short: number[] = [];
+    if (assembler) {
+      const sizes = new Map<string, number>();
+      for (const r of rollouts) sizes.set(r.groupKey, (sizes.get(r.groupKey) ?? 0) + 1);
+      rollouts.forEach((r, i) => {
+        if (isSharedGroupKey(r.groupKey) && (sizes.get(r.groupKey) ?? 0) < assemblyLimits.groupSize)
+          short.push(i);
+      });
+    }
+    const isShort = new Set(short);
+    const whole = rollouts.filter((_, i) => !isShort.has(i));
+    const retriesBefore = assembler?.state().retries ?? 0;
+    const waited =
+      assembler && short.length > 0
+        ? assembler.admit(
+            short.map((i) => ({
+              key: JSON.stringify([rollouts[i].groupKey, rollouts[i].label.key]),
+              text: rollouts[i].response,
+              rollout: rollouts[i],
+            })),
+            dropped.signal,
+          )
+        : Promise.resolve([]);
+    const retries = (assembler?.state().retries ?? 0) - retriesBefore;
+    counts.rollouts += rollouts.length - retries;
+    const direct =
+      whole.length > 0
+        ? queue
+            .run(() => scoreRequest(whole, settings))
+            .then((r) => {
+              tally(r, false);
+              return r.rollouts;
+            })
+        : Promise.resolve([]);
+    // Refused in the queue: the request's waiting rollouts become a retry's to claim.
+    direct.catch(() => dropped.abort());
+    const [a, b] = await Promise.all([waited, direct]);
+    const out = new Array<Rewarded>(rollouts.length);
+    let ia = 0;
+    let ib = 0;
+    rollouts.forEach((_, i) => {
+      out[i] = isShort.has(i) ? a[ia++] : b[ib++];
+    });
+    return out;
+  }
+
   async function serve(
     reply: FastifyReply,
     body: unknown,
     read: (value: unknown, l: ServerLimits) => RolloutInput[],
-    shape: (r: BatchRewards) => unknown,
+    shape: (r: Rewarded[]) => unknown,
   ): Promise<unknown> {
     let rollouts: RolloutInput[];
     try {
@@ -160,23 +297,16 @@ export function buildRewardServer(options: RewardServerOptions): RewardServer {
       }
       throw e;
     }
+    const dropped = new AbortController();
+    reply.raw.on("close", () => {
+      if (!reply.raw.writableFinished) dropped.abort();
+    });
     try {
-      const rewards = await queue.run(() =>
-        scoreRequest(rollouts, {
-          variant,
-          weights,
-          judge: options.judge,
-          maxGroupSize: limits.maxGroupSize,
-        }),
-      );
+      const rewards = await score(rollouts, dropped);
       counts.requests++;
-      counts.rollouts += rollouts.length;
-      counts.groups += rewards.groups;
-      counts.judgeCalls += rewards.judgeCalls;
-      counts.judgeFailures += rewards.judgeFailures;
       return reply.send(shape(rewards));
     } catch (e) {
-      if (e instanceof QueueFull)
+      if (e instanceof QueueFull || e instanceof AssemblyFull)
         return reply
           .code(503)
           .header("retry-after", String(e.retryAfterS))
@@ -194,10 +324,10 @@ export function buildRewardServer(options: RewardServerOptions): RewardServer {
   app.post("/get_reward", (req, reply) =>
     serve(reply, req.body, readOpenRlhfRequest, (r) => {
       const extra: Record<string, number[]> = {};
-      for (const k of keys) extra[k] = r.rollouts.map((x) => x.components[k]);
+      for (const k of keys) extra[k] = r.map((x) => x.components[k]);
       return {
-        rewards: r.rollouts.map((x) => x.total),
-        scores: r.rollouts.map((x) => (x.verifierPassed ? 1 : 0)),
+        rewards: r.map((x) => x.total),
+        scores: r.map((x) => (x.verifierPassed ? 1 : 0)),
         extra_logs: extra,
       };
     }),
@@ -205,7 +335,7 @@ export function buildRewardServer(options: RewardServerOptions): RewardServer {
 
   app.post("/verl/compute_score", (req, reply) =>
     serve(reply, req.body, readVerlRequest, (r) => ({
-      results: r.rollouts.map((x) => {
+      results: r.map((x) => {
         const row: Record<string, number> = { score: x.total };
         for (const k of keys) row[k] = x.components[k];
         return row;
@@ -217,10 +347,16 @@ export function buildRewardServer(options: RewardServerOptions): RewardServer {
     variant,
     ...counts,
     queue: queue.state(),
+    assembly: assembler?.state() ?? null,
     judge: options.judge?.stats?.() ?? null,
   });
 
-  app.get("/health", async () => ({ ok: true, variant, judge: JUDGE_OF[variant] }));
+  app.get("/health", async () => ({
+    ok: true,
+    variant,
+    judge: JUDGE_OF[variant],
+    groupSize: assembler ? assemblyLimits.groupSize : 0,
+  }));
   app.get("/stats", async () => stats());
 
   return {
@@ -237,7 +373,9 @@ export function buildRewardServer(options: RewardServerOptions): RewardServer {
       closing = true;
       const idle = setInterval(() => app.server.closeIdleConnections(), 50);
       try {
-        await app.close();
+        const closed = app.close();
+        assembler?.flush(); // waiting groups are judged as they stand, so their requests drain
+        await closed;
       } finally {
         clearInterval(idle);
         options.judge?.abort?.();

@@ -9,6 +9,7 @@ import { parseArgs } from "node:util";
 import { z } from "zod";
 import { parseUntrustedJson } from "../lib/untrusted";
 import { DEFAULT_QUEUE } from "./app";
+import { DEFAULT_ASSEMBLY } from "./assembly";
 import type { JudgeClientOptions } from "./judge-client";
 import { DEFAULT_LIMITS } from "./protocol";
 import { SERVED_VARIANTS, isServedVariant, type ServedVariant } from "./scoring";
@@ -41,6 +42,15 @@ const ServeConfigSchema = z.strictObject({
       maxQueued: int(0).optional(),
     })
     .optional(),
+  /** Group assembly for grr (src/server/assembly.ts); the flags below override it. */
+  assembly: z
+    .strictObject({
+      groupSize: int(0).optional(),
+      groupWaitMs: int(1).optional(),
+      maxWaitingGroups: int(1).optional(),
+      maxWaitingRollouts: int(1).optional(),
+    })
+    .optional(),
   judge: z
     .strictObject({
       timeoutMs: int(1).optional(),
@@ -70,7 +80,16 @@ export interface ServeSettings {
 }
 
 /** The usage line of the command. */
-const USAGE = `usage: npm run serve:rewards -- --variant ${SERVED_VARIANTS.join("|")} [--port P] [--host H] [--config FILE]`;
+const USAGE = `usage: npm run serve:rewards -- --variant ${SERVED_VARIANTS.join("|")} [--port P] [--host H] [--config FILE] [--group-size N] [--group-wait-ms MS] [--max-waiting-groups N] [--max-waiting-rollouts N]`;
+
+/** The assembly flags: flag name → config field and least value. */
+const ASSEMBLY_FLAGS = {
+  "group-size": { field: "groupSize", min: 0 },
+  "group-wait-ms": { field: "groupWaitMs", min: 1 },
+  "max-waiting-groups": { field: "maxWaitingGroups", min: 1 },
+  "max-waiting-rollouts": { field: "maxWaitingRollouts", min: 1 },
+} as const;
+type AssemblyFlag = keyof typeof ASSEMBLY_FLAGS;
 
 function readConfigFile(file: string): ServeConfig {
   let text: string;
@@ -101,7 +120,9 @@ export function readServeSettings(
   argv: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
 ): ServeSettings {
-  let values: { variant?: string; port?: string; host?: string; config?: string };
+  let values: { variant?: string; port?: string; host?: string; config?: string } & {
+    [F in AssemblyFlag]?: string;
+  };
   try {
     ({ values } = parseArgs({
       args: [...argv],
@@ -110,6 +131,10 @@ export function readServeSettings(
         port: { type: "string" },
         host: { type: "string" },
         config: { type: "string" },
+        "group-size": { type: "string" },
+        "group-wait-ms": { type: "string" },
+        "max-waiting-groups": { type: "string" },
+        "max-waiting-rollouts": { type: "string" },
       },
       strict: true,
       allowPositionals: false,
@@ -118,6 +143,17 @@ export function readServeSettings(
     throw new Error(`${e instanceof Error ? e.message : String(e)}\n${USAGE}`);
   }
   const config = values.config ? readConfigFile(values.config) : {};
+  for (const [flag, { field, min }] of Object.entries(ASSEMBLY_FLAGS)) {
+    const raw = values[flag as AssemblyFlag];
+    if (raw === undefined) continue;
+    const n = Number(raw);
+    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n) || n < min)
+      throw new Error(`--${flag}: must be an integer >= ${min} (got '${raw}')`);
+    config.assembly = { ...config.assembly, [field]: n };
+  }
+  const groupSize = config.assembly?.groupSize;
+  if (groupSize === 1)
+    throw new Error("--group-size: must be 0 (off) or at least 2 (a group of one is never ranked)");
   const variant = values.variant ?? config.variant;
   if (variant === undefined) throw new Error(`--variant: required\n${USAGE}`);
   if (!isServedVariant(variant))
@@ -153,5 +189,10 @@ export function readServeSettings(
 
 /** The limits in force with `config` (defaults filled in), for the start-up line and docs/reward-server.md. */
 export function limitsOf(config: ServeConfig) {
-  return { ...DEFAULT_LIMITS, ...DEFAULT_QUEUE, ...(config.limits ?? {}) };
+  return {
+    ...DEFAULT_LIMITS,
+    ...DEFAULT_QUEUE,
+    ...(config.limits ?? {}),
+    assembly: { ...DEFAULT_ASSEMBLY, ...(config.assembly ?? {}) },
+  };
 }

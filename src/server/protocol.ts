@@ -175,7 +175,7 @@ const labelObjectSchema = cached((limits: ServerLimits) => {
 /**
  * One label: a plain answer (string or number), an object `{answer, steps?,
  * options?, letter?}`, or that object as a JSON string (OpenRLHF's
- * `--label_key` column is often a string). With `options`, the gold is
+ * label column is often a string). With `options`, the gold is
  * `letter`, else `answer` when it is one of the letters.
  * @throws BadRequest naming `field`.
  */
@@ -259,6 +259,64 @@ function checkGroups(
   });
 }
 
+/**
+ * Image and video placeholder tokens of the open VLM families (Qwen2-VL and
+ * Qwen2.5-VL, LLaVA, InternVL, Llama 3.2 Vision, Gemma 3; lab choice of list).
+ * A chat template writes one where the processor later expands it into one
+ * per image patch, so a query decoded from token ids with special tokens kept
+ * can repeat a placeholder that the prompt string holds once.
+ */
+const PLACEHOLDER_TOKENS = [
+  "<|image_pad|>",
+  "<|video_pad|>",
+  "<IMG_CONTEXT>",
+  "<image_soft_token>",
+  "<|image|>",
+  "<image>",
+] as const;
+
+function placeholderAt(text: string, at: number): string | null {
+  if (text.charCodeAt(at) !== 60) return null; // "<"
+  for (const t of PLACEHOLDER_TOKENS) if (text.startsWith(t, at)) return t;
+  return null;
+}
+
+/**
+ * The response in an OpenRLHF query: what follows the prompt. The prompt
+ * matches the query's start character for character, except that a run of
+ * one image placeholder token in the prompt (PLACEHOLDER_TOKENS) matches a
+ * run of one or more of the same token in the query (the processor's
+ * expansion). Linear in the two lengths.
+ * @returns the text after the prompt, or null when the query does not start
+ *   with the prompt in that sense.
+ */
+export function responseAfterPrompt(query: string, prompt: string): string | null {
+  if (query.startsWith(prompt)) return query.slice(prompt.length);
+  let i = 0;
+  let j = 0;
+  while (i < prompt.length) {
+    const token = placeholderAt(prompt, i);
+    if (token !== null) {
+      if (!query.startsWith(token, j)) return null;
+      while (prompt.startsWith(token, i)) i += token.length;
+      while (query.startsWith(token, j)) j += token.length;
+    } else {
+      if (prompt.charCodeAt(i) !== query.charCodeAt(j)) return null;
+      i++;
+      j++;
+    }
+  }
+  return query.slice(j);
+}
+
+/**
+ * True when a group key names a group beyond one request (a prompt or a group
+ * id), false for a rollout sent without either (its group is itself).
+ */
+export function isSharedGroupKey(groupKey: string): boolean {
+  return !groupKey.startsWith("i:");
+}
+
 const openRlhfSchema = cached((limits: ServerLimits) => {
   const text = textSchema(limits);
   return z.object({
@@ -271,8 +329,9 @@ const openRlhfSchema = cached((limits: ServerLimits) => {
 /**
  * Reads OpenRLHF's `/get_reward` body `{"query": [prompt + response, …],
  * "prompts": [prompt, …], "labels": [label, …]}` (other keys are ignored).
- * The response is `query[i]` without its leading `prompts[i]` (the whole
- * query when it does not start with it); rollouts with equal prompts form a
+ * The response is `query[i]` after its leading `prompts[i]` (responseAfterPrompt:
+ * a VLM query's expanded image placeholders match the prompt's one; the whole
+ * query when it does not start with the prompt); rollouts with equal prompts form a
  * group; without `prompts` each rollout is its own group.
  * @throws BadRequest naming the field (wrong type, wrong length, over a limit,
  *   a missing label, two labels for one prompt).
@@ -284,12 +343,12 @@ export function readOpenRlhfRequest(value: unknown, limits: ServerLimits): Rollo
   sameLength("prompts", prompts, query.length, "query");
   if (labels === undefined)
     throw new BadRequest(
-      "labels: required, one per rollout (the answer the verifier checks; set OpenRLHF's --label_key)",
+      "labels: required, one per rollout (the answer the verifier checks; set OpenRLHF's --data.label_key, --label_key before 2026-04)",
     );
   sameLength("labels", labels, query.length, "query");
   const rollouts = query.map((q, i): RolloutInput => {
     const prompt = prompts?.[i];
-    const response = prompt !== undefined && q.startsWith(prompt) ? q.slice(prompt.length) : q;
+    const response = prompt !== undefined ? (responseAfterPrompt(q, prompt) ?? q) : q;
     return {
       response,
       question: prompt ?? "",

@@ -46,12 +46,18 @@ export const JUDGE_OF: Readonly<Record<ServedVariant, "none" | "pointwise" | "gr
   grr: "groupwise",
 };
 
-/** Component names of each served variant, in the order they are reported. */
+/**
+ * Component names of each served variant, in the order they are reported.
+ * GRR's last three say how its group was formed: `groupSize` (rollouts ranked
+ * together), `groupOfOne` (1 when the group was one rollout: r_rank is 0 and
+ * GRR pays r_ver alone) and `groupTimedOut` (1 when an assembled group was
+ * judged short of its size, src/server/assembly.ts).
+ */
 export const COMPONENTS_OF: Readonly<Record<ServedVariant, readonly string[]>> = {
   rlvr: ["rVer"],
   structreward: ["fmt", "right", "rule", "cons", "hasReference"],
   "pointwise-gr": ["rVer", "rGr", "judgeFailed"],
-  grr: ["rVer", "rRank", "judgeFailed"],
+  grr: ["rVer", "rRank", "judgeFailed", "groupSize", "groupOfOne", "groupTimedOut"],
 };
 
 /** True when `name` is a served variant. */
@@ -88,6 +94,8 @@ export interface BatchRewards {
   groups: number;
   judgeCalls: number;
   judgeFailures: number;
+  /** Groups of a groupwise variant that held one rollout (never ranked). */
+  groupsOfOne: number;
 }
 
 /** What scoreRequest needs besides the rollouts. */
@@ -221,7 +229,13 @@ async function scoreGroup(
   const failed = g.judgeFailures > 0;
   const rewards = g.rollouts.map((r) => ({
     ...plain(r),
-    components: { ...r.components, judgeFailed: failed && r.verifierPassed ? 1 : 0 },
+    components: {
+      ...r.components,
+      judgeFailed: failed && r.verifierPassed ? 1 : 0,
+      groupSize: texts.length,
+      groupOfOne: texts.length === 1 ? 1 : 0,
+      groupTimedOut: 0,
+    },
   }));
   return { rewards, judgeCalls: g.judgeCalls, judgeFailures: g.judgeFailures };
 }
@@ -262,6 +276,9 @@ export async function scoreRequest(
   const out = new Array<RolloutReward>(rollouts.length);
   let judgeCalls = 0;
   let judgeFailures = 0;
+  let groupsOfOne = 0;
+  if (JUDGE_OF[settings.variant] === "groupwise")
+    for (const members of groups.values()) if (members.length === 1) groupsOfOne++;
   await Promise.all(
     [...groups.values()].map(async (members, g) => {
       const hashes = members.map((i) => textHash(rollouts[i].response));
@@ -280,5 +297,5 @@ export async function scoreRequest(
       });
     }),
   );
-  return { rollouts: out, groups: groups.size, judgeCalls, judgeFailures };
+  return { rollouts: out, groups: groups.size, judgeCalls, judgeFailures, groupsOfOne };
 }

@@ -1,6 +1,7 @@
 /**
- * The engines' clients against a running server: the verl reward function
- * and the OpenRLHF reward_func (Python, standard library only) get the
+ * The engines' clients against a running server: the verl reward function,
+ * the OpenRLHF reward_func and the TRL reward function (Python, standard
+ * library only) get the
  * library's rewards; the documented command (docs/reward-server.md) starts the server, which answers
  * OpenRLHF's request and drains on SIGTERM. Without a python3 interpreter the
  * Python tests fail and say what to install.
@@ -10,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mulberry32 } from "../../src/rewards/index";
 import { buildRewardServer, type RewardServer } from "../../src/server/app";
 import { createJudgeClient } from "../../src/server/judge-client";
+import { COMPONENTS_OF } from "../../src/server/scoring";
 import { startFakeJudge, type FakeJudge } from "./fake-judge";
 import { flatten, makeCases, openRlhfBody, post } from "./fixtures";
 
@@ -89,7 +91,7 @@ print(json.dumps(lab_reward.compute_score(**batch)))`;
     const want = direct.json.rewards as number[];
     results.forEach((row, i) => {
       expect(row.score).toBeCloseTo(want[i], 12);
-      expect(Object.keys(row)).toEqual(["score", "rVer", "rRank", "judgeFailed"]);
+      expect(Object.keys(row)).toEqual(["score", ...COMPONENTS_OF.grr]);
     });
   });
 
@@ -126,7 +128,96 @@ print(json.dumps({"rewards": to_list(out["rewards"]), "scores": to_list(out["sco
     (out.rewards as number[]).forEach((r, i) => {
       expect(r).toBeCloseTo((direct.json.rewards as number[])[i], 6);
     });
-    expect(Object.keys(out.extra_logs as object)).toEqual(["rVer", "rRank", "judgeFailed"]);
+    expect(Object.keys(out.extra_logs as object)).toEqual([...COMPONENTS_OF.grr]);
+  });
+});
+
+describe("OpenRLHF since its streaming-sampling rework: reward_func called once per rollout", () => {
+  it("16 concurrent one-rollout calls (2 prompts x 8) to a server assembling groups of 8 get the whole groups' rewards", async () => {
+    requirePython();
+    const judge = createJudgeClient({ url: fake.url, model: "fake-judge", timeoutMs: 10_000 });
+    const assembled = buildRewardServer({ variant: "grr", judge, assembly: { groupSize: 8 } });
+    const assembledUrl = await assembled.listen("127.0.0.1", 0);
+    try {
+      const flat = flatten(makeCases(2, 8, 27), mulberry32(2));
+      const body = openRlhfBody(flat);
+      const direct = await post(`${url}/get_reward`, body);
+      const code = `
+import json, sys
+from concurrent.futures import ThreadPoolExecutor
+sys.path.insert(0, "clients/openrlhf")
+import lab_reward_func
+b = json.load(sys.stdin)
+def one(i):
+    out = lab_reward_func.reward_func([b["query"][i]], [b["prompts"][i]], [b["labels"][i]])
+    r = out["rewards"]
+    return (r.tolist() if hasattr(r, "tolist") else r)[0]
+with ThreadPoolExecutor(len(b["query"])) as pool:
+    print(json.dumps(list(pool.map(one, range(len(b["query"]))))))`;
+      const rewards = (await python(code, body, { REWARD_SERVER_URL: assembledUrl })) as number[];
+      rewards.forEach((r, i) => {
+        expect(r).toBeCloseTo((direct.json.rewards as number[])[i], 6);
+      });
+      expect(assembled.stats().assembly).toMatchObject({ groupsFilled: 2, groupsTimedOut: 0 });
+    } finally {
+      await assembled.close();
+    }
+  });
+});
+
+describe("TRL: GRPOTrainer's reward function (Python, standard library only)", () => {
+  // TRL's order: the completions of a prompt next to each other.
+  const cases = makeCases(4, 8, 23);
+  const flat = flatten(cases);
+
+  it("lab_reward returns the server's rewards for text prompts, one group per run of a prompt", async () => {
+    requirePython();
+    const direct = await post(`${url}/get_reward`, openRlhfBody(flat));
+    const code = `
+import json, sys
+sys.path.insert(0, "clients/trl")
+from lab_reward import lab_reward
+print(json.dumps(lab_reward(**json.load(sys.stdin))))`;
+    const rewards = (await python(
+      code,
+      {
+        prompts: flat.map((r) => r.prompt),
+        completions: flat.map((r) => r.response),
+        answer: flat.map((r) => JSON.stringify(r.label)),
+        trainer_state: null,
+      },
+      { REWARD_SERVER_URL: url },
+    )) as number[];
+    expect(rewards).toHaveLength(flat.length);
+    rewards.forEach((r, i) => {
+      expect(r).toBeCloseTo((direct.json.rewards as number[])[i], 12);
+    });
+  });
+
+  it("conversations, a label column by name, None for rollouts without a label", async () => {
+    requirePython();
+    const direct = await post(`${url}/get_reward`, openRlhfBody(flat));
+    const code = `
+import json, sys
+sys.path.insert(0, "clients/trl")
+from lab_reward import lab_reward
+print(json.dumps(lab_reward(**json.load(sys.stdin))))`;
+    const rewards = (await python(
+      code,
+      {
+        prompts: flat.map((r) => [
+          { role: "user", content: [{ type: "image" }, { type: "text", text: r.prompt }] },
+        ]),
+        completions: flat.map((r) => [{ role: "assistant", content: r.response }]),
+        solution: flat.map((r, i) => (i < 8 ? null : r.label)),
+        trainer_state: null,
+      },
+      { REWARD_SERVER_URL: url, REWARD_LABEL_KEY: "solution" },
+    )) as (number | null)[];
+    expect(rewards.slice(0, 8)).toEqual(Array(8).fill(null));
+    rewards.slice(8).forEach((r, k) => {
+      expect(r).toBeCloseTo((direct.json.rewards as number[])[8 + k], 12);
+    });
   });
 });
 

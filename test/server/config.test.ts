@@ -64,6 +64,27 @@ describe("readServeSettings", () => {
     ).toThrow(/--config: cannot read/);
   });
 
+  it("assembly flags override the config file's assembly entry; bad values name the flag", () => {
+    const cfg = file("assembly.json", { assembly: { groupSize: 4, groupWaitMs: 5_000 } });
+    const s = readServeSettings(
+      ["--variant", "grr", "--config", cfg, "--group-size", "8", "--max-waiting-groups", "100"],
+      judgeEnv,
+    );
+    expect(s.config.assembly).toEqual({ groupSize: 8, groupWaitMs: 5_000, maxWaitingGroups: 100 });
+    expect(() => readServeSettings(["--variant", "grr", "--group-size", "1"], judgeEnv)).toThrow(
+      /--group-size: must be 0 \(off\) or at least 2/,
+    );
+    expect(() => readServeSettings(["--variant", "grr", "--group-wait-ms", "0"], judgeEnv)).toThrow(
+      /--group-wait-ms: must be an integer >= 1 \(got '0'\)/,
+    );
+    expect(() =>
+      readServeSettings(["--variant", "grr", "--max-waiting-rollouts", "1e3"], judgeEnv),
+    ).toThrow(/--max-waiting-rollouts: must be an integer/);
+    expect(() => buildRewardServer({ variant: "rlvr", assembly: { groupSize: 128 } })).toThrow(
+      /assembly.groupSize \(128\) is more than limits.maxGroupSize \(64\)/,
+    );
+  });
+
   it("weights are checked by the variant table's schema", () => {
     expect(() => buildRewardServer({ variant: "structreward", weights: { fmt: -1 } })).toThrow(
       /weights \(structreward\): fmt/,

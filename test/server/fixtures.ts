@@ -79,10 +79,10 @@ export function flatten(
 }
 
 /**
- * The body OpenRLHF posts to `--remote_rm_url` (openrlhf/utils/remote_rm_utils.py:
- * `{"query": queries, "prompts": prompts, "labels": labels}`, query = prompt +
- * response as decoded, labels = the dataset's `--label_key` column, here a
- * JSON string).
+ * The body OpenRLHF posts to its remote reward URL (`{"query": queries,
+ * "prompts": prompts, "labels": labels}`, query = prompt + response as
+ * decoded, labels = the dataset's label column, here a JSON string): whole
+ * batches before its streaming-sampling rework, one rollout per request since.
  */
 export function openRlhfBody(flat: ReturnType<typeof flatten>) {
   return {

@@ -15,7 +15,7 @@ import {
 } from "../../src/rewards/index";
 import { buildRewardServer, type RewardServer } from "../../src/server/app";
 import { createJudgeClient } from "../../src/server/judge-client";
-import { readLabel, DEFAULT_LIMITS } from "../../src/server/protocol";
+import { readLabel, DEFAULT_LIMITS, responseAfterPrompt } from "../../src/server/protocol";
 import { COMPONENTS_OF, promptOf, type ServedVariant } from "../../src/server/scoring";
 import { startFakeJudge, syncFakeJudge, type FakeJudge } from "./fake-judge";
 import { flatten, makeCases, openRlhfBody, post, type PromptCase } from "./fixtures";
@@ -175,4 +175,55 @@ describe("verl /verl/compute_score", () => {
       expect(row.score).toBeCloseTo(want.get(flat[i].prompt + flat[i].response)!, 12);
     });
   });
+});
+
+describe("VLM queries as OpenRLHF decodes them (special tokens kept)", () => {
+  // Qwen2.5-VL's chat template: one <|image_pad|> in the prompt string, one per
+  // image patch after the processor's expansion in the decoded query.
+  const vlmPrompt = (question: string, pads: number) =>
+    `<|im_start|>system\nAnswer like this example: <think> Step 1: 2 + 5 = \\boxed{7} </think> \\boxed{7}<|im_end|>\n<|im_start|>user\n<|vision_start|>${"<|image_pad|>".repeat(pads)}<|vision_end|>${question}<|im_end|>\n<|im_start|>assistant\n`;
+
+  it("responseAfterPrompt: the text after the prompt, a placeholder run matching its expansion", () => {
+    const p = vlmPrompt("What is 3 + 4?", 1);
+    expect(responseAfterPrompt(`${p}\\boxed{7}<|im_end|>`, p)).toBe("\\boxed{7}<|im_end|>");
+    expect(responseAfterPrompt(`${vlmPrompt("What is 3 + 4?", 64)}\\boxed{7}<|im_end|>`, p)).toBe(
+      "\\boxed{7}<|im_end|>",
+    );
+    // LLaVA's <image> and InternVL's <IMG_CONTEXT> expand the same way.
+    expect(
+      responseAfterPrompt(
+        "USER: <image><image><image>\nSum? ASSISTANT: 12",
+        "USER: <image>\nSum? ASSISTANT: ",
+      ),
+    ).toBe("12");
+    expect(
+      responseAfterPrompt("<img><IMG_CONTEXT><IMG_CONTEXT></img>Q A", "<img><IMG_CONTEXT></img>Q "),
+    ).toBe("A");
+    // Not the prompt: another question, or no placeholder where the prompt has one.
+    expect(responseAfterPrompt(`${vlmPrompt("What is 3 + 5?", 64)}7`, p)).toBeNull();
+    expect(responseAfterPrompt(`${vlmPrompt("What is 3 + 4?", 0)}7`, p)).toBeNull();
+  });
+
+  for (const variant of ["structreward", "grr"] as const)
+    it(`${variant}: rewards of VLM-decoded queries equal the library's for the responses alone`, async () => {
+      const { url } = servers.get(variant)!;
+      const [c] = makeCases(1, 8, 13);
+      const question = "Image 0: what is the sum of the digits?";
+      const plain = await post(`${url}/get_reward`, {
+        query: c.responses.map((r) => vlmPrompt(question, 1) + r),
+        prompts: c.responses.map(() => vlmPrompt(question, 1)),
+        labels: c.responses.map(() => JSON.stringify(c.label)),
+      });
+      const decoded = await post(`${url}/get_reward`, {
+        query: c.responses.map((r) => `${vlmPrompt(question, 256)}${r}<|im_end|>`),
+        prompts: c.responses.map(() => vlmPrompt(question, 1)),
+        labels: c.responses.map(() => JSON.stringify(c.label)),
+      });
+      expect(decoded.status).toBe(200);
+      expect(decoded.json.rewards).toEqual(plain.json.rewards);
+      const want = expected(variant, [c]);
+      (decoded.json.rewards as number[]).forEach((r, i) => {
+        expect(r).toBeCloseTo(want.get(c.prompt + c.responses[i])!, 12);
+      });
+    });
 });
