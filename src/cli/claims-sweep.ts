@@ -183,6 +183,8 @@ interface ClaimsUnitArgs {
   device: SweepDevice;
   sink: RunSink;
   store: SweepStore<ClaimsUnitValue>;
+  /** Prefix of the cold starts' engine keys on `device` (the canary's engines are its own). */
+  engineKey?: string;
 }
 
 /**
@@ -202,7 +204,7 @@ function claimsUnits(args: ClaimsUnitArgs): {
     const mnist = mnistFor(exp);
     // Plans of one task share its cold start, its engine and its cold-start evals.
     const start: UnitStart = starts.get(plan.task) ?? {
-      key: plan.task,
+      key: `${args.engineKey ?? ""}${plan.task}`,
       config: run.checkpoint.config,
       params: run.checkpoint.params,
     };
@@ -300,7 +302,14 @@ export async function claimsCanary(
   const size: ClaimsSweepSize = { ...args.size, ...small };
   const runs = args.runs.map((r) => ({ ...r, experiment: canaryExperiment(r.experiment) }));
   const store = memoryStore<ClaimsUnitValue>();
-  const { units } = claimsUnits({ ...args, runs, size, seeds: [CANARY_SEED], store });
+  const { units } = claimsUnits({
+    ...args,
+    runs,
+    size,
+    seeds: [CANARY_SEED],
+    store,
+    engineKey: "canary:",
+  });
   const outcome = await runSweep(units, store, () => {});
   return canaryValues(outcome.results);
 }

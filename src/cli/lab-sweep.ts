@@ -125,7 +125,10 @@ async function runLabSweep(args: {
   report: (line: string) => void;
   outDir?: string;
   checkpointMeta: (variant: string, seed: number) => Record<string, unknown>;
+  /** Key of the cold start's shared engine on `device` (the canary's is its own: its cold start may differ). */
+  startKey?: string;
 }): Promise<LabSweepResult | { paused: { done: number; left: number } }> {
+  const key = args.startKey ?? "run";
   const { exp, device, store, mnist } = args;
   const budget = sittingSeconds(args.maxHours);
   const began = performance.now();
@@ -133,7 +136,7 @@ async function runLabSweep(args: {
   const ids = (seed: number, v: string) => `rl.s${seed}.${safe(v)}`;
   // The cold start: given, or SFT's result (made by the `sft` unit, or read back from the folder).
   let start: UnitStart | null = args.coldStart
-    ? { key: "run", config: args.coldStart.config, params: args.coldStart.params }
+    ? { key, config: args.coldStart.config, params: args.coldStart.params }
     : null;
   let sftEval: EvalMetrics | null = null;
   if (!start) {
@@ -150,7 +153,7 @@ async function runLabSweep(args: {
             meta: { step: exp.sftSteps, seed: exp.seed, task: exp.task },
           });
           if (args.outDir) writeFileAtomic(join(args.outDir, COLD_START_FILE), bytes);
-          start = { key: "run", config: made.config, params: made.params };
+          start = { key, config: made.config, params: made.params };
           return { sft: { sha256: fileSha256(bytes), eval: { ...made.eval } } };
         },
       },
@@ -375,6 +378,7 @@ export async function seedSweep(args: {
       store: memoryStore<LabUnitValue>(),
       report: () => {},
       checkpointMeta: () => ({}),
+      startKey: "canary",
     });
     if ("paused" in r) throw new Error("the canary ran out of time");
     return canaryValues(new Map([["canary", { rows: r.rows, sft: { eval: r.sft } }]]));
