@@ -24,10 +24,13 @@ import { variantEntry } from "../settings/variant-table";
 import { presetExperiment } from "../settings/presets";
 import { checkpointPath } from "../settings/checkpoints";
 import type { MetricRow, RunSink } from "../run/run-types";
+import type { CanaryValues } from "./sweep-folder";
+import { CANARY_SEED, CANARY_SIZE, canaryExperiment, canaryValues } from "./sweep-canary";
 import {
-  checkTimeBudget,
   formatDuration,
+  memoryStore,
   runSweep,
+  sittingSeconds,
   type SweepStore,
   type SweepUnit,
 } from "../run/sweep";
@@ -169,27 +172,29 @@ function isMetricRow(v: unknown): v is MetricRow {
   );
 }
 
-/**
- * Runs (or, from `store`, continues) the claims' sweep on `device` and
- * gathers each plan's inputs (by plan key): its rows (every seed-arm's,
- * seed-major, arms in the plan's order, step 0 first, `variant` the arm's
- * key) and stability points. Before the first unit it measures one RL step
- * of each arm and one eval on the device and prints the run's estimated time.
- * @param sigmaBs σ_b values of the stability sweep (σ_j and δ at the judge's defaults).
- */
-export async function runClaimsSweep(args: {
+/** What the claims' units are built from (a sweep's, or its canary's at the canary size). */
+interface ClaimsUnitArgs {
   runs: readonly ClaimsPlanRun[];
   size: ClaimsSweepSize;
   seeds: number[];
   judge: JudgeSettings;
+  /** σ_b values of the stability sweep (σ_j and δ at the judge's defaults). */
   sigmaBs: readonly number[];
-  /** The sweep does not start when its estimated time is over this many hours. */
-  maxHours: number;
   device: SweepDevice;
   sink: RunSink;
   store: SweepStore<ClaimsUnitValue>;
-  report: (line: string) => void;
-}): Promise<Map<string, ClaimInputs>> {
+  /** Prefix of the cold starts' engine keys on `device` (the canary's engines are its own). */
+  engineKey?: string;
+}
+
+/**
+ * The units of the claims' sweep (see the file comment for their ids), in
+ * the order they run, and the cold start of each task.
+ */
+function claimsUnits(args: ClaimsUnitArgs): {
+  units: SweepUnit<ClaimsUnitValue>[];
+  starts: Map<string, UnitStart>;
+} {
   const { device, sink, seeds, size, judge } = args;
   const units: SweepUnit<ClaimsUnitValue>[] = [];
   const starts = new Map<string, UnitStart>();
@@ -199,7 +204,7 @@ export async function runClaimsSweep(args: {
     const mnist = mnistFor(exp);
     // Plans of one task share its cold start, its engine and its cold-start evals.
     const start: UnitStart = starts.get(plan.task) ?? {
-      key: plan.task,
+      key: `${args.engineKey ?? ""}${plan.task}`,
       config: run.checkpoint.config,
       params: run.checkpoint.params,
     };
@@ -279,9 +284,62 @@ export async function runClaimsSweep(args: {
           },
         });
   }
+  return { units, starts };
+}
+
+/**
+ * The claims sweep's canary on this build: every unit of the sweep's plans
+ * (judge stability, cold-start eval, every arm) under CANARY_SEED at the
+ * canary size (src/cli/sweep-canary.ts), run in memory, and their figures. The same
+ * code gives the same values bit for bit (every unit is a function of its
+ * settings and seed: src/run/sweep.ts), so a resume under new code whose
+ * canary matches cannot have other numbers in these paths.
+ */
+export async function claimsCanary(
+  args: Omit<ClaimsUnitArgs, "seeds" | "store">,
+): Promise<CanaryValues> {
+  const { sftSteps: _sft, ...small } = CANARY_SIZE;
+  const size: ClaimsSweepSize = { ...args.size, ...small };
+  const runs = args.runs.map((r) => ({ ...r, experiment: canaryExperiment(r.experiment) }));
+  const store = memoryStore<ClaimsUnitValue>();
+  const { units } = claimsUnits({
+    ...args,
+    runs,
+    size,
+    seeds: [CANARY_SEED],
+    store,
+    engineKey: "canary:",
+  });
+  const outcome = await runSweep(units, store, () => {});
+  return canaryValues(outcome.results);
+}
+
+/** How a sitting of the claims' sweep ended: every unit done (each plan's inputs), or paused with units left. */
+export type ClaimsSweepOutcome =
+  | { complete: true; inputs: Map<string, ClaimInputs> }
+  | { complete: false; done: number; left: number };
+
+/**
+ * Runs (or, from `store`, continues) the claims' sweep on `device` and
+ * gathers each plan's inputs (by plan key): its rows (every seed-arm's,
+ * seed-major, arms in the plan's order, step 0 first, `variant` the arm's
+ * key) and stability points. Before the first unit it measures one RL step
+ * of each arm and one eval on the device and prints the run's estimated
+ * time and the sittings of `maxHours` it needs; the sitting stops cleanly
+ * before the first unit that would not end within `maxHours` (src/run/sweep.ts).
+ * @throws Error naming --max-hours when it is not a number > 0.
+ */
+export async function runClaimsSweep(
+  args: ClaimsUnitArgs & { maxHours: number; report: (line: string) => void },
+): Promise<ClaimsSweepOutcome> {
+  const budget = sittingSeconds(args.maxHours);
+  const { units, starts } = claimsUnits(args);
+  const { seeds } = args;
   const left = units.filter((u) => args.store.load(u.id) === undefined);
   const prior = left.length ? await estimate(args, starts, left, args.report) : {};
-  const results = await runSweep(units, args.store, args.report, prior);
+  const outcome = await runSweep(units, args.store, args.report, prior, budget);
+  if (!outcome.complete) return { complete: false, done: outcome.done, left: outcome.left };
+  const results = outcome.results;
   const inputs = new Map<string, ClaimInputs>();
   for (const { plan } of args.runs) {
     const rows: MetricRow[] = [];
@@ -294,9 +352,9 @@ export async function runClaimsSweep(args: {
         if (r && "rows" in r) rows.push(...r.rows);
       }
     }
-    inputs.set(plan.key, { rows: relabel(rows, plan.arms), stability, judge });
+    inputs.set(plan.key, { rows: relabel(rows, plan.arms), stability, judge: args.judge });
   }
-  return inputs;
+  return { complete: true, inputs };
 }
 
 /**
@@ -350,9 +408,9 @@ async function estimate(
     (args.runs.filter((r) => r.plan.stability).length +
       new Set(args.runs.filter((r) => r.plan.arms.length > 0).map((r) => r.plan.task)).size) *
       seedUnit;
+  const sittings = Math.max(1, Math.ceil(total / sittingSeconds(args.maxHours)));
   report(
-    `[sweep] estimated run time: about ${formatDuration(total)} for ${sv} seed-variants (${size.steps} RL steps and ${evalsPerUnit} eval${evalsPerUnit === 1 ? "" : "s"} each) and ${left.length - sv} per-seed units, from one RL step of each variant (mean ${stepS.toFixed(1)} s) and one ${size.evalSize}-prompt eval (${evalS.toFixed(1)} s) measured on this device just now`,
+    `[sweep] estimated run time: about ${formatDuration(total)} for ${sv} seed-variants (${size.steps} RL steps and ${evalsPerUnit} eval${evalsPerUnit === 1 ? "" : "s"} each) and ${left.length - sv} per-seed units (${formatDuration(perSeed)} per seed), from one RL step of each variant (mean ${stepS.toFixed(1)} s) and one ${size.evalSize}-prompt eval (${evalS.toFixed(1)} s) measured on this device just now; ${sittings === 1 ? "one sitting" : `${sittings} sittings`} of --max-hours ${args.maxHours}`,
   );
-  checkTimeBudget({ seconds: total, perSeed, seeds: args.seeds.length, maxHours: args.maxHours });
   return { "seed-variant": seedVariant, seed: seedUnit };
 }

@@ -80,6 +80,7 @@ import {
 } from "./node-run";
 import { checkInputFile, finishCli, writeFileAtomic } from "./out-files";
 import {
+  claimsCanary,
   isClaimsUnitValue,
   planClaimRuns,
   runClaimsSweep,
@@ -182,6 +183,21 @@ function commandFor(
   return `npm run claims -- --size ${size} --seeds ${seeds.join(",")} --claims ${id}${j}${n}`;
 }
 
+/** The flags a resume of this sweep must give again (its settings: checked against the folder's manifest). */
+function resumeFlags(
+  size: ClaimSize,
+  seeds: number[],
+  claims: readonly ClaimSpec[],
+  judge: JudgeSettings,
+  evalSize: number | undefined,
+  checkpoint: string | undefined,
+): string {
+  const j = judge.name === judgeSettings().name ? "" : ` --judge ${judge.name}`;
+  const n = evalSize === undefined ? "" : ` --eval-size ${evalSize}`;
+  const c = checkpoint === undefined ? "" : ` --checkpoint ${checkpoint}`;
+  return `--size ${size} --seeds ${seeds.join(",")} --claims ${claims.map((x) => x.id).join(",")}${j}${n}${c}`;
+}
+
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2), {
     size: "string",
@@ -255,16 +271,6 @@ async function main(): Promise<void> {
       [...coldStartBytes].map(([task, c]) => [task, { ...c, source: relativeToRepo(c.source) }]),
     ),
   };
-  const store = out
-    ? openSweepFolder({
-        dir: out,
-        mode: flags.resume !== undefined ? "resume" : "new",
-        manifest,
-        isValue: isClaimsUnitValue,
-        flagOf: (k) => CLAIMS_FLAG_OF[k.split(".")[0]],
-      })
-    : memoryStore<ClaimsUnitValue>();
-
   const sink = consoleSink(undefined, Boolean(flags.quiet));
   const device = new SweepDevice(nodeContext, sink, createInProcessScorer(nodePrm(PRM_PATH)));
   const ctx = await device.context();
@@ -276,20 +282,47 @@ async function main(): Promise<void> {
     sink.log(
       `[${r.plan.key}] arms ${r.plan.arms.map((a) => a.key).join(", ") || "none"}${r.plan.stability ? "; judge stability" : ""}; cold start ${relativeToRepo(r.source)}`,
     );
-  const byPlan = await runClaimsSweep({
+  // Progress is always shown, --quiet or not (a sweep runs for minutes to hours).
+  const report = (line: string) => console.error(line);
+  const sigmaBs = sigmaBSweep(judge);
+  const store = out
+    ? await openSweepFolder({
+        dir: out,
+        mode: flags.resume !== undefined ? "resume" : "new",
+        manifest,
+        isValue: isClaimsUnitValue,
+        canary: () => claimsCanary({ runs, size: S, judge, sigmaBs, device, sink }),
+        report,
+        flagOf: (k) => CLAIMS_FLAG_OF[k.split(".")[0]],
+      })
+    : memoryStore<ClaimsUnitValue>();
+  const outcome = await runClaimsSweep({
     runs,
     size: S,
     seeds,
     judge,
-    sigmaBs: sigmaBSweep(judge),
+    sigmaBs,
     maxHours: (flags["max-hours"] as number | undefined) ?? DEFAULT_MAX_HOURS,
     device,
     sink,
     store,
-    // Progress is always shown, --quiet or not (a sweep runs for minutes to hours).
-    report: (line) => console.error(line),
+    report,
   });
   device.dispose();
+  if (!outcome.complete) {
+    // A sitting's end (--max-hours): every finished unit is in the folder; no table yet.
+    const resume = out
+      ? `npm run claims -- --resume ${out} ${resumeFlags(size, seeds, claims, judge, evalSize, checkpoint)}`
+      : "";
+    sink.log(
+      `claims: this sitting ran out of --max-hours with ${outcome.left} units left (${outcome.done} done)${out ? `; continue with: ${resume}` : " and no --out folder, so nothing is kept"}`,
+    );
+    process.stdout.write(
+      `${JSON.stringify({ size, seeds, judge, seconds: Math.round((performance.now() - t0) / 1000), sweep: { complete: false, done: outcome.done, left: outcome.left, ...(out ? { resume } : {}) } })}\n`,
+    );
+    return;
+  }
+  const byPlan = outcome.inputs;
 
   const inputsOf = (c: ClaimSpec) => claimInputs(c, plans, byPlan, judge);
   const results: ClaimResult[] = claims.map((c) =>

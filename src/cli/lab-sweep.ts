@@ -19,11 +19,11 @@ import { parseExperiment, type Experiment } from "../settings/experiment";
 import type { MnistSubset } from "../tasks/mnist-data";
 import type { MetricRow, RunSink } from "../run/run-types";
 import {
-  checkTimeBudget,
   DEFAULT_MAX_HOURS,
   formatDuration,
   memoryStore,
   runSweep,
+  sittingSeconds,
   type SweepStore,
   type SweepUnit,
 } from "../run/sweep";
@@ -44,6 +44,7 @@ import {
 } from "./node-run";
 import { nodePrm } from "./node-prm";
 import { openSweepFolder, type SweepManifest } from "./sweep-folder";
+import { CANARY_SEED, canaryExperiment, canaryValues } from "./sweep-canary";
 import { type SeedVariantResult, SweepDevice, type UnitStart } from "./sweep-device";
 
 /** A lab sweep unit's stored result. */
@@ -101,17 +102,20 @@ interface LabSweepResult {
 /**
  * Runs (or continues, from `store`) the lab sweep of `exp` under every seed
  * of `seeds` on `device`; prints the estimated run time before the first
- * seed-variant and the progress after each.
+ * seed-variant and the progress after each. The sitting stops cleanly
+ * before the first unit that would not end within `maxHours` (src/run/sweep.ts).
  * @param coldStart the cold start, or null: SFT from scratch first (unit `sft`).
  * @param outDir the sweep folder, or undefined (nothing written).
  * @param checkpointMeta each variant checkpoint's metadata (with --out).
- * @throws Error from a unit; a stored SFT result whose file is gone or changed.
+ * @returns the sweep's rows, or how many units are done and left when the sitting ended first.
+ * @throws Error from a unit; a stored SFT result whose file is gone or changed;
+ *   --max-hours not a number > 0.
  */
 async function runLabSweep(args: {
   /** The experiment of each seed (Experiment.seeds absent). */
   exp: Experiment;
   seeds: number[];
-  /** The sweep does not start when its estimated time is over this many hours. */
+  /** Hours this sitting runs. */
   maxHours: number;
   coldStart: Checkpoint | null;
   mnist: MnistSubset | undefined;
@@ -121,13 +125,18 @@ async function runLabSweep(args: {
   report: (line: string) => void;
   outDir?: string;
   checkpointMeta: (variant: string, seed: number) => Record<string, unknown>;
-}): Promise<LabSweepResult> {
+  /** Key of the cold start's shared engine on `device` (the canary's is its own: its cold start may differ). */
+  startKey?: string;
+}): Promise<LabSweepResult | { paused: { done: number; left: number } }> {
+  const key = args.startKey ?? "run";
   const { exp, device, store, mnist } = args;
+  const budget = sittingSeconds(args.maxHours);
+  const began = performance.now();
   const seeds = args.seeds;
   const ids = (seed: number, v: string) => `rl.s${seed}.${safe(v)}`;
   // The cold start: given, or SFT's result (made by the `sft` unit, or read back from the folder).
   let start: UnitStart | null = args.coldStart
-    ? { key: "run", config: args.coldStart.config, params: args.coldStart.params }
+    ? { key, config: args.coldStart.config, params: args.coldStart.params }
     : null;
   let sftEval: EvalMetrics | null = null;
   if (!start) {
@@ -144,13 +153,14 @@ async function runLabSweep(args: {
             meta: { step: exp.sftSteps, seed: exp.seed, task: exp.task },
           });
           if (args.outDir) writeFileAtomic(join(args.outDir, COLD_START_FILE), bytes);
-          start = { key: "run", config: made.config, params: made.params };
+          start = { key, config: made.config, params: made.params };
           return { sft: { sha256: fileSha256(bytes), eval: { ...made.eval } } };
         },
       },
     ];
-    const done = await runSweep(units, store, args.report);
-    const sft = done.get("sft") as Extract<LabUnitValue, { sft: unknown }>;
+    const done = await runSweep(units, store, args.report, {}, budget);
+    if (!done.complete) return { paused: { done: done.done, left: done.left } };
+    const sft = done.results.get("sft") as Extract<LabUnitValue, { sft: unknown }>;
     sftEval = sft.sft.eval as EvalMetrics;
     if (!start) start = readColdStart(args.outDir, sft.sft.sha256);
   }
@@ -210,18 +220,16 @@ async function runLabSweep(args: {
     ).length;
     const seedVariant = a.steps * cost.stepSeconds + evals * cost.evalSeconds;
     const total = svLeft * seedVariant + (left.length - svLeft) * cost.evalSeconds;
+    const sittings = Math.max(1, Math.ceil(total / budget));
     args.report(
-      `[sweep] estimated run time: about ${formatDuration(total)} for ${svLeft} seed-variants (${a.steps} RL steps and ${evals} eval${evals === 1 ? "" : "s"} each), from one RL step (${cost.stepSeconds.toFixed(1)} s) and one ${exp.evalSize}-prompt eval (${cost.evalSeconds.toFixed(1)} s) measured on this device just now`,
+      `[sweep] estimated run time: about ${formatDuration(total)} for ${svLeft} seed-variants (${a.steps} RL steps and ${evals} eval${evals === 1 ? "" : "s"} each), from one RL step (${cost.stepSeconds.toFixed(1)} s) and one ${exp.evalSize}-prompt eval (${cost.evalSeconds.toFixed(1)} s) measured on this device just now; ${sittings === 1 ? "one sitting" : `${sittings} sittings`} of --max-hours ${args.maxHours}`,
     );
-    checkTimeBudget({
-      seconds: total,
-      perSeed: exp.variants.length * seedVariant + cost.evalSeconds,
-      seeds: seeds.length,
-      maxHours: args.maxHours,
-    });
     prior = { "seed-variant": seedVariant, seed: cost.evalSeconds };
   }
-  const results = await runSweep(units, store, args.report, prior);
+  const spent = (performance.now() - began) / 1000;
+  const outcome = await runSweep(units, store, args.report, prior, Math.max(0, budget - spent));
+  if (!outcome.complete) return { paused: { done: outcome.done, left: outcome.left } };
+  const results = outcome.results;
   const rows: MetricRow[] = [];
   const stopped = new Map<string, string>();
   for (const seed of seeds)
@@ -355,19 +363,41 @@ export async function seedSweep(args: {
     if (path === "seeds") return "--seeds";
     return path === "preset" ? "--preset" : args.flagOfField[field];
   };
+  const report = (line: string) => console.error(line);
+  // The canary: this sweep at the canary's size under CANARY_SEED, in memory (src/cli/sweep-canary.ts).
+  const canary = async () => {
+    const small = canaryExperiment(run);
+    const r = await runLabSweep({
+      exp: small,
+      seeds: [CANARY_SEED],
+      maxHours: DEFAULT_MAX_HOURS,
+      coldStart: ckpt,
+      mnist,
+      device,
+      sink,
+      store: memoryStore<LabUnitValue>(),
+      report: () => {},
+      checkpointMeta: () => ({}),
+      startKey: "canary",
+    });
+    if ("paused" in r) throw new Error("the canary ran out of time");
+    return canaryValues(new Map([["canary", { rows: r.rows, sft: { eval: r.sft } }]]));
+  };
   const store = dir
-    ? openSweepFolder({
+    ? await openSweepFolder({
         dir,
         mode: resumeDir ? "resume" : "new",
         manifest,
         isValue: isLabUnitValue,
+        canary,
+        report,
         flagOf,
       })
     : memoryStore<LabUnitValue>();
   sink.log(
     `model: ${run.modelSize}; cold start ${source ?? `SFT from scratch (${run.sftSteps} steps)`}; ${seeds.length} seeds × ${run.variants.length} variants`,
   );
-  const result = await runLabSweep({
+  const outcome = await runLabSweep({
     exp: run,
     seeds,
     maxHours: (flags["max-hours"] as number | undefined) ?? DEFAULT_MAX_HOURS,
@@ -376,7 +406,7 @@ export async function seedSweep(args: {
     device,
     sink,
     store,
-    report: (line) => console.error(line),
+    report,
     outDir: dir,
     checkpointMeta: (variant, seed) => ({
       variant,
@@ -388,6 +418,18 @@ export async function seedSweep(args: {
     }),
   });
   device.dispose();
+  if ("paused" in outcome) {
+    // A sitting's end (--max-hours): every finished unit is in the folder; no metrics files yet.
+    const { done, left } = outcome.paused;
+    sink.log(
+      `lab: this sitting ran out of --max-hours with ${left} units left (${done} done)${dir ? `; continue with the same command and --resume ${dir}` : " and no --out folder, so nothing is kept"}`,
+    );
+    process.stdout.write(
+      `${JSON.stringify({ preset, seeds, sweep: { complete: false, done, left }, ...(dir !== undefined ? { out: dir } : {}) })}\n`,
+    );
+    return;
+  }
+  const result = outcome;
   const variants: Record<string, ReturnType<typeof finalMetrics> | { stopped: string }> = {};
   for (const v of run.variants) {
     const stopped = result.stopped.get(v.name);

@@ -1,15 +1,24 @@
 /**
  * A sweep's folder (`claims --out DIR`, `lab --seeds … --out DIR`): the
- * manifest `sweep.json` (which command, its settings, the code's version
- * and the cold starts, written before any work) and one file per finished
- * unit, `units/<id>.json`, each written atomically the moment the unit is
- * done (src/run/sweep.ts). `--resume DIR` reopens the folder: every setting,
- * the code version and every cold start must be the ones the sweep was
- * started with, else a named error (never a table mixed from two setups).
- * Every file read back is untrusted: its size is bounded, its JSON parsed
- * without prototype keys, and its shape checked.
+ * manifest `sweep.json` (which command, its settings, the code's version,
+ * the cold starts and the canary, written before any unit) and one file per
+ * finished unit, `units/<id>.json`, each written atomically the moment the
+ * unit is done (src/run/sweep.ts). The folder is small (a few KB to a few
+ * hundred KB per unit) and may live in the repository (docs/results/<sweep>/),
+ * committed unit by unit, so a sweep moves between machines and sittings.
+ *
+ * `--resume DIR` reopens the folder: every setting and every cold start must
+ * be the ones the sweep was started with, else a named error (never a table
+ * mixed from two setups). The code may have changed when its numbers cannot
+ * have: the canary (a tiny fixed-seed run of every unit kind, its figures
+ * kept in the manifest bit for bit) runs again and must give the same
+ * values, else the resume is refused, naming the first value that differs.
+ * A unit file that cannot be read back (half-written, cut off by a commit
+ * or a copy) is set aside as `units/<id>.json.damaged[.N]` and its unit
+ * runs again. Every file read back is untrusted: its size is bounded, its
+ * JSON parsed without prototype keys, and its shape checked.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { assertNoForbiddenKeys, parseUntrustedJson } from "../lib/untrusted";
 import type { SweepStore } from "../run/sweep";
@@ -20,10 +29,17 @@ const MANIFEST_FILE = "sweep.json";
 /** Largest manifest or unit file read back (lab choice: a 512-prompt, 20-step unit is ~100 KB). */
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
 
+/**
+ * A canary's figures: value path → number (NaN kept as null), every figure
+ * of its units that the code decides (wall times and cost metrics left out).
+ */
+export type CanaryValues = Record<string, number | null>;
+
 /** What a sweep folder was started with (see the file comment). */
 export interface SweepManifest {
   format: "reward-lab-sweep";
-  version: 1;
+  /** 1: no canary (a resume needs the same code version); 2: with a canary. */
+  version: 1 | 2;
   /** The CLI that runs the sweep: "claims" or "lab". */
   command: string;
   /** Every setting that decides the results, JSON values by name. */
@@ -32,6 +48,10 @@ export interface SweepManifest {
   code: string;
   /** Each cold start by the run it starts: where it was read and its SHA-256. */
   coldStarts: Record<string, { source: string; sha256: string }>;
+  /** Version 2: the canary's figures when the sweep started. */
+  canary?: CanaryValues;
+  /** Version 2: each resume under another code version whose canary matched. */
+  resumes?: { code: string; at: string; values: number }[];
 }
 
 /** Flattens a JSON value to `path → JSON text` of its leaves (arrays are leaves). */
@@ -69,7 +89,7 @@ function readManifest(dir: string, flag: string): SweepManifest {
     m !== null &&
     typeof m === "object" &&
     m.format === "reward-lab-sweep" &&
-    m.version === 1 &&
+    (m.version === 1 || (m.version === 2 && isCanaryValues(m.canary))) &&
     typeof m.command === "string" &&
     typeof m.code === "string" &&
     m.settings !== null &&
@@ -78,16 +98,17 @@ function readManifest(dir: string, flag: string): SweepManifest {
     typeof m.coldStarts === "object";
   if (!ok)
     throw new Error(
-      `${flag} ${dir}/${MANIFEST_FILE}: not a reward-lab sweep manifest of version 1 (format, version, command, settings, code, coldStarts)`,
+      `${flag} ${dir}/${MANIFEST_FILE}: not a reward-lab sweep manifest of version 1 or 2 (format, version, command, settings, code, coldStarts; version 2 also canary)`,
     );
   return m as SweepManifest;
 }
 
 /**
- * Compares the manifest a sweep was started with against this run's.
+ * Compares the manifest a sweep was started with against this run's, but
+ * for the code version (the canary's part, see openSweepFolder).
  * @param flagOf the flag that sets a setting (by its path), to name it in the error.
- * @throws Error naming the first setting that differs (then the code
- *   version, then the cold start), with both values.
+ * @throws Error naming the first setting that differs (then the cold
+ *   start), with both values.
  */
 function checkSame(
   dir: string,
@@ -113,10 +134,6 @@ function checkSame(
       `${head}: setting '${key}'${flag ? ` (${flag})` : ""} differs: the sweep was started with ${then}, this run has ${nowV}; give the same settings to resume it, or a new --out for a new sweep`,
     );
   }
-  if (was.code !== now.code)
-    throw new Error(
-      `${head}: the code changed since the sweep was started (code version ${was.code.slice(0, 12)} then, ${now.code.slice(0, 12)} now); its results would mix two builds, so start a new sweep`,
-    );
   for (const key of [
     ...new Set([...Object.keys(now.coldStarts), ...Object.keys(was.coldStarts)]),
   ]) {
@@ -129,36 +146,109 @@ function checkSame(
   }
 }
 
+function isCanaryValues(v: unknown): v is CanaryValues {
+  return (
+    v !== null &&
+    typeof v === "object" &&
+    !Array.isArray(v) &&
+    Object.values(v).every((x) => x === null || typeof x === "number")
+  );
+}
+
+/**
+ * The first value where two canaries differ (in the order of `was`, then
+ * paths only `now` has), or null when they agree bit for bit.
+ */
+export function canaryDiff(
+  was: CanaryValues,
+  now: CanaryValues,
+): { path: string; was: string; now: string } | null {
+  const show = (v: number | null | undefined) =>
+    v === undefined ? "(absent)" : v === null ? "NaN" : String(v);
+  for (const path of [...Object.keys(was), ...Object.keys(now).filter((k) => !(k in was))]) {
+    const a = was[path];
+    const b = now[path];
+    if (a === b || (a !== undefined && b !== undefined && Object.is(a, b))) continue;
+    return { path, was: show(a), now: show(b) };
+  }
+  return null;
+}
+
+/** A free name beside `file` for a damaged copy: FILE.damaged, FILE.damaged.2, … */
+function asideName(file: string): string {
+  let name = `${file}.damaged`;
+  for (let n = 2; existsSync(name); n++) name = `${file}.damaged.${n}`;
+  return name;
+}
+
 /**
  * Opens a sweep folder and returns its unit store.
  * - `mode` "new": `dir` must be new or empty (an earlier report is never
- *   overwritten) and writable; the manifest is written at once.
- * - `mode` "resume": `dir` must hold a manifest equal to `manifest` (see
- *   checkSame); its unit files are the units already done.
+ *   overwritten) and writable; the canary runs, then the manifest (version
+ *   2, with the canary's figures) is written.
+ * - `mode` "resume": `dir` must hold a manifest with this run's settings and
+ *   cold starts (see checkSame). When the code version differs, the canary
+ *   runs again and must give the stored figures bit for bit (a version-1
+ *   folder has none: the code must be the same); a match is recorded in the
+ *   manifest's `resumes`. Its unit files are the units already done.
+ * A unit file that cannot be read back is set aside (see the file comment)
+ * and reported on `report`; its unit runs again.
  * @param isValue checks a stored unit's value (untrusted JSON).
- * @throws Error naming the flag, the folder and what is wrong.
+ * @param canary runs the sweep's canary on this build (only called when needed).
+ * @throws Error naming the flag, the folder and what is wrong, or the first canary value that differs.
  */
-export function openSweepFolder<T>(args: {
+export async function openSweepFolder<T>(args: {
   dir: string;
   mode: "new" | "resume";
   manifest: SweepManifest;
   isValue: (v: unknown) => v is T;
+  canary: () => Promise<CanaryValues>;
+  report: (line: string) => void;
   flagOf?: (setting: string) => string | undefined;
-}): SweepStore<T> {
-  const { dir, manifest } = args;
+}): Promise<SweepStore<T>> {
+  const { dir, report } = args;
   const flag = args.mode === "new" ? "--out" : "--resume";
+  const manifestFile = join(dir, MANIFEST_FILE);
   if (args.mode === "new") {
     if (existsSync(dir) && statSync(dir).isDirectory() && readdirSync(dir).length > 0)
       throw new Error(
         `--out ${dir} exists and is not empty; give a new folder (an earlier report is never overwritten), or --resume ${dir} to continue the sweep in it`,
       );
     checkWritableFolder("--out", dir);
-    writeFileAtomic(join(dir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
+    report("[sweep] running the canary (a tiny fixed-seed run of every unit kind)");
+    const canary = await args.canary();
+    const manifest: SweepManifest = { ...args.manifest, version: 2, canary };
+    writeFileAtomic(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`);
   } else {
     if (!existsSync(dir) || !statSync(dir).isDirectory())
       throw new Error(`--resume ${dir}: no such folder`);
-    checkSame(dir, readManifest(dir, flag), manifest, args.flagOf ?? (() => undefined));
+    const was = readManifest(dir, flag);
+    checkSame(dir, was, args.manifest, args.flagOf ?? (() => undefined));
     checkWritableFolder("--resume", dir);
+    const now = args.manifest.code;
+    if (was.code !== now) {
+      const head = `--resume ${dir}: the code changed since the sweep was started (code version ${was.code.slice(0, 12)} then, ${now.slice(0, 12)} now)`;
+      if (!was.canary)
+        throw new Error(
+          `${head} and the folder (version 1) has no canary to show its numbers are the same; start a new sweep`,
+        );
+      report(`[sweep] ${head.slice(`--resume ${dir}: `.length)}: running the canary again`);
+      const canary = await args.canary();
+      const d = canaryDiff(was.canary, canary);
+      if (d)
+        throw new Error(
+          `${head} and its canary differs at ${d.path}: ${d.was} then, ${d.now} now; the new code gives other numbers, so its units would not belong to this sweep: start a new sweep`,
+        );
+      const n = Object.keys(canary).length;
+      report(
+        `[sweep] the canary's ${n} values are the same bit for bit: going on under the new code`,
+      );
+      const resumes = [
+        ...(was.resumes ?? []),
+        { code: now, at: new Date().toISOString(), values: n },
+      ];
+      writeFileAtomic(manifestFile, `${JSON.stringify({ ...was, resumes }, null, 2)}\n`);
+    }
   }
   const units = join(dir, "units");
   mkdirSync(units, { recursive: true });
@@ -167,10 +257,21 @@ export function openSweepFolder<T>(args: {
       const file = join(units, `${id}.json`);
       if (!existsSync(file)) return undefined;
       const what = `${flag} ${dir}: units/${id}.json`;
-      const v = readJson(file, what) as { id?: unknown; value?: unknown };
-      if (v === null || typeof v !== "object" || v.id !== id || !args.isValue(v.value))
-        throw new Error(`${what}: not the result of unit ${id} (a damaged or foreign file)`);
-      return v.value;
+      let why: string | undefined;
+      try {
+        const v = readJson(file, what) as { id?: unknown; value?: unknown };
+        if (v !== null && typeof v === "object" && v.id === id && args.isValue(v.value))
+          return v.value;
+        why = `not the result of unit ${id}`;
+      } catch (e) {
+        why = (e as Error).message;
+      }
+      const aside = asideName(file);
+      renameSync(file, aside);
+      report(
+        `[sweep] ${what} could not be read back (${why}); set aside as units/${aside.slice(units.length + 1)}, the unit runs again`,
+      );
+      return undefined;
     },
     save: (id, value) =>
       writeFileAtomic(join(units, `${id}.json`), `${JSON.stringify({ id, value })}\n`),

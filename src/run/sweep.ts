@@ -45,31 +45,33 @@ export function formatDuration(seconds: number): string {
 }
 
 /**
- * Longest estimated run time a sweep starts with, in hours, unless the
- * caller's --max-hours says otherwise (lab choice: a day; beyond it the
- * seeds are likely a slip of the keyboard).
+ * Hours one sitting of a sweep runs (the CLIs' --max-hours), unless the
+ * caller says otherwise (lab choice: a day). A sweep stops cleanly before the
+ * first unit that would not end within it; its folder is resumed later
+ * (`--resume DIR`), on this machine or another.
  */
 export const DEFAULT_MAX_HOURS = 24;
 
+/** How a sweep's run ended: every unit done, or paused by its time budget with units left. */
+export type SweepOutcome<T> =
+  | { complete: true; results: Map<string, T> }
+  | {
+      complete: false;
+      /** The results of every unit done so far (this sitting's and the store's). */
+      results: Map<string, T>;
+      /** Units done (all kinds) and units left. */
+      done: number;
+      left: number;
+    };
+
 /**
- * The sweep's seed limit from its cost: refuses a sweep whose estimated time
- * is over `maxHours`, saying how many seeds fit at the measured cost.
- * @param est.seconds the estimated seconds of what is left; est.perSeed of one seed's units.
- * @throws Error naming --max-hours, the estimate and the seeds that fit.
+ * A sitting's budget from --max-hours, in seconds.
+ * @throws Error naming --max-hours when it is not a number > 0.
  */
-export function checkTimeBudget(est: {
-  seconds: number;
-  perSeed: number;
-  seeds: number;
-  maxHours: number;
-}): void {
-  const max = est.maxHours * 3600;
-  if (!(est.maxHours > 0)) throw new Error(`--max-hours must be a number > 0, got ${est.maxHours}`);
-  if (est.seconds <= max) return;
-  const fit = Math.max(0, Math.floor(max / Math.max(est.perSeed, 1e-9)));
-  throw new Error(
-    `the sweep's estimated run time, about ${formatDuration(est.seconds)} for ${est.seeds} seeds (${formatDuration(est.perSeed)} per seed, measured on this device), is over --max-hours ${est.maxHours}: ${fit} seeds fit; give fewer seeds or a larger --max-hours`,
-  );
+export function sittingSeconds(maxHours: number): number {
+  if (!(Number.isFinite(maxHours) && maxHours > 0))
+    throw new Error(`--max-hours must be a number > 0, got ${maxHours}`);
+  return maxHours * 3600;
 }
 
 /** Estimated seconds of one unit of a kind before any has run here (e.g. from a cost probe). */
@@ -81,7 +83,11 @@ export type PriorCost = Partial<Record<SweepUnit<unknown>["kind"], number>>;
  * store already, then after each seed-variant "seed-variant i of n (label)
  * done in X; about Y left", Y from the mean time of this run's units of
  * each kind (before one of a kind has finished: `prior`, else unknown).
- * @returns every unit's result by id.
+ * With `maxSeconds` (a sitting's budget, counted from the call), a unit
+ * starts only when the seconds spent plus its estimate (as Y's) fit in it;
+ * the first that does not ends the sitting cleanly, between units (a unit
+ * of unknown cost always starts, so a sitting never ends before its first unit).
+ * @returns every unit's result by id, and whether units are left.
  * @throws the first unit's error (the results saved before it stay in the store).
  */
 export async function runSweep<T>(
@@ -89,7 +95,9 @@ export async function runSweep<T>(
   store: SweepStore<T>,
   report: (line: string) => void,
   prior: PriorCost = {},
-): Promise<Map<string, T>> {
+  maxSeconds = Number.POSITIVE_INFINITY,
+): Promise<SweepOutcome<T>> {
+  const began = performance.now();
   const ids = new Set<string>();
   for (const u of units) {
     if (!/^[a-z0-9._-]+$/.test(u.id)) throw new Error(`sweep: unit id '${u.id}' is not file-safe`);
@@ -118,6 +126,14 @@ export async function runSweep<T>(
   for (const u of units) {
     if (results.has(u.id)) continue;
     const t0 = performance.now();
+    const cost = perUnit(u.kind);
+    if ((t0 - began) / 1000 + (Number.isFinite(cost) ? cost : 0) > maxSeconds) {
+      const left = units.filter((x) => !results.has(x.id)).length;
+      report(
+        `[sweep] stopping between units: ${u.label} (about ${formatDuration(cost)}) would not end within this sitting's ${formatDuration(maxSeconds)} (--max-hours); ${results.size} of ${units.length} units done, ${left} left`,
+      );
+      return { complete: false, results, done: results.size, left };
+    }
     const value = await u.run();
     store.save(u.id, value);
     results.set(u.id, value);
@@ -132,5 +148,5 @@ export async function runSweep<T>(
       );
     } else report(`[sweep] ${u.label} done in ${formatDuration(seconds)}; ${eta}`);
   }
-  return results;
+  return { complete: true, results };
 }

@@ -3,9 +3,12 @@
 // with SIGKILL right after its first seed-variant is written, then resumed
 // with --resume DIR, writes a claims.json byte for byte the one of an
 // uninterrupted run, and the same metric rows (wall-clock fields aside). A
-// resume with a changed setting, a foreign cold start or another code
-// version is refused with an error that names it, and the folder is left as
-// it was.
+// sitting cut short by --max-hours stops between units and the next sitting
+// goes on. A resume with a changed setting or a foreign cold start is refused
+// with an error that names it, and the folder is left as it was. Under
+// another code version the canary runs again: the same figures bit for bit
+// go on, a moved figure is refused by name. A unit file cut off mid-write
+// is set aside and its unit runs again.
 import { describe, expect, it } from "vitest";
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -61,6 +64,19 @@ describe("npm run claims -- --out DIR / --resume DIR", () => {
       expect(units).toContain("rl.default.s1.rlvr.json");
       expect(units.filter((f) => f.startsWith("rl.")).length).toBeLessThan(4);
 
+      // A sitting too short for the next unit stops between units: nothing new, no report, status 0.
+      const unitsBefore = readdirSync(join(cut, "units")).sort();
+      const short = claims([...ARGS, "--max-hours", "0.00001", "--resume", cut]);
+      expect(short.status, `stderr:\n${short.stderr}`).toBe(0);
+      expect(short.stderr).toMatch(
+        /\[sweep\] stopping between units: .+ would not end within this sitting's 0 s \(--max-hours\)/,
+      );
+      expect(JSON.parse(short.stdout.trim().split("\n").at(-1)!).sweep).toMatchObject({
+        complete: false,
+      });
+      expect(readdirSync(join(cut, "units")).sort()).toEqual(unitsBefore);
+      expect(existsSync(join(cut, "claims.json"))).toBe(false);
+
       const resumed = claims([...ARGS, "--resume", cut]);
       expect(resumed.status, `stderr:\n${resumed.stderr}`).toBe(0);
       expect(resumed.stderr).toMatch(/\[sweep\] [1-3] of 4 seed-variants .* were done already/);
@@ -92,32 +108,52 @@ describe("npm run claims -- --out DIR / --resume DIR", () => {
       expect(cold.stderr).toMatch(
         /the cold start of the default run differs: the sweep was started from public\/checkpoints\/.+, this run has public\/checkpoints\/sft-digits2-open-small\.ckpt/,
       );
-      // Another code version (the manifest edited as if an older build had started it).
+      // Another code version (the manifest edited as if another build had started it): the
+      // canary runs again, gives the same figures bit for bit, and the sweep goes on.
       const manifest = JSON.parse(before);
+      expect(manifest.version).toBe(2);
+      const paths = Object.keys(manifest.canary);
+      expect(paths.some((k) => k.includes("/train/rlvr/"))).toBe(true);
+      expect(paths.some((k) => k.includes("/train/grr/"))).toBe(true);
       writeFileSync(join(cut, "sweep.json"), JSON.stringify({ ...manifest, code: "0".repeat(64) }));
       const code = claims([...ARGS, "--resume", cut]);
-      expect(code.status).toBe(1);
+      expect(code.status, `stderr:\n${code.stderr}`).toBe(0);
       expect(code.stderr).toMatch(
-        /the code changed since the sweep was started \(code version 000000000000 then/,
+        /the code changed since the sweep was started \(code version 000000000000 then, .+ now\): running the canary again/,
       );
-      writeFileSync(join(cut, "sweep.json"), before);
+      expect(code.stderr).toMatch(/the canary's \d+ values are the same bit for bit: going on/);
       expect(readFileSync(join(cut, "claims.json"), "utf8")).toBe(
         readFileSync(join(whole, "claims.json"), "utf8"),
       );
-      // Not a sweep folder, and a damaged unit file.
+      // A figure the canary kept, moved (as if the numbers had changed): refused, naming it.
+      const moved = paths.find((k) => k.includes("/train/grr/") && k.endsWith("/kl"))!;
+      const tampered = {
+        ...manifest,
+        code: "0".repeat(64),
+        canary: { ...manifest.canary, [moved]: 12345 },
+      };
+      writeFileSync(join(cut, "sweep.json"), JSON.stringify(tampered));
+      const refused = claims([...ARGS, "--resume", cut]);
+      expect(refused.status).toBe(1);
+      expect(refused.stderr).toContain(`its canary differs at ${moved}: 12345 then, `);
+      writeFileSync(join(cut, "sweep.json"), before);
+      // Not a sweep folder.
       const notSweep = claims([...ARGS, "--resume", base]);
       expect(notSweep.stderr).toMatch(/no sweep\.json there, so it is not a sweep folder/);
-      writeFileSync(
-        join(cut, "units", "rl.default.s1.rlvr.json"),
-        '{"id":"rl.default.s2.grr","value":{}}',
-      );
+      // A unit file cut off mid-write: set aside, run again, the same report.
+      const unit = join(cut, "units", "rl.default.s1.rlvr.json");
+      writeFileSync(unit, readFileSync(unit, "utf8").slice(0, 40));
       const damaged = claims([...ARGS, "--resume", cut]);
-      expect(damaged.status).toBe(1);
+      expect(damaged.status, `stderr:\n${damaged.stderr}`).toBe(0);
       expect(damaged.stderr).toMatch(
-        /units\/rl\.default\.s1\.rlvr\.json: not the result of unit rl\.default\.s1\.rlvr/,
+        /units\/rl\.default\.s1\.rlvr\.json could not be read back \(.+\); set aside as units\/rl\.default\.s1\.rlvr\.json\.damaged, the unit runs again/,
+      );
+      expect(existsSync(`${unit}.damaged`)).toBe(true);
+      expect(readFileSync(join(cut, "claims.json"), "utf8")).toBe(
+        readFileSync(join(whole, "claims.json"), "utf8"),
       );
     } finally {
       rmSync(base, { recursive: true, force: true });
     }
-  }, 1_800_000); // three 4-seed-variant tiny sweeps (one in two parts) and six refused resumes on a CPU adapter
+  }, 1_800_000); // two 4-seed-variant tiny sweeps (one in three parts), the canary three times, a rerun unit and five refused resumes on a CPU adapter
 });

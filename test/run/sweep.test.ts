@@ -1,14 +1,14 @@
 // The sweep runner (src/run/sweep.ts): units run in order and each result is
 // stored as it finishes; a second run with the same store runs only the
 // units it lacks; the progress line counts seed-variants and estimates the
-// time left from this run's units (or the prior); ids are checked; and the
-// seed limit follows from the time budget (checkTimeBudget).
-import { describe, expect, it } from "vitest";
+// time left from this run's units (or the prior); ids are checked; and a
+// sitting's budget (--max-hours) ends the sweep cleanly between units.
+import { afterEach, describe, expect, it, vi } from "vitest";
 import {
-  checkTimeBudget,
   formatDuration,
   memoryStore,
   runSweep,
+  sittingSeconds,
   type SweepUnit,
 } from "../../src/run/sweep";
 
@@ -53,7 +53,8 @@ describe("runSweep", () => {
     const lines2: string[] = [];
     const all = await runSweep(units(again), store, (l) => lines2.push(l));
     expect(again).toEqual(["rl.s2.a", "rl.s2.b"]);
-    expect([...all.values()]).toEqual([10, 11, 12, 20, 21, 22]);
+    expect(all.complete).toBe(true);
+    expect([...all.results.values()]).toEqual([10, 11, 12, 20, 21, 22]);
     expect(lines2[0]).toBe(
       "[sweep] 2 of 4 seed-variants (and 2 other units) were done already; going on with the rest",
     );
@@ -80,18 +81,69 @@ describe("runSweep", () => {
   });
 });
 
-describe("checkTimeBudget (the seed limit from cost)", () => {
-  it("lets a sweep within the budget start and names the seeds that fit otherwise", () => {
-    expect(() =>
-      checkTimeBudget({ seconds: 3600, perSeed: 180, seeds: 20, maxHours: 1 }),
-    ).not.toThrow();
-    // 30 seeds at 180 s per seed = 1.5 h; one hour holds 3600 / 180 = 20 seeds.
-    expect(() => checkTimeBudget({ seconds: 5400, perSeed: 180, seeds: 30, maxHours: 1 })).toThrow(
-      "the sweep's estimated run time, about 1.5 h for 30 seeds (3 min per seed, measured on this device), is over --max-hours 1: 20 seeds fit; give fewer seeds or a larger --max-hours",
+describe("a sitting's budget (--max-hours)", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  /** Units that take `cost` seconds each on a fake clock (performance.now). */
+  function timed(cost: Record<string, number>, ran: string[]): SweepUnit<number>[] {
+    let now = 0;
+    vi.spyOn(performance, "now").mockImplementation(() => now);
+    return units([]).map((u) => ({
+      ...u,
+      run: async () => {
+        ran.push(u.id);
+        now += cost[u.kind] * 1000;
+        return 1;
+      },
+    }));
+  }
+
+  it("starts a unit only when the time spent and its estimate fit, and stops between units", async () => {
+    const ran: string[] = [];
+    const lines: string[] = [];
+    const store = memoryStore<number>();
+    // Seed units 60 s, seed-variants 600 s, a 1500 s sitting: start.s1 (60), rl.s1.a (660),
+    // rl.s1.b (1260), start.s2 (1320); rl.s2.a would end at 1920 s > 1500 s.
+    const out = await runSweep(
+      timed({ seed: 60, "seed-variant": 600 }, ran),
+      store,
+      (l) => lines.push(l),
+      { seed: 60, "seed-variant": 600 },
+      1500,
     );
-    expect(() => checkTimeBudget({ seconds: 1, perSeed: 1, seeds: 1, maxHours: 0 })).toThrow(
-      /--max-hours must be a number > 0/,
+    expect(ran).toEqual(["start.s1", "rl.s1.a", "rl.s1.b", "start.s2"]);
+    expect(out).toMatchObject({ complete: false, done: 4, left: 2 });
+    expect(lines.at(-1)).toBe(
+      "[sweep] stopping between units: rl.s2.a (about 10 min) would not end within this sitting's 25 min (--max-hours); 4 of 6 units done, 2 left",
     );
+    // The next sitting goes on with the two left.
+    const ran2: string[] = [];
+    const next = await runSweep(
+      timed({ seed: 60, "seed-variant": 600 }, ran2),
+      store,
+      () => {},
+      {},
+      1500,
+    );
+    expect(ran2).toEqual(["rl.s2.a", "rl.s2.b"]);
+    expect(next.complete).toBe(true);
+  });
+
+  it("always starts a unit of unknown cost, so a sitting is never empty, and reads --max-hours", async () => {
+    const ran: string[] = [];
+    const out = await runSweep(
+      timed({ seed: 60, "seed-variant": 600 }, ran),
+      memoryStore(),
+      () => {},
+      {},
+      30,
+    );
+    // start.s1 (no estimate) runs; then a seed unit is estimated at 60 s > 30 s.
+    expect(ran).toEqual(["start.s1"]);
+    expect(out.complete).toBe(false);
+    expect(sittingSeconds(1.5)).toBe(5400);
+    expect(() => sittingSeconds(0)).toThrow("--max-hours must be a number > 0, got 0");
+    expect(() => sittingSeconds(Number.NaN)).toThrow(/--max-hours must be a number > 0/);
     expect(formatDuration(45)).toBe("45 s");
     expect(formatDuration(600)).toBe("10 min");
     expect(formatDuration(9000)).toBe("2.5 h");
