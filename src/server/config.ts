@@ -5,9 +5,11 @@
  * REWARD_JUDGE_URL, REWARD_JUDGE_MODEL, REWARD_JUDGE_API_KEY (optional).
  */
 import { readFileSync } from "node:fs";
-import { parseArgs } from "node:util";
 import { z } from "zod";
+import { parseCli } from "../lib/cli-flags";
+import { usageLine } from "../lib/cli-table";
 import { parseUntrustedJson } from "../lib/untrusted";
+import { SERVE_TABLE } from "./serve-flags";
 import { DEFAULT_QUEUE } from "./app";
 import type { JudgeClientOptions } from "./judge-client";
 import { DEFAULT_LIMITS } from "./protocol";
@@ -70,7 +72,7 @@ export interface ServeSettings {
 }
 
 /** The usage line of the command. */
-const USAGE = `usage: npm run serve:rewards -- --variant ${SERVED_VARIANTS.join("|")} [--port P] [--host H] [--config FILE]`;
+const USAGE = `usage: ${usageLine(SERVE_TABLE)}`;
 
 function readConfigFile(file: string): ServeConfig {
   let text: string;
@@ -101,22 +103,10 @@ export function readServeSettings(
   argv: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
 ): ServeSettings {
-  let values: { variant?: string; port?: string; host?: string; config?: string };
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      options: {
-        variant: { type: "string" },
-        port: { type: "string" },
-        host: { type: "string" },
-        config: { type: "string" },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (e) {
-    throw new Error(`${e instanceof Error ? e.message : String(e)}\n${USAGE}`);
-  }
+  const parsed = parseCli(argv, SERVE_TABLE);
+  // The script answers --help before it reads the settings.
+  if (parsed === "help") throw new Error(USAGE);
+  const values = parsed.flags;
   const config = values.config ? readConfigFile(values.config) : {};
   const variant = values.variant ?? config.variant;
   if (variant === undefined) throw new Error(`--variant: required\n${USAGE}`);
@@ -124,12 +114,7 @@ export function readServeSettings(
     throw new Error(
       `--variant: '${variant}' is not served (served: ${SERVED_VARIANTS.join(", ")}; the others need generation passes or a learned PRM)`,
     );
-  let port = config.port ?? 5000;
-  if (values.port !== undefined) {
-    port = Number(values.port);
-    if (!/^\d+$/.test(values.port) || port > 65535)
-      throw new Error(`--port: must be an integer in [0, 65535] (got '${values.port}')`);
-  }
+  const port = values.port ?? config.port ?? 5000;
   const host = values.host ?? config.host ?? "127.0.0.1";
   let judge: JudgeClientOptions | null = null;
   if (variant === "pointwise-gr" || variant === "grr") {
