@@ -6,7 +6,8 @@
  * the first TRAIN_PER_CLASS (train) and the next EVAL_PER_CLASS (eval).
  * Deterministic bytes for a fixed seed.
  *
- * Usage: npx tsx scripts/pack-mnist.ts [--seed N] [--train-per-class N] [--eval-per-class N] [--out PATH]
+ * Usage: npm run pack:mnist -- [flags] (`--help` lists them; defaults and
+ * why: PACK_MNIST_TABLE in src/cli/script-flags.ts).
  */
 import { createRequire } from "node:module";
 import { writeFileSync, mkdirSync } from "node:fs";
@@ -14,46 +15,22 @@ import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { encodeMnistSubset, MNIST_SIDE, type PackImage } from "../src/tasks/mnist-data";
 import { Rng, deriveSeed } from "../src/tasks/rng";
-
-/**
- * Defaults: lab choice (7,000 train + 500 eval, balanced, 5.9 MB). With
- * 2,000 train digits the small model memorized them (SFT loss 0.000) and
- * read 89 % of the held-out digits; after 500 more SFT steps on 7,000, 91 %
- * (README, "What it learns").
- */
-const DEFAULT_SEED = 20240601;
-const DEFAULT_TRAIN_PER_CLASS = 200;
-const DEFAULT_EVAL_PER_CLASS = 50;
-const DEFAULT_EXTRA_TRAIN_PER_CLASS = 500;
+import { PACK_MNIST_TABLE } from "../src/cli/script-flags";
+import { readCliFlags } from "../src/lib/cli-flags";
 
 interface MnistDigit {
   length: number;
   get(i: number): number[];
 }
 
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(name);
-  return i >= 0 && i + 1 < process.argv.length ? process.argv[i + 1] : fallback;
-}
-
 function main(): void {
-  const seed = Number(arg("--seed", String(DEFAULT_SEED)));
-  const trainPer = Number(arg("--train-per-class", String(DEFAULT_TRAIN_PER_CLASS)));
-  const evalPer = Number(arg("--eval-per-class", String(DEFAULT_EVAL_PER_CLASS)));
-  const extraPer = Number(arg("--extra-train-per-class", String(DEFAULT_EXTRA_TRAIN_PER_CLASS)));
-  const out = arg(
-    "--out",
-    fileURLToPath(new URL("../public/data/mnist-subset.bin", import.meta.url)),
-  );
-  for (const [k, v] of [
-    ["--seed", seed],
-    ["--train-per-class", trainPer],
-    ["--eval-per-class", evalPer],
-    ["--extra-train-per-class", extraPer],
-  ] as const) {
-    if (!Number.isInteger(v) || v < 0)
-      throw new Error(`${k} must be a non-negative integer, got ${v}`);
-  }
+  const { flags } = readCliFlags(PACK_MNIST_TABLE);
+  const seed = flags.seed;
+  const trainPer = flags["train-per-class"];
+  const evalPer = flags["eval-per-class"];
+  const extraPer = flags["extra-train-per-class"];
+  const out =
+    flags.out ?? fileURLToPath(new URL("../public/data/mnist-subset.bin", import.meta.url));
   const require = createRequire(import.meta.url);
   const mnist = require("mnist") as MnistDigit[];
   const px = MNIST_SIDE * MNIST_SIDE;

@@ -14,11 +14,13 @@ import { join, resolve } from "node:path";
 import { CHECKPOINT_VERSION, loadCheckpoint, saveCheckpoint } from "../src/model/checkpoint";
 import { finishCli, writeFileAtomic } from "../src/cli/out-files";
 import { REPO_ROOT } from "../src/cli/node-run";
+import { RESAVE_CHECKPOINTS_TABLE } from "../src/cli/script-flags";
+import { readCliFlags } from "../src/lib/cli-flags";
 
 let current = "";
 
 async function main(): Promise<void> {
-  const args = process.argv.slice(2);
+  const args = readCliFlags(RESAVE_CHECKPOINTS_TABLE).positionals;
   const dir = join(REPO_ROOT, "public", "checkpoints");
   const files = args.length
     ? args.map((f) => resolve(f))

@@ -7,34 +7,33 @@
  */
 import { readFileSync } from "node:fs";
 import { loadCheckpoint } from "../src/model/checkpoint";
-import { parseExperiment } from "../src/settings/experiment";
 import { LabRun } from "../src/run/lab-run";
 import { inProcessScorer } from "../src/rl/reward-contract";
-import { consoleSink, mnistFor, nodeContext, parseFlags } from "../src/cli/node-run";
+import { consoleSink, mnistFor, nodeContext } from "../src/cli/node-run";
+import { flagOfField } from "../src/cli/experiment-flags";
+import { givenFlags, parseExperimentFlags } from "../src/cli/flag-errors";
+import { checkInputFile } from "../src/cli/out-files";
+import { SAMPLED_EVAL_TABLE } from "../src/cli/script-flags";
+import { readCliFlags } from "../src/lib/cli-flags";
 import { evalMetrics } from "../src/rl/eval-metrics";
 
 async function main(): Promise<void> {
-  const [file, ...rest] = process.argv.slice(2);
-  if (!file || file.startsWith("--"))
-    throw new Error("give the checkpoint file first: npm run eval:sampled -- CHECKPOINT [flags]");
-  const flags = parseFlags(rest, {
-    "hint-accuracy": "number",
-    "eval-size": "number",
-    samples: "number",
-    seed: "number",
-  });
-  const K = Number(flags.samples ?? 4);
-  if (!Number.isInteger(K) || K < 1 || K > 16)
-    throw new Error(`--samples must be an integer 1–16, got ${K}`);
+  const { flags, positionals } = readCliFlags(SAMPLED_EVAL_TABLE);
+  const [file] = positionals;
+  const K = flags.samples;
+  checkInputFile("CHECKPOINT", file);
   const ckpt = loadCheckpoint(new Uint8Array(readFileSync(file)));
-  const exp = parseExperiment({
-    modelSize: "small",
-    evalSize: flags["eval-size"] ?? 128,
-    // The "greedy" figures below are greedy whatever the experiment's default eval decoding is.
-    evalTemperature: 0,
-    task: { hintAccuracy: flags["hint-accuracy"] },
-    variants: [{ name: "rlvr" }],
-  });
+  const exp = parseExperimentFlags(
+    {
+      modelSize: "small",
+      evalSize: flags["eval-size"] ?? 128,
+      // The "greedy" figures below are greedy whatever the experiment's default eval decoding is.
+      evalTemperature: 0,
+      task: { hintAccuracy: flags["hint-accuracy"] },
+      variants: [{ name: "rlvr" }],
+    },
+    givenFlags(flagOfField(SAMPLED_EVAL_TABLE.flags), flags),
+  );
   const ctx = await nodeContext();
   const run = new LabRun(ctx, exp, consoleSink(undefined, true), inProcessScorer, mnistFor(exp), {
     config: ckpt.config,
@@ -42,7 +41,7 @@ async function main(): Promise<void> {
   });
   const ref = { params: run.engine.ref };
   // The run's evaluator: K sampled answers per prompt, then the greedy answer (evalTemperature 0).
-  const sampled = await run.evaluator.sampled(ref, K, Number(flags.seed ?? 7));
+  const sampled = await run.evaluator.sampled(ref, K, flags.seed);
   const greedy = evalMetrics(run.evalPrompts, await run.evalTexts(ref, run.evalPrompts));
   ctx.destroy();
   process.stdout.write(

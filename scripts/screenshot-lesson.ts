@@ -9,21 +9,14 @@
  * when the recording has played to its end. Prints one JSON line
  * {"out", "step", "seconds"} ({"error"} on failure).
  */
-import { parseFlags } from "../src/cli/node-run";
+import { SCREENSHOT_LESSON_TABLE } from "../src/cli/script-flags";
+import { readCliFlags } from "../src/lib/cli-flags";
 import { withBuiltPage } from "./bench/built-page";
 
 async function main(): Promise<void> {
-  const flags = parseFlags(process.argv.slice(2), {
-    minutes: "number",
-    hash: "string",
-    out: "string",
-    "no-webgpu": "boolean",
-    presentation: "boolean",
-  });
-  const minutes = Number(flags.minutes ?? 3);
-  if (!(minutes > 0 && minutes <= 60))
-    throw new Error(`--minutes must be in (0, 60], got ${minutes}`);
-  const out = String(flags.out ?? "docs/screenshot-lesson.png");
+  const { flags } = readCliFlags(SCREENSHOT_LESSON_TABLE);
+  const minutes = flags.minutes;
+  const out = flags.out;
   const hash = flags.hash !== undefined ? `#${String(flags.hash).replace(/^#/, "")}` : "";
   const noGpu = Boolean(flags["no-webgpu"]);
   const r = await withBuiltPage("index.html", async (url, browser) => {

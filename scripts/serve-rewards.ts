@@ -9,9 +9,13 @@
 import { buildRewardServer } from "../src/server/app";
 import { limitsOf, readServeSettings } from "../src/server/config";
 import { createJudgeClient } from "../src/server/judge-client";
+import { SERVE_TABLE } from "../src/server/serve-flags";
+import { exitWithHelp, wantsHelp } from "../src/lib/cli-flags";
 
 async function main(): Promise<void> {
-  const settings = readServeSettings(process.argv.slice(2), process.env);
+  const argv = process.argv.slice(2);
+  if (wantsHelp(argv)) exitWithHelp(SERVE_TABLE);
+  const settings = readServeSettings(argv, process.env);
   const judge = settings.judge ? createJudgeClient(settings.judge) : undefined;
   const server = buildRewardServer({
     variant: settings.variant,

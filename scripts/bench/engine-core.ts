@@ -13,7 +13,7 @@ import { matmulForward } from "../../src/kernels/matmul/launch";
 import { Generator } from "../../src/model/generate";
 import { TrainGraph } from "../../src/model/graph";
 import { AdamW } from "../../src/kernels/adamw/launch";
-import { round, type Timing, timeRuns } from "./harness";
+import { round, type Timing, timeRuns } from "./timing";
 
 export const TRAIN = { B: 16, textLen: 64 };
 export const TFJS_SMALL = { B: 2, textLen: 16 };

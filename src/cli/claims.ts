@@ -57,11 +57,11 @@ import { join, relative, resolve } from "node:path";
 import { loadCheckpoint } from "../model/checkpoint";
 import { selectClaims, type ClaimInputs, type ClaimSpec } from "../experiments/claims";
 import { createInProcessScorer } from "../rl/reward-contract";
-import { DEFAULT_MAX_HOURS, memoryStore } from "../run/sweep";
+import { memoryStore } from "../run/sweep";
 import { claimInputs, planRuns, sigmaBSweep } from "../experiments/claims-plan";
 import { judgeClaim } from "../experiments/claims-judge";
 import { plotFor } from "../experiments/claims-plots";
-import { JUDGE_NAMES, judgeSettings, type JudgeSettings } from "../rewards/judges";
+import { judgeSettings, type JudgeSettings } from "../rewards/judges";
 import { PRM_FILE } from "../prm/file";
 import {
   claimsMarkdown,
@@ -70,15 +70,10 @@ import {
   type ClaimResult,
 } from "../experiments/claims-report";
 import { nodePrm } from "./node-prm";
-import {
-  checkpointFile,
-  consoleSink,
-  nodeContext,
-  parseFlags,
-  parseSeedList,
-  REPO_ROOT,
-} from "./node-run";
+import { checkpointFile, consoleSink, nodeContext, parseSeedList, REPO_ROOT } from "./node-run";
 import { checkInputFile, finishCli, writeFileAtomic } from "./out-files";
+import { CLAIMS_TABLE } from "./claims-flags";
+import { readCliFlags } from "../lib/cli-flags";
 import {
   claimsCanary,
   isClaimsUnitValue,
@@ -199,27 +194,11 @@ function resumeFlags(
 }
 
 async function main(): Promise<void> {
-  const flags = parseFlags(process.argv.slice(2), {
-    size: "string",
-    seeds: "string",
-    claims: "string",
-    judge: "string",
-    out: "string",
-    resume: "string",
-    checkpoint: "string",
-    quiet: "boolean",
-    "max-hours": "number",
-    "eval-size": "number",
-  });
-  const size = String(flags.size ?? "ci") as ClaimSize;
-  if (!Object.hasOwn(CLAIM_SIZES, size))
-    throw new Error(
-      `--size must be one of ${Object.keys(CLAIM_SIZES).join(", ")}, got '${String(flags.size)}'`,
-    );
+  const { flags } = readCliFlags(CLAIMS_TABLE);
+  // One of the table's sizes (ci, full, tiny), which are CLAIM_SIZES' keys.
+  const size = flags.size as ClaimSize;
   // --eval-size N: fewer held-out prompts than the size's (a pilot); the command lines say so.
-  const evalSize = flags["eval-size"] as number | undefined;
-  if (evalSize !== undefined && !(Number.isInteger(evalSize) && evalSize >= 4 && evalSize <= 512))
-    throw new Error(`--eval-size must be an integer 4–512, got ${evalSize}`);
+  const evalSize = flags["eval-size"];
   const S = { ...CLAIM_SIZES[size], ...(evalSize !== undefined ? { evalSize } : {}) };
   const seeds =
     flags.seeds !== undefined ? parseSeedList("seeds", String(flags.seeds)) : [...S.seeds];
@@ -230,9 +209,7 @@ async function main(): Promise<void> {
           .map((s) => s.trim())
       : undefined,
   );
-  const judgeName = String(flags.judge ?? judgeSettings().name);
-  if (!(JUDGE_NAMES as readonly string[]).includes(judgeName))
-    throw new Error(`--judge must be one of ${JUDGE_NAMES.join(", ")}, got '${judgeName}'`);
+  const judgeName = flags.judge;
   const judge = judgeSettings({ name: judgeName as JudgeSettings["name"] });
   if (flags.out !== undefined && flags.resume !== undefined)
     throw new Error("--out and --resume exclude each other (--resume DIR writes into DIR)");
@@ -302,7 +279,7 @@ async function main(): Promise<void> {
     seeds,
     judge,
     sigmaBs,
-    maxHours: (flags["max-hours"] as number | undefined) ?? DEFAULT_MAX_HOURS,
+    maxHours: flags["max-hours"],
     device,
     sink,
     store,

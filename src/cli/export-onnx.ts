@@ -20,17 +20,14 @@ import { exportPolicyOnnx } from "../onnx/export";
 import { createOnnxSession } from "../onnx/session";
 import { PAD_ID } from "../tasks/tokenizer";
 import { checkInputFile, checkOutputFile, finishCli, writeFileAtomic } from "./out-files";
+import { EXPORT_ONNX_TABLE } from "./export-flags";
+import { readCliFlags } from "../lib/cli-flags";
 
-const USAGE = "usage: npm run export:onnx -- CHECKPOINT OUT.onnx";
 /** The probe check's bound on max|ONNX − reference| / max|reference| (the issue's 1e-4 relative). */
 const PROBE_TOL = 1e-4;
 
 async function main(): Promise<void> {
-  const args = process.argv.slice(2);
-  const flag = args.find((a) => a.startsWith("--"));
-  if (flag) throw new Error(`unknown option ${flag}; ${USAGE}`);
-  if (args.length !== 2) throw new Error(`expected 2 arguments, got ${args.length}; ${USAGE}`);
-  const [ckptFile, outFile] = args;
+  const [ckptFile, outFile] = readCliFlags(EXPORT_ONNX_TABLE).positionals;
   checkInputFile("CHECKPOINT", ckptFile);
   checkOutputFile("OUT.onnx", outFile);
   const ck = loadCheckpoint(new Uint8Array(readFileSync(ckptFile)));

@@ -17,14 +17,14 @@ import { createTaskGenerator } from "../tasks/generator";
 import { loadMnistSubsetNode } from "../tasks/mnist-data-node";
 import { checkInputFile, checkOutputFile, finishCli, writeFileAtomic } from "./out-files";
 import { REPO_ROOT } from "./node-run";
+import { EXPORT_PRM_TABLE } from "./export-flags";
+import { readCliFlags } from "../lib/cli-flags";
 
 /** Largest ONNX-vs-reference step-score difference accepted (lab choice). */
 const MAX_DIFF = 1e-4;
 
 async function main(): Promise<void> {
-  const args = process.argv.slice(2);
-  if (args.length > 2)
-    throw new Error(`expected at most IN.ckpt OUT.onnx, got ${args.length} arguments`);
+  const args = readCliFlags(EXPORT_PRM_TABLE).positionals;
   const input = args[0] ?? join(REPO_ROOT, "public/prm/prm-digits2-small.ckpt");
   const output = args[1] ?? input.replace(/(\.ckpt)?$/, ".onnx");
   checkInputFile("IN.ckpt", input);

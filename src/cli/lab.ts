@@ -64,7 +64,7 @@
  *   "ci95": {"<metric>": [lo, hi]}, "per_seed": {"<seed>": {metrics}}}}}
  */
 import { RunController } from "../controller/run-controller";
-import { presetExperiment, PRESET_NAMES } from "../settings/presets";
+import { presetExperiment } from "../settings/presets";
 import { estimatorEntry } from "../settings/estimator-table";
 import { variantEntry } from "../settings/variant-table";
 import { applyVariantSetting } from "../settings/variant-settings";
@@ -75,37 +75,18 @@ import type { EvalMetrics } from "../rl/eval-metrics";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { loadCheckpoint, saveCheckpoint, type Checkpoint } from "../model/checkpoint";
+import { readCliFlags } from "../lib/cli-flags";
+import { flagOfField } from "./experiment-flags";
 import { givenFlags, parseExperimentFlags } from "./flag-errors";
+import { LAB_TABLE } from "./lab-flags";
 import { checkInputFile, chooseRunFolder, finishCli, RunFiles } from "./out-files";
-import { consoleSink, nodeContext, REPO_ROOT, parseFlags, parseSeedList } from "./node-run";
+import { consoleSink, nodeContext, REPO_ROOT, parseSeedList } from "./node-run";
 import { finalMetrics, seedSweep } from "./lab-sweep";
 import type { MetricRow } from "../run/run-types";
 import { decodeSnapshot, encodeSnapshot, type RunSnapshot } from "../run/snapshot";
 
 /** The experiment field each flag sets (for errors that name the flag). */
-const FLAG_OF_FIELD = {
-  seed: "--seed",
-  seeds: "--seeds",
-  sftSteps: "--sft-steps",
-  evalSize: "--eval-size",
-  evalTemperature: "--eval-temperature",
-  variants: "--variants",
-  "algorithm.steps": "--steps",
-  "algorithm.lr": "--lr",
-  "algorithm.temperature": "--temperature",
-  "algorithm.groupSize": "--group-size",
-  "algorithm.batchPrompts": "--batch-prompts",
-  "algorithm.evalEvery": "--eval-every",
-  "algorithm.estimator": "--estimator",
-  "task.hintRate": "--hint-rate",
-  "task.hintAccuracy": "--hint-accuracy",
-  "task.traceSlipRate": "--trace-slip",
-  "task.traceSlipBox": "--slip-box",
-  "task.optionSkew": "--option-skew",
-  "task.distractorRule": "--distractors",
-  "task.misreadRate": "--misread",
-  "task.indexBindingRate": "--index-binding",
-} as const;
+const FLAG_OF_FIELD = flagOfField(LAB_TABLE.flags);
 
 /** The run's files (with --out), for the error line when the run fails. */
 let runFiles: RunFiles | null = null;
@@ -119,8 +100,8 @@ const WITH_RESUME = new Set(["resume", "steps", "out", "force", "quiet", "dry-ru
  * The snapshot --resume names, read and checked before any work.
  * @throws Error naming a flag that cannot go with --resume, or the file and what is wrong in it.
  */
-function readResume(file: string, flags: Record<string, unknown>): RunSnapshot {
-  const clash = Object.keys(flags).find((f) => !WITH_RESUME.has(f));
+function readResume(file: string, given: readonly string[]): RunSnapshot {
+  const clash = given.find((f) => !WITH_RESUME.has(f));
   if (clash)
     throw new Error(
       `--resume continues the snapshot's experiment; --${clash} cannot go with it (only --steps, --out, --force, --quiet, --dry-run and --prm can)`,
@@ -204,42 +185,7 @@ function throwIfFailed(driven: Driven): void {
 }
 
 async function main(): Promise<void> {
-  const flags = parseFlags(process.argv.slice(2), {
-    preset: "string",
-    steps: "number",
-    seed: "number",
-    lr: "number",
-    temperature: "number",
-    out: "string",
-    force: "boolean",
-    "sft-steps": "number",
-    "from-scratch": "boolean",
-    checkpoint: "string",
-    "group-size": "number",
-    "batch-prompts": "number",
-    "eval-every": "number",
-    "eval-size": "number",
-    "eval-temperature": "number",
-    "trace-slip": "number",
-    "slip-box": "string",
-    "multiple-choice": "boolean",
-    "option-skew": "number",
-    distractors: "string",
-    misread: "number",
-    "index-binding": "number",
-    "full-size": "boolean",
-    quiet: "boolean",
-    seeds: "string",
-    "hint-rate": "number",
-    "hint-accuracy": "number",
-    variants: "string",
-    estimator: "string",
-    set: "list",
-    "dry-run": "boolean",
-    "max-hours": "number",
-    resume: "string",
-    prm: "string",
-  });
+  const { flags, given: givenNames } = readCliFlags(LAB_TABLE);
   // --resume DIR continues a seed sweep (the same flags again); --resume FILE a run snapshot.
   const sweepDir =
     flags.resume !== undefined &&
@@ -248,10 +194,8 @@ async function main(): Promise<void> {
       ? String(flags.resume)
       : undefined;
   const resumed =
-    flags.resume !== undefined && !sweepDir ? readResume(String(flags.resume), flags) : null;
-  const preset = resumed ? "resume" : String(flags.preset ?? "smoke");
-  if (!resumed && !PRESET_NAMES.includes(preset))
-    throw new Error(`unknown preset '${preset}'; known: ${PRESET_NAMES.join(", ")}`);
+    flags.resume !== undefined && !sweepDir ? readResume(String(flags.resume), givenNames) : null;
+  const preset = resumed ? "resume" : flags.preset;
   // Steps, seed and SFT steps go through the schema below with the other overrides.
   const exp = resumed ? structuredClone(resumed.experiment) : presetExperiment(preset);
   // A seed list is a sweep: one seed-variant at a time, so its length is not one run's side-by-side limit.
@@ -319,7 +263,7 @@ async function main(): Promise<void> {
   exp.evalTemperature = checked.evalTemperature;
   exp.task = checked.task;
   exp.variants = checked.variants;
-  for (const setting of (flags.set as string[] | undefined) ?? []) {
+  for (const setting of flags.set) {
     try {
       exp.variants = applyVariantSetting(exp.variants, setting);
     } catch (e) {

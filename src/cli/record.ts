@@ -23,7 +23,7 @@ import { createInProcessScorer } from "../rl/reward-contract";
 import type { Marker, MetricRow } from "../run/run-types";
 import type { GroupView } from "../rl/step-types";
 import { PRM_FILE } from "../prm/file";
-import { presetExperiment, PRESET_NAMES } from "../settings/presets";
+import { presetExperiment } from "../settings/presets";
 import { appendMetrics, emptyMetrics } from "../store/run-data";
 import {
   packGroup,
@@ -38,47 +38,20 @@ import {
 import { checkRecording } from "../store/saved-run-check";
 import { givenFlags, parseExperimentFlags } from "./flag-errors";
 import { nodePrm } from "./node-prm";
-import { consoleSink, nodeContext, parseFlags, parseSeedList, REPO_ROOT } from "./node-run";
+import { consoleSink, nodeContext, parseSeedList, REPO_ROOT } from "./node-run";
+import { flagOfField } from "./experiment-flags";
+import { RECORD_TABLE } from "./record-flags";
+import { readCliFlags } from "../lib/cli-flags";
 import { checkOutputFile, finishCli, writeFileAtomic } from "./out-files";
 
 /** Seeds of a recording unless --seeds (lab choice: three, so the charts draw bands). */
 const DEFAULT_SEEDS = [1, 2, 3];
-/** Inspector groups kept unless --max-groups (lab choice: a few hundred KB per file). */
-const DEFAULT_MAX_GROUPS = 40;
-
-/** The experiment field each flag sets (for errors that name the flag). */
-const FLAG_OF_FIELD = {
-  seeds: "--seeds",
-  evalSize: "--eval-size",
-  "algorithm.steps": "--steps",
-  "algorithm.evalEvery": "--eval-every",
-  "algorithm.groupSize": "--group-size",
-  "algorithm.batchPrompts": "--batch-prompts",
-} as const;
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  const flags = parseFlags(argv, {
-    preset: "string",
-    seeds: "string",
-    steps: "number",
-    "eval-every": "number",
-    "eval-size": "number",
-    "group-size": "number",
-    "batch-prompts": "number",
-    "max-groups": "number",
-    out: "string",
-    force: "boolean",
-    quiet: "boolean",
-  });
-  if (flags.preset === undefined)
-    throw new Error(`--preset is required; known: ${PRESET_NAMES.join(", ")}`);
-  const preset = String(flags.preset);
-  if (!PRESET_NAMES.includes(preset))
-    throw new Error(`--preset: unknown preset '${preset}'; known: ${PRESET_NAMES.join(", ")}`);
-  const maxGroups = Number(flags["max-groups"] ?? DEFAULT_MAX_GROUPS);
-  if (!Number.isInteger(maxGroups) || maxGroups < 1 || maxGroups > 2000)
-    throw new Error(`--max-groups must be an integer in [1, 2000], got ${maxGroups}`);
+  const { flags } = readCliFlags(RECORD_TABLE, argv);
+  const preset = flags.preset;
+  const maxGroups = flags["max-groups"];
   const base = presetExperiment(preset);
   const algorithm: Record<string, unknown> = { ...base.algorithm };
   if (flags.steps !== undefined) algorithm.steps = flags.steps;
@@ -93,7 +66,7 @@ async function main(): Promise<void> {
       algorithm,
       evalSize: flags["eval-size"] ?? base.evalSize,
     },
-    givenFlags(FLAG_OF_FIELD, flags),
+    givenFlags(flagOfField(RECORD_TABLE.flags), flags),
   );
   const out = resolve(String(flags.out ?? resolve(REPO_ROOT, "public", recordingPath(preset))));
   checkOutputFile("--out", out);

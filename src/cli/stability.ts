@@ -40,12 +40,8 @@ import { loadCheckpoint } from "../model/checkpoint";
 import { parseExperiment } from "../settings/experiment";
 import { inProcessScorer } from "../rl/reward-contract";
 import { LabRun } from "../run/lab-run";
-import {
-  MAX_STABILITY_GROUP_SIZE,
-  MAX_STABILITY_PROMPTS,
-  stabilityReport,
-} from "../experiments/stability-study";
-import { JUDGE_DEFAULTS, JUDGE_NAMES, type JudgeName } from "../rewards/judges";
+import { stabilityReport } from "../experiments/stability-study";
+import { JUDGE_DEFAULTS, type JudgeName } from "../rewards/judges";
 import {
   fitTargets,
   judgeSweep,
@@ -53,28 +49,13 @@ import {
   type SweepResult,
   type SweepSetting,
 } from "../experiments/stability-sweep";
-import {
-  checkpointFile,
-  consoleSink,
-  mnistFor,
-  nodeContext,
-  parseFlags,
-  parseSeedList,
-} from "./node-run";
+import { checkpointFile, consoleSink, mnistFor, nodeContext, parseSeedList } from "./node-run";
 import { checkInputFile, finishCli } from "./out-files";
+import { STABILITY_TABLE } from "./claims-flags";
+import { readCliFlags } from "../lib/cli-flags";
+import type { FlagValues } from "../lib/cli-table";
 
-function intFlag(
-  flags: Record<string, unknown>,
-  name: string,
-  fallback: number,
-  lo: number,
-  hi: number,
-): number {
-  const v = flags[name] ?? fallback;
-  if (typeof v !== "number" || !Number.isInteger(v) || v < lo || v > hi)
-    throw new Error(`--${name} must be an integer in [${lo}, ${hi}], got ${String(v)}`);
-  return v;
-}
+type StabilityFlags = FlagValues<typeof STABILITY_TABLE.flags>;
 
 /** A comma-separated list of numbers in [0, 1] (`--sigma-j 0,0.05,0.1`). @throws Error naming the flag. */
 function unitList(flag: string, text: string): number[] {
@@ -89,7 +70,7 @@ function unitList(flag: string, text: string): number[] {
 }
 
 /** The σ_j × σ_b grid of --sigma-j / --sigma-b for judge `name`, or its default sweep. */
-function gridSettings(flags: Record<string, unknown>, name: JudgeName): SweepSetting[] {
+function gridSettings(flags: StabilityFlags, name: JudgeName): SweepSetting[] {
   const j = flags["sigma-j"];
   const b = flags["sigma-b"];
   if (j === undefined && b === undefined) {
@@ -98,8 +79,7 @@ function gridSettings(flags: Record<string, unknown>, name: JudgeName): SweepSet
   }
   if (j === undefined || b === undefined)
     throw new Error("--sigma-j and --sigma-b go together (their grid is the sweep)");
-  const delta = (flags.delta as number | undefined) ?? JUDGE_DEFAULTS[name].delta;
-  if (!(delta >= 0 && delta <= 1)) throw new Error(`--delta must be in [0, 1], got ${delta}`);
+  const delta = flags.delta ?? JUDGE_DEFAULTS[name].delta;
   return unitList("sigma-j", String(j)).flatMap((sigmaJ) =>
     unitList("sigma-b", String(b)).map((sigmaB) => ({
       label: `σ_j ${sigmaJ}, σ_b ${sigmaB}`,
@@ -120,38 +100,15 @@ function fitFlag(text: string): { pointwise: number; groupwise: number } {
 }
 
 async function main(): Promise<void> {
-  const flags = parseFlags(process.argv.slice(2), {
-    prompts: "number",
-    "group-size": "number",
-    repeats: "number",
-    seed: "number",
-    seeds: "string",
-    judge: "string",
-    fit: "string",
-    checkpoint: "string",
-    temperature: "number",
-    "full-size": "boolean",
-    quiet: "boolean",
-    "sigma-j": "string",
-    "sigma-b": "string",
-    delta: "number",
-  });
-  const prompts = intFlag(flags, "prompts", 16, 1, MAX_STABILITY_PROMPTS);
-  const groupSize = intFlag(flags, "group-size", 8, 2, MAX_STABILITY_GROUP_SIZE);
-  const repeats = intFlag(flags, "repeats", 4, 2, 1000);
-  if (flags.seed !== undefined && flags.seeds !== undefined)
+  const { flags, given } = readCliFlags(STABILITY_TABLE);
+  const { prompts, repeats } = flags;
+  const groupSize = flags["group-size"];
+  if (given.includes("seed") && flags.seeds !== undefined)
     throw new Error("--seed and --seeds: give one (--seeds S1,S2,… for several draws)");
-  const seeds =
-    flags.seeds !== undefined
-      ? parseSeedList("seeds", String(flags.seeds))
-      : [intFlag(flags, "seed", 1, 0, 2 ** 31 - 1)];
-  const judgeName = String(flags.judge ?? "text-auditor");
-  if (!(JUDGE_NAMES as readonly string[]).includes(judgeName))
-    throw new Error(`--judge must be one of ${JUDGE_NAMES.join(", ")}, got '${judgeName}'`);
-  const fit = flags.fit !== undefined ? fitFlag(String(flags.fit)) : undefined;
-  const temperature = flags.temperature as number | undefined;
-  if (temperature !== undefined && !(temperature > 0 && temperature <= 5))
-    throw new Error(`--temperature must be in (0, 5], got ${temperature}`);
+  const seeds = flags.seeds !== undefined ? parseSeedList("seeds", flags.seeds) : [flags.seed];
+  const judgeName = flags.judge;
+  const fit = flags.fit !== undefined ? fitFlag(flags.fit) : undefined;
+  const temperature = flags.temperature;
   if (flags.checkpoint !== undefined) checkInputFile("--checkpoint", String(flags.checkpoint));
   const settings = gridSettings(flags, judgeName as JudgeName);
   const sink = consoleSink(undefined, Boolean(flags.quiet));

@@ -20,7 +20,9 @@ import { loadMnistSubsetNode } from "../tasks/mnist-data-node";
 import { VOCAB } from "../tasks/tokenizer";
 import { trainPrm } from "../prm/train";
 import { checkInputFile, checkOutputFile, finishCli, writeFileAtomic } from "./out-files";
-import { nodeContext, parseFlags, REPO_ROOT } from "./node-run";
+import { nodeContext, REPO_ROOT } from "./node-run";
+import { TRAIN_PRM_TABLE } from "./train-flags";
+import { readCliFlags } from "../lib/cli-flags";
 
 /** The PRM's prompt sources, drawn in equal parts (from 2026-12-03 with the hinted prompts of the drift scenario). */
 const PRM_SOURCES = [
@@ -36,44 +38,12 @@ const PRM_SOURCES = [
   },
 ] as const;
 
-/** An integer flag in [lo, hi], or its default; names the flag otherwise. */
-function intFlag(
-  flags: Record<string, unknown>,
-  key: string,
-  dflt: number,
-  lo: number,
-  hi: number,
-): number {
-  const v = flags[key] ?? dflt;
-  if (typeof v !== "number" || !Number.isInteger(v) || v < lo || v > hi)
-    throw new Error(`--${key} must be an integer in ${lo}..${hi}, got ${String(v)}`);
-  return v;
-}
-
 async function main(): Promise<void> {
-  const flags = parseFlags(process.argv.slice(2), {
-    size: "string",
-    steps: "number",
-    lr: "number",
-    batch: "number",
-    seed: "number",
-    "eval-size": "number",
-    "eval-every": "number",
-    out: "string",
-    init: "string",
-    quiet: "boolean",
-  });
-  const size = String(flags.size ?? "small");
-  if (size !== "small" && size !== "default")
-    throw new Error(`--size must be small or default, got '${size}'`);
-  const steps = intFlag(flags, "steps", 150, 0, 1_000_000);
-  const batch = intFlag(flags, "batch", 32, 2, 1024);
+  const { flags } = readCliFlags(TRAIN_PRM_TABLE);
+  const { size, steps, batch, seed, lr } = flags;
   if (batch % 2 !== 0) throw new Error(`--batch must be even, got ${batch}`);
-  const seed = intFlag(flags, "seed", 1, 0, 2 ** 31 - 1);
-  const evalSize = intFlag(flags, "eval-size", 64, 1, 10_000);
-  const evalEvery = intFlag(flags, "eval-every", 0, 0, 1_000_000);
-  const lr = Number(flags.lr ?? 1e-3);
-  if (!(lr > 0 && lr <= 1)) throw new Error(`--lr must be in (0, 1], got ${lr}`);
+  const evalSize = flags["eval-size"];
+  const evalEvery = flags["eval-every"];
   const init = String(
     flags.init ?? join(REPO_ROOT, "public/checkpoints", `sft-digits2-open-${size}.ckpt`),
   );

@@ -41,51 +41,14 @@ import { runModel } from "../engine/lab-model";
 import { extendPositions } from "../model/resize";
 import { inProcessScorer } from "../rl/reward-contract";
 import { VOCAB } from "../tasks/tokenizer";
-import { checkpointFile, consoleSink, mnistFor, nodeContext, parseFlags } from "./node-run";
-
-/** The experiment field each flag sets (for errors that name the flag). */
-const FLAG_OF_FIELD = {
-  seed: "--seed",
-  sftSteps: "--steps",
-  sftLr: "--lr",
-  sftBatch: "--batch",
-  "task.hintRate": "--hint-rate",
-  "task.hintAccuracy": "--hint-accuracy",
-  "task.hintCopyRate": "--hint-copy",
-  "task.traceSlipRate": "--trace-slip",
-  "task.traceSlipBox": "--slip-box",
-  "task.optionSkew": "--option-skew",
-  "task.distractorRule": "--distractors",
-  "task.misreadRate": "--misread",
-  "task.indexBindingRate": "--index-binding",
-} as const;
+import { checkpointFile, consoleSink, mnistFor, nodeContext } from "./node-run";
+import { flagOfField } from "./experiment-flags";
+import { TRAIN_SFT_TABLE } from "./train-flags";
+import { readCliFlags } from "../lib/cli-flags";
 
 async function main(): Promise<void> {
-  const flags = parseFlags(process.argv.slice(2), {
-    size: "string",
-    resume: "string",
-    steps: "number",
-    seed: "number",
-    lr: "number",
-    batch: "number",
-    out: "string",
-    "eval-every": "number",
-    quiet: "boolean",
-    "open-ended": "boolean",
-    snapshots: "boolean",
-    "hint-rate": "number",
-    "hint-accuracy": "number",
-    "hint-copy": "number",
-    "trace-slip": "number",
-    "slip-box": "string",
-    "option-skew": "number",
-    distractors: "string",
-    misread: "number",
-    "index-binding": "number",
-  });
-  const size = String(flags.size ?? "small");
-  if (size !== "small" && size !== "default")
-    throw new Error(`--size must be small or default, got '${size}'`);
+  const { flags } = readCliFlags(TRAIN_SFT_TABLE);
+  const size = flags.size;
   const exp = parseExperimentFlags(
     {
       modelSize: size,
@@ -110,7 +73,7 @@ async function main(): Promise<void> {
       sftBatch: flags.batch ?? 32,
       variants: [{ name: "rlvr" }],
     },
-    givenFlags(FLAG_OF_FIELD, flags),
+    givenFlags(flagOfField(TRAIN_SFT_TABLE.flags), flags),
   );
   // Where the checkpoint goes, and what it resumes from, are checked before any work.
   const file = String(flags.out ?? checkpointFile(exp));
@@ -153,7 +116,7 @@ async function main(): Promise<void> {
     batch: exp.sftBatch,
     of: before + exp.sftSteps,
   });
-  const evalEvery = Number(flags["eval-every"] ?? 100);
+  const evalEvery = flags["eval-every"];
   const t0 = performance.now();
   run.beginSft({ steps: exp.sftSteps, evalEvery });
   await run.runSteps(Number.POSITIVE_INFINITY, {

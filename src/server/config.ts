@@ -5,9 +5,11 @@
  * REWARD_JUDGE_URL, REWARD_JUDGE_MODEL, REWARD_JUDGE_API_KEY (optional).
  */
 import { readFileSync } from "node:fs";
-import { parseArgs } from "node:util";
 import { z } from "zod";
+import { parseCli } from "../lib/cli-flags";
+import { usageLine } from "../lib/cli-table";
 import { parseUntrustedJson } from "../lib/untrusted";
+import { SERVE_TABLE } from "./serve-flags";
 import { DEFAULT_QUEUE } from "./app";
 import { DEFAULT_ASSEMBLY } from "./assembly";
 import type { JudgeClientOptions } from "./judge-client";
@@ -80,16 +82,15 @@ export interface ServeSettings {
 }
 
 /** The usage line of the command. */
-const USAGE = `usage: npm run serve:rewards -- --variant ${SERVED_VARIANTS.join("|")} [--port P] [--host H] [--config FILE] [--group-size N] [--group-wait-ms MS] [--max-waiting-groups N] [--max-waiting-rollouts N]`;
+const USAGE = `usage: ${usageLine(SERVE_TABLE)}`;
 
-/** The assembly flags: flag name → config field and least value. */
-const ASSEMBLY_FLAGS = {
-  "group-size": { field: "groupSize", min: 0 },
-  "group-wait-ms": { field: "groupWaitMs", min: 1 },
-  "max-waiting-groups": { field: "maxWaitingGroups", min: 1 },
-  "max-waiting-rollouts": { field: "maxWaitingRollouts", min: 1 },
+/** The assembly flags (SERVE_TABLE) → the config's assembly field each sets. */
+const ASSEMBLY_FIELDS = {
+  "group-size": "groupSize",
+  "group-wait-ms": "groupWaitMs",
+  "max-waiting-groups": "maxWaitingGroups",
+  "max-waiting-rollouts": "maxWaitingRollouts",
 } as const;
-type AssemblyFlag = keyof typeof ASSEMBLY_FLAGS;
 
 function readConfigFile(file: string): ServeConfig {
   let text: string;
@@ -120,36 +121,14 @@ export function readServeSettings(
   argv: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
 ): ServeSettings {
-  let values: { variant?: string; port?: string; host?: string; config?: string } & {
-    [F in AssemblyFlag]?: string;
-  };
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      options: {
-        variant: { type: "string" },
-        port: { type: "string" },
-        host: { type: "string" },
-        config: { type: "string" },
-        "group-size": { type: "string" },
-        "group-wait-ms": { type: "string" },
-        "max-waiting-groups": { type: "string" },
-        "max-waiting-rollouts": { type: "string" },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (e) {
-    throw new Error(`${e instanceof Error ? e.message : String(e)}\n${USAGE}`);
-  }
+  const parsed = parseCli(argv, SERVE_TABLE);
+  // The script answers --help before it reads the settings.
+  if (parsed === "help") throw new Error(USAGE);
+  const values = parsed.flags;
   const config = values.config ? readConfigFile(values.config) : {};
-  for (const [flag, { field, min }] of Object.entries(ASSEMBLY_FLAGS)) {
-    const raw = values[flag as AssemblyFlag];
-    if (raw === undefined) continue;
-    const n = Number(raw);
-    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n) || n < min)
-      throw new Error(`--${flag}: must be an integer >= ${min} (got '${raw}')`);
-    config.assembly = { ...config.assembly, [field]: n };
+  for (const [flag, field] of Object.entries(ASSEMBLY_FIELDS)) {
+    const n = values[flag as keyof typeof ASSEMBLY_FIELDS];
+    if (n !== undefined) config.assembly = { ...config.assembly, [field]: n };
   }
   const groupSize = config.assembly?.groupSize;
   if (groupSize === 1)
@@ -160,12 +139,7 @@ export function readServeSettings(
     throw new Error(
       `--variant: '${variant}' is not served (served: ${SERVED_VARIANTS.join(", ")}; the others need generation passes or a learned PRM)`,
     );
-  let port = config.port ?? 5000;
-  if (values.port !== undefined) {
-    port = Number(values.port);
-    if (!/^\d+$/.test(values.port) || port > 65535)
-      throw new Error(`--port: must be an integer in [0, 65535] (got '${values.port}')`);
-  }
+  const port = values.port ?? config.port ?? 5000;
   const host = values.host ?? config.host ?? "127.0.0.1";
   let judge: JudgeClientOptions | null = null;
   if (variant === "pointwise-gr" || variant === "grr") {

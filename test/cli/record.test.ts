@@ -15,9 +15,9 @@ describe("npm run record", () => {
   it("names an unknown preset, a bad --max-groups and a missing --preset", () => {
     const bad = runCli("record", ["--preset", "nope"]);
     expect(bad.code).toBe(1);
-    expect(bad.lastJson.error).toMatch(/^--preset: unknown preset 'nope'; known: default, drift/);
+    expect(bad.lastJson.error).toMatch(/^--preset must be one of default, drift, .*, got 'nope'$/);
     expect(runCli("record", ["--preset", "smoke", "--max-groups", "0"]).lastJson.error).toBe(
-      "--max-groups must be an integer in [1, 2000], got 0",
+      "--max-groups must be an integer in [1, 2000] (inspector groups kept (the first seed's)), got '0'",
     );
     expect(runCli("record", []).lastJson.error).toMatch(/^--preset is required; known: /);
   });

@@ -87,7 +87,7 @@ describe("npm run stability", () => {
     [["--group-size", "1"], /--group-size must be an integer in \[2, 64\]/],
     [["--prompts", "1.5"], /--prompts must be an integer/],
     [["--repeats", "1"], /--repeats must be an integer in \[2,/],
-    [["--seed", "x"], /--seed must be a number/],
+    [["--seed", "x"], /--seed must be an integer in \[0, 2147483647\]/],
     [["--temperature", "0"], /--temperature/],
     [["--checkpoint", "/nonexistent.ckpt"], /--checkpoint: no such file/],
     [["--bogus"], /unknown option --bogus/],

@@ -1,14 +1,8 @@
 // The benchmark harness (scripts/bench/harness.ts): medians and spreads by
 // hand, warm-up and timed calls counted, and every flag error names its flag.
 import { describe, expect, it } from "vitest";
-import {
-  median,
-  parseBenchFlags,
-  round,
-  summarize,
-  timeRuns,
-  usage,
-} from "../../scripts/bench/harness";
+import { median, parseBenchFlags, round, summarize, timeRuns } from "../../scripts/bench/harness";
+import { usageLine } from "../../src/lib/cli-table";
 
 const SPEC = {
   steps: { kind: "int", min: 5, max: 50, default: 5, help: "timed steps" },
@@ -18,6 +12,7 @@ const SPEC = {
   hash: { kind: "string", help: "a shared link's hash" },
   compact: { kind: "bool", help: "the compacted graph" },
 } as const;
+const KNOWN = "--steps --minutes --size --env --hash --compact (--help explains each)";
 
 describe("median and summarize", () => {
   it("odd and even counts, unsorted input", () => {
@@ -77,21 +72,21 @@ describe("parseBenchFlags", () => {
     [["--steps", "5.5"], "--steps must be an integer in [5, 50] (timed steps), got '5.5'"],
     [["--minutes", "0"], "--minutes must be a number in (0, 120] (wall time), got '0'"],
     [["--minutes", "x"], "--minutes must be a number in (0, 120] (wall time), got 'x'"],
-    [["--size", "huge"], "--size takes small or default (model size), got 'huge'"],
+    [["--size", "huge"], "--size must be one of small, default (model size), got 'huge'"],
     [["--env", "node,firefox"], "--env takes node and/or chromium (where), got 'firefox'"],
     [["--steps"], "--steps needs a value (timed steps)"],
     [["--steps", "--compact"], "--steps needs a value (timed steps)"],
     [["--steps", "6", "--steps", "7"], "--steps is given twice"],
-    [["7"], `unexpected argument '7': flags are ${usage(SPEC)}`],
-    [["--bogus"], `unknown flag --bogus; the flags are ${usage(SPEC)}`],
-    [["--__proto__", "1"], `unknown flag --__proto__; the flags are ${usage(SPEC)}`],
+    [["7"], "unexpected argument '7': this command takes flags only"],
+    [["--bogus"], `unknown option --bogus; known: ${KNOWN}`],
+    [["--__proto__", "1"], `unknown option --__proto__; known: ${KNOWN}`],
   ])("%j is an error naming the flag", (argv, message) => {
     expect(() => parseBenchFlags(argv, SPEC)).toThrow(message);
   });
 
   it("shows the flags in the usage line", () => {
-    expect(usage(SPEC)).toBe(
-      "[--steps N] [--minutes N] [--size small|default] [--env node,chromium] [--hash TEXT] [--compact]",
+    expect(usageLine({ command: "bench", summary: "", flags: SPEC })).toBe(
+      "bench [--steps N] [--minutes N] [--size small|default] [--env node,chromium] [--hash TEXT] [--compact]",
     );
   });
 });

@@ -75,11 +75,11 @@ describe("readServeSettings", () => {
       /--group-size: must be 0 \(off\) or at least 2/,
     );
     expect(() => readServeSettings(["--variant", "grr", "--group-wait-ms", "0"], judgeEnv)).toThrow(
-      /--group-wait-ms: must be an integer >= 1 \(got '0'\)/,
+      /--group-wait-ms must be an integer in \[1, 86400000\] \(.+\), got '0'/,
     );
     expect(() =>
       readServeSettings(["--variant", "grr", "--max-waiting-rollouts", "1e3"], judgeEnv),
-    ).toThrow(/--max-waiting-rollouts: must be an integer/);
+    ).toThrow(/--max-waiting-rollouts must be an integer in \[1, 10000000\]/);
     expect(() => buildRewardServer({ variant: "rlvr", assembly: { groupSize: 128 } })).toThrow(
       /assembly.groupSize \(128\) is more than limits.maxGroupSize \(64\)/,
     );
