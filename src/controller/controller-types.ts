@@ -5,7 +5,8 @@
  * worker's message protocol (src/workers/protocol.ts) carries these.
  */
 import type { GpuContext } from "../gpu/context";
-import type { Experiment, VariantConfig, VariantWeights } from "../settings/experiment";
+import type { Experiment, JudgeConfig, VariantConfig } from "../settings/experiment";
+import type { VariantName, WeightPatch, WeightValue } from "../settings/variant-table";
 import type { RewardScorer } from "../rl/reward-contract";
 import type { Marker, MetricRow } from "../run/run-types";
 import type { GroupView } from "../rl/step-types";
@@ -64,12 +65,7 @@ export type ControllerCommand =
   /** SFT from a fresh random init; its result becomes the cold start. */
   | { type: "runSft" }
   /** A variant's reward weights / judge noise from the next step on; answered by a marker. */
-  | {
-      type: "setWeights";
-      variant: string;
-      weights: VariantWeights;
-      judge?: Partial<VariantConfig["judge"]>;
-    }
+  | SetWeightsCommand
   /**
    * Fork `variant` (a variant name or a fork key) at the current step into a
    * new branch with these weights / judge settings (LabRun.fork); answered by
@@ -78,7 +74,8 @@ export type ControllerCommand =
   | {
       type: "fork";
       variant: string;
-      weights: VariantWeights;
+      /** Weights as typed in the fork box: parsed once, by the fork's entry (RunForks.make). */
+      weights: Readonly<Record<string, WeightValue>>;
       judge?: Partial<VariantConfig["judge"]>;
     }
   /**
@@ -96,6 +93,18 @@ export type ControllerCommand =
       repeats?: number;
       seed?: number;
     };
+
+/**
+ * `setWeights` for variant N: some of N's weights (WeightPatch<N>, the type
+ * the page's slider writes) and judge settings, parsed once by the
+ * controller (applyVariantPatch) before the run takes them.
+ */
+interface SetWeightsCommand<N extends VariantName = VariantName> {
+  type: "setWeights";
+  variant: N;
+  weights: WeightPatch<N>;
+  judge?: Partial<JudgeConfig>;
+}
 
 /** Events of the controller. */
 export type ControllerEvent =

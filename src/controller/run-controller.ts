@@ -41,6 +41,7 @@
 import type { GpuContext } from "../gpu/context";
 import type { Checkpoint } from "../model/checkpoint";
 import { parseExperiment } from "../settings/experiment";
+import { applyVariantPatch, patchLabel } from "../settings/variant-settings";
 import { openResumed, openRun, readMnist } from "./controller-open";
 import { HeldEvents } from "./held-events";
 import { RunTraining } from "./run-training";
@@ -339,7 +340,11 @@ export class RunController {
         return this.fork(cmd);
       case "setWeights":
         try {
-          this.requireRun().setWeights(cmd.variant, cmd.weights, cmd.judge);
+          // The one check of a live setting: the variant's schema, here where it enters the trainer.
+          const r = this.requireRun();
+          const current = r.experiment.variants.find((v) => v.name === cmd.variant);
+          if (!current) throw new Error(`setWeights: no variant '${cmd.variant}' in this run`);
+          r.setWeights(applyVariantPatch(current, cmd), patchLabel(cmd));
         } catch (e) {
           // A rejected value is reported; training goes on.
           this.post({ type: "error", message: (e as Error).message, fatal: false });

@@ -6,7 +6,7 @@
 import type { TaskPrompt } from "../tasks/types";
 import { parseJudgeRanking, parseJudgeScore } from "./judge-json";
 import type { Rng } from "./rng";
-import { requireNonNegative, type GroupScore, type RolloutScore } from "./rollout";
+import type { GroupScore, RolloutScore } from "./rollout";
 import { parseTrace, type ParsedTrace } from "./trace";
 import { goldOf, verifyParsed, type VerifierResult } from "./verifier";
 
@@ -106,8 +106,9 @@ function verifyAll(prompt: TaskPrompt, texts: readonly string[]): Verified[] {
   });
 }
 
+/** λ as given (its range, ≥ 0, is the variant table's schema, checked where a setting enters), else GRR's 1 (§4.1). */
 function lambdaOf(lambda: number | undefined): number {
-  return requireNonNegative(lambda ?? DEFAULT_LAMBDA, "lambda");
+  return lambda ?? DEFAULT_LAMBDA;
 }
 
 /** Outcome-only RLVR: R = r_ver (GRR eq. 1). */

@@ -18,17 +18,9 @@ import type { TaskPrompt } from "../tasks/types";
 import type { GenerateResult } from "../model/generate";
 import type { LabEngine, Policy } from "../engine/lab-engine";
 import type { AlgorithmConfig } from "../settings/experiment";
-import { perturbImages, type NoiseRange } from "./perturb";
+import { perturbImages } from "./perturb";
 import { imageTensor, promptTensor, row } from "../engine/sequences";
-import type { GroupPasses } from "../settings/variant-table";
-
-/** SCS's pass settings (the scs variant's weights). */
-export interface ContinuationSettings extends NoiseRange {
-  /** Truncation ratio k ∈ [0, 1] (SCS Tab. 6: 0.8 with RLOO). */
-  k: number;
-  /** Continuations per rollout m (SCS Tab. 6: 4 with RLOO). */
-  m: number;
-}
+import type { ContinuationSettings, GroupPasses } from "../settings/variant-table";
 
 /** Sampling of a pass: the step's rollout temperature and filters, and its seed. */
 interface PassSampling {
@@ -91,7 +83,8 @@ export function keptTokens(length: number, k: number): number {
  * @returns per group: `continuations[k]` the m full response texts (kept
  *   prefix + continuation) of rollout k, `keptTokens[k]` its kept length,
  *   `sigmas[k]` the m noise levels; plus the generate result (for tests).
- * @throws Error from perturbImages for a bad noise range, or for k outside [0, 1].
+ * `settings` are the scs weights as parsed at the trainer's entry (k ∈ [0, 1],
+ * m ≥ 1, 0 ≤ σ_min ≤ σ_max ≤ 1): not checked again here.
  */
 export async function truncatedContinuations(
   engine: LabEngine,
@@ -103,7 +96,6 @@ export async function truncatedContinuations(
   sampling: PassSampling,
 ): Promise<{ groups: GroupPasses[]; result: GenerateResult }> {
   const { k, m } = settings;
-  if (!(k >= 0 && k <= 1)) throw new Error(`truncatedContinuations: k must be in [0, 1], got ${k}`);
   const { promptLen, maxNew } = engine.shape;
   const eos = EOS_ID;
   const n = prompts.length * groupSize;

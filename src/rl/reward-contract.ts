@@ -9,13 +9,14 @@ import { mulberry32, type GroupScore } from "../rewards/index";
 import type { TaskPrompt } from "../tasks/types";
 import type { VariantConfig } from "../settings/experiment";
 import type { PrmProvider, StepScores } from "../prm/scorer";
-import { variantEntry, type GroupPasses } from "../settings/variant-table";
+import { typedEntry, variantEntry, type GroupPasses } from "../settings/variant-table";
 
 /** A prompt as the reward side sees it: everything but the image. */
 export type ScoringPrompt = Omit<TaskPrompt, "image">;
 
 /** One batch of groups to score for one variant. */
 export interface ScoreRequest {
+  /** The variant, its weights and judge settings as parsed at the trainer's entry (not parsed again here). */
   variant: VariantConfig;
   prompts: ScoringPrompt[];
   /** texts[g] = the G rollout texts of prompts[g]. */
@@ -54,8 +55,9 @@ export function scoringPrompt(p: TaskPrompt): ScoringPrompt {
  * stream per batch, consumed group after group.
  * @param stepScores the PRM's step scores of every rollout (stepScores[g][i]),
  *   required by a variant that reads the PRM (scoreRequest runs it).
- * @throws Error when texts and prompts differ in number or the variant is unknown;
- *   ZodError when its weights do not fit the variant's schema.
+ * The weights are the request's typed ones (VariantConfig), parsed where
+ * they entered the trainer; the scorers take them as they are.
+ * @throws Error when texts and prompts differ in number or the variant is unknown.
  */
 export function scoreBatch(req: ScoreRequest, stepScores?: StepScores): ScoreResponse {
   if (req.texts.length !== req.prompts.length) {
@@ -69,7 +71,7 @@ export function scoreBatch(req: ScoreRequest, stepScores?: StepScores): ScoreRes
     );
   const rng = mulberry32(req.seed >>> 0);
   const v = req.variant;
-  const entry = variantEntry(v.name);
+  const entry = typedEntry(v.name);
   const groups = req.prompts.map((prompt, g) =>
     entry.score({
       // The scorers read only metadata; the image is not part of any reward.

@@ -21,7 +21,7 @@ import { foldKlIntoRewards } from "./kl-penalty";
 import { estimatorEntry } from "../settings/estimator-table";
 import { evalMetrics, isLuckyGuess } from "./eval-metrics";
 import { COMPONENT_PREFIX, type TrainMetricKey } from "../settings/metric-table";
-import { variantEntry, type GroupPasses, type VariantEntry } from "../settings/variant-table";
+import { typedEntry, type GroupPasses } from "../settings/variant-table";
 import { optionShuffleReask, truncatedContinuations } from "./passes";
 import { auxStep } from "./aux-step";
 import type { GenerateResult } from "../model/generate";
@@ -108,40 +108,31 @@ async function rolloutKlSums(
 }
 
 /**
- * Runs the generation passes of `entry` (in table order; each adds its part
- * of every group's GroupPasses), or returns undefined when it has none.
- * The pass weights are the variant's, parsed by its schema.
+ * Runs the generation passes of `variant`'s entry (in table order; each adds
+ * its part of every group's GroupPasses), or returns undefined when it has
+ * none. The pass settings come from the variant's typed weights
+ * (VariantEntry.continuations), as parsed at the trainer's entry.
+ * @throws Error when the entry lists a pass without its settings (a table bug).
  */
 async function runPasses(
-  entry: VariantEntry,
   variant: VariantConfig,
   args: RlStepArgs,
   gen: GenerateResult,
 ): Promise<GroupPasses[] | undefined> {
+  const entry = typedEntry(variant.name);
   if (entry.passes.length === 0) return undefined;
   const { engine, policy, prompts, algorithm: alg } = args;
   const G = alg.groupSize;
-  const weights = entry.weights.parse(variant.weights);
   const sampling = { alg, seed: args.seed };
   const out: GroupPasses[] = prompts.map(() => ({}));
   for (const pass of entry.passes) {
-    const part =
-      pass === "truncated-continuations"
-        ? await truncatedContinuations(
-            engine,
-            policy,
-            prompts,
-            G,
-            gen,
-            {
-              k: Number(weights.k),
-              m: Number(weights.m),
-              sigmaMin: Number(weights.sigmaMin),
-              sigmaMax: Number(weights.sigmaMax),
-            },
-            sampling,
-          )
-        : await optionShuffleReask(engine, policy, prompts, G, gen, sampling);
+    let part: { groups: GroupPasses[] };
+    if (pass === "truncated-continuations") {
+      const settings = entry.continuations?.(variant.weights);
+      if (!settings)
+        throw new Error(`${variant.name}: its table entry gives no continuation settings`);
+      part = await truncatedContinuations(engine, policy, prompts, G, gen, settings, sampling);
+    } else part = await optionShuffleReask(engine, policy, prompts, G, gen, sampling);
     part.groups.forEach((g, i) => {
       Object.assign(out[i], g);
     });
@@ -162,7 +153,7 @@ export async function rlStep(args: RlStepArgs): Promise<RlStepResult> {
   const { promptLen, maxNew } = engine.shape;
   const estimator = variant.estimator ?? alg.estimator;
   const beta = variant.beta ?? alg.beta;
-  const entry = variantEntry(variant.name);
+  const entry = typedEntry(variant.name);
 
   // ---- 1 rollouts: G samples of every prompt, in group order ----
   const images = imageTensor(prompts, G);
@@ -197,7 +188,7 @@ export async function rlStep(args: RlStepArgs): Promise<RlStepResult> {
   const t1 = performance.now();
 
   // ---- 1b the variant's extra generation passes (SCS continuations, ACRE re-ask) ----
-  const passes = await runPasses(entry, variant, args, gen);
+  const passes = await runPasses(variant, args, gen);
   const t1b = performance.now();
 
   // ---- 2 rewards (reward worker in the browser) ----

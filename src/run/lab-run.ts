@@ -29,6 +29,7 @@ export { taskGeneratorFor } from "./run-tasks";
 import { LabEngine, type Policy } from "../engine/lab-engine";
 import type { EvalMetrics } from "../rl/eval-metrics";
 import { parseExperiment, type Experiment, type VariantConfig } from "../settings/experiment";
+import type { WeightValue } from "../settings/variant-table";
 import { configMismatch, runModel } from "../engine/lab-model";
 import type { RewardScorer } from "../rl/reward-contract";
 import { rlStep, type RlStepResult } from "../rl/rl-step";
@@ -450,20 +451,14 @@ export class LabRun {
   // ---- live settings, reset -------------------------------------------------
 
   /**
-   * Changes a variant's reward weights / judge noise from the next step on
-   * and emits a chart marker.
-   * @throws Error naming an unknown variant or an invalid value.
+   * Gives variant `config.name` the settings `config` (parsed at the
+   * trainer's entry, applyVariantPatch) from the next step on and emits a
+   * chart marker labelled `label` ("lambda=2").
+   * @throws Error naming a variant that is not in this run.
    */
-  setWeights(
-    name: string,
-    weights: VariantConfig["weights"],
-    judge?: Partial<VariantConfig["judge"]>,
-  ): void {
-    this.experiment = this.variants.withWeights(this.experiment, name, weights, judge);
-    const changed = [...Object.entries(weights), ...Object.entries(judge ?? {})]
-      .map(([k, val]) => `${k}=${val}`)
-      .join(", ");
-    this.sink.marker({ variant: name, step: this.step + 1, label: changed || "weights" });
+  setWeights(config: VariantConfig, label: string): void {
+    this.experiment = this.variants.withWeights(this.experiment, config);
+    this.sink.marker({ variant: config.name, step: this.step + 1, label: label || "weights" });
   }
 
   /** Reset: every variant back to the cold-start parameters (same initial weights), step 0. */
@@ -574,7 +569,7 @@ export class LabRun {
    */
   fork(
     name: string,
-    weights: VariantConfig["weights"],
+    weights: Readonly<Record<string, WeightValue>>,
     judge?: Partial<VariantConfig["judge"]>,
     opts: { parentEval?: (seed: number) => MetricRow | undefined } = {},
   ): Promise<string> {

@@ -9,7 +9,7 @@
  */
 import type { LabEngine } from "../engine/lab-engine";
 import type { AdamWOptions } from "../kernels/adamw/launch";
-import { parseExperiment, type Experiment, type VariantConfig } from "../settings/experiment";
+import type { Experiment, VariantConfig } from "../settings/experiment";
 import type { TrainedCopy } from "./run-forks";
 import type { PolicySnapshot } from "./snapshot";
 
@@ -57,29 +57,19 @@ export class VariantCopies {
   }
 
   /**
-   * `exp` with variant `name`'s weights / judge settings changed, checked by
-   * the schema; every copy of the variant takes the new settings.
+   * `exp` with variant `config.name`'s config replaced by `config` (already
+   * parsed: applyVariantPatch); every copy of the variant takes it.
    * @returns the new experiment.
-   * @throws Error naming an unknown variant or an invalid value.
+   * @throws Error naming a variant that is not in this run.
    */
-  withWeights(
-    exp: Experiment,
-    name: string,
-    weights: VariantConfig["weights"],
-    judge?: Partial<VariantConfig["judge"]>,
-  ): Experiment {
-    const copies = this.named(name);
-    if (copies.length === 0) throw new Error(`setWeights: no variant '${name}' in this run`);
-    const next = parseExperiment({
+  withWeights(exp: Experiment, config: VariantConfig): Experiment {
+    const copies = this.named(config.name);
+    if (copies.length === 0) throw new Error(`setWeights: no variant '${config.name}' in this run`);
+    for (const c of copies) c.config = config;
+    return {
       ...exp,
-      variants: exp.variants.map((c) =>
-        c.name === name
-          ? { ...c, weights: { ...c.weights, ...weights }, judge: { ...c.judge, ...(judge ?? {}) } }
-          : c,
-      ),
-    });
-    for (const c of copies) c.config = next.variants.find((v) => v.name === name)!;
-    return next;
+      variants: exp.variants.map((c) => (c.name === config.name ? config : c)),
+    };
   }
 
   /** The copy of variant `name` under `seed`, or undefined. */

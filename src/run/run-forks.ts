@@ -10,6 +10,7 @@ import type { LabEngine, Policy } from "../engine/lab-engine";
 import type { AdamWOptions } from "../kernels/adamw/launch";
 import { VariantSchema, type VariantConfig } from "../settings/experiment";
 import { forkKey } from "../settings/fork-key";
+import type { WeightValue } from "../settings/variant-table";
 import type { Marker, MetricRow, RunSink } from "./run-types";
 import type { PolicySnapshot } from "./snapshot";
 
@@ -113,7 +114,7 @@ export class RunForks {
     name: string;
     step: number;
     partlyDone: boolean;
-    weights: VariantConfig["weights"];
+    weights: Readonly<Record<string, WeightValue>>;
     judge?: Partial<VariantConfig["judge"]>;
     parentEval?: (seed: number) => MetricRow | undefined;
     sink: RunSink;
@@ -155,7 +156,7 @@ export class RunForks {
     parents: readonly TrainedCopy[],
     name: string,
     step: number,
-    weights: VariantConfig["weights"],
+    weights: Readonly<Record<string, WeightValue>>,
     judge?: Partial<VariantConfig["judge"]>,
   ): { key: string; made: ForkCopy[]; marker: Marker } {
     if (this.keys.length >= MAX_FORKS)

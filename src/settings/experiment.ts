@@ -13,7 +13,8 @@ import {
   needsOptions,
   type JudgeConfig,
   type VariantName,
-  type WeightValue,
+  type VariantWeightsOf,
+  type WeightPatch,
 } from "./variant-table";
 
 /** Variant names, from the variant table (./variant-table.ts). */
@@ -26,8 +27,54 @@ export const AGGREGATIONS = [
   "seq-mean-token-sum-norm",
 ] as const;
 
-/** A variant's weights: keys and values as its table entry's schema gives them. */
-export type VariantWeights = Record<string, WeightValue>;
+/** One variant of an experiment, parsed: its name N and its weights of N's type. */
+export interface VariantConfigOf<N extends VariantName> {
+  name: N;
+  weights: VariantWeightsOf<N>;
+  judge: JudgeConfig;
+  /** Per-variant estimator (absent: the algorithm's). */
+  estimator?: EstimatorName;
+  /** Per-variant KL coefficient β (absent: the algorithm's). */
+  beta?: number;
+}
+
+/** One variant of an experiment: a union over the names, so a config's weights are its variant's. */
+export type VariantConfig = { [N in VariantName]: VariantConfigOf<N> }[VariantName];
+
+/**
+ * A change of variant N's settings: some of its weights and judge settings
+ * (the page's sliders, the trainer's `setWeights`), or its estimator or β
+ * (the CLI's `--set`); unchecked until the trainer's entry parses it
+ * (applyVariantPatch, ./variant-settings.ts).
+ */
+export interface VariantPatch<N extends VariantName> {
+  weights?: WeightPatch<N>;
+  judge?: Partial<JudgeConfig>;
+  estimator?: EstimatorName;
+  beta?: number;
+}
+
+/**
+ * `config` with `patch`'s weights and judge settings merged in, unchecked:
+ * the page's edited experiment (its sliders stay within the schema's
+ * ranges); the trainer's entry parses what it is sent (applyVariantPatch).
+ */
+export function withPatch<C extends VariantConfig>(config: C, patch: VariantPatch<C["name"]>): C {
+  return {
+    ...config,
+    weights: { ...config.weights, ...patch.weights },
+    judge: { ...config.judge, ...patch.judge },
+  };
+}
+
+/** Variant `name`'s config in `experiment`, or undefined when the experiment does not train it. */
+export function findVariant<N extends VariantName>(
+  experiment: Pick<Experiment, "variants">,
+  name: N,
+): VariantConfigOf<N> | undefined {
+  // A config named `name` holds `name`'s weights (VariantSchema parsed them so).
+  return experiment.variants.find((v) => v.name === name) as VariantConfigOf<N> | undefined;
+}
 
 /**
  * One variant of an experiment. `weights` is checked by the variant's own
@@ -58,19 +105,13 @@ export const VariantSchema = z
         ctx.addIssue({ code: "custom", message: issue.message, path: ["weights", ...issue.path] });
       return z.NEVER;
     }
-    const out: {
-      name: VariantName;
-      weights: VariantWeights;
-      judge: JudgeConfig;
-      estimator?: EstimatorName;
-      beta?: number;
-    } = { name: v.name, weights: w.data, judge: v.judge };
+    // The weights were parsed by the entry of v.name: name and weights belong together.
+    const out = { name: v.name, weights: w.data, judge: v.judge } as VariantConfig;
     const beta = v.beta ?? entry.beta;
     if (estimator !== undefined) out.estimator = estimator;
     if (beta !== undefined) out.beta = beta;
     return out;
   });
-export type VariantConfig = z.infer<typeof VariantSchema>;
 
 /**
  * The defaults of variant `name` (what a checkbox adds, what the URL compares against).

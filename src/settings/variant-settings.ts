@@ -6,9 +6,60 @@
  * `judge.KEY` works too. The value is read as the field's type and checked by
  * the variant's schema, so a bad value gets the schema's message naming it.
  */
-import { VariantSchema, type VariantConfig } from "./experiment";
-import { JUDGE_FIELDS, retargetWeights, variantEntry } from "./variant-table";
+import { VariantSchema, type VariantConfig, type VariantPatch } from "./experiment";
+import {
+  JUDGE_FIELDS,
+  retargetWeights,
+  variantEntry,
+  type VariantName,
+  type WeightPatch,
+} from "./variant-table";
 import type { EstimatorName } from "./estimator-table";
+
+/** A live change as a chart marker shows it: "lambda=2, sigmaJ=0.3" (weights, then judge settings). */
+export function patchLabel(patch: { weights?: object; judge?: object }): string {
+  return [...Object.entries(patch.weights ?? {}), ...Object.entries(patch.judge ?? {})]
+    .map(([k, v]) => `${k}=${String(v)}`)
+    .join(", ");
+}
+
+/**
+ * The one check of a live setting, where it enters the trainer: the page's
+ * `setWeights` (the run controller) and the CLI's `--set` (applyVariantSetting)
+ * both come here. `current` with `patch` applied (weights and judge settings
+ * merged key by key; a new estimator moves the weights that follow it, SCS's
+ * k and m, unless the patch or an earlier change set them), parsed by the
+ * variant's schema in the variant table. Everything downstream (the RL step,
+ * the passes, the reward worker, the scorers) takes the result as it is.
+ * @returns the variant parsed, defaults filled in; `current` is not changed.
+ * @throws Error listing each refused field as `VARIANT.PATH: message`,
+ *   joined by "; " (e.g. "grr.weights.lambda: Too big: expected number to be <=10").
+ */
+export function applyVariantPatch<C extends VariantConfig>(
+  current: C,
+  patch: VariantPatch<C["name"]>,
+): C {
+  const weights =
+    patch.estimator !== undefined && patch.estimator !== current.estimator
+      ? retargetWeights(current.name, current.weights, current.estimator, patch.estimator)
+      : current.weights;
+  const input = {
+    ...current,
+    ...(patch.estimator !== undefined && { estimator: patch.estimator }),
+    ...(patch.beta !== undefined && { beta: patch.beta }),
+    weights: { ...weights, ...patch.weights },
+    judge: { ...current.judge, ...patch.judge },
+  };
+  const parsed = VariantSchema.safeParse(input);
+  if (!parsed.success)
+    throw new Error(
+      parsed.error.issues
+        .map((issue) => `${[current.name, ...issue.path].join(".")}: ${issue.message}`)
+        .join("; "),
+    );
+  // Parsed from a config named current.name: the result is that variant's.
+  return parsed.data as C;
+}
 
 /** The config path a setting key names, and whether its value is a number. */
 interface Target {
@@ -79,23 +130,19 @@ export function applyVariantSetting(
     );
   const { path, numeric } = target!;
   const value = numeric ? (raw === "" ? Number.NaN : Number(raw)) : raw;
-  const input = structuredClone(variants[i]) as unknown as Record<string, Record<string, unknown>>;
-  // A new estimator moves the weights that follow it (SCS's k, m) unless they were changed.
-  if (path[0] === "estimator")
-    input.weights = retargetWeights(
-      name,
-      variants[i].weights,
-      variants[i].estimator,
-      value as EstimatorName,
-    );
-  if (path.length === 1) (input as Record<string, unknown>)[path[0]] = value;
-  else input[path[0]] = { ...(input[path[0]] ?? {}), [path[1]]: value };
-  const parsed = VariantSchema.safeParse(input);
-  if (!parsed.success)
-    fail(
-      parsed.error.issues
-        .map((issue) => `${[name, ...issue.path].join(".")}: ${issue.message}`)
-        .join("; "),
-    );
-  return variants.map((v, j) => (j === i ? parsed.data! : v));
+  // The text read as the field's type; applyVariantPatch's schema checks it.
+  const patch: VariantPatch<VariantName> =
+    path[0] === "weights"
+      ? { weights: { [path[1]]: value } as WeightPatch<VariantName> }
+      : path[0] === "judge"
+        ? { judge: { [path[1]]: value } }
+        : path[0] === "estimator"
+          ? { estimator: value as EstimatorName }
+          : { beta: value as number };
+  try {
+    const next = applyVariantPatch(variants[i], patch);
+    return variants.map((v, j) => (j === i ? next : v));
+  } catch (e) {
+    return fail((e as Error).message);
+  }
 }

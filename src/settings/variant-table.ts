@@ -88,12 +88,14 @@ export type WeightInfo =
       tip: string;
       /** The paper's value. */
       paper: number;
-      /** Upper end of the page's slider (the schema allows more). */
-      sliderMax: number;
-      /** Lower end of the page's slider (default 0). */
-      sliderMin?: number;
-      /** Slider step (default 0.01; 1 for a count). */
-      step?: number;
+      /**
+       * Upper end of the page's slider where it is narrower than the schema's
+       * maximum (the URL, the CLI's `--set` and a fork take the schema's whole
+       * range); absent: the schema's maximum. The slider's lower end and its
+       * step (1 for an integer weight, else 0.01) come from the schema too
+       * (VariantEntry.ranges).
+       */
+      pageMax?: number;
     }
   | {
       kind: "choice";
@@ -124,12 +126,23 @@ export const JudgeSchema = z.object({
 export type JudgeConfig = z.infer<typeof JudgeSchema>;
 /** The judge's numeric settings (the page's sliders). */
 export type JudgeNoiseKey = Exclude<keyof JudgeConfig, "name">;
+/** Range of each judge noise setting, from JudgeSchema (the page's sliders read it). */
+export const JUDGE_RANGES = numberRanges(JudgeSchema) as Readonly<
+  Record<JudgeNoiseKey, NumberRange>
+>;
 
 /** How the page shows each judge noise setting, and which judge calls read it. */
 export const JUDGE_FIELDS: Readonly<
   Record<
     JudgeNoiseKey,
-    { label: string; short: string; tip: string; usedBy: readonly JudgeKind[]; sliderMax: number }
+    {
+      label: string;
+      short: string;
+      tip: string;
+      usedBy: readonly JudgeKind[];
+      /** Upper end of the page's slider, narrower than JudgeSchema's maximum (1): lab choice. */
+      pageMax: number;
+    }
   >
 > = {
   sigmaJ: {
@@ -137,21 +150,21 @@ export const JUDGE_FIELDS: Readonly<
     short: "σ_j",
     tip: "Noise on how the judge perceives each distinct response in a call; identical responses share it.",
     usedBy: ["pointwise", "groupwise"],
-    sliderMax: 0.5,
+    pageMax: 0.5,
   },
   sigmaB: {
     label: "σ_b (per-call offset)",
     short: "σ_b",
     tip: "Each judge call applies its own calibration offset. Pointwise makes one call per rollout, groupwise one per group, whose candidates share it: this is why pointwise judging is less stable (GRR §4.3.4).",
     usedBy: ["pointwise", "groupwise"],
-    sliderMax: 0.5,
+    pageMax: 0.5,
   },
   delta: {
     label: "δ (tie margin, oracle auditor only)",
     short: "δ",
     tip: "The earlier oracle auditor only: candidates whose noisy scores differ by less than δ share a tier. The text auditor ties candidates at the same anchored level.",
     usedBy: ["groupwise"],
-    sliderMax: 0.5,
+    pageMax: 0.5,
   },
 };
 
@@ -181,6 +194,45 @@ interface VariantSource {
   paper: string;
   /** Section and equation in the paper (and the lab's reward-spec section). */
   where: string;
+}
+
+/**
+ * SCS's truncated-continuations pass settings (src/rl/passes.ts), from the
+ * scs weights: truncation ratio k ∈ [0, 1], continuations per rollout m,
+ * and the per-continuation image-noise range σ ∈ [sigmaMin, sigmaMax]
+ * (SCS §3, Alg. 1, eq. 9; Tab. 6–9). Checked by the weights schema.
+ */
+export interface ContinuationSettings {
+  k: number;
+  m: number;
+  sigmaMin: number;
+  sigmaMax: number;
+}
+
+/** A number weight's range and kind, read from its schema (the page's slider and number fields use it). */
+export interface NumberRange {
+  min: number;
+  max: number;
+  /** An integer weight (a count): the page steps by 1. */
+  integer: boolean;
+}
+
+/**
+ * The range of every number field of an object schema (its defaults
+ * unwrapped): the one place a weight's bounds are written is its schema.
+ * @throws Error naming a number field without both bounds (a table entry's bug).
+ */
+function numberRanges(schema: z.ZodObject): Readonly<Record<string, NumberRange>> {
+  const out: Record<string, NumberRange> = {};
+  for (const [key, field] of Object.entries(schema.shape)) {
+    const inner = field instanceof z.ZodDefault ? field.unwrap() : field;
+    if (!(inner instanceof z.ZodNumber)) continue;
+    const { minValue: min, maxValue: max } = inner;
+    if (min === null || max === null || !Number.isFinite(min) || !Number.isFinite(max))
+      throw new Error(`weight '${key}': its schema needs a finite min and max`);
+    out[key] = { min, max, integer: inner.isInt };
+  }
+  return out;
 }
 
 /** An entry as written in the table: its scorer sees its own typed weights. */
@@ -221,53 +273,59 @@ interface VariantSpec<N extends string, S extends z.ZodObject> {
   beta?: number;
   /** The auxiliary step after the policy update, from the weights (StructReward §3.3–3.4); null or absent: none. */
   auxiliary?(weights: z.output<S>): AuxConfig | null;
+  /** The truncated-continuations pass settings from the weights (an entry with that pass). */
+  continuations?(weights: z.output<S>): ContinuationSettings;
   score(args: VariantScoreArgs<z.output<S>>): GroupScore;
 }
 
-/** A table entry, its weights typed loosely so every entry has the same shape. */
-export interface VariantEntry<N extends string = string> {
+/**
+ * A table entry with weights of type W (the output of its schema). The
+ * scorer, the auxiliary step and the pass settings take W as parsed once,
+ * where a setting enters the trainer (VariantSchema, applyVariantPatch in
+ * ./variant-settings.ts): none of them parses or range-checks it again.
+ */
+export interface VariantEntry<N extends string = string, W = unknown> {
   name: N;
   label: string;
   color: string;
   formula: readonly string[];
   source: VariantSource;
   blurb: string;
-  weights: z.ZodType<Record<string, WeightValue>, Record<string, unknown>>;
+  /** The weights schema: the one check of a weight's type and range. */
+  weights: z.ZodType<W>;
   weightInfo: Readonly<Record<string, WeightInfo>>;
+  /** Range of every number weight, from the schema (the page's sliders and fields read it). */
+  ranges: Readonly<Record<string, NumberRange>>;
   judge: JudgeKind;
   passes: readonly GenerationPass[];
   prm?: boolean;
   estimator?: EstimatorName;
   /** Weights whose paper value depends on the estimator, for `estimator` (VariantSpec.estimatorWeights). */
-  estimatorWeights?(estimator: EstimatorName): Readonly<Record<string, WeightValue>>;
+  estimatorWeights?(estimator: EstimatorName): Partial<W>;
   beta?: number;
   /**
    * The auxiliary step the RL step runs after the policy update (../rl/aux-step.ts),
    * or null; absent for a variant without one.
-   * @throws ZodError when `weights` does not fit the variant's schema.
    */
-  auxiliary?(weights: Readonly<Record<string, unknown>>): AuxConfig | null;
+  auxiliary?(weights: W): AuxConfig | null;
+  /** The truncated-continuations pass settings (an entry whose `passes` has it). */
+  continuations?(weights: W): ContinuationSettings;
   /**
    * Scores one group: per-rollout totals and components, judge calls and
    * failures, tiers. Never throws on rollout text.
-   * @throws ZodError when `weights` does not fit the variant's schema.
    */
-  score(args: VariantScoreArgs<Readonly<Record<string, unknown>>>): GroupScore;
+  score(args: VariantScoreArgs<W>): GroupScore;
 }
 
 function defineVariant<const N extends string, S extends z.ZodObject>(
   spec: VariantSpec<N, S>,
-): VariantEntry<N> {
-  const { score, weights, weightInfo, auxiliary, estimatorWeights, ...rest } = spec;
+): VariantEntry<N, z.output<S>> {
   return {
-    ...rest,
-    ...(estimatorWeights && {
-      estimatorWeights: (e) => estimatorWeights(e) as Readonly<Record<string, WeightValue>>,
-    }),
-    weights: weights as unknown as VariantEntry["weights"],
-    weightInfo: weightInfo as Readonly<Record<string, WeightInfo>>,
-    ...(auxiliary && { auxiliary: (w) => auxiliary(weights.parse(w)) }),
-    score: (args) => score({ ...args, weights: weights.parse(args.weights) }),
+    ...spec,
+    // z.output<S> is what S parses to; zod's class type does not say so for a generic S.
+    weights: spec.weights as unknown as z.ZodType<z.output<S>>,
+    weightInfo: spec.weightInfo as Readonly<Record<string, WeightInfo>>,
+    ranges: numberRanges(spec.weights),
   };
 }
 
@@ -278,7 +336,7 @@ const LAMBDA_INFO: WeightInfo = {
   short: "λ",
   tip: "Weight of the reasoning term added to the verifier reward. Paper value 1 (GRR §4.1).",
   paper: 1,
-  sliderMax: 3,
+  pageMax: 3,
 };
 const STRUCT_WEIGHT = (value: number) => z.number().min(0).max(10).default(value);
 /**
@@ -484,7 +542,7 @@ export const VARIANT_TABLE = [
         short: "λ_fmt",
         tip: "Weight of R_fmt. Paper value 0.10.",
         paper: 0.1,
-        sliderMax: 1,
+        pageMax: 1,
       },
       right: {
         kind: "number",
@@ -492,7 +550,7 @@ export const VARIANT_TABLE = [
         short: "λ_right",
         tip: "Weight of R_right. Paper value 0.25.",
         paper: 0.25,
-        sliderMax: 1,
+        pageMax: 1,
       },
       rule: {
         kind: "number",
@@ -500,7 +558,7 @@ export const VARIANT_TABLE = [
         short: "λ_rule",
         tip: "Weight of R_right·R_rule: matched reference steps count only when the answer is right. Paper value 0.75.",
         paper: 0.75,
-        sliderMax: 2,
+        pageMax: 2,
       },
       cons: {
         kind: "number",
@@ -508,7 +566,7 @@ export const VARIANT_TABLE = [
         short: "λ_cons",
         tip: "Bonus factor (1 + λ_cons·R_cons) when the final answer equals the last step's result. Paper value 0.15.",
         paper: 0.15,
-        sliderMax: 1,
+        pageMax: 1,
       },
       recycle: onOffInfo(
         "Rollout recycling",
@@ -534,7 +592,7 @@ export const VARIANT_TABLE = [
         short: "η_aux",
         tip: "Learning rate of the auxiliary cross-entropy step as a multiple of the RL learning rate. The paper gives no weight or schedule; 0.1 is the lab's choice (on the drift preset, 1 lost the strict format within 10 steps on both seeds tried, 0.1 kept it).",
         paper: AUX_LR_DEFAULT,
-        sliderMax: 1,
+        pageMax: 1,
       },
     },
     judge: "none",
@@ -588,7 +646,7 @@ export const VARIANT_TABLE = [
         short: "c",
         tip: "Scale of r_con. The paper does not give it; 1 is the lab's choice.",
         paper: 1,
-        sliderMax: 3,
+        pageMax: 3,
       },
       form: {
         kind: "choice",
@@ -615,7 +673,6 @@ export const VARIANT_TABLE = [
         short: "k",
         tip: "Share of each rollout's response tokens kept before resampling. Paper 0.8 with RLOO, REINFORCE++ and REINFORCE++-baseline, 0.4 with GRPO (SCS Tab. 6–9); follows the estimator unless changed. In the lab's traces 0.8 keeps the digits read and the result (the option check and the letter are resampled), 0.4 resamples the second digit's reading; 0 (perturbation only) resamples everything.",
         paper: 0.8,
-        sliderMax: 1,
       },
       m: {
         kind: "number",
@@ -623,9 +680,7 @@ export const VARIANT_TABLE = [
         short: "m",
         tip: "Continuations sampled from each kept prefix, in one batched pass. Paper 4 with RLOO and REINFORCE++-baseline, 8 with GRPO and REINFORCE++ (SCS Tab. 6–9); follows the estimator unless changed.",
         paper: 4,
-        sliderMax: 8,
-        sliderMin: 1,
-        step: 1,
+        pageMax: 8,
       },
       sigmaMin: {
         kind: "number",
@@ -633,7 +688,6 @@ export const VARIANT_TABLE = [
         short: "σ_min",
         tip: "Lower end of the per-continuation pixel-noise level (pixels in [0, 1]). Released code: 0.01.",
         paper: SCS_NOISE_RANGE.min,
-        sliderMax: 1,
       },
       sigmaMax: {
         kind: "number",
@@ -641,7 +695,6 @@ export const VARIANT_TABLE = [
         short: "σ_max",
         tip: "Upper end of the per-continuation pixel-noise level. Released code: 0.40.",
         paper: SCS_NOISE_RANGE.max,
-        sliderMax: 1,
       },
     },
     judge: "none",
@@ -649,6 +702,7 @@ export const VARIANT_TABLE = [
     // SCS's headline result is with RLOO (SCS Tab. 2, Tab. 6).
     estimator: "rloo",
     estimatorWeights: scsPaperSettings,
+    continuations: ({ k, m, sigmaMin, sigmaMax }) => ({ k, m, sigmaMin, sigmaMax }),
     score: ({ prompt, texts, weights, passes }) => {
       if (!passes.continuations)
         throw new Error("scs: the truncated-continuations pass gave no continuations");
@@ -687,7 +741,7 @@ export const VARIANT_TABLE = [
         short: "α1",
         tip: "r_c when both answers agree and are right. Paper 1.",
         paper: 1,
-        sliderMax: 2,
+        pageMax: 2,
       },
       alpha2: {
         kind: "number",
@@ -695,7 +749,7 @@ export const VARIANT_TABLE = [
         short: "α2",
         tip: "r_c when the answers disagree and exactly one is right. Paper 0.9 (ablation 1, .9, .8, .7).",
         paper: 0.9,
-        sliderMax: 2,
+        pageMax: 2,
       },
       alpha3: {
         kind: "number",
@@ -703,7 +757,7 @@ export const VARIANT_TABLE = [
         short: "α3",
         tip: "r_c when both answers agree and are wrong. Paper 0.3 (ablation 0, .3, .5).",
         paper: 0.3,
-        sliderMax: 2,
+        pageMax: 2,
       },
       omega: {
         kind: "number",
@@ -711,7 +765,7 @@ export const VARIANT_TABLE = [
         short: "ω",
         tip: "Paid to a right answer whose response is l_min–l_max words long (ACRE eq. 7). Paper 0.2.",
         paper: 0.2,
-        sliderMax: 1,
+        pageMax: 1,
       },
       lMin: {
         kind: "number",
@@ -719,8 +773,7 @@ export const VARIANT_TABLE = [
         short: "l_min",
         tip: "Shortest response the length reward pays. Paper 320 tokens; the lab's full trace is 24 words, so 20 (lab choice).",
         paper: 20,
-        sliderMax: 64,
-        step: 1,
+        pageMax: 64,
       },
       lMax: {
         kind: "number",
@@ -728,8 +781,7 @@ export const VARIANT_TABLE = [
         short: "l_max",
         tip: "Longest response the length reward pays. Paper 512 tokens; 32 words here (lab choice).",
         paper: 32,
-        sliderMax: 64,
-        step: 1,
+        pageMax: 64,
       },
     },
     judge: "none",
@@ -751,8 +803,29 @@ export const VARIANT_TABLE = [
   }),
 ] as const;
 
+/** An entry of VARIANT_TABLE with its own name and weights types. */
+type TableEntry = (typeof VARIANT_TABLE)[number];
+
 /** Name of a variant ("grr"): an entry of VARIANT_TABLE. */
-export type VariantName = (typeof VARIANT_TABLE)[number]["name"];
+export type VariantName = TableEntry["name"];
+
+/**
+ * The weights of variant N as its schema outputs them (`VariantWeightsOf<"grr">`
+ * is `{ lambda: number; mapping: RankMapping }`): the one type a weight has
+ * from the page's slider or the CLI's `--set` to the scorer and the passes.
+ */
+export type VariantWeightsOf<N extends VariantName> = WeightsOfEntry<
+  Extract<TableEntry, { name: N }>
+>;
+
+/** The weights type of each entry of union E (distributes over E). */
+type WeightsOfEntry<E> = E extends VariantEntry<string, infer W> ? W : never;
+
+/** A weight name of variant N ("lambda"). */
+export type WeightKey<N extends VariantName> = keyof VariantWeightsOf<N> & string;
+
+/** Some of variant N's weights: what a slider or a fork field changes, checked at the trainer's entry. */
+export type WeightPatch<N extends VariantName> = Partial<VariantWeightsOf<N>>;
 
 /** The variant names in table order (a non-empty tuple, as z.enum wants). */
 export const VARIANT_NAMES = VARIANT_TABLE.map((v) => v.name) as unknown as [
@@ -769,10 +842,56 @@ export function isVariantName(name: string): name is VariantName {
  * The table entry of `name`.
  * @throws Error naming the unknown variant and the known ones.
  */
-export function variantEntry(name: string): VariantEntry<VariantName> {
+export function variantEntry(name: string): TableEntry {
   const e = VARIANT_TABLE.find((v) => v.name === name);
   if (!e) throw new Error(`unknown variant '${name}'; known: ${VARIANT_NAMES.join(", ")}`);
   return e;
+}
+
+/**
+ * The entry of variant `name` typed with its own weights, to call its
+ * scorer, auxiliary step or pass settings with a config's weights. The
+ * config's name and weights travel together (VariantConfig in ./experiment.ts
+ * is a union over the names), and the entry found is the one named, so the
+ * weights are the entry's own.
+ * @throws Error naming an unknown variant.
+ */
+export function typedEntry<N extends VariantName>(name: N): VariantEntry<N, VariantWeightsOf<N>> {
+  return variantEntry(name) as unknown as VariantEntry<N, VariantWeightsOf<N>>;
+}
+
+/** Variant N's weight names, in the table's order. */
+export function weightKeys<N extends VariantName>(name: N): WeightKey<N>[] {
+  return Object.keys(variantEntry(name).weightInfo) as WeightKey<N>[];
+}
+
+/**
+ * The patch that sets variant N's weight `key` to `value`: what a slider, a
+ * choice or the CLI's `--set` writes. Typed as N's weights; the value is
+ * the control's (a slider within sliderRange, a choice among the entry's
+ * options, a flag's text read as the field's type) and is checked once by
+ * the schema where it enters the trainer (applyVariantPatch).
+ */
+export function weightPatch<N extends VariantName>(
+  _name: N,
+  key: WeightKey<N>,
+  value: WeightValue,
+): WeightPatch<N> {
+  return { [key]: value } as WeightPatch<N>;
+}
+
+/**
+ * A slider's range for number weight `key` of variant `name`: the schema's
+ * minimum, the entry's `pageMax` where the page shows less than the schema
+ * allows, else the schema's maximum; step 1 for an integer weight, else 0.01.
+ * @throws Error naming an unknown variant or a key that is not a number weight.
+ */
+export function sliderRange(name: string, key: string): { min: number; max: number; step: number } {
+  const entry = variantEntry(name);
+  const range = entry.ranges[key];
+  const info = entry.weightInfo[key];
+  if (!range || info?.kind !== "number") throw new Error(`${name} has no number weight '${key}'`);
+  return { min: range.min, max: info.pageMax ?? range.max, step: range.integer ? 1 : 0.01 };
 }
 
 /**
@@ -781,20 +900,20 @@ export function variantEntry(name: string): VariantEntry<VariantName> {
  * and still has `from`'s value takes `to`'s; a weight the user changed stays.
  * @throws Error naming an unknown variant.
  */
-export function retargetWeights(
-  name: string,
-  weights: Readonly<Record<string, WeightValue>>,
+export function retargetWeights<N extends VariantName, W extends WeightPatch<N>>(
+  name: N,
+  weights: W,
   from: EstimatorName | undefined,
   to: EstimatorName | undefined,
-): Record<string, WeightValue> {
+): W {
   const entry = variantEntry(name);
-  const out = { ...weights };
-  if (!entry.estimatorWeights || from === undefined || to === undefined) return out;
-  const old = entry.estimatorWeights(from);
-  const next = entry.estimatorWeights(to);
-  if (!old || !next) return out; // an unknown estimator name: the schema names it later
+  const out: Record<string, unknown> = { ...weights };
+  if (!entry.estimatorWeights || from === undefined || to === undefined) return out as W;
+  const old: Record<string, unknown> = entry.estimatorWeights(from);
+  const next: Record<string, unknown> = entry.estimatorWeights(to);
+  if (!old || !next) return out as W; // an unknown estimator name: the schema names it later
   for (const [k, v] of Object.entries(next)) if (out[k] === old[k]) out[k] = v;
-  return out;
+  return out as W;
 }
 
 /** Whether variant `name` re-asks with the options shuffled, so it needs a multiple-choice task (ACRE). */

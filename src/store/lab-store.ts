@@ -13,7 +13,8 @@
  *   Reset ("pending changes" banner until then).
  */
 import { createStore, type StoreApi } from "zustand/vanilla";
-import type { Experiment, VariantWeights, VariantConfig } from "../settings/experiment";
+import { withPatch, type Experiment, type VariantConfig } from "../settings/experiment";
+import type { VariantName, WeightPatch, WeightValue } from "../settings/variant-table";
 import type { TrainerCommand, TrainerEvent } from "../workers/protocol";
 import type { Marker, MetricRow } from "../run/run-types";
 import {
@@ -102,10 +103,14 @@ export interface LabState extends RunData, LessonState {
   dismissError(id: number): void;
   /** Structural edit of the experiment (task, model, variants, algorithm, seed). */
   updateExperiment(fn: (e: Experiment) => Experiment): void;
-  /** Live edit of a variant's weights / judge noise. */
-  setVariantWeights(
-    variant: string,
-    weights: VariantWeights,
+  /**
+   * Live edit of a variant's weights / judge noise: some of variant N's
+   * weights (WeightPatch<N>, as its sliders write them); sent to the trainer
+   * as `setWeights`, whose entry checks them.
+   */
+  setVariantWeights<N extends VariantName>(
+    variant: N,
+    weights: WeightPatch<N>,
     judge?: Partial<VariantConfig["judge"]>,
   ): void;
   /** Flushes pending debounced setWeights now (used on Train/Step and in tests). */
@@ -130,7 +135,11 @@ export interface LabState extends RunData, LessonState {
    * into a branch with these weights / judge noise (trainer command `fork`;
    * the branch's rows arrive as `<variant>@fork<step>`).
    */
-  fork(variant: string, weights: VariantWeights, judge?: Partial<VariantConfig["judge"]>): void;
+  fork(
+    variant: string,
+    weights: Readonly<Record<string, WeightValue>>,
+    judge?: Partial<VariantConfig["judge"]>,
+  ): void;
   /** Asks the trainer worker for `variant`'s current policy as ONNX (answered by an `onnx` event, which the page downloads). */
   exportOnnx(variant: string): void;
   /**
@@ -201,7 +210,7 @@ export function createLabStore(
   } = {},
 ): StoreApi<LabState> {
   let nextRunId = 1;
-  const pendingWeights = new Map<string, ReturnType<typeof setTimeout>>();
+  const pendingWeights = new Map<VariantName, ReturnType<typeof setTimeout>>();
 
   return createStore<LabState>()((set, get) => {
     const send = (cmd: TrainerCommand) => {
@@ -217,18 +226,24 @@ export function createLabStore(
       t.send(cmd);
     };
 
-    const sendWeightsNow = (variant: string) => {
+    const sendWeightsNow = (variant: VariantName) => {
       pendingWeights.delete(variant);
       const v = get().experiment.variants.find((x) => x.name === variant);
       if (!v) return;
-      send({ type: "setWeights", variant, weights: { ...v.weights }, judge: { ...v.judge } });
+      send({
+        type: "setWeights",
+        variant: v.name,
+        weights: { ...v.weights },
+        judge: { ...v.judge },
+      });
       const sent = get().sentExperiment;
       if (sent) {
         set({
           sentExperiment: {
             ...sent,
+            // Only the weights and judge settings: a structural edit not yet sent stays pending.
             variants: sent.variants.map((x) =>
-              x.name === variant ? { ...x, weights: { ...v.weights }, judge: { ...v.judge } } : x,
+              x.name === variant ? withPatch(x, { weights: v.weights, judge: v.judge }) : x,
             ),
           },
         });
@@ -342,13 +357,7 @@ export function createLabStore(
           experiment: {
             ...s.experiment,
             variants: s.experiment.variants.map((v) =>
-              v.name === variant
-                ? {
-                    ...v,
-                    weights: { ...v.weights, ...weights },
-                    judge: { ...v.judge, ...(judge ?? {}) },
-                  }
-                : v,
+              v.name === variant ? withPatch(v, { weights, judge }) : v,
             ),
           },
         }));

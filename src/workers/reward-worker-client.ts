@@ -10,6 +10,11 @@
  * weights, an unknown variant) is not a crash and is not retried.
  */
 import type { RewardScorer, ScoreRequest, ScoreResponse } from "../rl/reward-contract";
+import {
+  asRewardWorkerEvent,
+  type RewardWorkerCommand,
+  type RewardWorkerEvent,
+} from "./reward-protocol";
 
 /** How long one batch may take before the reward worker counts as stuck (lab choice). */
 const REWARD_TIMEOUT_MS = 120_000;
@@ -81,7 +86,8 @@ function startScorer(
   prmUrl: string | undefined,
 ): RewardScorer & { dead: boolean; dispose(): void } {
   const worker = makeWorker();
-  if (prmUrl !== undefined) worker.postMessage({ type: "init", prmUrl });
+  const send = (cmd: RewardWorkerCommand) => worker.postMessage(cmd);
+  if (prmUrl !== undefined) send({ type: "init", prmUrl });
   const pending = new Map<
     number,
     { resolve: (r: ScoreResponse) => void; reject: (e: Error) => void }
@@ -99,18 +105,25 @@ function startScorer(
     worker.terminate();
   };
   worker.onmessage = (ev: MessageEvent) => {
-    const msg = ev.data as { type: string; id: number; response?: ScoreResponse; message?: string };
+    let msg: RewardWorkerEvent;
+    try {
+      msg = asRewardWorkerEvent(ev.data);
+    } catch (e) {
+      // A message this client cannot read (an unknown type, named): the worker is not to be trusted.
+      die(`reward worker sent ${(e as Error).message}`);
+      return;
+    }
     const p = pending.get(msg.id);
     if (msg.type === "scored" && p) {
       pending.delete(msg.id);
-      p.resolve(msg.response!);
+      p.resolve(msg.response);
     } else if (msg.type === "error" && p) {
       pending.delete(msg.id);
       p.reject(new Error(msg.message));
     } else if (msg.type === "error") {
-      die(`reward worker error: ${msg.message ?? "(no message)"}`);
+      die(`reward worker error: ${msg.message}`);
     } else {
-      die(`reward worker sent an unknown message type ${JSON.stringify(msg.type)}`);
+      die(`reward worker answered request ${msg.id}, which it does not hold`);
     }
   };
   worker.onerror = (ev) => {
@@ -140,7 +153,7 @@ function startScorer(
             reject(e);
           },
         });
-        worker.postMessage({ type: "score", id, request });
+        send({ type: "score", id, request });
       });
     },
     dispose() {

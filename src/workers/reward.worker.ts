@@ -3,9 +3,8 @@
  * Reward worker: scores rollouts with the pure-TypeScript reward library and
  * the learned PRM (docs/reward-spec.md §2), off the page's thread and beside
  * the trainer's GPU loop.
- * In:  { type: "init", prmUrl }  (where the PRM file is; sent once, first)
- *      { type: "score", id, request: ScoreRequest }
- * Out: { type: "scored", id, response } | { type: "error", id, message }
+ * Messages: ./reward-protocol.ts (RewardWorkerCommand in, RewardWorkerEvent
+ * out); a message of an unknown type is answered with an error event naming it.
  * The PRM is fetched and opened on the first batch of a variant that reads it;
  * a missing, corrupt or wrong-shaped file fails those batches with an error
  * naming the file (src/prm/file.ts), and every other variant's batch is
@@ -13,8 +12,14 @@
  */
 import { ortWasmPaths } from "../onnx/browser-wasm";
 import { cachedPrm, openPrm } from "../prm/file";
-import { scoreRequest, type ScoreRequest } from "../rl/reward-contract";
+import { scoreRequest } from "../rl/reward-contract";
 import type { PrmProvider } from "../prm/scorer";
+import {
+  asRewardWorkerCommand,
+  messageId,
+  type RewardWorkerCommand,
+  type RewardWorkerEvent,
+} from "./reward-protocol";
 
 declare const self: DedicatedWorkerGlobalScope;
 
@@ -40,14 +45,21 @@ function prmThreads(): number {
   return Math.min(4, Math.max(1, Math.floor((navigator.hardwareConcurrency || 2) / 2)));
 }
 
+const post = (ev: RewardWorkerEvent) => self.postMessage(ev);
+
 self.onmessage = async (ev: MessageEvent) => {
-  const msg = ev.data as {
-    type?: string;
-    id?: number;
-    request?: ScoreRequest;
-    prmUrl?: string;
-  };
-  if (msg?.type === "init" && typeof msg.prmUrl === "string") {
+  let msg: RewardWorkerCommand;
+  try {
+    msg = asRewardWorkerCommand(ev.data);
+  } catch (e) {
+    post({
+      type: "error",
+      id: messageId(ev.data),
+      message: `reward worker: ${(e as Error).message}`,
+    });
+    return;
+  }
+  if (msg.type === "init") {
     const url = msg.prmUrl;
     prm = cachedPrm(
       url,
@@ -56,21 +68,9 @@ self.onmessage = async (ev: MessageEvent) => {
     );
     return;
   }
-  if (msg?.type !== "score") {
-    self.postMessage({
-      type: "error",
-      id: msg?.id ?? -1,
-      message: `reward worker: unknown message type ${JSON.stringify(msg?.type)}`,
-    });
-    return;
-  }
   try {
-    self.postMessage({
-      type: "scored",
-      id: msg.id,
-      response: await scoreRequest(msg.request!, prm),
-    });
+    post({ type: "scored", id: msg.id, response: await scoreRequest(msg.request, prm) });
   } catch (e) {
-    self.postMessage({ type: "error", id: msg.id, message: (e as Error).message });
+    post({ type: "error", id: msg.id, message: (e as Error).message });
   }
 };

@@ -18,7 +18,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nodeContext, REPO_ROOT } from "../../src/cli/node-run";
 import { loadCheckpoint } from "../../src/model/checkpoint";
-import { parseExperiment } from "../../src/settings/experiment";
+import { findVariant, parseExperiment } from "../../src/settings/experiment";
+import { applyVariantSetting } from "../../src/settings/variant-settings";
 import { inProcessScorer } from "../../src/rl/reward-contract";
 import {
   RunController,
@@ -136,9 +137,19 @@ describe("RunController (small model, CPU WebGPU adapter)", () => {
     expect(since(at, "marker").map((e) => e.marker)).toEqual([
       { variant: VARIANT, step: 2, label: "lambda=2" },
     ]);
-    expect(run.experiment.variants[0].weights.lambda).toBe(2);
+    expect(findVariant(run.experiment, VARIANT)!.weights.lambda).toBe(2);
     await controller.send({ type: "setWeights", variant: "grr", weights: { lambda: 2 } });
     expect(errors(at)).toEqual(["setWeights: no variant 'grr' in this run"]);
+    // A value out of range is refused at the controller's entry with the CLI's message; the run keeps λ = 2.
+    at = events.length;
+    await controller.send({ type: "setWeights", variant: VARIANT, weights: { lambda: 99 } });
+    const tooBig = `${VARIANT}.weights.lambda: Too big: expected number to be <=10`;
+    expect(errors(at)).toEqual([tooBig]);
+    expect(() => applyVariantSetting(run.experiment.variants, `${VARIANT}.lambda=99`)).toThrow(
+      `'${VARIANT}.lambda=99': ${tooBig}`,
+    );
+    expect(findVariant(run.experiment, VARIANT)!.weights.lambda).toBe(2);
+    expect(since(at, "marker")).toEqual([]);
     expect(controller.phase).toBe("paused");
 
     // ---- start; a pause sent during step 2 stops the loop at that step's end ----

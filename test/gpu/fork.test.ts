@@ -15,7 +15,7 @@
 import { describe, expect, it } from "vitest";
 import { useGpu } from "../support/gpu";
 import { loadShippedCheckpoint, mnistFor } from "../../src/cli/node-run";
-import { parseExperiment } from "../../src/settings/experiment";
+import { findVariant, parseExperiment } from "../../src/settings/experiment";
 import { inProcessScorer } from "../../src/rl/reward-contract";
 import { LabRun } from "../../src/run/lab-run";
 import { parseForkKey } from "../../src/settings/fork-key";
@@ -91,7 +91,9 @@ describe("LabRun.fork (small model, CPU WebGPU adapter)", () => {
       step: 1,
       fork: { parent: "pointwise-gr", changes: { lambda: 5 } },
     });
-    expect(run.forks.config(key).weights.lambda).toBe(5);
+    expect(findVariant({ variants: [run.forks.config(key)] }, "pointwise-gr")!.weights.lambda).toBe(
+      5,
+    );
 
     // A second fork at the same step, same weights, copying the parent's eval row.
     const same = await run.fork("pointwise-gr", {}, undefined, { parentEval: () => parentEval1 });

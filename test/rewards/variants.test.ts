@@ -27,6 +27,7 @@ import {
   type Judge,
 } from "../../src/rewards/index";
 import { groupAdvantages } from "../../src/kernels/advantages/reference";
+import { VariantSchema } from "../../src/settings/experiment";
 import { digitSumPrompt, digitTrace } from "./fixtures";
 
 const prompt = digitSumPrompt({ digits: [3, 4] }); // answer 7 = B; options A 6, B 7, C 8, D 9
@@ -217,9 +218,8 @@ describe("GRR variants with the rubric auditor", () => {
   });
   it("invalid config throws naming the field", () => {
     expect(() => createAuditorJudge({ sigmaB: -0.1 })).toThrow(/sigmaB/);
-    expect(() =>
-      scoreGRR(prompt, texts, { judge: createAuditorJudge(), lambda: -1 }, mulberry32(1)),
-    ).toThrow(/lambda/);
+    // λ's range is the variant table's schema, checked once where a setting enters the trainer.
+    expect(() => VariantSchema.parse({ name: "grr", weights: { lambda: -1 } })).toThrow(/lambda/);
     expect(() =>
       scoreGRR(
         prompt,

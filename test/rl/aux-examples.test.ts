@@ -20,11 +20,11 @@ import {
   JUDGE_MARK_ID,
   type AuxKind,
 } from "../../src/rl/aux-examples";
-import { parseExperiment } from "../../src/settings/experiment";
+import { findVariant, parseExperiment } from "../../src/settings/experiment";
 import { runModel } from "../../src/engine/lab-model";
 import { taskGeneratorFor } from "../../src/run/lab-run";
 import { applyVariantSetting } from "../../src/settings/variant-settings";
-import { VARIANT_TABLE, variantEntry } from "../../src/settings/variant-table";
+import { VARIANT_TABLE, typedEntry, type VariantWeightsOf } from "../../src/settings/variant-table";
 import { Rng } from "../../src/tasks/rng";
 import { decode, EOS_ID, PAD_ID, SEP_ID } from "../../src/tasks/tokenizer";
 
@@ -226,9 +226,12 @@ describe("StructReward auxiliary batch (default task)", () => {
 });
 
 describe("StructReward's auxiliary settings (variant table, --set)", () => {
-  const entry = variantEntry("structreward");
+  const entry = typedEntry("structreward");
   const aux = (settings: string[]) =>
-    entry.auxiliary!(settings.reduce(applyVariantSetting, exp.variants)[0].weights);
+    entry.auxiliary!(
+      findVariant({ variants: settings.reduce(applyVariantSetting, exp.variants) }, "structreward")!
+        .weights,
+    );
 
   it("is off by default and on per option, with the learning-rate scale", () => {
     expect(exp.variants[0].weights).toMatchObject({
@@ -256,7 +259,7 @@ describe("StructReward's auxiliary settings (variant table, --set)", () => {
   it("the options do not change the reward", () => {
     const on = aux(["structreward.recycle=on", "structreward.hardNegatives=on"]);
     expect(on).not.toBeNull();
-    const score = (weights: Record<string, unknown>) =>
+    const score = (weights: VariantWeightsOf<"structreward">) =>
       entry.score({
         prompt: prompts[0],
         texts: texts[0],
@@ -265,6 +268,8 @@ describe("StructReward's auxiliary settings (variant table, --set)", () => {
         rng: mulberry32(1),
         passes: {},
       });
-    expect(score({ recycle: "on", hardNegatives: "on", auxLr: 3 })).toEqual(score({}));
+    expect(score(entry.weights.parse({ recycle: "on", hardNegatives: "on", auxLr: 3 }))).toEqual(
+      score(entry.weights.parse({})),
+    );
   });
 });

@@ -4,7 +4,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseExperiment, VariantSchema } from "../../src/settings/experiment";
+import { findVariant, parseExperiment, VariantSchema } from "../../src/settings/experiment";
 import { applyVariantSetting } from "../../src/settings/variant-settings";
 import { retargetWeights, scsPaperSettings } from "../../src/settings/variant-table";
 import { checkpointPath } from "../../src/settings/checkpoints";
@@ -17,7 +17,7 @@ const scs = (estimator?: string, weights: Record<string, unknown> = {}) =>
 describe("SCS's k and m per estimator (SCS Tab. 6–9)", () => {
   it("RLOO 0.8/4, GRPO 0.4/8, REINFORCE++-baseline 0.8/4, REINFORCE++ 0.8/8; RLOO by default", () => {
     const km = (e?: string) => {
-      const w = scs(e).weights;
+      const w = findVariant({ variants: [scs(e)] }, "scs")!.weights;
       return [w.k, w.m];
     };
     expect(km()).toEqual([0.8, 4]);

@@ -16,12 +16,18 @@ import {
   estimatorEntry,
 } from "../../src/settings/estimator-table";
 import { DISTINCT_KS, evalMetrics } from "../../src/rl/eval-metrics";
-import { parseExperiment, variantDefaults, VariantSchema } from "../../src/settings/experiment";
+import {
+  findVariant,
+  parseExperiment,
+  variantDefaults,
+  VariantSchema,
+} from "../../src/settings/experiment";
 import { COMPONENT_PREFIX, METRIC_TABLE, metricDef } from "../../src/settings/metric-table";
 import { scoreBatch, scoringPrompt } from "../../src/rl/reward-contract";
 import { applyVariantSetting } from "../../src/settings/variant-settings";
 import {
   JUDGE_FIELDS,
+  sliderRange,
   VARIANT_NAMES,
   VARIANT_TABLE,
   variantEntry,
@@ -81,7 +87,7 @@ describe("variant table", () => {
       });
 
       it("parses its default weights and its paper values; page info for every weight", () => {
-        const defaults = entry.weights.parse({});
+        const defaults: Readonly<Record<string, unknown>> = entry.weights.parse({});
         expect(Object.keys(entry.weightInfo).sort()).toEqual(Object.keys(defaults).sort());
         const paper = Object.fromEntries(
           Object.entries(entry.weightInfo).map(([k, w]) => [k, w.paper]),
@@ -93,11 +99,32 @@ describe("variant table", () => {
           expect(w.tip.trim(), k).not.toBe("");
           if (w.kind === "number") {
             expect(typeof defaults[k], k).toBe("number");
-            expect(w.sliderMax, k).toBeGreaterThan(0);
+            // The slider's range is the schema's (a narrower page maximum only inside it).
+            const range = entry.ranges[k];
+            expect(range, k).toBeDefined();
+            expect(sliderRange(entry.name, k).min, k).toBe(range.min);
+            expect(sliderRange(entry.name, k).max, k).toBeGreaterThan(range.min);
+            expect(sliderRange(entry.name, k).max, k).toBeLessThanOrEqual(range.max);
+            // The range is the one the schema holds: its ends pass, one past either end is refused.
+            const allMax = Object.fromEntries(
+              Object.entries(entry.ranges).map(([key, r]) => [key, r.max]),
+            );
+            expect(entry.weights.safeParse(allMax).success, k).toBe(true);
+            for (const bad of [range.max + 1, range.min - 1]) {
+              const issues = entry.weights.safeParse({ ...allMax, [k]: bad }).error?.issues ?? [];
+              expect(
+                issues.map((i) => i.path[0]),
+                `${k}=${bad}`,
+              ).toContain(k);
+            }
           } else {
             // Every choice the schema allows has a label and a formula, and no other.
-            for (const o of w.options)
-              expect(entry.weights.parse({ [k]: o.value })[k]).toBe(o.value);
+            for (const o of w.options) {
+              const parsed: Readonly<Record<string, unknown>> = entry.weights.parse({
+                [k]: o.value,
+              });
+              expect(parsed[k]).toBe(o.value);
+            }
             expect(() => entry.weights.parse({ [k]: "no-such-choice" })).toThrow();
             expect(w.options.map((o) => o.value)).toContain(defaults[k]);
           }
@@ -225,7 +252,7 @@ describe("variant settings as text (VARIANT.KEY=VALUE)", () => {
       estimator: "rloo",
     });
     expect(v[0].beta).toBe(0);
-    expect(base[1].weights.lambda).toBe(1); // the input is not changed
+    expect(findVariant({ variants: base }, "grr")!.weights.lambda).toBe(1); // the input is not changed
   });
 
   it("names the judge: text-auditor by default, oracle-auditor by --set grr.judge=…", () => {

@@ -6,8 +6,11 @@
  */
 import { scoreBatch, type ScoreRequest } from "../../src/rl/reward-contract";
 
-/** How a fake worker treats a batch: answer, die (an `error` event), hang, or refuse (an error reply). */
-export type FakeBehaviour = "answer" | "die" | "hang" | "refuse";
+/**
+ * How a fake worker treats a batch: answer, die (an `error` event), hang,
+ * refuse (an error reply), or stray (a reply of a type the protocol does not have).
+ */
+export type FakeBehaviour = "answer" | "die" | "hang" | "refuse" | "stray";
 
 /** The parts of a Worker the reward worker client uses. */
 export class FakeRewardWorker {
@@ -30,6 +33,8 @@ export class FakeRewardWorker {
       if (this.terminated) return;
       if (this.behaviour === "die")
         this.onerror?.({ message: "out of memory", preventDefault: () => {} });
+      else if (this.behaviour === "stray")
+        this.onmessage?.({ data: { type: "progress", id: msg.id, done: 0.5 } });
       else if (this.behaviour === "refuse")
         this.onmessage?.({ data: { type: "error", id: msg.id, message: "unknown weight 'mu'" } });
       else if (this.behaviour === "answer") {

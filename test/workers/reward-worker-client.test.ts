@@ -88,4 +88,16 @@ describe("reward worker client", () => {
     scorer.dispose?.();
     await expect(scorer.score(request())).rejects.toThrow("reward worker stopped");
   });
+
+  it("a reply of an unknown type is a crash naming the type: restarted, the batch scored again", async () => {
+    const { made, makeWorker } = workers("stray", "answer");
+    const restarts: string[] = [];
+    const scorer = createRewardWorkerScorer({ makeWorker, onRestart: (m) => restarts.push(m) });
+    const req = request();
+    expect(await scorer.score(req)).toEqual(scoreBatch(req));
+    expect(restarts).toEqual([
+      'reward worker sent unknown reward worker event type "progress"; restarting it and scoring the batch again',
+    ]);
+    expect(made.map((w) => w.terminated)).toEqual([true, false]);
+  });
 });

@@ -3,6 +3,7 @@ import { useLab, labStore } from "../../../store";
 import type { JudgeConfig } from "../../../settings/experiment";
 import {
   JUDGE_FIELDS,
+  JUDGE_RANGES,
   type JudgeNoiseKey,
   type VariantName,
 } from "../../../settings/variant-table";
@@ -44,8 +45,8 @@ export function JudgeSliders({
             label={`${f.label}${f.usedBy.includes(kind) ? "" : ` · ${UNUSED[kind]}`}`}
             name={`${name} ${f.short}`}
             value={judge[k]}
-            min={0}
-            max={f.sliderMax}
+            min={JUDGE_RANGES[k].min}
+            max={f.pageMax}
             step={0.01}
             format={(x) => x.toFixed(2)}
             tip={f.tip}

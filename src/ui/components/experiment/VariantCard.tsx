@@ -1,23 +1,30 @@
 /** One variant: its paper, its formula, the weights / judge noise it reads (live-editable), and a Fork control; all from its variant-table entry. */
 import { useState } from "react";
 import { useLab, labStore } from "../../../store";
-import type { VariantWeights } from "../../../settings/experiment";
+import { findVariant, withPatch } from "../../../settings/experiment";
 import { ESTIMATOR_NAMES, ESTIMATOR_TABLE } from "../../../settings/estimator-table";
 import {
   retargetWeights,
+  sliderRange,
   variantEntry,
+  weightKeys,
+  weightPatch,
   type VariantName,
-  type WeightInfo,
+  type VariantWeightsOf,
+  type WeightKey,
+  type WeightValue,
 } from "../../../settings/variant-table";
 import { NumberInput, Select, Slider, Tip } from "../Field";
 import { JudgeSliders } from "./JudgeSliders";
 
 /** The formula lines of a choice weight set away from the paper's ("mapping EDN: γ^(m−1), …"). */
-function choiceFormulaLines(
-  info: Readonly<Record<string, WeightInfo>>,
-  weights: VariantWeights,
+function choiceFormulaLines<N extends VariantName>(
+  name: N,
+  weights: VariantWeightsOf<N>,
 ): string[] {
-  return Object.entries(info).flatMap(([key, w]) => {
+  const info = variantEntry(name).weightInfo;
+  return weightKeys(name).flatMap((key) => {
+    const w = info[key];
     if (w.kind !== "choice" || weights[key] === w.paper) return [];
     const o = w.options.find((x) => x.value === weights[key]);
     return o ? [`${key} ${o.value.toUpperCase()}: ${o.formula}`] : [];
@@ -30,10 +37,10 @@ function choiceFormulaLines(
  * branch that trains from the next step with the weights typed here
  * (LabRun.fork); its curve is dashed in this colour and starts at step N.
  */
-function ForkBox({ name }: { name: VariantName }) {
+function ForkBox<N extends VariantName>({ name }: { name: N }) {
   const entry = variantEntry(name);
-  const keys = Object.keys(entry.weightInfo);
-  const weights = useLab((s) => s.experiment.variants.find((x) => x.name === name)?.weights);
+  const keys = weightKeys(name);
+  const weights = useLab((s) => findVariant(s.experiment, name)?.weights);
   const step = useLab((s) => s.step);
   const canFork = useLab(
     (s) =>
@@ -41,9 +48,9 @@ function ForkBox({ name }: { name: VariantName }) {
       !["loading", "error", "sft"].includes(s.phase) &&
       !!s.sentExperiment?.variants.some((x) => x.name === name),
   );
-  const [draft, setDraft] = useState<VariantWeights>({});
+  const [draft, setDraft] = useState<Partial<Record<WeightKey<N>, WeightValue>>>({});
   if (!weights || keys.length === 0) return null;
-  const value = (k: string) => draft[k] ?? weights[k];
+  const value = (k: WeightKey<N>): WeightValue => draft[k] ?? (weights[k] as WeightValue);
   return (
     <details className="fork-box" data-testid={`fork-${name}`}>
       <summary>
@@ -53,6 +60,8 @@ function ForkBox({ name }: { name: VariantName }) {
       <div className="fork-row">
         {keys.map((w) => {
           const info = entry.weightInfo[w];
+          // The fork takes the schema's whole range (the slider may show less).
+          const range = entry.ranges[w];
           return info.kind === "choice" ? (
             <Select
               key={w}
@@ -68,9 +77,9 @@ function ForkBox({ name }: { name: VariantName }) {
               label={info.short}
               name={`${name} fork ${w}`}
               value={Number(value(w))}
-              min={info.sliderMin ?? 0}
-              max={info.step === 1 ? info.sliderMax : 10}
-              step={info.step ?? 0.05}
+              min={range.min}
+              max={range.max}
+              step={range.integer ? 1 : 0.05}
               onChange={(x) => setDraft((d) => ({ ...d, [w]: x }))}
             />
           );
@@ -126,12 +135,14 @@ function ExportOnnxButton({ name }: { name: VariantName }) {
 }
 
 /** The card of variant `name` in the experiment panel (nothing when the experiment does not train it). */
-export function VariantCard({ name }: { name: VariantName }) {
-  const v = useLab((s) => s.experiment.variants.find((x) => x.name === name));
+export function VariantCard<N extends VariantName>({ name }: { name: N }) {
+  const v = useLab((s) => findVariant(s.experiment, name));
   if (!v) return null;
   const entry = variantEntry(name);
-  const setW = labStore.getState().setVariantWeights;
-  const keys = Object.keys(entry.weightInfo);
+  // The slider and the choice write N's weights (WeightPatch<N>); the trainer's entry checks them.
+  const setW = (key: WeightKey<N>, value: WeightValue) =>
+    labStore.getState().setVariantWeights(name, weightPatch(name, key, value));
+  const keys = weightKeys(name);
   const ownEstimator = entry.estimator && ESTIMATOR_TABLE[entry.estimator];
   return (
     <div
@@ -148,7 +159,7 @@ export function VariantCard({ name }: { name: VariantName }) {
       </div>
       <figure aria-label={`${entry.label} formula`} style={{ margin: 0 }}>
         <pre className="formula">
-          {[...entry.formula, ...choiceFormulaLines(entry.weightInfo, v.weights)].join("\n")}
+          {[...entry.formula, ...choiceFormulaLines(name, v.weights)].join("\n")}
         </pre>
       </figure>
       <p className="blurb">{entry.blurb}</p>
@@ -165,7 +176,7 @@ export function VariantCard({ name }: { name: VariantName }) {
             value={String(v.weights[w])}
             options={info.options.map((m) => ({ value: m.value, label: m.label }))}
             tip={info.tip}
-            onChange={(x) => setW(name, { [w]: x })}
+            onChange={(x) => setW(w, x)}
           />
         ) : (
           <Slider
@@ -173,12 +184,10 @@ export function VariantCard({ name }: { name: VariantName }) {
             label={info.label}
             name={`${name} ${info.label}`}
             value={Number(v.weights[w])}
-            min={info.sliderMin ?? 0}
-            max={info.sliderMax}
-            step={info.step ?? 0.01}
-            format={(x) => (info.step === 1 ? String(x) : x.toFixed(2))}
+            {...sliderRange(name, w)}
+            format={(x) => (sliderRange(name, w).step === 1 ? String(x) : x.toFixed(2))}
             tip={`${info.tip} Changes apply live, from the next step (a marker appears on the charts).`}
-            onChange={(x) => setW(name, { [w]: x })}
+            onChange={(x) => setW(w, x)}
           />
         );
       })}
@@ -207,7 +216,8 @@ export function VariantCard({ name }: { name: VariantName }) {
               // Weights that follow the estimator (SCS's k, m; SCS Tab. 6–9) move with it unless changed.
               const to = estimator ?? entry.estimator ?? e.algorithm.estimator;
               const from = x.estimator ?? e.algorithm.estimator;
-              return { ...x, estimator, weights: retargetWeights(name, x.weights, from, to) };
+              const weights = retargetWeights(x.name, x.weights, from, to);
+              return { ...withPatch(x, { weights }), estimator };
             }),
           }))
         }
