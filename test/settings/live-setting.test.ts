@@ -10,7 +10,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createLabStore, WEIGHT_DEBOUNCE_MS } from "../../src/store/lab-store";
 import { findVariant, parseExperiment } from "../../src/settings/experiment";
 import { applyVariantPatch, applyVariantSetting } from "../../src/settings/variant-settings";
-import { sliderRange, variantEntry } from "../../src/settings/variant-table";
+import { variantEntry } from "../../src/settings/variant-table";
+import { sliderRange } from "../../src/settings/weight-controls";
 import type { TrainerCommand } from "../../src/workers/protocol";
 
 const TOO_BIG = "grr.weights.lambda: Too big: expected number to be <=10";

@@ -27,12 +27,12 @@ import { scoreBatch, scoringPrompt } from "../../src/rl/reward-contract";
 import { applyVariantSetting } from "../../src/settings/variant-settings";
 import {
   JUDGE_FIELDS,
-  sliderRange,
   VARIANT_NAMES,
   VARIANT_TABLE,
   variantEntry,
   type GroupPasses,
 } from "../../src/settings/variant-table";
+import { sliderRange } from "../../src/settings/weight-controls";
 import { samplePrompts, sampleRollout } from "../rewards/policy";
 
 const rng = mulberry32(11);

@@ -5,15 +5,13 @@ import { findVariant, withPatch } from "../../../settings/experiment";
 import { ESTIMATOR_NAMES, ESTIMATOR_TABLE } from "../../../settings/estimator-table";
 import {
   retargetWeights,
-  sliderRange,
   variantEntry,
-  weightKeys,
-  weightPatch,
   type VariantName,
   type VariantWeightsOf,
   type WeightKey,
   type WeightValue,
 } from "../../../settings/variant-table";
+import { sliderRange, weightKeys, weightPatch } from "../../../settings/weight-controls";
 import { NumberInput, Select, Slider, Tip } from "../Field";
 import { JudgeSliders } from "./JudgeSliders";
 
