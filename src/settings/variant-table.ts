@@ -594,7 +594,7 @@ export const VARIANT_TABLE = [
         kind: "choice",
         label: "SCS form",
         short: "form",
-        tip: "The paper's r_con, or the authors' released code (0.3·(5 − |𝒜|), half-weight format, first capital letter as the answer).",
+        tip: "The paper's r_con, or the authors' released code (0.3·(5 − |𝒜|), half-weight format, the first capital letter of the final answer as the answer).",
         paper: "paper",
         options: [
           {
