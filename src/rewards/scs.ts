@@ -154,6 +154,29 @@ export function scoreSCS(
   return { rollouts, judgeCalls: 0, judgeFailures: 0 };
 }
 
+/**
+ * SCS's outcome-only baseline: r = r_fmt + r_acc (SCS §4.1: "the traditional
+ * outcome reward-based protocol (applying accuracy reward and format
+ * reward)"), the paper form's total without r_con, so that the comparison
+ * with scoreSCS isolates r_con. r_fmt as in scoreSCS: 1 for a well-formed
+ * trace whose answer is not cut off.
+ */
+export function scoreSCSBaseline(prompt: TaskPrompt, texts: readonly string[]): GroupScore {
+  const gold = goldOf(prompt);
+  const rollouts = texts.map((text): RolloutScore => {
+    const parsed = parseTrace({ text });
+    const ver = verifyParsed(parsed, gold);
+    const rFmt = parsed.formatOk && !parsed.answerTruncated ? 1 : 0;
+    return {
+      total: rFmt + ver.rVer,
+      components: { rFmt, rAcc: ver.rVer },
+      verifierPassed: ver.passed,
+      answer: ver.answer,
+    };
+  });
+  return { rollouts, judgeCalls: 0, judgeFailures: 0 };
+}
+
 /** Keeps the first floor(k·|τ|) space-separated tokens of a response (SCS truncation, k fixed). */
 export function truncateResponse({ text, k }: { text: string; k: number }): string {
   if (!(k >= 0 && k <= 1)) throw new Error("truncateResponse: k must be in [0, 1]");

@@ -138,6 +138,7 @@ async function runPasses(
               m: Number(weights.m),
               sigmaMin: Number(weights.sigmaMin),
               sigmaMax: Number(weights.sigmaMax),
+              greedy: weights.resample === "greedy",
             },
             sampling,
           )
