@@ -34,7 +34,17 @@ import {
 import { finishCli } from "./out-files";
 
 /** The eval metrics the JSON lists per eval beside the flaw rate. */
-const SHOWN = ["acc", "luckyGuess", "wrca", "stepAcc", "formatRate"] as const;
+const SHOWN = [
+  "acc",
+  "luckyGuess",
+  "wrca",
+  "stepAcc",
+  "faintReadAcc",
+  "distinctK08Faithful",
+  "distinctK08Lucky",
+  "distinctK08Wrong",
+  "formatRate",
+] as const;
 
 /** An integer flag in [lo, hi], or undefined when absent. @throws Error naming the flag. */
 function intFlag(flags: Record<string, unknown>, name: string, lo: number, hi: number) {

@@ -18,7 +18,8 @@ const Z95 = 1.959963984540054;
  * @throws Error when n is not a non-negative integer or successes is outside [0, n].
  */
 export function wilson95(successes: number, n: number): [number, number] {
-  if (!Number.isInteger(n) || n < 0) throw new Error(`wilson95: n must be an integer >= 0, got ${n}`);
+  if (!Number.isInteger(n) || n < 0)
+    throw new Error(`wilson95: n must be an integer >= 0, got ${n}`);
   if (!(successes >= 0 && successes <= n))
     throw new Error(`wilson95: successes must be in [0, ${n}], got ${successes}`);
   if (n === 0) return [0, 1];
@@ -75,7 +76,7 @@ export function premiseCheck(
         (r) => r.kind === "eval" && r.variant === variant && (single ? true : r.seed === seed),
       )
       .sort((a, b) => a.step - b.step);
-    const valueOf = (r: MetricRow, key: string) => {
+    const metricOf = (r: MetricRow, key: string) => {
       const v = r.values[key];
       if (typeof v !== "number" || !Number.isFinite(v))
         throw new Error(`premise: seed ${seed} step ${r.step} has no ${key}`);
@@ -85,12 +86,12 @@ export function premiseCheck(
     if (!first) throw new Error(`premise: seed ${seed} has no step-0 eval of ${variant}`);
     const later = evals.filter((r) => r.step > 0);
     if (later.length === 0) throw new Error(`premise: seed ${seed} has no eval after step 0`);
-    const rate0 = valueOf(first, metric.rate);
+    const rate0 = metricOf(first, metric.rate);
     const n = Math.round(
-      metric.denominator === null ? evalSize : valueOf(first, metric.denominator) * evalSize,
+      metric.denominator === null ? evalSize : metricOf(first, metric.denominator) * evalSize,
     );
     const band = wilson95(Math.min(n, Math.round(rate0 * n)), n);
-    const trajectory = later.map((r) => ({ step: r.step, rate: valueOf(r, metric.rate) }));
+    const trajectory = later.map((r) => ({ step: r.step, rate: metricOf(r, metric.rate) }));
     const last = trajectory[trajectory.length - 1];
     return { seed, step0: { rate: rate0, n, band }, trajectory, last, holds: last.rate >= band[0] };
   });

@@ -253,8 +253,7 @@ const PRESET_TABLE: readonly PresetEntry[] = [
     figure:
       "SCS Table 2 (RLOO 57.8 → 65.5 with SCS; Tab. 6: k 0.8, m 4, KL 0) and Table 3 (unfaithful reasoning in correct answers 25.0 → 21.2)",
     overview: ["acc", "luckyGuess", "stepAcc"],
-    watch:
-      "The lucky-guess rate of both arms: the baseline pays a lucky guess in full, SCS less.",
+    watch: "The lucky-guess rate of both arms: the baseline pays a lucky guess in full, SCS less.",
     picker: false,
     experiment: {
       ...SCS_PREMISE_SIZES,

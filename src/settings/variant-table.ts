@@ -655,7 +655,11 @@ export const VARIANT_TABLE = [
         paper: "sample",
         options: [
           { value: "sample", label: "sampled (paper)", formula: "a_t ~ π(· | τ_<k, x̃_t), τ = 1" },
-          { value: "greedy", label: "greedy (perturbation only)", formula: "a_t = argmax π(· | τ_<k, x̃_t)" },
+          {
+            value: "greedy",
+            label: "greedy (perturbation only)",
+            formula: "a_t = argmax π(· | τ_<k, x̃_t)",
+          },
         ],
       },
     },

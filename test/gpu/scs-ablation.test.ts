@@ -61,9 +61,7 @@ describe("SCS ablation arms on a fixed group (small model, shipped SCS cold star
         const texts = Array.from({ length: G }, (_, r) =>
           decodeResponse(row(gen.tokens, p * G + r, maxNew)),
         );
-        return scoreSCS(prompts[p], texts, g.continuations!).rollouts.map(
-          (s) => s.components.rCon,
-        );
+        return scoreSCS(prompts[p], texts, g.continuations!).rollouts.map((s) => s.components.rCon);
       });
     }
     // r_con = (4 − |𝒜|)/4 ∈ {0, 0.25, 0.5, 0.75} for every rollout of every arm.
