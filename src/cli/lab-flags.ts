@@ -92,6 +92,11 @@ export const LAB_TABLE = {
       help: "set one setting of one variant (repeatable), e.g. grr.lambda=0.5",
     },
     ...taskFlags("preset"),
+    faint: numberField(
+      "task.faintContrast",
+      "one digit of every RL and held-out prompt drawn at this contrast (the SCS faint-digit scenario; the cold start is not retrained)",
+      "the preset's (off when it has none)",
+    ),
     "multiple-choice": {
       kind: "bool",
       help: "ask with options A–D (the final box holds the letter)",

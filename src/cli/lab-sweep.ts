@@ -30,6 +30,7 @@ import {
 import { resolveColdStart } from "../run/cold-start";
 import { createInProcessScorer } from "../rl/reward-contract";
 import { summarizeSeeds } from "../experiments/seed-stats";
+import { bestEval } from "../experiments/best-checkpoint";
 import { PRM_FILE } from "../prm/file";
 import { codeVersion, fileSha256 } from "./code-version";
 import { chooseRunFolder, writeFileAtomic } from "./out-files";
@@ -266,7 +267,29 @@ function readColdStart(dir: string | undefined, sha256: string): UnitStart {
   return { key: "run", config: c.config, params: c.params };
 }
 
-/** Final eval metrics of one variant: per seed, and (several seeds) mean with a 95 % t-interval. */
+/** Mean and 95 % t-interval of every key over the seeds' values. */
+function seedMeans(perSeed: Record<string, Record<string, number>>, seeds: number[]) {
+  const keys = Object.keys(perSeed[String(seeds[0])]);
+  const mean: Record<string, number> = {};
+  const ci95: Record<string, [number, number]> = {};
+  for (const k of keys) {
+    const sum = summarizeSeeds(seeds.map((s) => perSeed[String(s)][k]));
+    mean[k] = sum.mean;
+    ci95[k] = sum.ci95;
+  }
+  return { mean, ci95 };
+}
+
+/** Label of `best_every_10` in the JSON (SCS App. A). */
+const BEST_PROTOCOL =
+  "SCS App. A: the eval at a multiple of 10 steps with the highest held-out Acc (selected on the reported eval)";
+
+/**
+ * Final eval metrics of one variant: per seed, and (several seeds) mean with
+ * a 95 % t-interval; beside them `best_every_10`, SCS App. A's protocol (the
+ * eval at a multiple of 10 steps with the highest Acc,
+ * src/experiments/best-checkpoint.ts), absent when no eval falls on one.
+ */
 export function finalMetrics(
   rows: readonly MetricRow[],
   name: string,
@@ -275,17 +298,32 @@ export function finalMetrics(
   const lastOf = (seed: number | undefined) =>
     [...rows].reverse().find((r) => r.variant === name && r.kind === "eval" && r.seed === seed)!
       .values;
-  if (!seeds) return { final: lastOf(undefined) as unknown as EvalMetrics };
-  const perSeed = Object.fromEntries(seeds.map((s) => [String(s), lastOf(s)]));
-  const keys = Object.keys(perSeed[String(seeds[0])]);
-  const final: Record<string, number> = {};
-  const ci95: Record<string, [number, number]> = {};
-  for (const k of keys) {
-    const sum = summarizeSeeds(seeds.map((s) => perSeed[String(s)][k]));
-    final[k] = sum.mean;
-    ci95[k] = sum.ci95;
+  const bestOf = (seed: number | undefined) => bestEval(rows, name, seed);
+  if (!seeds) {
+    const best = bestOf(undefined);
+    return {
+      final: lastOf(undefined) as unknown as EvalMetrics,
+      ...(best && { best_every_10: { protocol: BEST_PROTOCOL, ...best } }),
+    };
   }
-  return { final, ci95, per_seed: perSeed };
+  const perSeed = Object.fromEntries(seeds.map((s) => [String(s), lastOf(s)]));
+  const { mean: final, ci95 } = seedMeans(perSeed, seeds);
+  const bests = seeds.map((s) => bestOf(s));
+  if (bests.some((b) => b === null)) return { final, ci95, per_seed: perSeed };
+  const bestPerSeed = Object.fromEntries(seeds.map((s, i) => [String(s), bests[i]!.values]));
+  const best = seedMeans(bestPerSeed, seeds);
+  return {
+    final,
+    ci95,
+    per_seed: perSeed,
+    best_every_10: {
+      protocol: BEST_PROTOCOL,
+      steps: Object.fromEntries(seeds.map((s, i) => [String(s), bests[i]!.step])),
+      values: best.mean,
+      ci95: best.ci95,
+      per_seed: bestPerSeed,
+    },
+  };
 }
 
 /**

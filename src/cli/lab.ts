@@ -6,6 +6,7 @@
  *                  [--hint-rate R] [--hint-accuracy Q] [--trace-slip S] [--slip-box B] [--eval-temperature T]
  *                  [--multiple-choice] [--variants a,b,…] [--estimator NAME] [--set VARIANT.KEY=VALUE]… [--dry-run] [--max-hours H]
  *                  [--option-skew S] [--distractors near|off-misread] [--misread M] [--index-binding B]
+ *                  [--faint C]
  *   npm run lab -- --resume FILE [--steps N] [--out DIR] [--force] [--quiet] [--dry-run]
  *   npm run lab -- --seeds S1,S2,… [the sweep's flags] --resume DIR
  * --variants and the names in --set are the variant table's (src/settings/variant-table.ts);
@@ -24,6 +25,8 @@
  * (task.optionSkew; the held-out set is never skewed), --distractors the distractor rule
  * (task.distractorRule), --misread and --index-binding pick the cold start trained with
  * misread digits (the SCS scenario) or letter-bound traces (the ACRE scenario).
+ * --faint draws one digit of every RL and held-out prompt at contrast C (task.faintContrast,
+ * the SCS premise scenario); the cold start stays the same.
  * --checkpoint starts RL from that cold start (e.g. a `train:sft --snapshots`
  * file) instead of the shipped one; it must fit the preset's model size and task.
  * On a CPU adapter (SwiftShader) the small model is used unless --full-size.
@@ -231,6 +234,7 @@ async function main(): Promise<void> {
   if (flags.distractors !== undefined) task.distractorRule = flags.distractors;
   if (flags.misread !== undefined) task.misreadRate = flags.misread;
   if (flags["index-binding"] !== undefined) task.indexBindingRate = flags["index-binding"];
+  if (flags.faint !== undefined) task.faintContrast = flags.faint;
   // --variants a,b picks the preset's variants (or adds schema-default ones); names checked by the schema.
   const variantList =
     flags.variants !== undefined

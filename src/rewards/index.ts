@@ -84,6 +84,7 @@ export type {
 // SCS and ACRE.
 export {
   scsConsistency,
+  scoreSCSBaseline,
   expectedDistinctAnswers,
   distinctAnswerCount,
   scoreSCS,

@@ -37,18 +37,20 @@ export function distinctAnswerCount(
   return reps.length + (sawNone ? 1 : 0);
 }
 
-/** Released code's answer: the first capital letter inside `<answer>` (or the whole text), else null. */
+/**
+ * Released code's answer: the first capital letter of the answer region, else
+ * null. The released code reads the region inside `<answer>…</answer>` and
+ * falls back to the whole text; the lab's responses put their answer in the
+ * final `\boxed{…}` after `</think>`, so the region here is the answer
+ * parseTrace finds (an `<answer>` tag, else the final box; docs/reward-spec.md
+ * §4). A whole-text fallback would read the `S` of `<think> Step 1: …` in every
+ * lab trace. A cut-off or missing answer → null.
+ */
 export function releasedAnswer(text: string | null | undefined): string | null {
   if (typeof text !== "string") return null;
-  const open = text.lastIndexOf("<answer>");
-  const region =
-    open >= 0
-      ? text.slice(
-          open + 8,
-          text.indexOf("</answer>", open) >= 0 ? text.indexOf("</answer>", open) : text.length,
-        )
-      : text;
-  const m = /[A-Z]/.exec(region);
+  const parsed = parseTrace({ text });
+  if (parsed.answerTruncated || parsed.finalAnswer === null) return null;
+  const m = /[A-Z]/.exec(parsed.finalAnswer);
   return m ? m[0] : null;
 }
 
@@ -57,8 +59,8 @@ export function releasedAnswer(text: string | null | undefined): string | null {
  * - paper: r_con = c·(N − |𝒜|)/N with N = m = answers.length (lab choice:
  *   the paper's N and m both name the resample count), ∈ [0, c(m−1)/m];
  *   `answers` are extracted answers (null = unparseable), distinct by `≡`.
- * - released: 0.3·(5 − |𝒜|), answers = first capital letter inside
- *   `<answer>` of each string (authors' released code; 4 continuations).
+ * - released: 0.3·(5 − |𝒜|), answers = releasedAnswer of each continuation
+ *   text (authors' released code; 4 continuations).
  * Empty answers → 0. Throws an Error naming `c` or `form` when invalid.
  */
 export function scsConsistency({
@@ -145,6 +147,29 @@ export function scoreSCS(
     return {
       total: fmtWeight * rFmt + ver.rVer + rCon,
       components: { rFmt, rAcc: ver.rVer, rCon },
+      verifierPassed: ver.passed,
+      answer: ver.answer,
+    };
+  });
+  return { rollouts, judgeCalls: 0, judgeFailures: 0 };
+}
+
+/**
+ * SCS's outcome-only baseline: r = r_fmt + r_acc (SCS §4.1: "the traditional
+ * outcome reward-based protocol (applying accuracy reward and format
+ * reward)"), the paper form's total without r_con, so that the comparison
+ * with scoreSCS isolates r_con. r_fmt as in scoreSCS: 1 for a well-formed
+ * trace whose answer is not cut off.
+ */
+export function scoreSCSBaseline(prompt: TaskPrompt, texts: readonly string[]): GroupScore {
+  const gold = goldOf(prompt);
+  const rollouts = texts.map((text): RolloutScore => {
+    const parsed = parseTrace({ text });
+    const ver = verifyParsed(parsed, gold);
+    const rFmt = parsed.formatOk && !parsed.answerTruncated ? 1 : 0;
+    return {
+      total: rFmt + ver.rVer,
+      components: { rFmt, rAcc: ver.rVer },
       verifierPassed: ver.passed,
       answer: ver.answer,
     };

@@ -27,6 +27,15 @@
  *                                  among the continuations of each first response cut at
  *                                  ⌊k·L⌋ tokens (k 0.4, 0.8), from `distinct`; absent
  *                                  without that pass
+ *   distinctK04Faithful, …Lucky,   the same mean over the prompts whose first response is
+ *   …Wrong (and K08)               faithful (right, reasoning = reference), a lucky guess
+ *                                  (right, reasoning ≠ reference) or wrong: SCS Fig. 2c per
+ *                                  rollout class; the faithful one is SCS Tab. 10's check
+ *                                  (about 1: a faithful trace ends on one option); absent
+ *                                  where no prompt of the class was measured
+ *   faintReadAcc                   of the prompts with a faint digit (TaskConfig.faintContrast),
+ *                                  the share whose reading step of that digit boxes its true
+ *                                  value (lab metric; absent without faint digits)
  */
 import {
   answersEquivalent,
@@ -42,8 +51,20 @@ import { strictFormatOk } from "../rewards/structreward";
 import type { ReferenceStep, TaskPrompt } from "../tasks/types";
 import type { EvalMetricKey } from "../settings/metric-table";
 
+/** The rollout classes of the distinct-options statistic (SCS Fig. 2c by class, Tab. 10). */
+const CLASSES = ["Faithful", "Lucky", "Wrong"] as const;
+type RolloutClass = (typeof CLASSES)[number];
+
 /** The eval keys measured only by an extra pass (absent without it). */
-type PassKey = "oscr" | "distinctK04" | "distinctK08";
+type PassKey =
+  | "oscr"
+  | "distinctK04"
+  | "distinctK08"
+  | `distinctK04${RolloutClass}`
+  | `distinctK08${RolloutClass}`;
+
+/** The eval keys measured only on prompts that have the item (absent without it). */
+type OptionalKey = PassKey | "faintReadAcc";
 
 /**
  * Eval metrics: one number per eval key of the metric table
@@ -51,8 +72,8 @@ type PassKey = "oscr" | "distinctK04" | "distinctK08";
  * source; rates in [0, 1] (incR's denominator excludes N/A), distinct-option
  * counts in [1, m]; `oscr` and the distinct counts only where measured.
  */
-export type EvalMetrics = Record<Exclude<EvalMetricKey, PassKey>, number> &
-  Partial<Record<PassKey, number>>;
+export type EvalMetrics = Record<Exclude<EvalMetricKey, OptionalKey>, number> &
+  Partial<Record<OptionalKey, number>>;
 
 /**
  * The truncation ratios of the distinct-options statistic and their metric
@@ -151,11 +172,23 @@ export function evalMetrics(
   let followed = 0;
   let correct = 0;
   let lucky = 0;
+  let faintPrompts = 0;
+  let faintRight = 0;
+  const classOf: RolloutClass[] = [];
   texts.forEach((text, i) => {
     const parsed = parseTrace({ text });
     if (verifyParsed(parsed, goldOf(prompts[i])).passed) {
       correct++;
-      if (!reasoningMatchesReference(parsed, prompts[i].referenceSteps)) lucky++;
+      const faithful = reasoningMatchesReference(parsed, prompts[i].referenceSteps);
+      if (!faithful) lucky++;
+      classOf.push(faithful ? "Faithful" : "Lucky");
+    } else classOf.push("Wrong");
+    const faint = (prompts[i] as { meta?: { faintDigit?: number } }).meta?.faintDigit;
+    if (typeof faint === "number" && faint >= 0 && faint < prompts[i].referenceSteps.length - 1) {
+      faintPrompts++;
+      const got = parsed.steps.find((s) => s.index === faint + 1)?.boxed ?? null;
+      const truth = prompts[i].referenceSteps[faint].value;
+      if (got !== null && answersEquivalent({ predicted: got, gold: truth })) faintRight++;
     }
     const hint = (prompts[i] as { meta?: { hint?: string } }).meta?.hint;
     const gold = prompts[i].answer.letter ?? prompts[i].answer.content;
@@ -199,16 +232,21 @@ export function evalMetrics(
       );
     let sum = 0;
     let measured = 0;
+    const byClass = new Map<RolloutClass, { sum: number; n: number }>();
     d.continuations.forEach((conts, i) => {
       if (conts === null || conts.length === 0) return;
       const answers = conts.map((t) => {
         const p = parseTrace({ text: t });
         return p.answerTruncated ? null : p.finalAnswer;
       });
-      sum += distinctAnswerCount(answers, prompts[i].options);
+      const count = distinctAnswerCount(answers, prompts[i].options);
+      sum += count;
       measured++;
+      const c = byClass.get(classOf[i]) ?? { sum: 0, n: 0 };
+      byClass.set(classOf[i], { sum: c.sum + count, n: c.n + 1 });
     });
     if (measured > 0) distinctValues[def.key] = sum / measured;
+    for (const [c, v] of byClass) distinctValues[`${def.key}${c}`] = v.sum / v.n;
   }
   return {
     ...(reask && pairs.length > 0 ? { oscr: oscr({ pairs }) } : {}),
@@ -223,5 +261,6 @@ export function evalMetrics(
     hintFollow: wrongHints === 0 ? 0 : followed / wrongHints,
     luckyGuess: correct === 0 ? 0 : lucky / correct,
     wrca: lucky / n,
+    ...(faintPrompts > 0 ? { faintReadAcc: faintRight / faintPrompts } : {}),
   };
 }

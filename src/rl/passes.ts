@@ -52,6 +52,7 @@ function sampleForced(
   sampling: PassSampling,
   stream: string,
   groupSize: number,
+  greedy = false,
 ): Promise<GenerateResult> {
   const { temperature, topK, topP } = sampling.alg;
   const seed = deriveSeed(sampling.seed, stream);
@@ -59,7 +60,7 @@ function sampleForced(
     policy,
     images,
     promptIds,
-    { temperature, topK, topP, greedy: false, seed },
+    { temperature, topK, topP, greedy, seed },
     groupSize,
     forced,
   );
@@ -79,7 +80,8 @@ export function keptTokens(length: number, k: number): number {
  * continuations are one generate call of prompts·G·m rows (rollout-major:
  * row i·m + t is continuation t of rollout i), each forced through its
  * rollout's kept prefix under its own perturbed image, then sampled at the
- * step's temperature from the seed's "scs" streams.
+ * step's temperature from the seed's "scs" streams (greedy with
+ * `settings.greedy`: the perturbation-only ablation arm).
  * @returns per group: `continuations[k]` the m full response texts (kept
  *   prefix + continuation) of rollout k, `keptTokens[k]` its kept length,
  *   `sigmas[k]` the m noise levels; plus the generate result (for tests).
@@ -126,6 +128,7 @@ export async function truncatedContinuations(
     sampling,
     "scs",
     settings.sigmaMax === 0 ? groupSize * m : 1,
+    settings.greedy === true,
   );
   const groups = prompts.map((_, g): GroupPasses => {
     const rollouts = Array.from({ length: groupSize }, (_, r) => g * groupSize + r);

@@ -299,6 +299,12 @@ const TaskConfigSchema = z.object({
    * ships 0.8 for the small model).
    */
   indexBindingRate: z.number().min(0).max(1).default(0),
+  /**
+   * RL and eval prompts, digits: below 1, one digit of every prompt drawn at
+   * this contrast (TaskConfig.faintContrast; the SCS premise scenario,
+   * docs/reward-spec.md §4.3). The cold start does not change with it.
+   */
+  faintContrast: z.number().min(0).max(1).default(1),
 });
 
 export const ExperimentSchema = z.object({

@@ -225,6 +225,97 @@ export const METRIC_TABLE = [
     order: 6.7,
     rows: ["eval"],
   },
+  {
+    key: "distinctK04Faithful",
+    label: "Distinct options, k = 0.4, faithful first answers",
+    unit: "options",
+    formula:
+      "distinct options at k = 0.4 (as distinctK04), mean over the prompts whose first response is faithful",
+    source: "SCS Fig. 2c by rollout class, Tab. 10; docs/reward-spec.md §4.2",
+    description:
+      "The distinct-options statistic at k = 0.4, over the held-out prompts whose first answer was faithful (right, and its reasoning is the reference solution). SCS Tab. 10's check: a faithful trace should end on one option (Tab. 10: about 1 on every benchmark). Absent when no such prompt was measured.",
+    group: "paper",
+    order: 6.71,
+    rows: ["eval"],
+  },
+  {
+    key: "distinctK04Lucky",
+    label: "Distinct options, k = 0.4, lucky first answers",
+    unit: "options",
+    formula:
+      "distinct options at k = 0.4 (as distinctK04), mean over the prompts whose first response is lucky",
+    source: "SCS Fig. 2c by rollout class; docs/reward-spec.md §4.2",
+    description:
+      "The distinct-options statistic at k = 0.4, over the held-out prompts whose first answer was a lucky guess (right, reasoning not the reference). Absent when no such prompt was measured.",
+    group: "paper",
+    order: 6.72,
+    rows: ["eval"],
+  },
+  {
+    key: "distinctK04Wrong",
+    label: "Distinct options, k = 0.4, wrong first answers",
+    unit: "options",
+    formula:
+      "distinct options at k = 0.4 (as distinctK04), mean over the prompts whose first response is wrong",
+    source: "SCS Fig. 2c by rollout class; docs/reward-spec.md §4.2",
+    description:
+      "The distinct-options statistic at k = 0.4, over the held-out prompts whose first answer was wrong. Absent when no such prompt was measured.",
+    group: "paper",
+    order: 6.73,
+    rows: ["eval"],
+  },
+  {
+    key: "distinctK08Faithful",
+    label: "Distinct options, k = 0.8, faithful first answers",
+    unit: "options",
+    formula:
+      "distinct options at k = 0.8 (as distinctK08), mean over the prompts whose first response is faithful",
+    source: "SCS Fig. 2c by rollout class, Tab. 10; docs/reward-spec.md §4.2",
+    description:
+      "The distinct-options statistic at k = 0.8, over the held-out prompts whose first answer was faithful (right, and its reasoning is the reference solution). SCS Tab. 10's check: a faithful trace should end on one option (Tab. 10: about 1 on every benchmark). Absent when no such prompt was measured.",
+    group: "paper",
+    order: 6.74,
+    rows: ["eval"],
+  },
+  {
+    key: "distinctK08Lucky",
+    label: "Distinct options, k = 0.8, lucky first answers",
+    unit: "options",
+    formula:
+      "distinct options at k = 0.8 (as distinctK08), mean over the prompts whose first response is lucky",
+    source: "SCS Fig. 2c by rollout class; docs/reward-spec.md §4.2",
+    description:
+      "The distinct-options statistic at k = 0.8, over the held-out prompts whose first answer was a lucky guess (right, reasoning not the reference). Absent when no such prompt was measured.",
+    group: "paper",
+    order: 6.75,
+    rows: ["eval"],
+  },
+  {
+    key: "distinctK08Wrong",
+    label: "Distinct options, k = 0.8, wrong first answers",
+    unit: "options",
+    formula:
+      "distinct options at k = 0.8 (as distinctK08), mean over the prompts whose first response is wrong",
+    source: "SCS Fig. 2c by rollout class; docs/reward-spec.md §4.2",
+    description:
+      "The distinct-options statistic at k = 0.8, over the held-out prompts whose first answer was wrong. Absent when no such prompt was measured.",
+    group: "paper",
+    order: 6.76,
+    rows: ["eval"],
+  },
+  {
+    key: "faintReadAcc",
+    label: "Faint-digit reading accuracy",
+    unit: "fraction",
+    formula:
+      "prompts whose reading step of the faint digit boxes its true value / prompts with a faint digit",
+    source: "lab metric (the SCS premise scenario, docs/reward-spec.md §4.3)",
+    description:
+      "Held-out, the faint-digit task only: how often the model reads the digit drawn faint right. An outcome reward pays a right answer whether or not this reading was right; only a better reading makes the answer faithful. Absent without faint digits.",
+    group: "paper",
+    order: 5.6,
+    rows: ["eval"],
+  },
   // ---- the RL step's own rollouts (../rl/rl-step.ts) ----
   {
     key: "train_incr",

@@ -35,8 +35,19 @@ const ACRE_TASK = {
 
 /** SCS Tab. 4's truncation-only arm: no image noise. */
 const SCS_TR_ONLY = { sigmaMin: 0, sigmaMax: 0 } as const;
-/** SCS Tab. 4's perturbation-only arm: nothing kept, the whole response resampled (lab choice). */
-const SCS_VP_ONLY = { k: 0 } as const;
+/**
+ * SCS Tab. 4's perturbation-only arm: the same cut at the same k, each
+ * continuation under its own noisy image, decoded greedily so that only the
+ * noise tells them apart (lab choice, docs/reward-spec.md §4.3).
+ */
+const SCS_VP_ONLY = { resample: "greedy" } as const;
+
+/**
+ * The SCS premise scenario's task (docs/reward-spec.md §4.3): the SCS task
+ * with one digit of every RL and held-out prompt drawn faint, at a contrast
+ * the §4.1 cold start cannot read reliably (chosen on its step-0 eval alone).
+ */
+const SCS_PREMISE_TASK = { ...SCS_TASK, faintContrast: 0.3 } as const;
 
 /**
  * The sizes of the SCS and ACRE presets (lab choices, the claims' sizes of
@@ -50,6 +61,11 @@ const SIZES = {
   algorithm: { groupSize: 8, batchPrompts: 4, steps: 20, evalEvery: 5, lr: 5e-4 },
 } as const;
 const SCS_SIZES = { ...SIZES, task: SCS_TASK } as const;
+const SCS_PREMISE_SIZES = { ...SIZES, task: SCS_PREMISE_TASK } as const;
+/** SCS Tab. 6: RLOO without a KL term, both arms. */
+const SCS_RLOO = { estimator: "rloo", beta: 0 } as const;
+/** SCS Tab. 7: GRPO with β 1e-3, both arms (SCS at k 0.4, m 8, the estimator's defaults). */
+const SCS_GRPO = { estimator: "grpo", beta: 1e-3 } as const;
 
 /** One preset: the experiment and how the page presents it. */
 export interface PresetEntry {
@@ -186,14 +202,14 @@ const PRESET_TABLE: readonly PresetEntry[] = [
   {
     /**
      * scs-vp-only: SCS Tab. 4's visual-perturbation-only arm (62.8, +5.0): RLOO
-     * vs RLOO + SCS with no truncation (k = 0: the m continuations resample the
-     * whole response from the noisy image; lab choice, the paper does not say),
-     * as scs-paper otherwise.
+     * vs RLOO + SCS with greedy continuations from the same cut at the same k,
+     * each under its own noisy image (lab choice, the paper does not say;
+     * docs/reward-spec.md §4.3), as scs-paper otherwise.
      */
     name: "scs-vp-only",
     title: "SCS ablation: visual perturbation only",
     description:
-      "SCS without truncation: the continuations resample the whole response from the noisy image. One arm of SCS Table 4's ablation, run by the claims.",
+      "SCS without sampled resampling: greedy continuations from the same cut, each under its own noisy image, so they disagree only where the noise changes what the model reads. One arm of SCS Table 4's ablation, run by the claims.",
     figure: "SCS Table 4 (visual perturbation only 62.8, +5.0 over RLOO)",
     overview: ["acc", "luckyGuess", "rcAcc"],
     watch: "Acc against RLOO and against full SCS.",
@@ -203,6 +219,101 @@ const PRESET_TABLE: readonly PresetEntry[] = [
       variants: [
         { name: "rlvr", estimator: "rloo" },
         { name: "scs", estimator: "rloo", weights: SCS_VP_ONLY },
+      ],
+    },
+  },
+  {
+    /**
+     * scs-premise: the premise check's arm alone (docs/reward-spec.md §4.3):
+     * SCS's outcome-only baseline (RLOO, r_fmt + r_acc, β 0; SCS §4.1, Tab. 6)
+     * on the faint-digit task from the §4.1 cold start. Its lucky-guess rate
+     * must not fall below its step-0 band before any SCS arm runs on it.
+     */
+    name: "scs-premise",
+    title: "SCS premise: does the outcome-only baseline keep its lucky guesses?",
+    description:
+      "One digit of every question is drawn faint, and the cold start, which never saw a faint digit, reads it as some digit and then guesses an option. RLOO with SCS's format and accuracy reward trains alone: if its lucky-guess rate does not fall, the flaw SCS targets survives outcome-only RL here.",
+    figure:
+      "SCS §4.3, Fig. 4 (vanilla RL: the model fails to perceive the image, hallucinates and guesses right; the fake successes keep full reward)",
+    overview: ["luckyGuess", "acc", "stepAcc"],
+    watch: "The lucky-guess rate against its step-0 value: the premise needs it to stay up.",
+    picker: false,
+    experiment: { ...SCS_PREMISE_SIZES, variants: [{ name: "scs-baseline", ...SCS_RLOO }] },
+  },
+  {
+    /**
+     * scs-faint: SCS's headline comparison on the premise scenario: RLOO +
+     * format vs RLOO + SCS (k 0.8, m 4), both without a KL term (SCS Tab. 2,
+     * Tab. 6). Runs only after the premise check (docs/reward-spec.md §4.3).
+     */
+    name: "scs-faint",
+    title: "SCS on a faint digit (RLOO + format vs RLOO + SCS)",
+    description:
+      "One digit of every question is faint, so the cold start guesses after reading it wrong. Both arms are paid for format and a right option; SCS also pays for continuations that agree, which a guess rarely does.",
+    figure:
+      "SCS Table 2 (RLOO 57.8 → 65.5 with SCS; Tab. 6: k 0.8, m 4, KL 0) and Table 3 (unfaithful reasoning in correct answers 25.0 → 21.2)",
+    overview: ["acc", "luckyGuess", "stepAcc"],
+    watch: "The lucky-guess rate of both arms: the baseline pays a lucky guess in full, SCS less.",
+    picker: false,
+    experiment: {
+      ...SCS_PREMISE_SIZES,
+      variants: [
+        { name: "scs-baseline", ...SCS_RLOO },
+        { name: "scs", ...SCS_RLOO },
+      ],
+    },
+  },
+  {
+    /** scs-faint-tr-only: SCS Tab. 4's truncation-only arm on the premise scenario (σ = 0). */
+    name: "scs-faint-tr-only",
+    title: "SCS ablation on a faint digit: truncation–resampling only",
+    description:
+      "SCS without the noisy image on the faint-digit task: the continuations resample from the same cut on the clean image. One arm of SCS Table 4's ablation.",
+    figure: "SCS Table 4 (truncation–resampling only 63.0, +5.2 over RLOO)",
+    overview: ["acc", "luckyGuess", "stepAcc"],
+    watch: "Acc against the baseline and against full SCS.",
+    picker: false,
+    experiment: {
+      ...SCS_PREMISE_SIZES,
+      variants: [
+        { name: "scs-baseline", ...SCS_RLOO },
+        { name: "scs", ...SCS_RLOO, weights: SCS_TR_ONLY },
+      ],
+    },
+  },
+  {
+    /** scs-faint-vp-only: SCS Tab. 4's perturbation-only arm on the premise scenario (greedy, same cut). */
+    name: "scs-faint-vp-only",
+    title: "SCS ablation on a faint digit: visual perturbation only",
+    description:
+      "SCS on the faint-digit task with greedy continuations from the same cut, each under its own noisy image: they disagree only where the noise changes what the model reads. One arm of SCS Table 4's ablation.",
+    figure: "SCS Table 4 (visual perturbation only 62.8, +5.0 over RLOO)",
+    overview: ["acc", "luckyGuess", "stepAcc"],
+    watch: "Acc against the baseline and against full SCS.",
+    picker: false,
+    experiment: {
+      ...SCS_PREMISE_SIZES,
+      variants: [
+        { name: "scs-baseline", ...SCS_RLOO },
+        { name: "scs", ...SCS_RLOO, weights: SCS_VP_ONLY },
+      ],
+    },
+  },
+  {
+    /** scs-faint-grpo: SCS with GRPO on the premise scenario (Tab. 7: β 1e-3, SCS k 0.4, m 8). */
+    name: "scs-faint-grpo",
+    title: "SCS with GRPO on a faint digit",
+    description:
+      "GRPO + format against GRPO + SCS on the faint-digit task, at the paper's GRPO settings: a shorter cut (k 0.4, which resamples the second digit's reading) and eight continuations.",
+    figure: "SCS Table 2 (GRPO 63.6 → 64.5 with SCS; Tab. 7: k 0.4, m 8, KL 1e-3)",
+    overview: ["acc", "luckyGuess", "stepAcc"],
+    watch: "Acc and the lucky-guess rate of both arms.",
+    picker: false,
+    experiment: {
+      ...SCS_PREMISE_SIZES,
+      variants: [
+        { name: "scs-baseline", ...SCS_GRPO },
+        { name: "scs", ...SCS_GRPO },
       ],
     },
   },

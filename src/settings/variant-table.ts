@@ -26,6 +26,7 @@ import {
   scoreStructReward,
   scorePRMMean,
   scoreSCS,
+  scoreSCSBaseline,
   scoreACRE,
   SCS_NOISE_RANGE,
   ACRE_DEFAULT_ALPHAS,
@@ -207,6 +208,11 @@ export interface ContinuationSettings {
   m: number;
   sigmaMin: number;
   sigmaMax: number;
+  /**
+   * Greedy continuations (the perturbation-only ablation arm: they differ only
+   * through their images); absent or false: sampled at the step's temperature.
+   */
+  greedy?: boolean;
 }
 
 /** A number weight's range and kind, read from its schema (the page's slider and number fields use it). */
@@ -634,6 +640,9 @@ export const VARIANT_TABLE = [
         m: z.number().int().min(1).max(16).default(scsPaperSettings("rloo").m),
         sigmaMin: z.number().min(0).max(1).default(SCS_NOISE_RANGE.min),
         sigmaMax: z.number().min(0).max(1).default(SCS_NOISE_RANGE.max),
+        // How the continuations are decoded: sampled (SCS Alg. 1), or greedy (the
+        // perturbation-only ablation arm, docs/reward-spec.md §4.3).
+        resample: z.enum(["sample", "greedy"]).default("sample"),
       })
       .refine((w) => w.sigmaMin <= w.sigmaMax, {
         message: "sigmaMin must be <= sigmaMax",
@@ -652,7 +661,7 @@ export const VARIANT_TABLE = [
         kind: "choice",
         label: "SCS form",
         short: "form",
-        tip: "The paper's r_con, or the authors' released code (0.3·(5 − |𝒜|), half-weight format, first capital letter as the answer).",
+        tip: "The paper's r_con, or the authors' released code (0.3·(5 − |𝒜|), half-weight format, the first capital letter of the final answer as the answer).",
         paper: "paper",
         options: [
           {
@@ -696,18 +705,60 @@ export const VARIANT_TABLE = [
         tip: "Upper end of the per-continuation pixel-noise level. Released code: 0.40.",
         paper: SCS_NOISE_RANGE.max,
       },
+      resample: {
+        kind: "choice",
+        label: "continuations",
+        short: "resample",
+        tip: "How the m continuations are decoded from the kept prefix: sampled at the rollout temperature (the paper), or greedy, so that they differ only through their noisy images (the perturbation-only ablation arm, SCS Tab. 4).",
+        paper: "sample",
+        options: [
+          { value: "sample", label: "sampled (paper)", formula: "a_t ~ π(· | τ_<k, x̃_t), τ = 1" },
+          {
+            value: "greedy",
+            label: "greedy (perturbation only)",
+            formula: "a_t = argmax π(· | τ_<k, x̃_t)",
+          },
+        ],
+      },
     },
     judge: "none",
     passes: ["truncated-continuations"],
     // SCS's headline result is with RLOO (SCS Tab. 2, Tab. 6).
     estimator: "rloo",
     estimatorWeights: scsPaperSettings,
-    continuations: ({ k, m, sigmaMin, sigmaMax }) => ({ k, m, sigmaMin, sigmaMax }),
+    continuations: ({ k, m, sigmaMin, sigmaMax, resample }) => ({
+      k,
+      m,
+      sigmaMin,
+      sigmaMax,
+      greedy: resample === "greedy",
+    }),
     score: ({ prompt, texts, weights, passes }) => {
       if (!passes.continuations)
         throw new Error("scs: the truncated-continuations pass gave no continuations");
       return scoreSCS(prompt, texts, passes.continuations, { c: weights.c, form: weights.form });
     },
+  }),
+  defineVariant({
+    name: "scs-baseline",
+    label: "RLOO + format (SCS baseline)",
+    color: "#000000",
+    formula: ["R = r_fmt + r_acc", "RLOO, no KL term (β = 0)"],
+    source: {
+      paper: "“Self-Consistency Sampling” (SCS)",
+      where:
+        "SCS §4.1 (baselines: accuracy and format reward), Tab. 6 (RLOO, initial KL coef 0); docs/reward-spec.md §4.3",
+    },
+    blurb:
+      "SCS's outcome-only baseline: paid for a well-formed response and a right option, whatever the reasoning; SCS adds only its consistency reward to it.",
+    weights: z.strictObject({}),
+    weightInfo: {},
+    judge: "none",
+    passes: [],
+    // SCS Tab. 6: RLOO without a KL term (both arms); Tab. 7's GRPO arms set β 1e-3 per variant.
+    estimator: "rloo",
+    beta: 0,
+    score: ({ prompt, texts }) => scoreSCSBaseline(prompt, texts),
   }),
   defineVariant({
     name: "acre",

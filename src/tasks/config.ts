@@ -145,6 +145,18 @@ export interface TaskConfig {
    * docs/reward-spec.md §5).
    */
   indexBindingRate: number;
+  /**
+   * Digits only: below 1, every prompt draws one of its digits (position
+   * uniform) at this contrast, its pixels scaled by the factor, so a cold
+   * start trained on full-contrast digits cannot read it reliably: the
+   * perception gap of SCS §4.3 (Fig. 4: the model "fails to perceive the
+   * gradations of color … hallucinates … and happens to guess the correct
+   * answer"). 0 leaves the cell blank. The reference steps keep the true
+   * digit. Only RL and eval prompts need it (no cold start is trained with
+   * it). Default 1: off, and no random draw (lab choice; docs/reward-spec.md
+   * §4.3).
+   */
+  faintContrast: number;
 }
 
 /** Default config (the `family` default is digits). */
@@ -170,6 +182,7 @@ const DEFAULT_TASK_CONFIG: Readonly<TaskConfig> = Object.freeze({
   distractorRule: "near",
   misreadRate: 0,
   indexBindingRate: 0,
+  faintContrast: 1,
 }) as Readonly<TaskConfig>;
 
 /** Family default object count (lab choice): shapes 6, bars 4, digits = numDigits. */
@@ -270,6 +283,7 @@ export function resolveTaskConfig(partial: Partial<TaskConfig> = {}): ResolvedTa
     "traceSlipRate",
     "misreadRate",
     "indexBindingRate",
+    "faintContrast",
   ] as const) {
     if (typeof c[k] !== "number" || !(c[k] >= 0 && c[k] <= 1))
       bad(k, "must be a number in [0, 1]", c[k]);
@@ -284,6 +298,8 @@ export function resolveTaskConfig(partial: Partial<TaskConfig> = {}): ResolvedTa
     );
   if (c.misreadRate > 0 && c.family !== "digits")
     bad("misreadRate", "needs the digits family (a digit to misread)", c.misreadRate);
+  if (c.faintContrast < 1 && c.family !== "digits")
+    bad("faintContrast", "needs the digits family (a digit to draw faint)", c.faintContrast);
   if (c.indexBindingRate > 0 && !c.multipleChoice)
     bad("indexBindingRate", "needs multiple choice (a letter to bind to)", c.indexBindingRate);
   const objectCount = c.objectCount ?? defaultObjectCount(c.family, c.numDigits);

@@ -130,6 +130,12 @@ export function generateDigitPrompt(
       for (let c = 0; c < S; c++) image[r * W + j * S + c] = data.pixels[base + r * S + c] / 255;
     }
   });
+  // One faint digit (TaskConfig.faintContrast); drawn only when on, so other runs' prompts stay put.
+  const faint = cfg.faintContrast < 1 ? rng.int(0, n - 1) : -1;
+  if (faint >= 0) {
+    for (let r = 0; r < S; r++)
+      for (let c = 0; c < S; c++) image[r * W + faint * S + c] *= cfg.faintContrast;
+  }
   const base = digitProblem(labels, op);
   // Only the knobs that read them pay for the misreads (TaskConfig.distractorRule, misreadRate).
   const spec =
@@ -141,5 +147,6 @@ export function generateDigitPrompt(
     kind: spec.kind,
     digitIndices: local.map((k) => data.packedIndex[k]),
     digitLabels: labels,
+    ...(faint >= 0 && { faintDigit: faint }),
   });
 }

@@ -22,6 +22,8 @@ export interface PromptMeta {
   digitIndices?: number[];
   /** Digits only: the true label of each digit, left to right. */
   digitLabels?: number[];
+  /** Digits with TaskConfig.faintContrast below 1: the 0-based position of the faint digit. */
+  faintDigit?: number;
   /** Set by shuffleImages: id of the prompt whose image this prompt now shows. */
   imageFrom?: string;
   /** The answer hint the question shows, in the final box's form (TaskConfig.hintRate); absent when none. */

@@ -123,3 +123,41 @@ describe("evalMetrics: distinct options among continuations (SCS Fig. 2c)", () =
     ).toThrow(/distinct k 0.4 has 1 entries for 2 prompts/);
   });
 });
+
+describe("evalMetrics: distinct options per rollout class (SCS Fig. 2c by class, Tab. 10) and faint-digit reading", () => {
+  const box = (x: string) => `<think> Step 1: 5 + 4 = \\boxed{9} </think> \\boxed{${x}}`;
+  it("worked values: the faithful first answer's cut ends on one option, the guesses' on several", () => {
+    // texts: p0 faithful, p1 lucky, p2 wrong, p3 lucky, p4 lucky (no steps).
+    const conts = [
+      [box("A"), box("9"), box("A"), box("A")], // faithful: A ≡ 9, 1
+      [box("A"), box("B"), box("C"), box("A")], // lucky: 3
+      [box("C"), box("D"), box("C"), box("C")], // wrong: 2
+      [box("A"), box("A"), box("D"), box("B")], // lucky: 3
+      null, // lucky, not measured
+    ];
+    const m = evalMetrics(prompts, texts, undefined, [{ k: 0.8, continuations: conts }]);
+    expect(m.distinctK08).toBeCloseTo((1 + 3 + 2 + 3) / 4, 12);
+    expect(m.distinctK08Faithful).toBe(1);
+    expect(m.distinctK08Lucky).toBe(3);
+    expect(m.distinctK08Wrong).toBe(2);
+    // No k = 0.4 pass, no k = 0.4 class keys; no wrong first answer measured, no Wrong key.
+    expect("distinctK04Faithful" in m).toBe(false);
+    const onlyRight = evalMetrics(prompts.slice(0, 2), texts.slice(0, 2), undefined, [
+      { k: 0.4, continuations: conts.slice(0, 2) },
+    ]);
+    expect(onlyRight.distinctK04Faithful).toBe(1);
+    expect(onlyRight.distinctK04Lucky).toBe(3);
+    expect("distinctK04Wrong" in onlyRight).toBe(false);
+  });
+
+  it("faint-digit reading accuracy: the reading step of the faint digit against its true value", () => {
+    // p0 reads both right; p1 and p2 read the second digit (4) as 2; p3 as 3.
+    const faint = (id: string, faintDigit: number) =>
+      ({ ...prompt(id), meta: { faintDigit } }) as unknown as TaskPrompt;
+    const ps = [faint("f0", 1), faint("f1", 1), faint("f2", 0), faint("f3", 1), prompt("plain")];
+    const ts = [texts[0], texts[1], texts[2], texts[3], texts[0]];
+    // Faint second digit: f0 right, f1 wrong, f3 wrong; faint first digit (5): f2 right. 2 of 4.
+    expect(evalMetrics(ps, ts).faintReadAcc).toBeCloseTo(2 / 4, 12);
+    expect("faintReadAcc" in evalMetrics(prompts, texts)).toBe(false);
+  });
+});

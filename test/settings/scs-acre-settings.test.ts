@@ -70,10 +70,13 @@ describe("the SCS and ACRE presets", () => {
       sigmaMin: 0,
       sigmaMax: 0,
     });
+    // Perturbation only: the same cut at the same k, noisy images, greedy continuations (§4.3).
     expect(presetExperiment("scs-vp-only").variants[1].weights).toMatchObject({
-      k: 0,
+      k: 0.8,
       sigmaMax: 0.4,
+      resample: "greedy",
     });
+    expect(presetExperiment("scs-paper").variants[1].weights).toMatchObject({ resample: "sample" });
     expect(presetColdStart("scs-paper")).toBe("checkpoints/sft-digits2-mc-misread40-small.ckpt");
   });
 

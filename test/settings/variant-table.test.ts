@@ -313,16 +313,29 @@ describe("metric table", () => {
   });
 
   it("lists exactly the keys the eval producer returns", () => {
-    const texts = prompts.map((p) => p.sftTarget);
+    // One first answer of each class (faithful, lucky, wrong) and one faint digit, so that the
+    // keys measured only where they have something to count are there too.
+    const other = (l: string) => (l === "A" ? "B" : "A");
+    const texts = prompts.map((p, i) =>
+      i === 0
+        ? p.sftTarget
+        : i === 1
+          ? p.sftTarget.replace(/\\boxed\{(\d)\}/, (_, d) => `\\boxed{${(Number(d) + 1) % 10}}`)
+          : p.sftTarget.replace(/\\boxed\{([A-D])\}$/, (_, l) => `\\boxed{${other(l)}}`),
+    );
+    const withFaint = prompts.map((p, i) => (i === 0 ? { ...p, meta: { faintDigit: 0 } } : p));
     // With OSCR's second pass (multiple-choice prompts, here re-asked unshuffled) and the
-    // distinct-options pass (each continuation the full target): every key.
+    // distinct-options pass (each continuation the first answer): every key.
     const distinct = DISTINCT_KS.map(({ k }) => ({ k, continuations: texts.map((t) => [t, t]) }));
     const m = evalMetrics(
-      prompts,
+      withFaint,
       texts,
       { options: prompts.map((p) => p.options), texts },
       distinct,
     );
+    expect(m.acc).toBeCloseTo(2 / 3, 12);
+    expect(m.luckyGuess).toBeCloseTo(1 / 2, 12);
+    expect(m.faintReadAcc).toBe(1);
     const keys = METRIC_TABLE.filter((d) => (d.rows as readonly string[]).includes("eval"))
       .map((d) => d.key)
       .sort();
@@ -331,7 +344,7 @@ describe("metric table", () => {
     expect(m.distinctK04).toBe(1);
     // Without them, every key but OSCR and the distinct options (nothing measured, nothing charted).
     expect(Object.keys(evalMetrics(prompts, texts)).sort()).toEqual(
-      keys.filter((k) => !["oscr", "distinctK04", "distinctK08"].includes(k)),
+      keys.filter((k) => k !== "oscr" && !k.startsWith("distinctK") && k !== "faintReadAcc"),
     );
   });
 

@@ -33,6 +33,7 @@ const SHORT: Record<string, string> = {
   "task.distractorRule": "distractors",
   "task.misreadRate": "misread",
   "task.indexBindingRate": "bind",
+  "task.faintContrast": "faint",
   "algorithm.lr": "lr",
   "algorithm.groupSize": "G",
   "algorithm.batchPrompts": "prompts",

@@ -9,9 +9,13 @@ type Task = Experiment["task"];
 const setTask = (patch: Partial<Task>) =>
   labStore.getState().updateExperiment((e) => ({ ...e, task: { ...e.task, ...patch } }));
 
-/** Switches the family; the digits-only knobs (misreads, off-misread distractors) go back to off elsewhere. */
+/** Switches the family; the digits-only knobs (misreads, off-misread distractors, the faint digit) go back to off elsewhere. */
 function setFamily(family: Task["family"]) {
-  setTask(family === "digits" ? { family } : { family, misreadRate: 0, distractorRule: "near" });
+  setTask(
+    family === "digits"
+      ? { family }
+      : { family, misreadRate: 0, distractorRule: "near", faintContrast: 1 },
+  );
 }
 
 /**

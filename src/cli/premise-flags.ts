@@ -1,0 +1,36 @@
+/**
+ * The flags of `npm run premise` (src/cli/premise.ts): one table for the
+ * parser, --help and docs/cli.md.
+ */
+import type { CliTable } from "../lib/cli-table";
+import { PRESET_NAMES } from "../settings/presets";
+import { numberField } from "./experiment-flags";
+import { SEEDS_FLAG } from "./lab-flags";
+
+export const PREMISE_TABLE = {
+  command: "npm run premise --",
+  summary:
+    "The premise check of a scenario on its outcome-only baseline arm alone (docs/reward-spec.md §4.3): the flaw rate at the last eval against each seed's step-0 95 % Wilson band.",
+  flags: {
+    preset: {
+      kind: "enum",
+      of: PRESET_NAMES,
+      default: "scs-premise",
+      arg: "NAME",
+      help: "the scenario's baseline preset (one variant; a preset with more is refused)",
+    },
+    seeds: {
+      ...SEEDS_FLAG,
+      required: true,
+      help: "the tuning seeds",
+    },
+    steps: numberField("algorithm.steps", "RL steps (the horizon)", "the preset's"),
+    "eval-every": numberField(
+      "algorithm.evalEvery",
+      "RL steps between held-out evals",
+      "the preset's",
+    ),
+    "eval-size": numberField("evalSize", "held-out prompts per eval", "the preset's"),
+    quiet: { kind: "bool", help: "no per-step lines on stderr" },
+  },
+} as const satisfies CliTable;
