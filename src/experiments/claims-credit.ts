@@ -15,7 +15,7 @@ import type { ClaimInputs, Comparison } from "./claim-values";
 import type { VariantName } from "../settings/experiment";
 
 /** The RL steps the mechanism claims read: 1–5 (the first five updates of every arm). */
-export const MECHANISM_STEPS = 5;
+const MECHANISM_STEPS = 5;
 
 /**
  * An arm's within-group gap of `name` over RL steps 1–MECHANISM_STEPS of a
@@ -54,7 +54,7 @@ export function pooledGap(
  * A comparison of within-group gaps: `a`'s pooled gap minus `b`'s (paired
  * per seed), or `a`'s alone when `b` is null.
  */
-export function gapComparison(spec: {
+function gapComparison(spec: {
   name: ContrastName;
   part: "advantage" | "reward" | "low";
   a: string;
@@ -195,7 +195,7 @@ export const MECHANISM_CLAIMS: readonly MechanismClaim[] = [
     statement:
       "StructReward's rule term separates right answers with wrong steps from right answers with the reference steps: within a group, the wrong steps get the lower reward, where RLVR pays both alike.",
     paper_figure:
-      "StructReward eq. 10: R_total = λ_fmt R_fmt + λ_right R_right + λ_rule R_right R_rule (1 + λ_cons R_cons); “R_rule supplies resolution among trajectories that reach the correct answer”",
+      "StructReward §3 (Structured Reward Design, Gated Total Reward) eq. 10: R_total = λ_fmt R_fmt + λ_right R_right + λ_rule R_right R_rule (1 + λ_cons R_cons); “R_rule supplies resolution among trajectories that reach the correct answer”",
     metric:
       "within-group reward gap (right answer with reference steps − with wrong steps), RL steps 1–5, StructReward minus RLVR (per seed)",
     variants: ["rlvr", "structreward"],

@@ -109,7 +109,6 @@ describe("token weights = −dloss/dlogπ of the loss reference", () => {
 
 describe("groupTokenWeights", () => {
   it("reads a kept group: token text, only the tokens up to EOS, each rollout's advantage", () => {
-    const G = 2;
     const maxNew = 4;
     const ids = (words: string[]) => words.map((w) => VOCAB.indexOf(w));
     const think = ids(["<think>", "</think>", "<eos>", "<pad>"]);
