@@ -42,7 +42,10 @@ async function main(): Promise<void> {
   const ref = { params: run.engine.ref };
   // The run's evaluator: K sampled answers per prompt, then the greedy answer (evalTemperature 0).
   const sampled = await run.evaluator.sampled(ref, K, flags.seed);
-  const greedy = evalMetrics(run.evalPrompts, await run.evalTexts(ref, run.evalPrompts));
+  const greedy = evalMetrics(
+    run.evalPrompts,
+    await run.evaluator.texts(ref, run.evalPrompts, run.experiment.seed),
+  );
   ctx.destroy();
   process.stdout.write(
     `${JSON.stringify({

@@ -199,9 +199,9 @@ async function main(): Promise<void> {
   const size = flags.size as ClaimSize;
   // --eval-size N: fewer held-out prompts than the size's (a pilot); the command lines say so.
   const evalSize = flags["eval-size"];
-  const S = { ...CLAIM_SIZES[size], ...(evalSize !== undefined ? { evalSize } : {}) };
+  const sized = { ...CLAIM_SIZES[size], ...(evalSize !== undefined ? { evalSize } : {}) };
   const seeds =
-    flags.seeds !== undefined ? parseSeedList("seeds", String(flags.seeds)) : [...S.seeds];
+    flags.seeds !== undefined ? parseSeedList("seeds", String(flags.seeds)) : [...sized.seeds];
   const claims = selectClaims(
     flags.claims !== undefined
       ? String(flags.claims)
@@ -209,6 +209,11 @@ async function main(): Promise<void> {
           .map((s) => s.trim())
       : undefined,
   );
+  // Mechanism claims alone read RL steps 1–rlSteps only: the runs stop there (one eval at the end).
+  const rlSteps = claims.every((c) => c.rlSteps !== undefined)
+    ? Math.max(...claims.map((c) => c.rlSteps ?? 0))
+    : null;
+  const S = rlSteps === null ? sized : { ...sized, steps: rlSteps, evalEvery: rlSteps };
   const judgeName = flags.judge;
   const judge = judgeSettings({ name: judgeName as JudgeSettings["name"] });
   if (flags.out !== undefined && flags.resume !== undefined)

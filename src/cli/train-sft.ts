@@ -131,7 +131,10 @@ async function main(): Promise<void> {
   });
   const evalMetrics = run.sftEval;
   const seconds = (performance.now() - t0) / 1000;
-  const shuffled = await run.shuffledImageEval();
+  const shuffled = await run.evaluator.shuffledImages(
+    { params: run.engine.ref },
+    run.experiment.seed,
+  );
   writeFileAtomic(
     file,
     saveCheckpoint({ config: run.config, params: run.initialParams, meta: meta(exp.sftSteps) }),

@@ -21,9 +21,13 @@ import { foldKlIntoRewards } from "./kl-penalty";
 import { estimatorEntry } from "../settings/estimator-table";
 import { evalMetrics, isLuckyGuess } from "./eval-metrics";
 import { COMPONENT_PREFIX, type TrainMetricKey } from "../settings/metric-table";
+import type { RolloutClassKey } from "../settings/credit-table";
 import { typedEntry, type GroupPasses } from "../settings/variant-table";
 import { optionShuffleReask, truncatedContinuations } from "./passes";
 import { auxStep } from "./aux-step";
+import { rolloutFacts } from "./rollout-class";
+import { creditValues, shuffleChanged } from "./credit";
+import type { SampleTokens } from "./token-weights";
 import type { GenerateResult } from "../model/generate";
 import {
   imageTensor,
@@ -71,6 +75,8 @@ export interface RlStepResult {
    */
   updateSkipped: boolean;
   sample: GroupView;
+  /** The sample group's tokens, sampling logprobs and loss settings, for its token weights (./token-weights.ts). */
+  sampleTokens: SampleTokens;
   /** The step's rollouts [prompts·G] (args.rollouts when given). */
   rollouts: GenerateResult;
 }
@@ -283,7 +289,21 @@ export async function rlStep(args: RlStepArgs): Promise<RlStepResult> {
     train_hint_follow: onRollouts.hintFollow,
     train_step_acc: onRollouts.stepAcc,
   };
-  const values: MetricValues = { ...stepValues, ...auxValues };
+  // What the reward paid each class of rollout, with the advantages the update used (read back above).
+  const facts = prompts.map((p, g) => texts[g].map((t) => rolloutFacts(p, t)));
+  const credit = creditValues(
+    prompts.map((p, g) => {
+      const reask = passes?.[g]?.reask;
+      const changed = reask ? shuffleChanged(p, texts[g], reask) : null;
+      return texts[g].map((_, k) => ({
+        facts: facts[g][k],
+        reward: rawRewards[g * G + k],
+        advantage: advantages[g * G + k],
+        changed: changed?.[k] ?? null,
+      }));
+    }),
+  );
+  const values: MetricValues = { ...stepValues, ...auxValues, ...credit };
   const componentNames = new Set(
     groups.flatMap((g) => g.rollouts.flatMap((r) => Object.keys(r.components))),
   );
@@ -306,8 +326,24 @@ export async function rlStep(args: RlStepArgs): Promise<RlStepResult> {
       groups[0],
       advantages.subarray(0, G),
       passes?.[0],
+      facts[0].map((f) => f.cls),
       Array.from({ length: G }, (_, k) => row(gen.tokens, k, maxNew)),
     ),
+    sampleTokens: {
+      prompt: prompts[0],
+      responseIds: gen.tokens.slice(0, G * maxNew),
+      logprobs: gen.logprobs.slice(0, G * maxNew),
+      lengths: batch.lengths.slice(0, G),
+      advantages: advantages.slice(0, G),
+      estimator,
+      beta,
+      clipEps: alg.clipEps,
+      aggregation: alg.aggregation,
+      temperature: alg.temperature,
+      batchRows: N,
+      batchTokens: batch.lengths.reduce((a, b) => a + b, 0),
+      normLength: maxNew,
+    },
     rollouts: gen,
   };
 }
@@ -321,6 +357,7 @@ function groupView(
   group: GroupScore,
   advantages: ArrayLike<number>,
   passes: GroupPasses | undefined,
+  classes: readonly RolloutClassKey[],
   responseIds: readonly Int32Array[],
 ): GroupView {
   const answerOf = (t: string | null) => {
@@ -373,6 +410,7 @@ function groupView(
       verifierPassed: group.rollouts[i].verifierPassed,
       judgment: judgeConsistency({ text, options: prompt.options }).judgment,
       luckyGuess: isLuckyGuess(prompt, text),
+      rolloutClass: classes[i],
       rank: rankOf.get(i) ?? null,
       advantage: advantages[i],
       unscorable: group.rollouts[i].unscorable,

@@ -5,6 +5,8 @@
  * its step, seed and time.
  */
 
+import type { RolloutClassKey } from "../settings/credit-table";
+
 /** Metric values of one step (or one eval) of one variant. */
 export type MetricValues = Record<string, number>;
 
@@ -22,6 +24,11 @@ interface RolloutView {
    * Absent in groups kept before it was recorded.
    */
   luckyGuess?: boolean;
+  /**
+   * The rollout's class (../settings/metric-table.ts ROLLOUT_CLASSES,
+   * ./rollout-class.ts). Absent in groups kept before it was recorded.
+   */
+  rolloutClass?: RolloutClassKey;
   /** Judge tier/rank (GRR) when the variant has a groupwise judge. */
   rank?: number | null;
   advantage: number;

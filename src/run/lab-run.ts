@@ -41,6 +41,7 @@ import { isPrmFileError } from "../prm/file";
 import { RunEvaluator, type EvalParams } from "./run-eval";
 import { RunForks, type TrainedCopy } from "./run-forks";
 import { VariantCopies } from "./run-copies";
+import { RunTokens, type TokenWeightsResult } from "./run-tokens";
 
 export class LabRun {
   readonly engine: LabEngine;
@@ -55,6 +56,7 @@ export class LabRun {
   private readonly firstRollouts = new Map<number, GenerateResult>();
   readonly forks: RunForks; // the forked branches (LabRun.fork): keys, settings, parameters
   readonly sft: SftPhase; // cold-start SFT in progress (beginSft): progress, parameters, snapshots
+  private readonly tokens = new RunTokens(); // the sample groups' tokens, for their token weights
   private initial: Float32Array;
   private startTime = performance.now();
 
@@ -269,6 +271,7 @@ export class LabRun {
       rollouts: fromColdStart ? this.firstRollouts.get(copy.seed) : undefined,
     });
     if (fromColdStart) this.firstRollouts.set(copy.seed, res.rollouts);
+    this.tokens.keep(copy.key, step, this.multiSeed ? copy.seed : undefined, res.sampleTokens);
     this.noteSkip(copy, step, res);
     this.sink.metrics([
       this.rowFor(
@@ -406,15 +409,6 @@ export class LabRun {
 
   // ---- evaluation (./run-eval.ts) -----------------------------------------
 
-  /** Held-out answers of `policy` on `prompts` under `seed` (RunEvaluator.texts). */
-  evalTexts(
-    policy: EvalParams,
-    prompts: readonly TaskPrompt[],
-    seed: number = this.experiment.seed,
-  ): Promise<string[]> {
-    return this.evaluator.texts(policy, prompts, seed);
-  }
-
   /** Held-out eval of one policy under the experiment's seed; emits one eval row. */
   private evalPolicy(policy: EvalParams, variant: string, step: number): Promise<EvalMetrics> {
     return this.evaluator.evalRow(
@@ -423,11 +417,6 @@ export class LabRun {
       step,
       false,
     );
-  }
-
-  /** Held-out accuracy with the images shuffled between prompts (default: of the reference policy). */
-  shuffledImageEval(policy: EvalParams = { params: this.engine.ref }): Promise<EvalMetrics> {
-    return this.evaluator.shuffledImages(policy, this.experiment.seed);
   }
 
   /** Evaluates the reference (cold-start) policy; emits rows for every variant at step 0. */
@@ -461,8 +450,25 @@ export class LabRun {
     this.sink.marker({ variant: config.name, step: this.step + 1, label: label || "weights" });
   }
 
+  /**
+   * The token weights of a kept sample group (./run-tokens.ts): `variant` a
+   * variant name or fork key, `seed` the copy's seed in a multi-seed run.
+   * @throws Error naming the request when the variant or the group is unknown.
+   */
+  async tokenWeights(req: {
+    variant: string;
+    step: number;
+    promptId: string;
+    seed?: number;
+  }): Promise<TokenWeightsResult> {
+    const copy = [...this.variants.named(req.variant), ...this.forks.ofKey(req.variant)][0];
+    if (!copy) throw new Error(`tokenWeights: unknown variant '${req.variant}'`);
+    return this.tokens.weights(this.engine, copy.policy, req);
+  }
+
   /** Reset: every variant back to the cold-start parameters (same initial weights), step 0. */
   reset(): void {
+    this.tokens.clear();
     this.variants.reset();
     this.step = 0;
     this.startTime = performance.now();
@@ -524,6 +530,7 @@ export class LabRun {
     const mismatch = configMismatch(snapshot.config, this.config);
     if (mismatch) throw new Error(`restore: ${mismatch}`);
     this.variants.restore(snapshot.policies.filter((p) => !p.fork));
+    this.tokens.clear();
     this.clearForks();
     for (const [name, k] of this.forks.restore(snapshot.policies, this.adamOptions()))
       this.variants.setStreak(name, k);

@@ -11,58 +11,14 @@
  * component names); a test walks the variant table and checks each has an
  * entry. The charts (src/ui/lib/metric-meta.ts) read their titles here.
  */
-
-/** Unit of a metric value. */
-type MetricUnit =
-  /** A share of prompts, rollouts or steps, in [0, 1]. */
-  | "fraction"
-  /** Reward units (each variant's own scale). */
-  | "reward"
-  | "nats"
-  | "nats/token"
-  | "tokens"
-  | "ms"
-  /** Number of events per step. */
-  | "count"
-  /** A number of distinct answer options, in [1, m]. */
-  | "options"
-  /** Euclidean norm of the gradient. */
-  | "norm";
-
-/** Chart section of a metric. */
-export type MetricGroup = "paper" | "reward" | "component" | "health" | "cost" | "other";
-
-/**
- * Which rows carry a metric: held-out eval rows, RL step rows, SFT step rows,
- * RL step rows as a reward component (`components/<name>`), or RL step rows
- * of a variant that trains an auxiliary step (StructReward's recycling and
- * hard negatives, ../rl/aux-step.ts).
- */
-type MetricRowKind = "eval" | "train" | "sft" | "component" | "aux";
-
-/** One metric. */
-export interface MetricDef {
-  /** The key in MetricRow.values, exactly as produced. */
-  key: string;
-  /** Chart title. */
-  label: string;
-  unit: MetricUnit;
-  /** How it is computed, in symbols. */
-  formula: string;
-  /** Paper and section, or "lab metric". */
-  source: string;
-  description: string;
-  group: MetricGroup;
-  /** Lower sorts first on the page; RC-Acc (the primary metric) is 0. */
-  order: number;
-  rows: readonly MetricRowKind[];
-}
+import { CONTRAST_METRICS, CREDIT_METRICS } from "./credit-table";
+import type { MetricDef, MetricRowKind } from "./metric-def";
 
 /** Prefix of a reward component's key in an RL step row. */
 export const COMPONENT_PREFIX = "components/";
 
-/** The metrics, by chart order. */
-export const METRIC_TABLE = [
+/** The metrics with fixed keys, by chart order (the credit keys follow from ROLLOUT_CLASSES). */
+const FIXED_METRICS = [
   // ---- held-out eval (../rl/eval-metrics.ts) ----
   {
     key: "rcAcc",
@@ -875,7 +831,7 @@ export const METRIC_TABLE = [
   },
 ] as const satisfies readonly MetricDef[];
 
-type Def = (typeof METRIC_TABLE)[number];
+type Def = (typeof FIXED_METRICS)[number];
 
 /** Keys of the metrics that rows of kind `R` carry. */
 type KeysOf<R extends MetricRowKind> = Def extends infer D
@@ -892,6 +848,13 @@ export type EvalMetricKey = KeysOf<"eval">;
 export type TrainMetricKey = KeysOf<"train">;
 /** Keys an RL step row carries when the variant's auxiliary step ran (../rl/aux-step.ts). */
 export type AuxMetricKey = KeysOf<"aux">;
+
+/** Every metric: the fixed ones, then the credit metrics and the contrasts. */
+export const METRIC_TABLE: readonly MetricDef[] = [
+  ...FIXED_METRICS,
+  ...CREDIT_METRICS,
+  ...CONTRAST_METRICS,
+];
 
 const BY_KEY: ReadonlyMap<string, MetricDef> = new Map(METRIC_TABLE.map((m) => [m.key, m]));
 

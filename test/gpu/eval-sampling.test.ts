@@ -37,9 +37,9 @@ describe("sampled held-out eval (small model, CPU WebGPU adapter)", () => {
     });
     const ref = { params: run.engine.ref };
     const prompts = run.evalPrompts;
-    const a1 = await run.evalTexts(ref, prompts, 1);
-    const again = await run.evalTexts(ref, prompts, 1);
-    const a2 = await run.evalTexts(ref, prompts, 2);
+    const a1 = await run.evaluator.texts(ref, prompts, 1);
+    const again = await run.evaluator.texts(ref, prompts, 1);
+    const a2 = await run.evaluator.texts(ref, prompts, 2);
     expect(again).toEqual(a1);
     expect(a2).not.toEqual(a1);
 
@@ -60,7 +60,7 @@ describe("sampled held-out eval (small model, CPU WebGPU adapter)", () => {
     );
     const g = evalMetrics(
       prompts,
-      await greedy.evalTexts({ params: greedy.engine.ref }, prompts, 1),
+      await greedy.evaluator.texts({ params: greedy.engine.ref }, prompts, 1),
     );
     const s = evalMetrics(prompts, a1);
     // The default cold start (slips box the hint): greedy IncR 0.023 and Acc 0.859, sampled

@@ -6,12 +6,8 @@
  * rows of older runs still get their titles; unknown keys are still plotted
  * under their own name.
  */
-import {
-  COMPONENT_PREFIX,
-  METRIC_TABLE,
-  metricDef,
-  type MetricGroup,
-} from "../../settings/metric-table";
+import { COMPONENT_PREFIX, METRIC_TABLE, metricDef } from "../../settings/metric-table";
+import type { MetricGroup } from "../../settings/metric-def";
 
 export interface MetricMeta {
   title: string;
