@@ -2,7 +2,10 @@
 // (src/ui/lib/credit-callouts.ts) on hand-written training rows: the
 // figures are the rollout-weighted means, the verdict follows the 0.1 margin
 // fixed beforehand, and a class no variant had with faithful right answers
-// gives no sentence.
+// gives no sentence. Then on the recorded rows of a real scs-paper run
+// (test/fixtures/credit-scs-paper.jsonl, 3 steps).
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { MetricRow } from "../../src/run/run-types";
 import { computeCreditCallouts, payVerdict } from "../../src/ui/lib/credit-callouts";
@@ -54,5 +57,32 @@ describe("credit callouts", () => {
     expect(payVerdict(0.3, 0.39)).toBe("about as much as");
     expect(payVerdict(0.28, 0.39)).toBe("less");
     expect(payVerdict(0.5, 0.39)).toBe("more");
+  });
+});
+
+describe("credit callouts on recorded rows", () => {
+  const rows: Record<string, MetricRow[]> = {};
+  for (const line of readFileSync(
+    resolve(import.meta.dirname, "../fixtures/credit-scs-paper.jsonl"),
+    "utf8",
+  )
+    .split("\n")
+    .filter(Boolean)) {
+    const r = JSON.parse(line) as MetricRow;
+    (rows[r.variant] ??= []).push(r);
+  }
+
+  it("gives the lucky-guess and unsupported sentences with the pooled figures, and none for index-bound (never seen)", () => {
+    // Hand computation from the file (share × advantage summed over steps 1–3, over the summed share):
+    // RLVR lucky guess (0.0625·0.42857 + 0.15625·0.14286 + 0.15625·0.2) / 0.375 = 0.2143;
+    // RLVR faithful right (0.40625·0.45055 + 0.25·0.51786 + 0.59375·0.14286) / 1.25 = 0.3179;
+    // SCS lucky guess 0.3049, faithful right 0.4539; unsupported RLVR −0.3474, SCS −0.4714.
+    const cs = computeCreditCallouts(rows);
+    expect(cs.map((c) => c.text)).toEqual([
+      "RLVR pays a lucky guess less than a faithful right answer (mean advantage +0.21 vs +0.32); SCS pays it less (+0.30 vs +0.45), over steps 1–3.",
+      "RLVR pays an answer its own steps do not support less than a faithful right answer (mean advantage −0.35 vs +0.32); SCS pays it less (−0.47 vs +0.45), over steps 1–3.",
+    ]);
+    expect(cs[0].figures[0].cls).toBeCloseTo(0.2142857, 5);
+    expect(cs[0].figures[0].reference).toBeCloseTo(0.3178572, 5);
   });
 });

@@ -3,7 +3,10 @@
 // and class that occurred, no point (not 0) at a step where the class was
 // empty (NaN in memory, null once written as JSON), the mean over seeds with
 // its 95 % t band, and the rollout-weighted pooled mean the guide reads.
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { ROLLOUT_CLASSES } from "../../src/settings/metric-table";
 import type { MetricRow } from "../../src/run/run-types";
 import { buildCreditLines, hasCreditMetrics, pooledCredit } from "../../src/ui/lib/credit-data";
 
@@ -124,5 +127,44 @@ describe("credit lines", () => {
     // Faithful right: (0.5·0.4 + 0.75·0.2 + 0.25·0.6) / 1.5 = 0.5/1.5.
     expect(pooledCredit(oneSeed.rlvr, "faithful-right", "advantage")!.value).toBeCloseTo(1 / 3, 12);
     expect(pooledCredit(oneSeed.rlvr, "no-answer", "advantage")).toBeNull();
+  });
+});
+
+describe("credit lines on recorded rows", () => {
+  // test/fixtures/credit-scs-paper.jsonl: a real scs-paper run, 3 steps; no rollout had no
+  // answer, was index-bound or faithful-wrong at any step, so those keys are absent.
+  const rows: Record<string, MetricRow[]> = {};
+  for (const line of readFileSync(
+    resolve(import.meta.dirname, "../fixtures/credit-scs-paper.jsonl"),
+    "utf8",
+  )
+    .split("\n")
+    .filter(Boolean)) {
+    const r = JSON.parse(line) as MetricRow;
+    (rows[r.variant] ??= []).push(r);
+  }
+
+  it("has a line per variant for the three classes that occurred, three steps each", () => {
+    const lines = buildCreditLines(rows, ROLLOUT_CLASSES, "advantage");
+    expect(lines.map((l) => `${l.variant}/${l.cls}/${l.points.length}`)).toEqual([
+      "rlvr/unsupported/3",
+      "rlvr/lucky-guess/3",
+      "rlvr/faithful-right/3",
+      "scs/unsupported/3",
+      "scs/lucky-guess/3",
+      "scs/faithful-right/3",
+    ]);
+    const lucky = lines.find((l) => l.variant === "scs" && l.cls === "lucky-guess")!;
+    expect(lucky.points.map((p) => p.value)).toEqual([0.535714328289032, 0.25, 0.2738095447421074]);
+    // Share: every class of both variants, 0 where empty; each step's shares sum to 1.
+    const share = buildCreditLines(rows, ROLLOUT_CLASSES, "share");
+    expect(share.length).toBe(2 * ROLLOUT_CLASSES.length);
+    for (const v of ["rlvr", "scs"])
+      for (const step of [1, 2, 3]) {
+        const sum = share
+          .filter((l) => l.variant === v)
+          .reduce((a, l) => a + l.points.find((p) => p.step === step)!.value, 0);
+        expect(sum).toBeCloseTo(1, 9);
+      }
   });
 });
