@@ -4,10 +4,9 @@
 // fixed beforehand, and a class no variant had with faithful right answers
 // gives no sentence. Then on the recorded rows of a real scs-paper run
 // (test/fixtures/credit-scs-paper.jsonl, 3 steps).
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { MetricRow } from "../../src/run/run-types";
+import { recordedCreditRows } from "../support/credit-rows";
 import { computeCreditCallouts, payVerdict } from "../../src/ui/lib/credit-callouts";
 
 function row(variant: string, step: number, cls: Record<string, [number, number]>): MetricRow {
@@ -61,16 +60,7 @@ describe("credit callouts", () => {
 });
 
 describe("credit callouts on recorded rows", () => {
-  const rows: Record<string, MetricRow[]> = {};
-  for (const line of readFileSync(
-    resolve(import.meta.dirname, "../fixtures/credit-scs-paper.jsonl"),
-    "utf8",
-  )
-    .split("\n")
-    .filter(Boolean)) {
-    const r = JSON.parse(line) as MetricRow;
-    (rows[r.variant] ??= []).push(r);
-  }
+  const rows = recordedCreditRows();
 
   it("gives the lucky-guess and unsupported sentences with the pooled figures, and none for index-bound (never seen)", () => {
     // Hand computation from the file (share × advantage summed over steps 1–3, over the summed share):

@@ -3,11 +3,10 @@
 // and class that occurred, no point (not 0) at a step where the class was
 // empty (NaN in memory, null once written as JSON), the mean over seeds with
 // its 95 % t band, and the rollout-weighted pooled mean the guide reads.
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ROLLOUT_CLASSES } from "../../src/settings/metric-table";
 import type { MetricRow } from "../../src/run/run-types";
+import { recordedCreditRows } from "../support/credit-rows";
 import { buildCreditLines, hasCreditMetrics, pooledCredit } from "../../src/ui/lib/credit-data";
 
 const CLASSES = [{ key: "faithful-right" }, { key: "lucky-guess" }, { key: "no-answer" }];
@@ -133,16 +132,7 @@ describe("credit lines", () => {
 describe("credit lines on recorded rows", () => {
   // test/fixtures/credit-scs-paper.jsonl: a real scs-paper run, 3 steps; no rollout had no
   // answer, was index-bound or faithful-wrong at any step, so those keys are absent.
-  const rows: Record<string, MetricRow[]> = {};
-  for (const line of readFileSync(
-    resolve(import.meta.dirname, "../fixtures/credit-scs-paper.jsonl"),
-    "utf8",
-  )
-    .split("\n")
-    .filter(Boolean)) {
-    const r = JSON.parse(line) as MetricRow;
-    (rows[r.variant] ??= []).push(r);
-  }
+  const rows = recordedCreditRows();
 
   it("has a line per variant for the three classes that occurred, three steps each", () => {
     const lines = buildCreditLines(rows, ROLLOUT_CLASSES, "advantage");
