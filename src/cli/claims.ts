@@ -204,9 +204,9 @@ async function main(): Promise<void> {
   const evalSize = flags["eval-size"] as number | undefined;
   if (evalSize !== undefined && !(Number.isInteger(evalSize) && evalSize >= 4 && evalSize <= 512))
     throw new Error(`--eval-size must be an integer 4–512, got ${evalSize}`);
-  const S = { ...CLAIM_SIZES[size], ...(evalSize !== undefined ? { evalSize } : {}) };
+  const sized = { ...CLAIM_SIZES[size], ...(evalSize !== undefined ? { evalSize } : {}) };
   const seeds =
-    flags.seeds !== undefined ? parseSeedList("seeds", String(flags.seeds)) : [...S.seeds];
+    flags.seeds !== undefined ? parseSeedList("seeds", String(flags.seeds)) : [...sized.seeds];
   const claims = selectClaims(
     flags.claims !== undefined
       ? String(flags.claims)
@@ -214,6 +214,11 @@ async function main(): Promise<void> {
           .map((s) => s.trim())
       : undefined,
   );
+  // Mechanism claims alone read RL steps 1–rlSteps only: the runs stop there (one eval at the end).
+  const rlSteps = claims.every((c) => c.rlSteps !== undefined)
+    ? Math.max(...claims.map((c) => c.rlSteps ?? 0))
+    : null;
+  const S = rlSteps === null ? sized : { ...sized, steps: rlSteps, evalEvery: rlSteps };
   const judgeName = String(flags.judge ?? judgeSettings().name);
   if (!(JUDGE_NAMES as readonly string[]).includes(judgeName))
     throw new Error(`--judge must be one of ${JUDGE_NAMES.join(", ")}, got '${judgeName}'`);

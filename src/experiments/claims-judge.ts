@@ -86,7 +86,14 @@ export function judgeClaim(
       verdict: "not runnable",
       reason: c.notRunnable ?? "no per-seed figure",
     };
-  const comparisons = list.map((k) => judgeComparison(k, inputs, seeds));
+  let comparisons: ComparisonResult[];
+  try {
+    comparisons = list.map((k) => judgeComparison(k, inputs, seeds));
+  } catch (e) {
+    // A mechanism claim on a run too small to hold the rollouts it compares (no group with both kinds).
+    if (!c.rlSteps) throw e;
+    return { ...base, lab: null, verdict: "not runnable", reason: (e as Error).message };
+  }
   const first = comparisons[0];
   const claimVerdict = intersectionUnionVerdict(comparisons.map((k) => k.verdict));
   return {

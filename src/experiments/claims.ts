@@ -16,6 +16,7 @@
  */
 import { JUDGE_DEFAULTS, DEFAULT_JUDGE_NAME } from "../rewards/judges";
 import { paired, stabilityAt, START, type ClaimInputs, type Comparison } from "./claim-values";
+import { MECHANISM_CLAIM_IDS, MECHANISM_CLAIMS } from "./claims-credit";
 import type { VariantName } from "../settings/experiment";
 import type { WeightValue } from "../settings/variant-table";
 
@@ -32,6 +33,7 @@ const CLAIM_IDS = [
   "scs-ablation",
   "acre-oscr",
   "acre-cacr",
+  ...MECHANISM_CLAIM_IDS,
 ] as const;
 type ClaimId = (typeof CLAIM_IDS)[number];
 
@@ -97,6 +99,12 @@ export interface ClaimSpec {
    * (CLAIM_RUNS).
    */
   runs?: readonly ClaimRun[];
+  /**
+   * A mechanism claim reads only the training rollouts of RL steps 1–rlSteps
+   * (./claims-credit.ts): a claims run of such claims alone trains that many
+   * steps. Absent: the size's steps.
+   */
+  rlSteps?: number;
   /** Set when the lab cannot run the claim yet: the reason, printed with "not runnable". */
   notRunnable?: string;
   /** The paired comparisons that judge the claim (intersection–union: all must hold). */
@@ -519,6 +527,7 @@ const CLAIM_TABLE: readonly ClaimSpec[] = [
     ],
     plot: { metric: "cacr", variants: ["rlvr", "acre"], yLabel: "CACR (held-out, ACRE scenario)" },
   },
+  ...MECHANISM_CLAIMS,
 ];
 
 /** The claims, in table order. */
