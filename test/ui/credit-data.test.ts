@@ -7,7 +7,12 @@ import { describe, expect, it } from "vitest";
 import { ROLLOUT_CLASSES } from "../../src/settings/metric-table";
 import type { MetricRow } from "../../src/run/run-types";
 import { recordedCreditRows } from "../support/credit-rows";
-import { buildCreditLines, hasCreditMetrics, pooledCredit } from "../../src/ui/lib/credit-data";
+import {
+  buildCreditLines,
+  gapPoints,
+  hasCreditMetrics,
+  pooledCredit,
+} from "../../src/ui/lib/credit-data";
 
 const CLASSES = [{ key: "faithful-right" }, { key: "lucky-guess" }, { key: "no-answer" }];
 
@@ -78,6 +83,13 @@ describe("credit lines", () => {
       [3, 0.6],
     ]);
     expect(lucky.points[0].band).toBeUndefined();
+    // Drawn with a break at step 2, not a segment from step 1 to 3.
+    expect(lucky.steps).toEqual([1, 2, 3]);
+    expect(gapPoints(lucky).map((p) => [p.x, p.y])).toEqual([
+      [1, 0.4],
+      [2, null],
+      [3, 0.6],
+    ]);
   });
 
   it("reads a class empty in a row written as JSON (null) as no point", () => {

@@ -44,6 +44,34 @@ export interface CreditLine {
   variant: string;
   cls: string;
   points: CreditPoint[];
+  /** Every training step of the variant (any seed), ascending: where the line breaks between its points. */
+  steps: number[];
+}
+
+/** A point as the chart draws it: x = step; y null where the line breaks. */
+export interface GapPoint {
+  x: number;
+  /** Null at a step of the variant where the class had no rollout. */
+  y: number | null;
+  band?: [number, number];
+  n: number;
+}
+
+/**
+ * A line's points with a null at each of the variant's steps, between its
+ * first and last point, where the class had no rollout: the chart breaks the
+ * line there instead of drawing it across the step.
+ */
+export function gapPoints(l: CreditLine): GapPoint[] {
+  const at = new Map(l.points.map((p) => [p.step, p]));
+  const first = l.points[0]?.step ?? 0;
+  const last = l.points[l.points.length - 1]?.step ?? 0;
+  return l.steps
+    .filter((s) => s >= first && s <= last)
+    .map((s) => {
+      const p = at.get(s);
+      return p ? { x: s, y: p.value, band: p.band, n: p.n } : { x: s, y: null, n: 0 };
+    });
 }
 
 /** A finite number in a row (a class empty at a step is NaN, or null once written as JSON). */
@@ -53,7 +81,7 @@ const finite = (v: unknown): v is number => typeof v === "number" && Number.isFi
  * The credit lines of a run: for every variant (in the given order) and
  * class (in `classes`' order), the points of `credit/<class>/<measure>` at
  * the steps where the class occurred. A (variant, class) pair with no point
- * has no line. Linear in the rows times the classes.
+ * has no line. Linear in the rows times the classes (and the steps' sort).
  * @param rowsByVariant each variant's training rows (MetricRow kind "train"), any seeds.
  */
 export function buildCreditLines(
@@ -65,6 +93,7 @@ export function buildCreditLines(
   for (const [variant, all] of Object.entries(rowsByVariant)) {
     const rows = all.filter((r) => r.kind === "train");
     const seeds = hasSeveralSeeds(rows);
+    const steps = Array.from(new Set(rows.map((r) => r.step))).sort((a, b) => a - b);
     for (const c of classes) {
       const key = valueKey(c.key, measure);
       const picked = rows.filter((r) => finite(r.values[key]));
@@ -87,7 +116,7 @@ export function buildCreditLines(
           .map((r) => ({ step: r.step, value: r.values[key], n: 1 }))
           .sort((a, b) => a.step - b.step);
       }
-      out.push({ variant, cls: c.key, points });
+      out.push({ variant, cls: c.key, points, steps });
     }
   }
   return out;

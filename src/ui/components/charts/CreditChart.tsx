@@ -20,7 +20,13 @@ import {
   YAxis,
   type TooltipProps,
 } from "recharts";
-import type { CreditClass, CreditLine, CreditMeasure } from "../../lib/credit-data";
+import {
+  gapPoints,
+  type CreditClass,
+  type CreditLine,
+  type CreditMeasure,
+  type GapPoint as ChartPoint,
+} from "../../lib/credit-data";
 import { classMark, isOutline, markPath } from "../../lib/class-marks";
 import { niceTicks } from "../../lib/chart-data";
 import { attrKey } from "../../lib/series-meta";
@@ -93,13 +99,6 @@ function dotOf(cls: string, color: string, r: number) {
   };
 }
 
-interface ChartPoint {
-  x: number;
-  y: number;
-  band?: [number, number];
-  n: number;
-}
-
 function CreditTooltip({
   active,
   payload,
@@ -107,7 +106,7 @@ function CreditTooltip({
   measure,
 }: TooltipProps<number, string> & { measure: CreditMeasure }) {
   if (!active || !payload?.length) return null;
-  const rows = payload.filter((p) => p.dataKey === "y");
+  const rows = payload.filter((p) => p.dataKey === "y" && (p.payload as ChartPoint).y !== null);
   return (
     <div className="chart-tooltip">
       <div className="muted">
@@ -119,7 +118,7 @@ function CreditTooltip({
           <div key={String(p.name)} className="tt-row">
             <span>{String(p.name)}:</span>
             <span>
-              {measure === "share" ? pt.y.toFixed(2) : signed(pt.y)}
+              {measure === "share" ? (pt.y ?? 0).toFixed(2) : signed(pt.y ?? 0)}
               {pt.band
                 ? ` · 95 % CI [${signed(pt.band[0])}, ${signed(pt.band[1])}] · n ${pt.n}`
                 : ""}
@@ -140,15 +139,13 @@ function CreditChartImpl({
   bold,
 }: CreditChartProps) {
   const label = new Map(classes.map((c) => [c.key, c.label]));
-  const data = lines.map((l) => ({
-    line: l,
-    points: l.points.map((p) => ({ x: p.step, y: p.value, band: p.band, n: p.n })),
-  }));
+  const data = lines.map((l) => ({ line: l, points: gapPoints(l) }));
   let lo = Infinity;
   let hi = -Infinity;
   let xMax = 1;
   for (const d of data)
     for (const p of d.points) {
+      if (p.y === null) continue;
       lo = Math.min(lo, p.band ? p.band[0] : p.y, p.y);
       hi = Math.max(hi, p.band ? p.band[1] : p.y, p.y);
       xMax = Math.max(xMax, p.x);
