@@ -11,6 +11,8 @@ import type { Marker, MetricRow } from "../run/run-types";
 import type { GroupView } from "../rl/step-types";
 import type { RunSnapshot } from "../run/snapshot";
 import type { StabilityPolicy, StabilityReport } from "../experiments/stability-study";
+import type { EstimatorName } from "../settings/estimator-table";
+import type { RolloutTokenWeights } from "../rl/token-weights";
 
 /** Where the controller is: what the page's controls and status line show. */
 export type TrainerPhase = "loading" | "idle" | "sft" | "rl" | "paused" | "done" | "error";
@@ -95,7 +97,15 @@ export type ControllerCommand =
       groupSize?: number;
       repeats?: number;
       seed?: number;
-    };
+    }
+  /**
+   * The weight the update gave each response token of a kept sample group
+   * (`variant` a series key: variant name or fork key; `seed` in a
+   * multi-seed run), src/rl/token-weights.ts. Runs at a step boundary (one
+   * reference forward of the group). Answered by a `tokenWeights` event, or
+   * an `error` event naming why (no such group kept, unknown variant).
+   */
+  | { type: "tokenWeights"; variant: string; step: number; promptId: string; seed?: number };
 
 /** Events of the controller. */
 export type ControllerEvent =
@@ -128,7 +138,26 @@ export type ControllerEvent =
    */
   | { type: "stepState"; snapshot: RunSnapshot }
   /** Answer to a `stability` command: the report, or null and the reason it could not run. */
-  | { type: "stability"; result: StabilityReport | null; error?: string };
+  | { type: "stability"; result: StabilityReport | null; error?: string }
+  /**
+   * Answer to `tokenWeights`: per rollout and response token, coef = the
+   * weight the backward pass gives ∂loss/∂logπ(t), negated (positive:
+   * reinforced), = pgCoef (clipped surrogate) + klCoef (k3 KL term; 0 where
+   * the estimator folds KL into the reward), in the loss's normalisation.
+   * The update is on-policy: ratio 1 and nothing clipped at the update.
+   * `beta` is the variant's β.
+   */
+  | {
+      type: "tokenWeights";
+      variant: string;
+      step: number;
+      promptId: string;
+      seed?: number;
+      estimator: EstimatorName;
+      beta: number;
+      clipEps: number;
+      rollouts: RolloutTokenWeights[];
+    };
 
 /** What the controller gets from where it runs (the worker, or Node). */
 export interface RunControllerHost {

@@ -49,6 +49,7 @@ import type { MetricRow, RunSink } from "../run/run-types";
 import type { LabRun } from "../run/lab-run";
 import { decodeSnapshot, encodeSnapshot, type RunSnapshot } from "../run/snapshot";
 import { stabilityReport } from "../experiments/stability-study";
+import { answerTokenWeights } from "./token-weights";
 import type {
   RunControllerHost,
   ControllerCommand,
@@ -335,6 +336,14 @@ export class RunController {
         );
       case "stability":
         return this.stability(cmd);
+      case "tokenWeights": {
+        // A GPU forward of its own, so at a step boundary (as the stability study).
+        const wasRunning = this.running && this.loop !== null;
+        await this.stopLoop();
+        await answerTokenWeights(this.training.run, cmd, (e) => this.post(e));
+        if (wasRunning) this.startLoop();
+        return;
+      }
       case "fork":
         return this.fork(cmd);
       case "setWeights":

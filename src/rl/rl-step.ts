@@ -30,6 +30,7 @@ import { optionShuffleReask, truncatedContinuations } from "./passes";
 import { auxStep } from "./aux-step";
 import { rolloutFacts } from "./rollout-class";
 import { creditValues, shuffleChanged } from "./credit";
+import type { SampleTokens } from "./token-weights";
 import type { GenerateResult } from "../model/generate";
 import {
   imageTensor,
@@ -77,6 +78,8 @@ export interface RlStepResult {
    */
   updateSkipped: boolean;
   sample: GroupView;
+  /** The sample group's tokens, sampling logprobs and loss settings, for its token weights (./token-weights.ts). */
+  sampleTokens: SampleTokens;
   /** The step's rollouts [prompts·G] (args.rollouts when given). */
   rollouts: GenerateResult;
 }
@@ -338,6 +341,21 @@ export async function rlStep(args: RlStepArgs): Promise<RlStepResult> {
       facts[0].map((f) => f.cls),
       Array.from({ length: G }, (_, k) => row(gen.tokens, k, maxNew)),
     ),
+    sampleTokens: {
+      prompt: prompts[0],
+      responseIds: gen.tokens.slice(0, G * maxNew),
+      logprobs: gen.logprobs.slice(0, G * maxNew),
+      lengths: batch.lengths.slice(0, G),
+      advantages: advantages.slice(0, G),
+      estimator,
+      beta,
+      clipEps: alg.clipEps,
+      aggregation: alg.aggregation,
+      temperature: alg.temperature,
+      batchRows: N,
+      batchTokens: batch.lengths.reduce((a, b) => a + b, 0),
+      normLength: maxNew,
+    },
     rollouts: gen,
   };
 }

@@ -40,6 +40,7 @@ import { isPrmFileError } from "../prm/file";
 import { RunEvaluator, type EvalParams } from "./run-eval";
 import { RunForks, type TrainedCopy } from "./run-forks";
 import { VariantCopies } from "./run-copies";
+import { RunTokens, type TokenWeightsResult } from "./run-tokens";
 
 export class LabRun {
   readonly engine: LabEngine;
@@ -54,6 +55,7 @@ export class LabRun {
   private readonly firstRollouts = new Map<number, GenerateResult>();
   readonly forks: RunForks; // the forked branches (LabRun.fork): keys, settings, parameters
   readonly sft: SftPhase; // cold-start SFT in progress (beginSft): progress, parameters, snapshots
+  private readonly tokens = new RunTokens(); // the sample groups' tokens, for their token weights
   private initial: Float32Array;
   private startTime = performance.now();
 
@@ -268,6 +270,7 @@ export class LabRun {
       rollouts: fromColdStart ? this.firstRollouts.get(copy.seed) : undefined,
     });
     if (fromColdStart) this.firstRollouts.set(copy.seed, res.rollouts);
+    this.tokens.keep(copy.key, step, this.multiSeed ? copy.seed : undefined, res.sampleTokens);
     this.noteSkip(copy, step, res);
     this.sink.metrics([
       this.rowFor(
@@ -488,8 +491,27 @@ export class LabRun {
     this.sink.marker({ variant: name, step: this.step + 1, label: changed || "weights" });
   }
 
+  /**
+   * The token weights of a kept sample group (./run-tokens.ts): `variant` a
+   * variant name or fork key, `seed` the copy's seed in a multi-seed run.
+   * @throws Error naming the request when the variant or the group is unknown.
+   */
+  async tokenWeights(req: {
+    variant: string;
+    step: number;
+    promptId: string;
+    seed?: number;
+  }): Promise<TokenWeightsResult> {
+    const copy = this.variants.all[0] ?? this.forks.copies[0];
+    const known =
+      this.variants.named(req.variant).length > 0 || this.forks.ofKey(req.variant).length > 0;
+    if (!copy || !known) throw new Error(`tokenWeights: unknown variant '${req.variant}'`);
+    return this.tokens.weights(this.engine, copy.policy, req);
+  }
+
   /** Reset: every variant back to the cold-start parameters (same initial weights), step 0. */
   reset(): void {
+    this.tokens.clear();
     this.variants.reset();
     this.step = 0;
     this.startTime = performance.now();
@@ -551,6 +573,7 @@ export class LabRun {
     const mismatch = configMismatch(snapshot.config, this.config);
     if (mismatch) throw new Error(`restore: ${mismatch}`);
     this.variants.restore(snapshot.policies.filter((p) => !p.fork));
+    this.tokens.clear();
     this.clearForks();
     for (const [name, k] of this.forks.restore(snapshot.policies, this.adamOptions()))
       this.variants.setStreak(name, k);

@@ -147,6 +147,8 @@ export interface PolicyLossResult {
   /** Token-mean over masked tokens of the predictive entropy (nats). */
   entropy: number;
   logprobs: F64;
+  /** [B, L] dloss/dlogπ of each token (0 off the mask): the per-token coefficient of the backward. */
+  dlogprobs: F64;
   dlogits: F64;
 }
 
@@ -234,5 +236,13 @@ export function policyLoss(
   const d = n > 0 ? n : 1;
   const dlogits = logprobGradToLogits(g, st.probs, tokens, B, L, V);
   if (tau !== 1) for (let k = 0; k < dlogits.length; k++) dlogits[k] /= tau; // chain rule through z/τ
-  return { loss, kl: kl / d, clipFrac: clip / d, entropy: ent / d, logprobs: st.logprobs, dlogits };
+  return {
+    loss,
+    kl: kl / d,
+    clipFrac: clip / d,
+    entropy: ent / d,
+    logprobs: st.logprobs,
+    dlogprobs: g,
+    dlogits,
+  };
 }
