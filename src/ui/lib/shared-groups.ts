@@ -3,7 +3,8 @@
  * shared: at step 1 every variant of a seed starts from the same cold start
  * and draws the same prompts and rollouts (docs/design.md, `LabRun.trainCopy`),
  * so the same rollout can be shown under each variant's update. A copy counts
- * only when its step, prompt, seed and every rollout's text are the group's.
+ * only when its step, seed, question, answer and every rollout's text are the
+ * group's (not its prompt id: each variant numbers its own prompts).
  * Pure: tested in Node.
  */
 import type { GroupView } from "../../rl/step-types";
@@ -20,7 +21,8 @@ export function sharedGroups(
     const twin = groups.find(
       (g) =>
         g.step === group.step &&
-        g.promptId === group.promptId &&
+        g.question === group.question &&
+        g.answer === group.answer &&
         g.seed === group.seed &&
         g.rollouts.length === group.rollouts.length &&
         g.rollouts.every((r, i) => r.text === group.rollouts[i].text),

@@ -139,14 +139,14 @@ export function TokenView({
     );
   return (
     <section className="token-view" data-testid="token-view" aria-label="Token weights">
-      <h3>
-        Rollout {index + 1}: what the update does to each token
+      <p className="token-view-head">
+        <b>Rollout {index + 1}: what the update does to each token</b>
         <span className="muted small">
           {" "}
           · <span className="key-pos">blue</span> reinforced, <span className="key-neg">red</span>{" "}
           suppressed; hover a token for its numbers, click it for the objective's terms
         </span>
-      </h3>
+      </p>
       {shared.length > 1 && (
         <div className="seg" role="toolbar" aria-label="Compare with">
           <span className="label">Same rollout under:</span>
