@@ -6,10 +6,11 @@
  * Opens preset NAME (the picker's link), presses Step N times (default 5) and
  * takes the credit chart ("what each variant pays for", the element only) to
  * --out (default docs/credit-NAME.png). With --tokens, it then opens the
- * inspector at step 1 on the first variant, finds a rollout of class --class
- * (default lucky-guess) in the kept groups, opens its token view beside
- * --beside (default: the preset's second variant), clicks its first answer
- * token and takes the inspector to FILE. Prints one JSON line
+ * inspector on the first variant, finds from step 1 on the first kept group
+ * with a rollout of class --class (default lucky-guess), opens its token
+ * view (beside --beside, default the preset's second variant, where the
+ * group is shared: step 1), clicks its last token and takes the token view
+ * to FILE. Prints one JSON line
  * {"out", "tokens", "step", "seconds"} ({"error"} on failure).
  */
 import { parseFlags } from "../src/cli/node-run";
@@ -71,32 +72,39 @@ async function main(): Promise<void> {
       await page.getByRole("button", { name: "Inspect rollouts" }).click();
       const inspector = page.getByTestId("inspector");
       await inspector.getByRole("tab", { name: labelOf(variants[0]) }).click();
-      // The step slider to its first kept step (step 1).
-      await inspector.getByLabel("Sample step").focus();
+      // From the first kept step (step 1, where the group is shared) on: the first with a rollout of the class.
+      const slider = inspector.getByLabel("Sample step");
+      await slider.focus();
       await page.keyboard.press("Home");
-      // The first kept group of step 1 with a rollout of the wanted class.
-      const prompts = inspector
-        .getByRole("toolbar", { name: "Prompt in this step" })
-        .getByRole("button");
-      const n = Math.max(1, await prompts.count());
       let found = false;
-      for (let i = 0; i < n && !found; i++) {
-        if (n > 1) await prompts.nth(i).click();
+      for (let i = 0; i < steps && !found; i++) {
+        if (i > 0) await page.keyboard.press("ArrowRight");
         const row = inspector.locator(`tr[data-class="${cls}"]`).first();
         if ((await row.count()) === 0) continue;
         await row.getByTestId("open-tokens").click();
         found = true;
       }
-      if (!found) throw new Error(`no ${cls} rollout in the kept step-1 groups of ${variants[0]}`);
+      if (!found) throw new Error(`no ${cls} rollout in the kept groups of ${variants[0]}`);
       const view = page.getByTestId("token-view");
       const chooser = view.getByRole("toolbar", { name: "Compare with" });
       if ((await chooser.count()) > 0)
         await chooser.getByRole("button", { name: labelOf(beside) }).click();
       await view
-        .getByTestId(`token-row-${beside}`)
+        .getByTestId(`token-row-${variants[0]}`)
         .locator(".token")
         .first()
         .waitFor({ timeout: 300_000 });
+      // Beside it where the group is shared (step 1).
+      if (
+        (await view.getByTestId(`token-row-${beside}`).count()) > 0 ||
+        (await view.getByTestId("token-view-pending").count()) > 0
+      )
+        await view
+          .getByTestId(`token-row-${beside}`)
+          .locator(".token")
+          .first()
+          .waitFor({ timeout: 300_000 })
+          .catch(() => undefined);
       const first = view.getByTestId(`token-row-${variants[0]}`).locator(".token");
       // The answer token: the last one of the rollout.
       await first.nth((await first.count()) - 1).click();
