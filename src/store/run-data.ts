@@ -10,6 +10,7 @@ import type { Marker, MetricRow } from "../run/run-types";
 import type { GroupView } from "../rl/step-types";
 import type { TrainerEvent, TrainerPhase } from "../workers/protocol";
 import type { StabilityReport } from "../experiments/stability-study";
+import { failPending, tokenWeightsKey, type TokenWeightsEntry } from "./token-weights";
 
 /** Sample groups kept per variant (history for the inspector's step slider). */
 export const MAX_GROUPS_PER_VARIANT = 200;
@@ -66,6 +67,8 @@ export interface RunData {
    * Null until the trainer posts one and after a reset.
    */
   runSnapshot: { step: number; bytes: Uint8Array } | null;
+  /** The inspector's token weights per group and variant (./token-weights.ts tokenWeightsKey). */
+  tokenWeights: Record<string, TokenWeightsEntry>;
 }
 
 export const emptyMetrics = (): MetricsData => ({
@@ -87,6 +90,7 @@ export const initialRunData = (): RunData => ({
   samples: emptySamples(),
   stability: { result: null, error: null, version: 0 },
   runSnapshot: null,
+  tokenWeights: {},
 });
 
 let nextErrorId = 1;
@@ -169,6 +173,7 @@ export function reduceEvent(d: RunData, ev: TrainerEvent): RunData {
         phase: ev.fatal ? "error" : d.phase,
         errors: d.errors.concat(makeError(ev.message, ev.fatal, "trainer")),
         logs: appendLog(d.logs, `error: ${ev.message}`),
+        tokenWeights: failPending(d.tokenWeights, ev.message),
       };
     case "stability":
       return {
@@ -177,6 +182,8 @@ export function reduceEvent(d: RunData, ev: TrainerEvent): RunData {
       };
     case "snapshot":
       return { ...d, runSnapshot: { step: ev.step, bytes: ev.bytes } };
+    case "tokenWeights":
+      return { ...d, tokenWeights: { ...d.tokenWeights, [tokenWeightsKey(ev)]: ev } };
     case "stepState":
       // Kept by the worker client (a new worker starts from it), not in the run data.
       return d;
@@ -209,6 +216,7 @@ export function clearRun(d: RunData): RunData {
     metrics: emptyMetrics(),
     samples: emptySamples(),
     runSnapshot: null,
+    tokenWeights: {},
   };
 }
 

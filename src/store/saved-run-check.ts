@@ -10,6 +10,7 @@
 import { z } from "zod";
 import { assertNoForbiddenKeys } from "../lib/untrusted";
 import { parseExperiment, type Experiment } from "../settings/experiment";
+import { ROLLOUT_CLASSES } from "../settings/metric-table";
 import type { MetricsData } from "./run-data";
 import {
   RECORDING_FORMAT,
@@ -41,12 +42,18 @@ const anyNumber = z.custom<number>((v) => typeof v === "number", "expected a num
 /** Names (variants, metric keys, labels) are short (lab choice: 200 characters). */
 const name = z.string().max(200);
 
+/**
+ * A metric value: a number, or null read as NaN (JSON writes NaN as null: a
+ * rollout class empty at a step has a NaN mean, ../settings/metric-table.ts).
+ */
+const metricValue = z.union([anyNumber, z.null().transform(() => Number.NaN)]);
+
 const MetricRowSchema = z.object({
   variant: name,
   step: anyNumber,
   time: anyNumber,
   kind: z.enum(["train", "eval"]),
-  values: z.record(name, anyNumber),
+  values: z.record(name, metricValue),
   seed: anyNumber.optional(),
 });
 
@@ -147,6 +154,8 @@ const RolloutSchema = z.object({
   components: z.record(name, anyNumber),
   verifierPassed: z.boolean(),
   judgment: z.enum(["consistent", "inconsistent", "na"]),
+  luckyGuess: z.boolean().optional(),
+  rolloutClass: z.enum(ROLLOUT_CLASSES.map((c) => c.key)).optional(),
   rank: anyNumber.nullable().optional(),
   advantage: anyNumber,
   unscorable: z.boolean().optional(),
@@ -163,6 +172,7 @@ const RolloutSchema = z.object({
     .object({
       options: z.record(name, z.string().max(200)),
       answer: z.string().max(200).nullable(),
+      firstAnswer: z.string().max(200).nullable().optional(),
     })
     .optional(),
   stepScores: z.array(anyNumber).max(64).optional(),

@@ -11,6 +11,7 @@ import { RunControls } from "./components/RunControls";
 import { StatusLine } from "./components/StatusLine";
 import { ErrorBanner, PendingChangesBanner } from "./components/Banners";
 import { ChartsPanel } from "./components/charts/ChartsPanel";
+import { CreditPanel } from "./components/charts/CreditPanel";
 import { Inspector } from "./components/inspector/Inspector";
 import { RunsTable } from "./components/RunsTable";
 import { LogPanel } from "./components/LogPanel";
@@ -80,6 +81,7 @@ export function App() {
         )}
         <GuidePanel />
         <div className="main-col">
+          <CreditPanel />
           <ChartsPanel />
           <RunsTable />
           <SavedRuns />

@@ -1,5 +1,5 @@
 // Which chart goes where: the overview's held-out metrics in the preset's
-// order, the rest in the four groups by the metric table's group.
+// order, the rest in the five groups by the metric table's group.
 import { describe, expect, it } from "vitest";
 import { splitSpecs, type ChartSpec } from "../../src/ui/lib/metric-groups";
 import { overviewMetrics } from "../../src/store/lesson";
@@ -8,7 +8,7 @@ import { presetExperiment } from "../../src/settings/presets";
 const spec = (key: string, kind: "eval" | "train"): ChartSpec => ({ key, testId: key, kind });
 
 describe("metric groups", () => {
-  it("splits the overview from held-out, training, rewards and cost", () => {
+  it("splits the overview from held-out, training, rewards, credit and cost", () => {
     const specs = [
       spec("rcAcc", "eval"),
       spec("acc", "eval"),
@@ -21,6 +21,7 @@ describe("metric groups", () => {
       spec("step_time_ms", "train"),
       spec("submits", "train"),
       spec("aux_loss", "train"),
+      spec("credit/lucky-guess/advantage", "train"),
     ];
     const { overview, groups } = splitSpecs(specs, ["incR", "rcAcc", "acc"]);
     expect(overview.map((s) => s.key)).toEqual(["incR", "rcAcc", "acc"]);
@@ -28,6 +29,7 @@ describe("metric groups", () => {
     expect(groups.training.map((s) => s.key)).toEqual(["train_incr", "kl", "aux_loss"]);
     expect(groups.rewards.map((s) => s.key)).toEqual(["reward_mean", "components/rRank"]);
     expect(groups.cost.map((s) => s.key)).toEqual(["step_time_ms", "submits"]);
+    expect(groups.credit.map((s) => s.key)).toEqual(["credit/lucky-guess/advantage"]);
   });
 
   it("the overview's metrics: the preset's, else RC-Acc, IncR, Acc (and OSCR on multiple choice)", () => {

@@ -86,6 +86,24 @@ describe("recording checks", () => {
     expect(() => checkRecording(badRun, "r")).toThrow(/^r: saved run .* could not be read/);
   });
 
+  it("keeps each rollout's class and lucky-guess flag, and reads a class's empty-step null as NaN", () => {
+    const rec = structuredClone(good);
+    const row = rec.run.metrics.byVariant.rlvr.train[0];
+    row.values["credit/lucky-guess/share"] = 0;
+    row.values["credit/lucky-guess/advantage"] = null; // JSON's NaN
+    const r = rec.samples[0].rollouts[0];
+    r.rolloutClass = "lucky-guess";
+    r.luckyGuess = true;
+    const back = checkRecording(JSON.parse(JSON.stringify(rec)), "r");
+    const values = back.run.metrics.byVariant.rlvr.train[0].values;
+    expect(values["credit/lucky-guess/share"]).toBe(0);
+    expect(values["credit/lucky-guess/advantage"]).toBeNaN();
+    expect(back.samples[0].rollouts[0].rolloutClass).toBe("lucky-guess");
+    expect(back.samples[0].rollouts[0].luckyGuess).toBe(true);
+    r.rolloutClass = "half-right";
+    expect(() => checkRecording(rec, "r")).toThrow(/rolloutClass/);
+  });
+
   it("base64: worked values both ways, and a bad character is named", () => {
     expect(bytesToBase64(new Uint8Array([77, 97, 110]))).toBe("TWFu");
     expect(bytesToBase64(new Uint8Array([77, 97]))).toBe("TWE=");

@@ -44,19 +44,16 @@ function rolloutMatches(g: GroupView, r: Rollout, want: ExampleWant): boolean {
   }
 }
 
-/**
- * The example rollout for a callout, or null when the kept groups have none.
- * @param groups the variant's kept groups (SamplesData.byVariant[variant]), any order.
- */
-export function findExample(
+/** The first rollout `match` accepts, from `step` back to step 0, then forward. */
+function searchRollouts(
   groups: readonly GroupView[],
-  want: ExampleWant,
   step: number,
+  match: (g: GroupView, r: Rollout) => boolean,
 ): RolloutRef | null {
   const before = groups.filter((g) => g.step <= step).sort((a, b) => b.step - a.step);
   const after = groups.filter((g) => g.step > step).sort((a, b) => a.step - b.step);
   for (const g of [...before, ...after]) {
-    const index = g.rollouts.findIndex((r) => rolloutMatches(g, r, want));
+    const index = g.rollouts.findIndex((r) => match(g, r));
     if (index >= 0)
       return {
         variant: g.variant,
@@ -67,4 +64,29 @@ export function findExample(
       };
   }
   return null;
+}
+
+/**
+ * The example rollout for a callout, or null when the kept groups have none.
+ * @param groups the variant's kept groups (SamplesData.byVariant[variant]), any order.
+ */
+export function findExample(
+  groups: readonly GroupView[],
+  want: ExampleWant,
+  step: number,
+): RolloutRef | null {
+  return searchRollouts(groups, step, (g, r) => rolloutMatches(g, r, want));
+}
+
+/**
+ * A rollout of rollout class `cls` (RolloutView.rolloutClass, the metric
+ * table's classes) among a variant's kept groups, searched like findExample;
+ * null when none is kept (or the groups were recorded before classes were).
+ */
+export function findClassExample(
+  groups: readonly GroupView[],
+  cls: string,
+  step: number,
+): RolloutRef | null {
+  return searchRollouts(groups, step, (_g, r) => r.rolloutClass === cls);
 }

@@ -1,9 +1,10 @@
 /**
  * Which charts go where: the overview's metrics (held-out, the chosen
- * experiment's), and every other chart in one of four groups by the metric
+ * experiment's), and every other chart in one of five groups by the metric
  * table's group (src/settings/metric-table.ts): other held-out metrics;
  * training (paper metrics on the rollouts, health, other); rewards (reward
- * and its components); cost (times and GPU work). Pure: tested in Node.
+ * and its components); credit (each rollout class's share, mean reward and
+ * mean advantage); cost (times and GPU work). Pure: tested in Node.
  */
 import { metricMeta } from "./metric-meta";
 
@@ -14,13 +15,14 @@ export interface ChartSpec {
   kind: "train" | "eval";
 }
 
-export type MetricGroupName = "held-out" | "training" | "rewards" | "cost";
+export type MetricGroupName = "held-out" | "training" | "rewards" | "credit" | "cost";
 
 /** The group of a chart that is not in the overview. */
 function groupOf(spec: ChartSpec): MetricGroupName {
   if (spec.kind === "eval") return "held-out";
   const g = metricMeta(spec.key).group;
   if (g === "reward" || g === "component") return "rewards";
+  if (g === "credit") return "credit";
   if (g === "cost") return "cost";
   return "training";
 }
@@ -37,6 +39,7 @@ export function splitSpecs(
     "held-out": [],
     training: [],
     rewards: [],
+    credit: [],
     cost: [],
   };
   const top: ChartSpec[] = [];

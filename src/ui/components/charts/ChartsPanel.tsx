@@ -181,10 +181,11 @@ const GROUP_TITLES: Record<MetricGroupName, string> = {
   "held-out": "Held-out",
   training: "Training",
   rewards: "Rewards",
+  credit: "Credit per rollout class",
   cost: "Cost",
 };
 
-/** The other metrics, grouped (held-out, training, rewards, cost); one group open at a time. */
+/** The other metrics, grouped (held-out, training, rewards, credit, cost); one group open at a time. */
 function MoreMetrics({
   groups,
   render,

@@ -4,6 +4,8 @@ import { useLab, labStore } from "../../../store";
 import { variantColor, variantLabel } from "../../../settings/variant-meta";
 import { ImageCanvas } from "./ImageCanvas";
 import { RolloutTable } from "./RolloutTable";
+import { TokenView } from "./TokenView";
+import { sharedGroups } from "../../lib/shared-groups";
 import type { GroupView } from "../../../rl/step-types";
 
 /** Distinct steps of a history, ascending. */
@@ -134,6 +136,10 @@ export function Inspector() {
 }
 
 function GroupDetails({ group, highlight }: { group: GroupView; highlight: number | null }) {
+  // The rollout whose token weights are shown (asked of the trainer only once opened).
+  const [opened, setOpened] = useState<{ group: GroupView; index: number } | null>(null);
+  const byVariant = useLab((s) => s.samples.byVariant);
+  const open = opened?.group === group ? opened.index : null;
   const inconsistent = group.rollouts.filter((r) => r.judgment === "inconsistent").length;
   const lucky = group.rollouts.filter((r) => r.luckyGuess).length;
   return (
@@ -172,7 +178,15 @@ function GroupDetails({ group, highlight }: { group: GroupView; highlight: numbe
           </p>
         </div>
       </div>
-      <RolloutTable group={group} highlight={highlight} />
+      <RolloutTable
+        group={group}
+        highlight={highlight}
+        opened={open}
+        onOpen={(index) => setOpened(index === open ? null : { group, index })}
+      />
+      {open !== null && (
+        <TokenView group={group} index={open} shared={sharedGroups(group, byVariant)} />
+      )}
       {group.judgeReply && (
         <details>
           <summary>Judge reply (raw JSON, as an LLM judge would emit)</summary>

@@ -2,6 +2,7 @@
 import { useEffect, useRef } from "react";
 import type { GroupView } from "../../../rl/step-types";
 import { Tip } from "../Field";
+import { ROLLOUT_CLASSES } from "../../../settings/metric-table";
 
 const num = (v: number) =>
   Number.isFinite(v)
@@ -102,13 +103,38 @@ function ReaskDetail({
   );
 }
 
-/** `highlight`: the rollout a callout links to (scrolled to and marked), or null. */
+/** The classes a reward is built to pay less than a faithful right answer (shown as a warning). */
+const FLAGGED = new Set(["lucky-guess", "unsupported", "index-bound"]);
+
+/** A rollout's class (the metric table's rollout classes), its definition and source on hover. */
+function ClassBadge({ cls }: { cls: string }) {
+  const def = ROLLOUT_CLASSES.find((c) => c.key === cls);
+  return (
+    <span
+      className={FLAGGED.has(cls) ? "badge bad" : "badge"}
+      data-testid="rollout-class"
+      title={def ? `${def.definition} (${def.paperTerm})` : cls}
+    >
+      {def?.label ?? cls}
+    </span>
+  );
+}
+
+/**
+ * `highlight`: the rollout a callout links to (scrolled to and marked), or
+ * null; `onOpen`: a row's "tokens" button opens that rollout's token view
+ * (`opened`: the one open).
+ */
 export function RolloutTable({
   group,
   highlight = null,
+  opened = null,
+  onOpen,
 }: {
   group: GroupView;
   highlight?: number | null;
+  opened?: number | null;
+  onOpen?: (index: number) => void;
 }) {
   const marked = useRef<HTMLTableRowElement>(null);
   useEffect(() => {
@@ -160,20 +186,39 @@ export function RolloutTable({
               i === highlight ? "focused" : "",
             ].join(" ")}
             data-judgment={r.judgment}
+            data-class={r.rolloutClass}
             data-focused={i === highlight ? "1" : undefined}
           >
-            <td>{i + 1}</td>
+            <td>
+              {i + 1}
+              {onOpen && (
+                <button
+                  type="button"
+                  className={opened === i ? "small-btn on" : "small-btn"}
+                  aria-pressed={opened === i}
+                  data-testid="open-tokens"
+                  title="Show what the update does to each token of this rollout"
+                  onClick={() => onOpen(i)}
+                >
+                  tokens
+                </button>
+              )}
+            </td>
             <td className="rollout-text">
               <code>{r.text}</code>
               {r.unscorable && <span className="badge warn">unscorable</span>}
-              {r.luckyGuess && (
-                <span
-                  className="badge bad"
-                  data-testid="lucky-guess"
-                  title="Right answer, but the reasoning is not the reference solution (a misread digit or a wrong step): a lucky guess (ACRE §1 WR–CA, SCS Tab. 3)."
-                >
-                  lucky guess
-                </span>
+              {r.rolloutClass ? (
+                <ClassBadge cls={r.rolloutClass} />
+              ) : (
+                r.luckyGuess && (
+                  <span
+                    className="badge bad"
+                    data-testid="lucky-guess"
+                    title="Right answer, but the reasoning is not the reference solution (a misread digit or a wrong step): a lucky guess (ACRE §1 WR–CA, SCS Tab. 3)."
+                  >
+                    lucky guess
+                  </span>
+                )
               )}
               {r.scs && <ScsDetail scs={r.scs} options={group.options} />}
               {r.reask && <ReaskDetail reask={r.reask} options={group.options} />}

@@ -22,6 +22,8 @@ import { findExample } from "../../lib/callout-examples";
 import { stepText, taskText } from "../../lib/guide-text";
 import { variantColor, variantLabel } from "../../../settings/variant-meta";
 import { useThrottledMetrics } from "../charts/useThrottledMetrics";
+import { CreditCallouts } from "./CreditCallouts";
+import { CREDIT_RULE_TEXT } from "../../lib/credit-callouts";
 
 const WANT_TEXT: Record<ExampleWant, string> = {
   "right-inconsistent": "a right answer its steps do not support",
@@ -138,6 +140,7 @@ export function GuidePanel() {
             ))}
           </ul>
         )}
+        <CreditCallouts m={m} variants={exp.variants.map((v) => v.name)} />
       </section>
       <section aria-label="The task">
         <h3>The task</h3>
@@ -183,6 +186,7 @@ export function GuidePanel() {
               <b>{r.id}:</b> {r.description}
             </li>
           ))}
+          <li>{CREDIT_RULE_TEXT}</li>
         </ul>
       </details>
     </aside>

@@ -1,0 +1,129 @@
+/**
+ * The credit view's screenshots, from the built page in headless Chromium
+ * (--enable-unsafe-webgpu: WebGPU on SwiftShader here):
+ *   npm run screenshot:credit -- --preset NAME [--steps N] [--out FILE]
+ *                                [--tokens FILE] [--class KEY] [--beside VARIANT]
+ * Opens preset NAME (the picker's link), presses Step N times (default 5) and
+ * takes the credit chart ("what each variant pays for", the element only) to
+ * --out (default docs/credit-NAME.png). With --tokens, it then opens the
+ * inspector on the first variant, finds from step 1 on the first kept group
+ * with a rollout of class --class (default lucky-guess), opens its token
+ * view (beside --beside, default the preset's second variant, where the
+ * group is shared: step 1), clicks its last token and takes the token view
+ * to FILE. Prints one JSON line
+ * {"out", "tokens", "step", "seconds"} ({"error"} on failure).
+ */
+import { parseFlags } from "../src/cli/node-run";
+import { encodeLink } from "../src/ui/lib/url-state";
+import { presetExperiment } from "../src/settings/presets";
+import { variantLabel as labelOf } from "../src/settings/variant-meta";
+import { withBuiltPage } from "./bench/built-page";
+
+async function main(): Promise<void> {
+  const flags = parseFlags(process.argv.slice(2), {
+    preset: "string",
+    steps: "number",
+    out: "string",
+    tokens: "string",
+    class: "string",
+    beside: "string",
+  });
+  const preset = String(flags.preset ?? "default");
+  const exp = presetExperiment(preset);
+  const steps = Number(flags.steps ?? 5);
+  if (!(Number.isInteger(steps) && steps >= 1 && steps <= 50))
+    throw new Error(`--steps must be an integer in [1, 50], got ${steps}`);
+  const out = String(flags.out ?? `docs/credit-${preset}.png`);
+  const tokens = flags.tokens !== undefined ? String(flags.tokens) : null;
+  const cls = String(flags.class ?? "lucky-guess");
+  const variants = exp.variants.map((v) => v.name);
+  const beside = String(flags.beside ?? variants[1] ?? variants[0]);
+  const r = await withBuiltPage("index.html", async (url, browser) => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    await page.goto(`${url}#${encodeLink(exp, preset)}`);
+    const t0 = Date.now();
+    const phase = () => page.getByTestId("status-phase").textContent();
+    await page.waitForFunction(
+      () =>
+        document.querySelector('[data-testid="status-phase"]')?.textContent === "ready" &&
+        !document.querySelector('[data-testid="status"] .muted'),
+      null,
+      { timeout: 900_000, polling: 500 },
+    );
+    const step = page
+      .getByRole("button", { name: "Step", exact: true })
+      .and(page.getByTitle("Run exactly one RL step"));
+    for (let i = 0; i < steps; i++) {
+      await step.click();
+      await page.waitForFunction(
+        () =>
+          /paused|done/.test(
+            document.querySelector('[data-testid="status-phase"]')?.textContent ?? "",
+          ),
+        null,
+        { timeout: 900_000, polling: 500 },
+      );
+    }
+    // Let the staggered charts catch up with the last rows before the picture.
+    await page.waitForTimeout(3000);
+    await page.getByTestId("credit-panel").screenshot({ path: out });
+    let tokenOut: string | null = null;
+    if (tokens) {
+      await page.getByRole("button", { name: "Inspect rollouts" }).click();
+      const inspector = page.getByTestId("inspector");
+      await inspector.getByRole("tab", { name: labelOf(variants[0]) }).click();
+      // From the first kept step (step 1, where the group is shared) on: the first with a rollout of the class.
+      const slider = inspector.getByLabel("Sample step");
+      await slider.focus();
+      await page.keyboard.press("Home");
+      let found = false;
+      for (let i = 0; i < steps && !found; i++) {
+        if (i > 0) await page.keyboard.press("ArrowRight");
+        const row = inspector.locator(`tr[data-class="${cls}"]`).first();
+        if ((await row.count()) === 0) continue;
+        await row.getByTestId("open-tokens").click();
+        found = true;
+      }
+      if (!found) throw new Error(`no ${cls} rollout in the kept groups of ${variants[0]}`);
+      const view = page.getByTestId("token-view");
+      const chooser = view.getByRole("toolbar", { name: "Compare with" });
+      if ((await chooser.count()) > 0)
+        await chooser.getByRole("button", { name: labelOf(beside) }).click();
+      await view
+        .getByTestId(`token-row-${variants[0]}`)
+        .locator(".token")
+        .first()
+        .waitFor({ timeout: 300_000 });
+      // Beside it where the group is shared (step 1).
+      if (
+        (await view.getByTestId(`token-row-${beside}`).count()) > 0 ||
+        (await view.getByTestId("token-view-pending").count()) > 0
+      )
+        await view
+          .getByTestId(`token-row-${beside}`)
+          .locator(".token")
+          .first()
+          .waitFor({ timeout: 300_000 })
+          .catch(() => undefined);
+      const first = view.getByTestId(`token-row-${variants[0]}`).locator(".token");
+      // The answer token: the last one of the rollout.
+      await first.nth((await first.count()) - 1).click();
+      await page.waitForTimeout(500);
+      await view.screenshot({ path: tokens });
+      tokenOut = tokens;
+    }
+    return {
+      out,
+      tokens: tokenOut,
+      step: await page.getByTestId("status-step").textContent(),
+      phase: await phase(),
+      seconds: Math.round((Date.now() - t0) / 1000),
+    };
+  });
+  process.stdout.write(`${JSON.stringify(r)}\n`);
+}
+
+main().catch((e) => {
+  process.stdout.write(`${JSON.stringify({ error: (e as Error).message })}\n`);
+  process.exit(1);
+});
