@@ -13,29 +13,21 @@
  * to FILE. Prints one JSON line
  * {"out", "tokens", "step", "seconds"} ({"error"} on failure).
  */
-import { parseFlags } from "../src/cli/node-run";
+import { readCliFlags } from "../src/lib/cli-flags";
+import { SCREENSHOT_CREDIT_TABLE } from "../src/cli/script-flags";
 import { encodeLink } from "../src/ui/lib/url-state";
 import { presetExperiment } from "../src/settings/presets";
 import { variantLabel as labelOf } from "../src/settings/variant-meta";
 import { withBuiltPage } from "./bench/built-page";
 
 async function main(): Promise<void> {
-  const flags = parseFlags(process.argv.slice(2), {
-    preset: "string",
-    steps: "number",
-    out: "string",
-    tokens: "string",
-    class: "string",
-    beside: "string",
-  });
-  const preset = String(flags.preset ?? "default");
+  const { flags } = readCliFlags(SCREENSHOT_CREDIT_TABLE);
+  const preset = flags.preset;
   const exp = presetExperiment(preset);
-  const steps = Number(flags.steps ?? 5);
-  if (!(Number.isInteger(steps) && steps >= 1 && steps <= 50))
-    throw new Error(`--steps must be an integer in [1, 50], got ${steps}`);
-  const out = String(flags.out ?? `docs/credit-${preset}.png`);
-  const tokens = flags.tokens !== undefined ? String(flags.tokens) : null;
-  const cls = String(flags.class ?? "lucky-guess");
+  const steps = flags.steps;
+  const out = flags.out ?? `docs/credit-${preset}.png`;
+  const tokens = flags.tokens ?? null;
+  const cls = flags.class;
   const variants = exp.variants.map((v) => v.name);
   const beside = String(flags.beside ?? variants[1] ?? variants[0]);
   const r = await withBuiltPage("index.html", async (url, browser) => {

@@ -16,6 +16,7 @@ import {
   PACK_MNIST_TABLE,
   RESAVE_CHECKPOINTS_TABLE,
   SAMPLED_EVAL_TABLE,
+  SCREENSHOT_CREDIT_TABLE,
   SCREENSHOT_LESSON_TABLE,
 } from "./script-flags";
 import { TRAIN_PRM_TABLE, TRAIN_SFT_TABLE } from "./train-flags";
@@ -36,6 +37,7 @@ export const CLI_TABLES: readonly { entry: string; table: CliTable }[] = [
   { entry: "scripts/resave-checkpoints.ts", table: RESAVE_CHECKPOINTS_TABLE },
   { entry: "scripts/pack-mnist.ts", table: PACK_MNIST_TABLE },
   { entry: "scripts/screenshot-lesson.ts", table: SCREENSHOT_LESSON_TABLE },
+  { entry: "scripts/screenshot-credit.ts", table: SCREENSHOT_CREDIT_TABLE },
 ];
 
 /** The markers in docs/cli.md between which the generated reference stands. */

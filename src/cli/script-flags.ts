@@ -5,6 +5,8 @@
  * docs/cli.md.
  */
 import type { CliTable } from "../lib/cli-table";
+import { ROLLOUT_CLASSES } from "../settings/credit-table";
+import { PRESET_NAMES } from "../settings/presets";
 import { numberField } from "./experiment-flags";
 
 export const SAMPLED_EVAL_TABLE = {
@@ -109,5 +111,41 @@ export const SCREENSHOT_LESSON_TABLE = {
       help: "remove navigator.gpu: the page plays the recording",
     },
     presentation: { kind: "bool", help: "press Presentation first" },
+  },
+} as const satisfies CliTable;
+
+export const SCREENSHOT_CREDIT_TABLE = {
+  command: "npm run screenshot:credit --",
+  summary:
+    "Takes the credit view's screenshots from the built page in headless Chromium: the credit chart after N steps of a preset, and with --tokens the token view of the first kept rollout of a class.",
+  flags: {
+    preset: {
+      kind: "enum",
+      of: PRESET_NAMES,
+      default: "default",
+      arg: "NAME",
+      help: "the preset (the picker's link)",
+    },
+    steps: { kind: "int", min: 1, max: 50, default: 5, help: "Step presses before the screenshot" },
+    out: {
+      kind: "string",
+      arg: "FILE",
+      defaultText: "docs/credit-<preset>.png",
+      help: "the credit chart's PNG",
+    },
+    tokens: { kind: "string", arg: "FILE", help: "also take the token view to FILE" },
+    class: {
+      kind: "enum",
+      of: ROLLOUT_CLASSES.map((c) => c.key),
+      default: "lucky-guess",
+      arg: "KEY",
+      help: "the rollout class whose token view is taken",
+    },
+    beside: {
+      kind: "string",
+      arg: "VARIANT",
+      defaultText: "the preset's second variant",
+      help: "the variant shown beside (step 1's shared group)",
+    },
   },
 } as const satisfies CliTable;

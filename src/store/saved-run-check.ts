@@ -10,7 +10,7 @@
 import { z } from "zod";
 import { assertNoForbiddenKeys } from "../lib/untrusted";
 import { parseExperiment, type Experiment } from "../settings/experiment";
-import { ROLLOUT_CLASSES } from "../settings/metric-table";
+import { ROLLOUT_CLASSES } from "../settings/credit-table";
 import type { MetricsData } from "./run-data";
 import {
   RECORDING_FORMAT,

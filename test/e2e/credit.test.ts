@@ -19,7 +19,7 @@ import { build } from "vite";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { encodeLink } from "../../src/ui/lib/url-state";
 import { presetExperiment, PICKER_PRESETS } from "../../src/settings/presets";
-import { ROLLOUT_CLASSES } from "../../src/settings/metric-table";
+import { ROLLOUT_CLASSES } from "../../src/settings/credit-table";
 import { serveStatic } from "./static-server";
 
 const ROOT = resolve(import.meta.dirname, "../..");

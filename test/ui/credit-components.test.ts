@@ -14,7 +14,7 @@ import { resolve } from "node:path";
 import { emptyMetrics, initialRunData } from "../../src/store/run-data";
 import { appendMetrics } from "../../src/store/run-data";
 import { checkRecording } from "../../src/store/saved-run-check";
-import { ROLLOUT_CLASSES } from "../../src/settings/metric-table";
+import { ROLLOUT_CLASSES } from "../../src/settings/credit-table";
 import type { MetricRow } from "../../src/run/run-types";
 import type { TokenWeightsAnswer } from "../../src/store/token-weights";
 import { presetExperiment } from "../../src/settings/presets";

@@ -4,7 +4,7 @@
 // empty (NaN in memory, null once written as JSON), the mean over seeds with
 // its 95 % t band, and the rollout-weighted pooled mean the guide reads.
 import { describe, expect, it } from "vitest";
-import { ROLLOUT_CLASSES } from "../../src/settings/metric-table";
+import { ROLLOUT_CLASSES } from "../../src/settings/credit-table";
 import type { MetricRow } from "../../src/run/run-types";
 import { recordedCreditRows } from "../support/credit-rows";
 import {

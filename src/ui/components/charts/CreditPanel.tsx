@@ -7,7 +7,7 @@
  */
 import { useMemo, useState } from "react";
 import { useLab } from "../../../store";
-import { ROLLOUT_CLASSES } from "../../../settings/metric-table";
+import { ROLLOUT_CLASSES } from "../../../settings/credit-table";
 import { buildCreditLines, hasCreditMetrics, type CreditMeasure } from "../../lib/credit-data";
 import { CreditChart, MEASURE_TITLE } from "./CreditChart";
 import { useThrottledMetrics } from "./useThrottledMetrics";

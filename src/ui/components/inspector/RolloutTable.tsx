@@ -2,7 +2,7 @@
 import { useEffect, useRef } from "react";
 import type { GroupView } from "../../../rl/step-types";
 import { Tip } from "../Field";
-import { ROLLOUT_CLASSES } from "../../../settings/metric-table";
+import { ROLLOUT_CLASSES } from "../../../settings/credit-table";
 
 const num = (v: number) =>
   Number.isFinite(v)
