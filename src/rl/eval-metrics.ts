@@ -23,6 +23,12 @@
  *                                  SCS Tab. 3 checks it): per correct answer (SCS Tab. 3's
  *                                  "unfaithful reasoning in 100 correctly answered
  *                                  questions") and per response (ACRE §1's share of samples)
+ *   boundRate, oscrBound,          the index-bound share, OSCR and Acc by trace form, and
+ *   oscrFree, oscrMoved,           OSCR over the re-asks that moved the first answer's letter
+ *   accBound, accFree
+ *                                  (./option-shuffle-metrics.ts); with `reask` only
+ *   oscrGreedy                     OSCR of greedy first answers and re-asks (ACRE §5.1's
+ *                                  decoding), set by ./held-out.ts, not here
  *   distinctK04, distinctK08       SCS Fig. 2c / App. C.2: mean number of distinct options
  *                                  among the continuations of each first response cut at
  *                                  ⌊k·L⌋ tokens (k 0.4, 0.8), from `distinct`; absent
@@ -41,9 +47,20 @@ import { goldOf, verifyParsed } from "../rewards/verifier";
 import { strictFormatOk } from "../rewards/structreward";
 import type { ReferenceStep, TaskPrompt } from "../tasks/types";
 import type { EvalMetricKey } from "../settings/metric-table";
+import { optionShuffleMetrics, reaskPairs } from "./option-shuffle-metrics";
 
 /** The eval keys measured only by an extra pass (absent without it). */
-type PassKey = "oscr" | "distinctK04" | "distinctK08";
+type PassKey =
+  | "oscr"
+  | "distinctK04"
+  | "distinctK08"
+  | "boundRate"
+  | "oscrBound"
+  | "oscrFree"
+  | "oscrMoved"
+  | "accBound"
+  | "accFree"
+  | "oscrGreedy";
 
 /**
  * Eval metrics: one number per eval key of the metric table
@@ -210,8 +227,12 @@ export function evalMetrics(
     });
     if (measured > 0) distinctValues[def.key] = sum / measured;
   }
+  // The bound-form share and OSCR by form beside OSCR (docs/reward-spec.md §5.2).
+  const { oscr: _same, ...byForm } =
+    reask && pairs.length > 0 ? optionShuffleMetrics(reaskPairs(prompts, texts, reask)) : {};
   return {
     ...(reask && pairs.length > 0 ? { oscr: oscr({ pairs }) } : {}),
+    ...byForm,
     ...distinctValues,
     acc: paper.acc,
     rcAcc: paper.rcAcc,
