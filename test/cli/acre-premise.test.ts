@@ -7,7 +7,7 @@ import { runCli } from "../support/cli";
 describe("npm run premise:acre -- --seeds 41 --steps 1 --eval-size 8", () => {
   it("runs acre-baseline alone and checks boundRate against its step-0 band", () => {
     const res = runCli(
-      "premise:acre",
+      "acre-premise",
       ["--seeds", "41", "--steps", "1", "--eval-every", "1", "--eval-size", "8", "--quiet"],
       { timeout: 900_000 },
     );
