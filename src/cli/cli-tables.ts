@@ -10,7 +10,7 @@ import { SERVE_TABLE } from "../server/serve-flags";
 import { CLAIMS_TABLE, STABILITY_TABLE } from "./claims-flags";
 import { EXPORT_ONNX_TABLE, EXPORT_PRM_TABLE } from "./export-flags";
 import { LAB_TABLE } from "./lab-flags";
-import { PREMISE_TABLE } from "./premise-flags";
+import { ACRE_PREMISE_TABLE, PREMISE_TABLE } from "./premise-flags";
 import { RECORD_TABLE } from "./record-flags";
 import {
   PACK_MNIST_TABLE,
@@ -28,6 +28,7 @@ export const CLI_TABLES: readonly { entry: string; table: CliTable }[] = [
   { entry: "src/cli/stability.ts", table: STABILITY_TABLE },
   { entry: "src/cli/record.ts", table: RECORD_TABLE },
   { entry: "src/cli/premise.ts", table: PREMISE_TABLE },
+  { entry: "src/cli/acre-premise.ts", table: ACRE_PREMISE_TABLE },
   { entry: "src/cli/train-sft.ts", table: TRAIN_SFT_TABLE },
   { entry: "src/cli/train-prm.ts", table: TRAIN_PRM_TABLE },
   { entry: "src/cli/export-onnx.ts", table: EXPORT_ONNX_TABLE },

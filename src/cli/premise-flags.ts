@@ -34,3 +34,20 @@ export const PREMISE_TABLE = {
     quiet: { kind: "bool", help: "no per-step lines on stderr" },
   },
 } as const satisfies CliTable;
+
+export const ACRE_PREMISE_TABLE = {
+  command: "npm run premise:acre --",
+  summary:
+    "ACRE's premise check (docs/results.md, 2026-12-06): acre-premise's baseline arm alone (GRPO + format + length) under each tuning seed; the bound-form rate against each seed's step-0 band, with the two forms' step-0 accuracies within 0.10.",
+  flags: {
+    seeds: { ...SEEDS_FLAG, defaultText: "41,42,43 (the tuning seeds)", help: "the tuning seeds" },
+    steps: numberField("algorithm.steps", "RL steps (the horizon)", "the preset's"),
+    "eval-every": numberField(
+      "algorithm.evalEvery",
+      "RL steps between held-out evals",
+      "the preset's",
+    ),
+    "eval-size": numberField("evalSize", "held-out prompts per eval", "the preset's"),
+    quiet: { kind: "bool", help: "no per-step lines on stderr" },
+  },
+} as const satisfies CliTable;

@@ -142,3 +142,34 @@ export function scoreACRE(
   });
   return { rollouts, judgeCalls: 0, judgeFailures: 0 };
 }
+
+/**
+ * ACRE's baseline scorer: R_i = r_acc + r_fmt (+ the length reward when
+ * `length` is given), the terms ACRE's r_c is built on (ACRE §3: R = r_i +
+ * r_c with r_i accuracy + format; eq. 7's length reward in training), so
+ * ACRE − this isolates r_c (docs/reward-spec.md §5). r_fmt and r_len exactly
+ * as in scoreACRE. No second pass.
+ */
+export function scoreAcreBaseline(
+  prompt: TaskPrompt,
+  texts: readonly string[],
+  options: { length?: { omega?: number; lMin: number; lMax: number } } = {},
+): GroupScore {
+  const gold = goldOf(prompt);
+  const rollouts = texts.map((text): RolloutScore => {
+    const parsed = parseTrace({ text });
+    const ver = verifyParsed(parsed, gold);
+    const rFmt = parsed.formatOk && !parsed.answerTruncated ? 1 : 0;
+    const tokens = text.split(/\s+/).filter((t) => t.length > 0).length;
+    const rLen = options.length
+      ? acreLengthReward({ correct: ver.passed, length: tokens, ...options.length })
+      : 0;
+    return {
+      total: ver.rVer + rFmt + rLen,
+      components: { rAcc: ver.rVer, rFmt, rLen },
+      verifierPassed: ver.passed,
+      answer: ver.answer,
+    };
+  });
+  return { rollouts, judgeCalls: 0, judgeFailures: 0 };
+}

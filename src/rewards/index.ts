@@ -8,7 +8,7 @@
 export { extractBoxed } from "./boxed";
 export { parseTrace } from "./trace";
 export type { ParsedTrace, TraceStep, AnswerSource } from "./trace";
-export { extractOptionLetter } from "./option-letter";
+export { extractOptionLetter, isIndexBound } from "./option-letter";
 export { answersEquivalent, normalizeAnswer } from "./equivalence";
 export { parseJudgeRanking, parseJudgeScore } from "./judge-json";
 export type { JudgeRanking, JudgeScore } from "./judge-json";
@@ -22,7 +22,7 @@ export { goldOf, verifyRollout } from "./verifier";
 export type { VerifierResult } from "./verifier";
 export { judgeConsistency, lastLocalResult } from "./consistency";
 export type { ConsistencyJudgment, ConsistencyResult } from "./consistency";
-export { paperMetrics, metricRecords, oscr } from "./metrics";
+export { paperMetrics, metricRecords, oscr, contentAnswer } from "./metrics";
 export type { MetricRecord, PaperMetrics } from "./metrics";
 export { matchSteps, referenceValues } from "./step-matching";
 
@@ -96,6 +96,7 @@ export {
   acreConsistency,
   acreLengthReward,
   scoreACRE,
+  scoreAcreBaseline,
   shuffleOptions,
   ACRE_DEFAULT_ALPHAS,
 } from "./acre";

@@ -76,3 +76,24 @@ export function extractOptionLetter({
     lastMatch(STANDALONE_CAPITAL, region, allowed)
   );
 }
+
+/**
+ * `isIndexBound({text, letters = "ABCD"})`: true when the reasoning (the text
+ * before the first `</think>`) names an option letter, one of `letters` as a
+ * standalone capital (`… 9 Correct … is A </think>`): the trace binds its
+ * answer to a position, the "thus the answer is (C)" pattern of ACRE §3.3,
+ * which a re-ask with the options shuffled copies. A text without `</think>`
+ * is not bound (nothing a re-ask keeps). Linear; never throws.
+ */
+export function isIndexBound({
+  text,
+  letters = "ABCD",
+}: {
+  text: string;
+  letters?: string;
+}): boolean {
+  if (typeof text !== "string") return false;
+  const end = text.indexOf("</think>");
+  if (end < 0) return false;
+  return lastMatch(STANDALONE_CAPITAL, text.slice(0, end), String(letters).toUpperCase()) !== null;
+}

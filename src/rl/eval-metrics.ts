@@ -23,6 +23,12 @@
  *                                  SCS Tab. 3 checks it): per correct answer (SCS Tab. 3's
  *                                  "unfaithful reasoning in 100 correctly answered
  *                                  questions") and per response (ACRE §1's share of samples)
+ *   boundRate, oscrBound,          the index-bound share, OSCR and Acc by trace form, and
+ *   oscrFree, oscrMoved,           OSCR over the re-asks that moved the first answer's letter
+ *   accBound, accFree
+ *                                  (./option-shuffle-metrics.ts); with `reask` only
+ *   oscrGreedy                     OSCR of greedy first answers and re-asks (ACRE §5.1's
+ *                                  decoding), set by ./held-out.ts, not here
  *   distinctK04, distinctK08       SCS Fig. 2c / App. C.2: mean number of distinct options
  *                                  among the continuations of each first response cut at
  *                                  ⌊k·L⌋ tokens (k 0.4, 0.8), from `distinct`; absent
@@ -50,6 +56,7 @@ import { goldOf, verifyParsed } from "../rewards/verifier";
 import { strictFormatOk } from "../rewards/structreward";
 import type { ReferenceStep, TaskPrompt } from "../tasks/types";
 import type { EvalMetricKey } from "../settings/metric-table";
+import { optionShuffleMetrics, reaskPairs } from "./option-shuffle-metrics";
 
 /** The rollout classes of the distinct-options statistic (SCS Fig. 2c by class, Tab. 10). */
 const CLASSES = ["Faithful", "Lucky", "Wrong"] as const;
@@ -61,7 +68,14 @@ type PassKey =
   | "distinctK04"
   | "distinctK08"
   | `distinctK04${RolloutClass}`
-  | `distinctK08${RolloutClass}`;
+  | `distinctK08${RolloutClass}`
+  | "boundRate"
+  | "oscrBound"
+  | "oscrFree"
+  | "oscrMoved"
+  | "accBound"
+  | "accFree"
+  | "oscrGreedy";
 
 /** The eval keys measured only on prompts that have the item (absent without it). */
 type OptionalKey = PassKey | "faintReadAcc";
@@ -248,8 +262,12 @@ export function evalMetrics(
     if (measured > 0) distinctValues[def.key] = sum / measured;
     for (const [c, v] of byClass) distinctValues[`${def.key}${c}`] = v.sum / v.n;
   }
+  // The bound-form share and OSCR by form beside OSCR (docs/reward-spec.md §5.2).
+  const { oscr: _same, ...byForm } =
+    reask && pairs.length > 0 ? optionShuffleMetrics(reaskPairs(prompts, texts, reask)) : {};
   return {
     ...(reask && pairs.length > 0 ? { oscr: oscr({ pairs }) } : {}),
+    ...byForm,
     ...distinctValues,
     acc: paper.acc,
     rcAcc: paper.rcAcc,

@@ -10,6 +10,9 @@
  *     "oscr" stream, never the identity), the first response up to and
  *     including `</think>` forced, the answer after it decoded as in 1
  *     ("oscr-answer" stream); a response without `</think>` is not re-asked
+ *   2b at a sampled eval, 1 and 2 again greedily (ACRE §5.1 decodes at τ 0.01
+ *     with top-p 0.001, which keeps the most likely token) with the same
+ *     shuffles: oscrGreedy; at a greedy eval it is OSCR itself
  *   3 distinct options (the first DISTINCT_PROMPTS multiple-choice prompts):
  *     for each k of DISTINCT_KS, the first response's first ⌊k·L⌋ tokens
  *     (L: its tokens, EOS excluded) forced, DISTINCT_CONTINUATIONS
@@ -30,6 +33,7 @@ import {
   type EvalMetrics,
   type Reasked,
 } from "./eval-metrics";
+import { optionShuffleMetrics, reaskPairs } from "./option-shuffle-metrics";
 
 /**
  * Multiple-choice prompts the distinct-options statistic measures per eval:
@@ -113,30 +117,14 @@ export async function heldOutMetrics(
   if (mc.length === 0) return evalMetrics(prompts, first.texts);
 
   // 2 the option-shuffle re-ask
-  const rng = new Rng(deriveSeed(seed, "oscr"));
-  const reasked = mc.map((i) => reaskWithShuffledOptions(prompts[i], rng));
-  const forced = mc.map((i) => {
-    const ids = Array.from(row(first.tokens, i, maxNew));
-    const end = ids.indexOf(THINK_END_ID);
-    return end >= 0 && end < maxNew - 1 ? ids.slice(0, end + 1) : null;
-  });
-  const second = await evalGenerate(
-    engine,
-    policy,
-    reasked.map((r) => r.prompt),
-    t,
-    seed,
-    "oscr-answer",
-    forced,
-  );
-  const options: (Record<string, string> | null)[] = prompts.map(() => null);
-  const texts: (string | null)[] = prompts.map(() => null);
-  mc.forEach((i, k) => {
-    if (forced[k] === null) return;
-    options[i] = reasked[k].options;
-    texts[i] = second.texts[k];
-  });
-  const reask: Reasked = { options, texts };
+  const reask = await reaskPass(engine, policy, prompts, mc, first.tokens, t, seed);
+  // 2b the same at ACRE §5.1's decoding (τ 0.01, top-p 0.001: the most likely token), same shuffles
+  let greedyPairs = null;
+  if (t > 0) {
+    const g = await evalGenerate(engine, policy, prompts, 0, seed, "eval");
+    const gReask = await reaskPass(engine, policy, prompts, mc, g.tokens, 0, seed);
+    greedyPairs = reaskPairs(prompts, g.texts, gReask);
+  }
 
   // 3 distinct options among continuations from the same prefix
   const measured = mc.slice(0, DISTINCT_PROMPTS);
@@ -167,5 +155,51 @@ export async function heldOutMetrics(
       continuations: perPrompt,
     });
   }
-  return evalMetrics(prompts, first.texts, reask, distinct);
+  const metrics = evalMetrics(prompts, first.texts, reask, distinct);
+  const oscrGreedy = greedyPairs ? optionShuffleMetrics(greedyPairs).oscr : metrics.oscr;
+  return oscrGreedy === undefined ? metrics : { ...metrics, oscrGreedy };
+}
+
+/**
+ * The option-shuffle re-ask of the multiple-choice prompts `mc` (indices into
+ * `prompts`): options shuffled by the seed's "oscr" stream (never the
+ * identity; the same shuffles at every decoding), each first response
+ * (`tokens` [prompts, maxNew]) up to and including `</think>` forced, the
+ * answer after it decoded at `temperature` ("oscr-answer" stream). A response
+ * without `</think>` is not re-asked (null entries).
+ */
+async function reaskPass(
+  engine: LabEngine,
+  policy: Pick<Policy, "params">,
+  prompts: readonly TaskPrompt[],
+  mc: readonly number[],
+  tokens: Int32Array,
+  temperature: number,
+  seed: number,
+): Promise<Reasked> {
+  const { maxNew } = engine.shape;
+  const rng = new Rng(deriveSeed(seed, "oscr"));
+  const reasked = mc.map((i) => reaskWithShuffledOptions(prompts[i], rng));
+  const forced = mc.map((i) => {
+    const ids = Array.from(row(tokens, i, maxNew));
+    const end = ids.indexOf(THINK_END_ID);
+    return end >= 0 && end < maxNew - 1 ? ids.slice(0, end + 1) : null;
+  });
+  const second = await evalGenerate(
+    engine,
+    policy,
+    reasked.map((r) => r.prompt),
+    temperature,
+    seed,
+    "oscr-answer",
+    forced,
+  );
+  const options: (Record<string, string> | null)[] = prompts.map(() => null);
+  const texts: (string | null)[] = prompts.map(() => null);
+  mc.forEach((i, k) => {
+    if (forced[k] === null) return;
+    options[i] = reasked[k].options;
+    texts[i] = second.texts[k];
+  });
+  return { options, texts };
 }

@@ -144,7 +144,7 @@ const MAX_STEPS = 100_000;
 /** top-k at most: at or above the vocabulary size (196) it keeps every token, as 0 does. */
 const MAX_TOP_K = 256;
 /** Variants side by side in one experiment: the whole variant table (lab choice). */
-export const MAX_VARIANTS = 7;
+export const MAX_VARIANTS = VARIANT_NAMES.length;
 /** Gradient-norm clip at most: far above any gradient norm of the lab's models. */
 const MAX_GRAD_CLIP = 1000;
 

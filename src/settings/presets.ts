@@ -333,12 +333,40 @@ const PRESET_TABLE: readonly PresetEntry[] = [
     figure: "ACRE Table 2 (OSCR on MMVU: CoT-SFT 31.4, GRPO 49.8, ACRE 74.6) and Table 1 (CACR)",
     overview: ["oscr", "acc", "cacr"],
     watch:
-      "OSCR of GRPO against ACRE: the share of held-out questions answered alike after the shuffle, low at the start.",
+      "OSCR of GRPO against ACRE: the share of held-out questions answered alike after the shuffle, low at the start; Acc falls in both arms at this preset's learning rate (5e-4 on 4 training images a step about doubles the held-out misreads in 20 steps), so compare the arms with each other, not with step 0.",
     experiment: {
       ...SIZES,
       task: ACRE_TASK,
       variants: [
         { name: "rlvr", estimator: "grpo" },
+        { name: "acre", estimator: "grpo" },
+      ],
+    },
+  },
+  {
+    /**
+     * acre-premise: ACRE on its premise (docs/results.md, 2026-12-06): the
+     * paper's baseline, GRPO + format + length (acre-baseline: ACRE's reward
+     * without r_c), vs ACRE, so the difference is the consistency term; lr
+     * 1e-4 (lab choice: at acre-paper's 5e-4 the updates from 4 images a step
+     * double the held-out misreads in 20 steps, docs/results.md). The premise
+     * check runs the first arm alone (npm run premise:acre).
+     */
+    name: "acre-premise",
+    title: "ACRE against its paper's baseline (GRPO + format + length)",
+    description:
+      "ACRE's own baseline, GRPO paid for the answer, the format and the length, against ACRE, which adds the consistency reward: the comparison isolates that one term. The cold start names its letter inside most of its reasoning.",
+    figure: "ACRE Table 2 (OSCR: CoT-SFT-GRPO 49.8 vs ACRE 74.6 on MMVU) and Table 1 (CACR)",
+    overview: ["oscrMoved", "boundRate", "acc"],
+    watch:
+      "OSCR over the re-asks that moved the answer's letter: 0 for answers by position, 1 for answers by content.",
+    picker: false,
+    experiment: {
+      ...SIZES,
+      task: ACRE_TASK,
+      algorithm: { ...SIZES.algorithm, lr: 1e-4 },
+      variants: [
+        { name: "acre-baseline", estimator: "grpo" },
         { name: "acre", estimator: "grpo" },
       ],
     },

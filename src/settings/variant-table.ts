@@ -28,6 +28,7 @@ import {
   scoreSCS,
   scoreSCSBaseline,
   scoreACRE,
+  scoreAcreBaseline,
   SCS_NOISE_RANGE,
   ACRE_DEFAULT_ALPHAS,
   STRUCT_DEFAULT_WEIGHTS,
@@ -369,6 +370,41 @@ const onOffInfo = (
     { value: "on", label: "on (paper)", formula: formulas.on },
   ],
 });
+/** ACRE eq. 7's length reward weights, shared by ACRE and its baseline (lab interval, docs/reward-spec.md §5). */
+const ACRE_LENGTH_WEIGHTS = {
+  omega: z.number().min(0).max(10).default(0.2),
+  lMin: z.number().int().min(0).max(1000).default(20),
+  lMax: z.number().int().min(0).max(1000).default(32),
+};
+
+/** The page's text for ACRE_LENGTH_WEIGHTS. */
+const ACRE_LENGTH_INFO: Record<"omega" | "lMin" | "lMax", WeightInfo> = {
+  omega: {
+    kind: "number",
+    label: "ω (length reward)",
+    short: "ω",
+    tip: "Paid to a right answer whose response is l_min–l_max words long (ACRE eq. 7). Paper 0.2.",
+    paper: 0.2,
+    pageMax: 1,
+  },
+  lMin: {
+    kind: "number",
+    label: "l_min (words)",
+    short: "l_min",
+    tip: "Shortest response the length reward pays. Paper 320 tokens; the lab's full trace is 24 words, so 20 (lab choice).",
+    paper: 20,
+    pageMax: 64,
+  },
+  lMax: {
+    kind: "number",
+    label: "l_max (words)",
+    short: "l_max",
+    tip: "Longest response the length reward pays. Paper 512 tokens; 32 words here (lab choice).",
+    paper: 32,
+    pageMax: 64,
+  },
+};
+
 const GRR_PAPER = "“Prioritizing the Best: Groupwise Ranking Reward” (GRR)";
 
 /**
@@ -780,9 +816,7 @@ export const VARIANT_TABLE = [
         alpha1: z.number().min(0).max(10).default(ACRE_DEFAULT_ALPHAS[0]),
         alpha2: z.number().min(0).max(10).default(ACRE_DEFAULT_ALPHAS[1]),
         alpha3: z.number().min(0).max(10).default(ACRE_DEFAULT_ALPHAS[2]),
-        omega: z.number().min(0).max(10).default(0.2),
-        lMin: z.number().int().min(0).max(1000).default(20),
-        lMax: z.number().int().min(0).max(1000).default(32),
+        ...ACRE_LENGTH_WEIGHTS,
       })
       .refine((w) => w.lMin <= w.lMax, { message: "lMin must be <= lMax", path: ["lMin"] }),
     weightInfo: {
@@ -810,30 +844,7 @@ export const VARIANT_TABLE = [
         paper: 0.3,
         pageMax: 2,
       },
-      omega: {
-        kind: "number",
-        label: "ω (length reward)",
-        short: "ω",
-        tip: "Paid to a right answer whose response is l_min–l_max words long (ACRE eq. 7). Paper 0.2.",
-        paper: 0.2,
-        pageMax: 1,
-      },
-      lMin: {
-        kind: "number",
-        label: "l_min (words)",
-        short: "l_min",
-        tip: "Shortest response the length reward pays. Paper 320 tokens; the lab's full trace is 24 words, so 20 (lab choice).",
-        paper: 20,
-        pageMax: 64,
-      },
-      lMax: {
-        kind: "number",
-        label: "l_max (words)",
-        short: "l_max",
-        tip: "Longest response the length reward pays. Paper 512 tokens; 32 words here (lab choice).",
-        paper: 32,
-        pageMax: 64,
-      },
+      ...ACRE_LENGTH_INFO,
     },
     judge: "none",
     passes: ["option-shuffle-reask"],
@@ -851,6 +862,30 @@ export const VARIANT_TABLE = [
         },
       );
     },
+  }),
+  defineVariant({
+    name: "acre-baseline",
+    label: "GRPO + format + length",
+    color: "#8c6d31",
+    formula: ["R = r_acc + r_fmt + r_len", "ACRE's reward without r_c"],
+    source: {
+      paper: "“Answer-Consistent Reinforcement Learning” (ACRE)",
+      where:
+        "ACRE's baseline: r_i = accuracy + format (§3), eq. 7's length reward, GRPO; docs/reward-spec.md §5",
+    },
+    blurb:
+      "ACRE's reward without its consistency term: the answer, the format and the length, nothing that re-asks. ACRE against this arm shows what the consistency term adds.",
+    weights: z
+      .strictObject(ACRE_LENGTH_WEIGHTS)
+      .refine((w) => w.lMin <= w.lMax, { message: "lMin must be <= lMax", path: ["lMin"] }),
+    weightInfo: ACRE_LENGTH_INFO,
+    judge: "none",
+    passes: [],
+    estimator: "grpo",
+    score: ({ prompt, texts, weights }) =>
+      scoreAcreBaseline(prompt, texts, {
+        length: { omega: weights.omega, lMin: weights.lMin, lMax: weights.lMax },
+      }),
   }),
 ] as const;
 
