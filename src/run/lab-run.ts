@@ -437,8 +437,6 @@ export class LabRun {
     return this.evaluator.evalRow(copy.policy, copy, step, this.multiSeed);
   }
 
-  // ---- live settings, reset -------------------------------------------------
-
   /**
    * Gives variant `config.name` the settings `config` (parsed at the
    * trainer's entry, applyVariantPatch) from the next step on and emits a

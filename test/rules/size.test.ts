@@ -27,8 +27,8 @@ describe("size rules of docs/design.md", () => {
     expect(parseSizeRules(doc)).toEqual([
       { pattern: "src/**/*.ts", limit: 600 },
       { pattern: "src/**/*.tsx", limit: 600 },
-      { pattern: "src/settings/variant-table.ts", limit: 900 },
-      { pattern: "src/settings/metric-table.ts", limit: 900 },
+      { pattern: "src/settings/variant-table.ts", limit: 1000 },
+      { pattern: "src/settings/metric-table.ts", limit: 1000 },
       { pattern: "README.md", limit: 250 },
     ]);
   });
@@ -38,8 +38,8 @@ describe("size rules of docs/design.md", () => {
     expect(limitOf(rules, "src/run/lab-run.ts")).toBe(600);
     expect(limitOf(rules, "src/ui/components/charts/MetricChart.tsx")).toBe(600);
     expect(limitOf(rules, "src/main.tsx")).toBe(600);
-    expect(limitOf(rules, "src/settings/variant-table.ts")).toBe(900);
-    expect(limitOf(rules, "src/settings/metric-table.ts")).toBe(900);
+    expect(limitOf(rules, "src/settings/variant-table.ts")).toBe(1000);
+    expect(limitOf(rules, "src/settings/metric-table.ts")).toBe(1000);
     expect(limitOf(rules, "README.md")).toBe(250);
     expect(limitOf(rules, "docs/README.md")).toBeNull();
     expect(limitOf(rules, "test/rules/size.test.ts")).toBeNull();
@@ -55,14 +55,14 @@ describe("size rules of docs/design.md", () => {
     const files = new Map([
       ["src/a/x.ts", 599],
       ["src/a/y.tsx", 600],
-      ["src/settings/metric-table.ts", 899],
-      ["src/settings/variant-table.ts", 905],
+      ["src/settings/metric-table.ts", 999],
+      ["src/settings/variant-table.ts", 1005],
       ["README.md", 251],
       ["docs/benchmarks.md", 5000],
     ]);
     expect(oversized(rules, files)).toEqual([
       "src/a/y.tsx: 600 lines, the limit is under 600 (docs/design.md, File size)",
-      "src/settings/variant-table.ts: 905 lines, the limit is under 900 (docs/design.md, File size)",
+      "src/settings/variant-table.ts: 1005 lines, the limit is under 1000 (docs/design.md, File size)",
       "README.md: 251 lines, the limit is under 250 (docs/design.md, File size)",
     ]);
   });
