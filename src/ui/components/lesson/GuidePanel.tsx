@@ -24,6 +24,7 @@ import { variantColor, variantLabel } from "../../../settings/variant-meta";
 import { useThrottledMetrics } from "../charts/useThrottledMetrics";
 import { CreditCallouts } from "./CreditCallouts";
 import { CREDIT_RULE_TEXT } from "../../lib/credit-callouts";
+import { DetectorsSection } from "./DetectorsSection";
 
 const WANT_TEXT: Record<ExampleWant, string> = {
   "right-inconsistent": "a right answer its steps do not support",
@@ -142,6 +143,7 @@ export function GuidePanel() {
         )}
         <CreditCallouts m={m} variants={exp.variants.map((v) => v.name)} />
       </section>
+      {trained && <DetectorsSection m={m} evalSize={exp.evalSize} />}
       <section aria-label="The task">
         <h3>The task</h3>
         {taskText(exp).map((t) => (
