@@ -69,7 +69,7 @@ describe("npm run export:onnx", () => {
     const one = exportOnnx([CKPT]);
     expect(one.code).toBe(1);
     expect(one.lastJson.error).toBe(
-      "expected 2 arguments, got 1; usage: npm run export:onnx -- CHECKPOINT OUT.onnx",
+      "OUT.onnx is missing (the ONNX file to write); usage: npm run export:onnx -- CHECKPOINT OUT.onnx",
     );
     const missing = exportOnnx([join(dir, "nope.ckpt"), join(dir, "x.onnx")]);
     expect(missing.lastJson.error).toBe(`CHECKPOINT: no such file '${join(dir, "nope.ckpt")}'`);
