@@ -333,7 +333,7 @@ const PRESET_TABLE: readonly PresetEntry[] = [
     figure: "ACRE Table 2 (OSCR on MMVU: CoT-SFT 31.4, GRPO 49.8, ACRE 74.6) and Table 1 (CACR)",
     overview: ["oscr", "acc", "cacr"],
     watch:
-      "OSCR of GRPO against ACRE: the share of held-out questions answered alike after the shuffle, low at the start; Acc falls in both arms at this preset's learning rate (5e-4 on 4 training images a step about doubles the held-out misreads in 20 steps), so compare the arms with each other, not with step 0.",
+      "OSCR of GRPO against ACRE: the share of held-out questions answered alike after the shuffle, low at the start; Acc falls in both arms at this preset's learning rate (5e-4 on 4 training images a step about doubles the held-out misreads in 20 steps), so compare the arms with each other, not with step 0. This scenario does not hold ACRE's premise: the paper's outcome-only baseline (GRPO + format + length) left the binding on tuning seeds 41 and 43 (bound share 0.805 → 0.398 in 20 steps on 41) and went into it on 42 (0.883 → 0.961), so a gap here is not yet ACRE's fix of a flaw the baseline keeps (docs/results.md, 2026-12-06).",
     experiment: {
       ...SIZES,
       task: ACRE_TASK,
