@@ -94,8 +94,19 @@ export function judgeClaim(
       reason: c.notRunnable ?? "no per-seed figure",
     };
   let comparisons: ComparisonResult[];
+  const skipped: string[] = [];
   try {
-    comparisons = list.map((k) => judgeComparison(k, inputs, seeds));
+    comparisons = list.flatMap((k) => {
+      // A figure printed beside the claim's own needs evals its run may not have (SCS App. A's
+      // multiples of 10 steps at a 2-step test size): then it is left out, saying why.
+      if (!k.beside) return [judgeComparison(k, inputs, seeds)];
+      try {
+        return [judgeComparison(k, inputs, seeds)];
+      } catch (e) {
+        skipped.push(`${k.label}: ${(e as Error).message}`);
+        return [];
+      }
+    });
   } catch (e) {
     // A mechanism claim on a run too small to hold the rollouts it compares (no group with both kinds).
     if (!c.rlSteps) throw e;
@@ -111,5 +122,6 @@ export function judgeClaim(
     comparisons,
     verdict: claimVerdict,
     decidable: decidability(comparisons, claimVerdict, seeds.length),
+    ...(skipped.length ? { skipped } : {}),
   };
 }

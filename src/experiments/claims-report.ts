@@ -53,6 +53,8 @@ export type ClaimResult = {
   level?: string;
   /** Whether the scenario keeps the flaw the paper fixes (printed with the claim's verdict). */
   premise?: string;
+  /** Comparisons printed beside the claim's that its runs could not give, each with why. */
+  skipped?: string[];
 };
 
 /** A plot of seed-averaged curves: x (e.g. RL step) against mean with its [lo, hi] band. */

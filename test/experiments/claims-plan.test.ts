@@ -24,7 +24,7 @@ describe("planRuns", () => {
     expect(plans.map((p) => [p.key, p.task, p.arms.map((a) => a.key), p.stability])).toEqual([
       ["default", "default", ["rlvr", "grr", "pointwise-gr", "structreward"], true],
       ["default-2", "default", ["structreward+aux"], false],
-      ["scs", "scs-faint", ["scs-baseline", "scs"], false],
+      ["scs-faint", "scs-faint", ["scs-baseline", "scs"], false],
     ]);
     expect(plans[2].preset).toEqual({ name: "scs-faint" });
     // The SCS ablation arms: the preset's one variant under the arm's label, sharing SCS's cold start.
@@ -32,7 +32,7 @@ describe("planRuns", () => {
       planRuns(selectClaims(["scs-ablation"])).map((p) => [p.key, p.task, p.arms, p.preset]),
     ).toEqual([
       [
-        "scs",
+        "scs-faint",
         "scs-faint",
         [
           { key: "scs-baseline", variant: "scs-baseline", weights: {} },
@@ -41,13 +41,13 @@ describe("planRuns", () => {
         { name: "scs-faint" },
       ],
       [
-        "scs-tr-only",
+        "scs-faint-tr-only",
         "scs-faint",
         [{ key: "scs-tr", variant: "scs", weights: {} }],
         { name: "scs-faint-tr-only", only: "scs" },
       ],
       [
-        "scs-vp-only",
+        "scs-faint-vp-only",
         "scs-faint",
         [{ key: "scs-vp", variant: "scs", weights: {} }],
         { name: "scs-faint-vp-only", only: "scs" },
@@ -179,6 +179,23 @@ describe("judgeClaim with a comparison printed beside", () => {
     expect(out.comparisons![1].label).toBe(
       "RLOO + SCS − RLOO, Acc (best of every 10 steps, SCS App. A protocol)",
     );
+  });
+
+  it("a run without an eval at a multiple of 10 steps leaves the best-checkpoint rows out, saying why", () => {
+    const [scs] = selectClaims(["scs-gain"]);
+    const rows: MetricRow[] = [1, 2].flatMap((seed) => [
+      evalRow("scs-baseline", seed, 2, { acc: 0.5, luckyGuess: 0.2 }),
+      evalRow("scs", seed, 2, { acc: 0.5 + 0.1 * seed, luckyGuess: 0.1 }),
+    ]);
+    const out = judgeClaim(scs, { rows, stability: new Map() }, [1, 2], "cmd");
+    expect(out.comparisons!.map((k) => k.mean)).toEqual([
+      expect.closeTo(0.15, 12),
+      expect.closeTo(-0.1, 12),
+    ]);
+    expect(out.skipped).toEqual([
+      "RLOO + SCS − RLOO, Acc (best of every 10 steps, SCS App. A protocol): claims: no eval of scs (seed 1) at a multiple of 10 steps with metric acc",
+      "RLOO + SCS − RLOO, lucky-guess rate (best of every 10 steps, SCS App. A protocol): claims: no eval of scs (seed 1) at a multiple of 10 steps with metric luckyGuess",
+    ]);
   });
 });
 

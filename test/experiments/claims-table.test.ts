@@ -129,7 +129,7 @@ describe("claims table", () => {
 
   it("scs-gain: Acc up (0.80 − 0.75) and lucky guesses down (0.10 − 0.12), each paired on its own, each beside its best of every 10 steps", () => {
     const [c] = selectClaims(["scs-gain"]);
-    expect(c.runs).toEqual(["scs"]);
+    expect(c.runs).toEqual(["scs-faint"]);
     expect(c.variants).toEqual(["scs-baseline", "scs"]);
     const [acc, accBest, lucky, luckyBest] = comparisonsOf(c);
     expect(acc.perSeed(scs, 1)).toBeCloseTo(0.05, 12);
@@ -153,7 +153,7 @@ describe("claims table", () => {
 
   it("scs-ablation: each arm between RLOO and full SCS; VP only (0.74) is below RLOO (0.75)", () => {
     const [c] = selectClaims(["scs-ablation"]);
-    expect(c.runs).toEqual(["scs", "scs-tr-only", "scs-vp-only"]);
+    expect(c.runs).toEqual(["scs-faint", "scs-faint-tr-only", "scs-faint-vp-only"]);
     // TR − RLOO, SCS − TR, VP − RLOO, SCS − VP, each at the last eval and at the best of
     // every 10 steps (RLOO's best is 0.78 at step 10, SCS's 0.80 at step 20).
     expect(comparisonsOf(c).map((k) => k.perSeed(scs, 1))).toEqual([
