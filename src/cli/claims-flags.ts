@@ -26,9 +26,9 @@ export const CLAIMS_TABLE = {
   flags: {
     size: {
       kind: "enum",
-      of: ["ci", "full", "tiny"],
+      of: ["ci", "full", "horizon", "tiny", "tiny-horizon"],
       default: "ci",
-      help: "the run size (CLAIM_SIZES: seeds, steps, G, prompts, held-out size; tiny is the test size, its figures meaningless)",
+      help: "the run size (CLAIM_SIZES: seeds, steps, G, prompts, held-out size; horizon: 140 steps, an eval every 20, grr-rcacc at σ_b 0, 0.1, 0.2 and prm-shift with two PRMs; tiny and tiny-horizon are test sizes, their figures meaningless)",
     },
     seeds: { ...SEEDS_FLAG, defaultText: "the size's", help: "the seeds of the sweep" },
     claims: {
@@ -55,7 +55,7 @@ export const CLAIMS_TABLE = {
     out: {
       kind: "string",
       arg: "DIR",
-      help: "a new or empty folder for sweep.json, the units and the report (excludes --resume)",
+      help: "a new folder, or one holding only notes (*.md), for sweep.json, the units and the report (excludes --resume)",
     },
     resume: {
       kind: "string",

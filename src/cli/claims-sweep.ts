@@ -14,8 +14,9 @@
  * the size's values, so a new claim or size needs nothing in this file.
  */
 import type { Checkpoint } from "../model/checkpoint";
-import type { ClaimInputs, StabilityPoint } from "../experiments/claims";
+import type { ClaimArm, ClaimInputs, StabilityPoint } from "../experiments/claims";
 import { relabel, type RunPlan } from "../experiments/claims-plan";
+import type { RewardScorer } from "../rl/reward-contract";
 import { stabilityReport } from "../experiments/stability-study";
 import type { EvalMetrics } from "../rl/eval-metrics";
 import type { JudgeSettings } from "../rewards/judges";
@@ -67,7 +68,8 @@ export type ClaimsUnitValue =
 /**
  * The experiment of each run plan at the size's steps, G, prompts per step,
  * eval cadence, held-out size and lr: a default-scenario plan trains its
- * arms (variant, weights, and `judge` for variants that use one); an SCS /
+ * arms (variant, weights, and `judge` for variants that use one, at the
+ * arm's own σ_b when it has one); an SCS /
  * ACRE plan is its preset (task, algorithm, variants and their weights;
  * only the `only` variant when set).
  * @param coldStart the cold start of a plan's experiment and where it was read, or null when there is none (asked once per `task`).
@@ -108,7 +110,9 @@ export function planClaimRuns(
         variants: arms.map((a) => ({
           name: a.variant,
           weights: a.weights,
-          ...(variantEntry(a.variant).judge !== "none" ? { judge } : {}),
+          ...(variantEntry(a.variant).judge !== "none"
+            ? { judge: a.sigmaB === undefined ? judge : { ...judge, sigmaB: a.sigmaB } }
+            : {}),
         })),
         algorithm: sized,
         evalSize: size.evalSize,
@@ -185,6 +189,8 @@ interface ClaimsUnitArgs {
   store: SweepStore<ClaimsUnitValue>;
   /** Prefix of the cold starts' engine keys on `device` (the canary's engines are its own). */
   engineKey?: string;
+  /** The reward scorer of an arm that reads its own PRM (ClaimArm.prm); absent or undefined: the device's. */
+  scorerFor?: (arm: ClaimArm) => RewardScorer | undefined;
 }
 
 /**
@@ -275,11 +281,13 @@ function claimsUnits(args: ClaimsUnitArgs): {
               throw new Error(
                 `claims sweep: the cold-start eval of ${plan.task}, seed ${seed} is missing`,
               );
+            const scorer = args.scorerFor?.(arm);
             return device.trainSeedVariant({
               exp: seedVariantExperiment(exp, seed, arm.variant),
               start,
               mnist,
               coldStart: cold.coldStart as EvalMetrics,
+              ...(scorer ? { scorer } : {}),
             });
           },
         });

@@ -2,7 +2,7 @@
  * Runs the papers' claims in the lab and judges each one over seeds:
 /**
  * Runs the papers' claims in the lab and judges each one over seeds:
- *   npm run claims -- [--size ci|full|tiny] [--seeds S1,S2,…] [--claims ID,…] [--judge NAME]
+ *   npm run claims -- [--size ci|full|horizon|tiny|tiny-horizon] [--seeds S1,S2,…] [--claims ID,…] [--judge NAME]
  *                     [--out DIR | --resume DIR] [--checkpoint FILE] [--eval-size N] [--max-hours H] [--quiet]
  *
  * The runs are a resumable sweep (src/cli/claims-sweep.ts), one seed-variant
@@ -11,8 +11,14 @@
  * experiment's (the shipped hinted checkpoint; --checkpoint replaces it), a
  * run of its own for an arm with other weights (StructReward with its
  * auxiliary tasks on), and for SCS and ACRE one run per scenario run the
- * claims name (CLAIM_RUNS: the presets scs-paper, scs-tr-only, scs-vp-only
- * and acre-paper at the claims' sizes, each from its shipped cold start).
+ * claims name (CLAIM_RUNS: the presets scs-faint, scs-faint-tr-only,
+ * scs-faint-vp-only and acre-paper at the claims' sizes, each from its
+ * shipped cold start).
+ * A size with `levels` (horizon) repeats a claim over a setting, each value
+ * its own row (src/experiments/claim-levels.ts): grr-rcacc with the judge
+ * arms at σ_b 0, 0.1 and 0.2, prm-shift with the shipped PRM and the SFT
+ * cold start read as a PRM (PRM_SOURCES), each such arm trained on the same
+ * seeds beside the shared RLVR arm.
  * The judge-stability sweep runs on each seed's cold-start rollouts. The
  * judge arms and the sweep use --judge (text-auditor, the default, or
  * oracle-auditor) at its default noise. Each claim's paired comparisons
@@ -36,14 +42,16 @@
  * seeds are limited by cost, not a count: a sweep estimated to run longer
  * than --max-hours (default 24) does not start, and says how many seeds fit
  * (a --seeds list holds at most 1000).
- * --out DIR (a new or empty folder; an existing non-empty one is refused so
- * no earlier report is overwritten) gets sweep.json (the settings, the
+ * --out DIR (a new folder, or one holding only notes such as a PLAN.md; any
+ * other is refused so no earlier report is overwritten) gets sweep.json (the settings, the
  * code's version and the cold starts) at once, units/<id>.json as each
  * seed-variant (and each seed's cold-start eval and stability study)
  * finishes, and at the end claims.json, claims.md, metrics.jsonl (and
  * metrics-<run>.jsonl for every further run) and per claim <id>.svg and
  * <id>.png (the arms' mean curves with 95 % bands beside the judged paired
- * differences per step). DIR and --checkpoint are checked before any work;
+ * differences per step; a level's as <id>-<level>.svg); claims.md ends with
+ * each claim's curves, mean and 95 % interval per arm at every eval step.
+ * DIR and --checkpoint are checked before any work;
  * every file is written under a temporary name and renamed, so a killed
  * sweep loses at most the unit in progress. --resume DIR continues the sweep
  * in DIR with the same flags: a different setting (named), another code
@@ -55,21 +63,28 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { loadCheckpoint } from "../model/checkpoint";
-import { selectClaims, type ClaimInputs, type ClaimSpec } from "../experiments/claims";
-import { createInProcessScorer } from "../rl/reward-contract";
+import {
+  selectClaims,
+  type ClaimArm,
+  type ClaimInputs,
+  type ClaimSpec,
+} from "../experiments/claims";
+import { claimsAtLevels, type ClaimLevels } from "../experiments/claim-levels";
+import { claimCurvesMarkdown } from "../experiments/claims-curves";
+import { createInProcessScorer, type RewardScorer } from "../rl/reward-contract";
 import { memoryStore } from "../run/sweep";
 import { claimInputs, planRuns, sigmaBSweep } from "../experiments/claims-plan";
 import { judgeClaim } from "../experiments/claims-judge";
 import { plotFor } from "../experiments/claims-plots";
 import { judgeSettings, type JudgeSettings } from "../rewards/judges";
-import { PRM_FILE } from "../prm/file";
+import { PRM_FILE, type PrmSource } from "../prm/file";
 import {
   claimsMarkdown,
   panelsSvg,
   svgToPng,
   type ClaimResult,
 } from "../experiments/claims-report";
-import { nodePrm } from "./node-prm";
+import { nodePrm, nodePrmSource } from "./node-prm";
 import { checkpointFile, consoleSink, nodeContext, parseSeedList, REPO_ROOT } from "./node-run";
 import { checkInputFile, finishCli, writeFileAtomic } from "./out-files";
 import { CLAIMS_TABLE } from "./claims-flags";
@@ -109,9 +124,24 @@ const CI_SEEDS = [81, 82];
  */
 const FULL_SEED_COUNT = 12;
 const FULL_SEEDS = Array.from({ length: FULL_SEED_COUNT }, (_, i) => 61 + i);
+/**
+ * The horizon's seeds, 501–512 (docs/results/horizon/PLAN.md, fixed
+ * 2026-12-06 11:01 UTC before any run; never used for a choice).
+ */
+const HORIZON_SEEDS = Array.from({ length: 12 }, (_, i) => 501 + i);
+/**
+ * The horizon's levels (docs/results/horizon/PLAN.md): grr-rcacc at the
+ * judge's σ_b 0 (the calibrated default, GRR §4.3.4's pointwise variance),
+ * 0.1 and 0.2; prm-shift with the shipped PRM and the open-ended small SFT
+ * cold start read as a PRM (the weaker one).
+ */
+const HORIZON_LEVELS = {
+  judgeSigmaB: [0, 0.1, 0.2],
+  prm: ["shipped", "sft-cold-start"],
+} as const satisfies ClaimLevels;
 
 /**
- * Run sizes (lab choice). Evals at steps 0, 10 and 20. `full`: 512 held-out
+ * Run sizes (lab choice). `ci`, `full`: evals at steps 0, 10 and 20. `full`: 512 held-out
  * prompts (one sampled answer each): at 128 prompts one prompt is 0.8 points
  * and the seed-to-seed spread of a paired RC-Acc difference was about ±5
  * points, against GRR's 2.4-point gap over pointwise GR; four times the
@@ -148,6 +178,25 @@ export const CLAIM_SIZES = {
     stabilityRepeats: 4,
   },
   /**
+   * The papers' horizon (docs/results/horizon/PLAN.md): GRR's 140 RL steps
+   * (Table 1 and App. D Table 2 are at global step 140; §4.3.1 gives RLVR's
+   * IncR at steps 60 and 140), an eval every 20 steps on 512 held-out
+   * prompts, the rest as `full`; grr-rcacc at three σ_b and prm-shift with
+   * two PRMs (`levels`).
+   */
+  horizon: {
+    seeds: HORIZON_SEEDS,
+    steps: 140,
+    groupSize: 8,
+    batchPrompts: 4,
+    evalEvery: 20,
+    evalSize: 512,
+    lr: 5e-4,
+    stabilityPrompts: 32,
+    stabilityRepeats: 4,
+    levels: HORIZON_LEVELS,
+  },
+  /**
    * The test size: two seeds, two RL steps, a 16-prompt eval at steps 0 and
    * 2, G 4 on two prompts per step. Its figures mean nothing; it exists so a
    * test can run every claim end to end in minutes (test/cli/claims-golden.test.ts).
@@ -162,6 +211,23 @@ export const CLAIM_SIZES = {
     lr: 5e-4,
     stabilityPrompts: 4,
     stabilityRepeats: 2,
+  },
+  /**
+   * The horizon's test size: `tiny` with four RL steps, an eval every two
+   * and the horizon's levels, so a test sees the evals at the size's steps
+   * and the per-level and per-PRM rows (test/cli/claims-horizon.test.ts).
+   */
+  "tiny-horizon": {
+    seeds: [1, 2],
+    steps: 4,
+    groupSize: 4,
+    batchPrompts: 2,
+    evalEvery: 2,
+    evalSize: 16,
+    lr: 5e-4,
+    stabilityPrompts: 4,
+    stabilityRepeats: 2,
+    levels: HORIZON_LEVELS,
   },
 } as const;
 export type ClaimSize = keyof typeof CLAIM_SIZES;
@@ -190,7 +256,8 @@ function resumeFlags(
   const j = judge.name === judgeSettings().name ? "" : ` --judge ${judge.name}`;
   const n = evalSize === undefined ? "" : ` --eval-size ${evalSize}`;
   const c = checkpoint === undefined ? "" : ` --checkpoint ${checkpoint}`;
-  return `--size ${size} --seeds ${seeds.join(",")} --claims ${claims.map((x) => x.id).join(",")}${j}${n}${c}`;
+  const ids = [...new Set(claims.map((x) => x.id))];
+  return `--size ${size} --seeds ${seeds.join(",")} --claims ${ids.join(",")}${j}${n}${c}`;
 }
 
 async function main(): Promise<void> {
@@ -202,20 +269,26 @@ async function main(): Promise<void> {
   const sized = { ...CLAIM_SIZES[size], ...(evalSize !== undefined ? { evalSize } : {}) };
   const seeds =
     flags.seeds !== undefined ? parseSeedList("seeds", String(flags.seeds)) : [...sized.seeds];
-  const claims = selectClaims(
-    flags.claims !== undefined
-      ? String(flags.claims)
-          .split(",")
-          .map((s) => s.trim())
-      : undefined,
+  const judgeName = flags.judge;
+  const judge = judgeSettings({ name: judgeName as JudgeSettings["name"] });
+  // A size's levels repeat a claim over a setting, each value its own row (claim-levels.ts).
+  const levels: ClaimLevels = "levels" in sized ? sized.levels : {};
+  const claims = claimsAtLevels(
+    selectClaims(
+      flags.claims !== undefined
+        ? String(flags.claims)
+            .split(",")
+            .map((s) => s.trim())
+        : undefined,
+    ),
+    levels,
+    judge,
   );
   // Mechanism claims alone read RL steps 1–rlSteps only: the runs stop there (one eval at the end).
   const rlSteps = claims.every((c) => c.rlSteps !== undefined)
     ? Math.max(...claims.map((c) => c.rlSteps ?? 0))
     : null;
   const S = rlSteps === null ? sized : { ...sized, steps: rlSteps, evalEvery: rlSteps };
-  const judgeName = flags.judge;
-  const judge = judgeSettings({ name: judgeName as JudgeSettings["name"] });
   if (flags.out !== undefined && flags.resume !== undefined)
     throw new Error("--out and --resume exclude each other (--resume DIR writes into DIR)");
   const out =
@@ -245,7 +318,7 @@ async function main(): Promise<void> {
       size,
       sizeValues: sizeValuesOf(S),
       seeds,
-      claims: claims.map((c) => c.id),
+      claims: [...new Set(claims.map((c) => c.id))],
       judge,
     },
     code: codeVersion(),
@@ -255,6 +328,17 @@ async function main(): Promise<void> {
   };
   const sink = consoleSink(undefined, Boolean(flags.quiet));
   const device = new SweepDevice(nodeContext, sink, createInProcessScorer(nodePrm(PRM_PATH)));
+  // An arm that reads another PRM than the shipped one gets a scorer of its own (one per PRM).
+  const scorers = new Map<PrmSource, RewardScorer>();
+  const scorerFor = (arm: ClaimArm): RewardScorer | undefined => {
+    if (arm.prm === undefined || arm.prm === "shipped") return undefined;
+    let s = scorers.get(arm.prm);
+    if (!s) {
+      s = createInProcessScorer(nodePrmSource(join(REPO_ROOT, "public"), arm.prm));
+      scorers.set(arm.prm, s);
+    }
+    return s;
+  };
   const ctx = await device.context();
   sink.log(`adapter: ${ctx.adapter.description}${ctx.adapter.isFallback ? " (CPU fallback)" : ""}`);
   sink.log(
@@ -273,7 +357,7 @@ async function main(): Promise<void> {
         mode: flags.resume !== undefined ? "resume" : "new",
         manifest,
         isValue: isClaimsUnitValue,
-        canary: () => claimsCanary({ runs, size: S, judge, sigmaBs, device, sink }),
+        canary: () => claimsCanary({ runs, size: S, judge, sigmaBs, device, sink, scorerFor }),
         report,
         flagOf: (k) => CLAIMS_FLAG_OF[k.split(".")[0]],
       })
@@ -289,6 +373,7 @@ async function main(): Promise<void> {
     sink,
     store,
     report,
+    scorerFor,
   });
   device.dispose();
   if (!outcome.complete) {
@@ -311,8 +396,9 @@ async function main(): Promise<void> {
     judgeClaim(c, inputsOf(c), seeds, commandFor(size, seeds, c.id, judge, evalSize)),
   );
   const seconds = Math.round((performance.now() - t0) / 1000);
-  const cannot = results.filter((r) => r.decidable === "no").map((r) => r.id);
-  const unknown = results.filter((r) => r.decidable === "unknown").map((r) => r.id);
+  const name = (r: ClaimResult) => (r.level ? `${r.id} (${r.level})` : r.id);
+  const cannot = results.filter((r) => r.decidable === "no").map(name);
+  const unknown = results.filter((r) => r.decidable === "unknown").map(name);
   sink.log(
     `N = ${seeds.length}: cannot decide ${cannot.length ? cannot.join(", ") : "none"} (inconclusive, and a paper effect needs more seeds)${unknown.length ? `; no paper effect to size: ${unknown.join(", ")}` : ""}`,
   );
@@ -370,10 +456,22 @@ function writeReport(
     const plots = plotFor(c, inputsOf(c), seeds, judge);
     if (!plots) return;
     const svg = panelsSvg(plots);
-    writeFileAtomic(join(dir, `${c.id}.svg`), svg);
-    writeFileAtomic(join(dir, `${c.id}.png`), svgToPng(svg));
+    // One plot per claim and level: grr-rcacc.svg, grr-rcacc-sigma_b-0.1.svg, …
+    const stem = c.level
+      ? `${c.id}-${c.level.replace("σ_b", "sigma_b").replace(/[^A-Za-z0-9._-]+/g, "-")}`
+      : c.id;
+    writeFileAtomic(join(dir, `${stem}.svg`), svg);
+    writeFileAtomic(join(dir, `${stem}.png`), svgToPng(svg));
   });
-  writeFileAtomic(join(dir, "claims.md"), claimsMarkdown(results, { size, seeds, judge }));
+  // Each claim's curves at every eval step after the table (a long run is read along its curve).
+  const curves = claims
+    .filter((c) => !c.notRunnable)
+    .map((c) => claimCurvesMarkdown(c, inputsOf(c), seeds.length))
+    .filter((t) => t !== "");
+  writeFileAtomic(
+    join(dir, "claims.md"),
+    `${claimsMarkdown(results, { size, seeds, judge })}${curves.length ? `\n## Curves\n\n${curves.join("\n")}` : ""}`,
+  );
   writeFileAtomic(
     join(dir, "claims.json"),
     `${JSON.stringify({ size, seeds, judge, claims: results }, null, 2)}\n`,

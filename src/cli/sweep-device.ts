@@ -43,16 +43,20 @@ export class SweepDevice {
   private readonly training: RunTraining;
   private readonly engines = new Map<string, LabEngine>();
   private readonly out: { target: RunSink };
+  /** The reward scorer of the unit in progress (a seed-variant may bring its own). */
+  private scorer: RewardScorer;
 
   /**
    * @param createContext a new GPU context (at the start, and after a lost device).
    * @param sink where every unit's output goes (progress, files).
+   * @param defaultScorer every unit's reward scorer unless a seed-variant names another.
    */
   constructor(
     createContext: () => Promise<GpuContext>,
     private readonly sink: RunSink,
-    private readonly scorer: RewardScorer,
+    private readonly defaultScorer: RewardScorer,
   ) {
+    this.scorer = defaultScorer;
     this.out = { target: sink };
     const relay: RunSink = {
       metrics: (r) => this.out.target.metrics(r),
@@ -68,7 +72,7 @@ export class SweepDevice {
       output: this.held,
       notify: (m) => sink.log(m),
     });
-    this.training.scorer = scorer;
+    this.training.scorer = defaultScorer;
   }
 
   /** The current context (a new one when there is none or it was lost). */
@@ -131,6 +135,7 @@ export class SweepDevice {
    * (`coldStart`, stamped with the variant and seed) and every row the run
    * emits.
    * @param whenDone called with the run at its end, before it is freed (checkpoints).
+   * @param scorer the unit's reward scorer (e.g. a `prm` arm's own PRM); absent: the sweep's.
    */
   trainSeedVariant(args: {
     exp: Experiment;
@@ -138,6 +143,7 @@ export class SweepDevice {
     mnist: MnistSubset | undefined;
     coldStart: EvalMetrics;
     whenDone?: (run: LabRun) => Promise<void>;
+    scorer?: RewardScorer;
   }): Promise<SeedVariantResult> {
     const { exp } = args;
     const seed = exp.seeds?.[0] ?? exp.seed;
@@ -154,6 +160,8 @@ export class SweepDevice {
         },
       ];
       this.sink.metrics(rows);
+      this.scorer = args.scorer ?? this.defaultScorer;
+      this.training.scorer = this.scorer;
       this.out.target = {
         ...this.sink,
         metrics: (r) => {
@@ -182,6 +190,8 @@ export class SweepDevice {
         };
       } finally {
         this.out.target = this.sink;
+        this.scorer = this.defaultScorer;
+        this.training.scorer = this.defaultScorer;
         this.training.setRun(null, null);
       }
     });

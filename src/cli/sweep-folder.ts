@@ -174,6 +174,15 @@ export function canaryDiff(
   return null;
 }
 
+/**
+ * Whether a folder entry is more than a note written before the sweep (a
+ * markdown file no report writes, such as the plan docs/results/horizon/PLAN.md
+ * fixed before its runs): a new sweep may start beside notes only.
+ */
+function isNotNote(name: string): boolean {
+  return !name.endsWith(".md") || name === "claims.md";
+}
+
 /** A free name beside `file` for a damaged copy: FILE.damaged, FILE.damaged.2, … */
 function asideName(file: string): string {
   let name = `${file}.damaged`;
@@ -183,7 +192,8 @@ function asideName(file: string): string {
 
 /**
  * Opens a sweep folder and returns its unit store.
- * - `mode` "new": `dir` must be new or empty (an earlier report is never
+ * - `mode` "new": `dir` must be new or hold only notes (markdown files
+ *   other than claims.md, e.g. the sweep's plan; an earlier report is never
  *   overwritten) and writable; the canary runs, then the manifest (version
  *   2, with the canary's figures) is written.
  * - `mode` "resume": `dir` must hold a manifest with this run's settings and
@@ -210,9 +220,9 @@ export async function openSweepFolder<T>(args: {
   const flag = args.mode === "new" ? "--out" : "--resume";
   const manifestFile = join(dir, MANIFEST_FILE);
   if (args.mode === "new") {
-    if (existsSync(dir) && statSync(dir).isDirectory() && readdirSync(dir).length > 0)
+    if (existsSync(dir) && statSync(dir).isDirectory() && readdirSync(dir).some(isNotNote))
       throw new Error(
-        `--out ${dir} exists and is not empty; give a new folder (an earlier report is never overwritten), or --resume ${dir} to continue the sweep in it`,
+        `--out ${dir} exists and is not empty (beside notes, markdown files other than claims.md); give a new folder (an earlier report is never overwritten), or --resume ${dir} to continue the sweep in it`,
       );
     checkWritableFolder("--out", dir);
     report("[sweep] running the canary (a tiny fixed-seed run of every unit kind)");

@@ -6,6 +6,7 @@
  */
 import type { JudgeSettings } from "../rewards/judges";
 import type { MetricRow } from "../run/run-types";
+import { bestEval } from "./best-checkpoint";
 
 /** One judge-stability measurement (GRR §4.3.4) of one seed. */
 export interface StabilityPoint {
@@ -43,6 +44,32 @@ export interface Comparison {
   perSeed: (inputs: ClaimInputs, seed: number) => number;
   /** The same difference at every eval step (step → value), for the plot; absent: none. */
   perStep?: (inputs: ClaimInputs, seed: number) => Map<number, number>;
+  /**
+   * Printed beside the claim's comparisons with its own verdict, but not part
+   * of the claim's verdict (e.g. SCS App. A's best-checkpoint figure beside
+   * the last step's).
+   */
+  beside?: true;
+  /** What `paired` built it from, so a claim's arms can be renamed (src/experiments/claim-levels.ts). */
+  spec?: PairedSpec;
+}
+
+/** The settings of a paired comparison (see `paired`). */
+interface PairedSpec {
+  metric: string;
+  a: string;
+  b: string;
+  /**
+   * Which eval: "last", "first" after the cold start, a step, or "best": each
+   * arm at its own best eval by Acc among the multiples of 10 steps (SCS
+   * App. A, src/experiments/best-checkpoint.ts).
+   */
+  at?: "last" | "first" | "best" | number;
+  direction: 1 | -1;
+  paperEffect: number | null;
+  label: string;
+  series: string;
+  beside?: true;
 }
 
 /** Eval rows of one arm under one seed, by step. */
@@ -92,22 +119,30 @@ function firstEvalStep(rows: readonly MetricRow[], variant: string, seed: number
   return r.step;
 }
 
+/** The metric at an arm's best eval (SCS App. A: highest Acc among multiples of 10 steps). @throws Error when it has none. */
+function bestValue(
+  rows: readonly MetricRow[],
+  variant: string,
+  seed: number,
+  metric: string,
+): number {
+  const best = bestEval(rows, variant, seed);
+  const v = best?.values[metric];
+  if (v === undefined)
+    throw new Error(
+      `claims: no eval of ${variant} (seed ${seed}) at a multiple of 10 steps with metric ${metric}`,
+    );
+  return v;
+}
+
 /**
  * A paired difference `a − b` of one eval metric, judged at the last eval
- * (`at` "last"), at the first eval after the cold start ("first") or at
- * step `at`; `b` may be START (a's own step-0 eval). Its per-step series is
- * the same difference at every eval step a has.
+ * (`at` "last"), at the first eval after the cold start ("first"), at each
+ * arm's best eval ("best", SCS App. A) or at step `at`; `b` may be START
+ * (a's own step-0 eval). Its per-step series is the same difference at
+ * every eval step a has (none for "best": the two arms' steps differ).
  */
-export function paired(spec: {
-  metric: string;
-  a: string;
-  b: string;
-  at?: "last" | "first" | number;
-  direction: 1 | -1;
-  paperEffect: number | null;
-  label: string;
-  series: string;
-}): Comparison {
+export function paired(spec: PairedSpec): Comparison {
   const at = spec.at ?? "last";
   const value = (rows: readonly MetricRow[], arm: string, seed: number, step: number | "last") =>
     step === "last"
@@ -117,11 +152,25 @@ export function paired(spec: {
     spec.b === START
       ? valueAt(rows, spec.a, seed, spec.metric, 0)
       : value(rows, spec.b, seed, step);
-  return {
+  const base = {
     label: spec.label,
     series: spec.series,
     direction: spec.direction,
     paperEffect: spec.paperEffect,
+    spec,
+    ...(spec.beside ? { beside: true as const } : {}),
+  };
+  if (at === "best")
+    return {
+      ...base,
+      perSeed: ({ rows }, seed) =>
+        bestValue(rows, spec.a, seed, spec.metric) -
+        (spec.b === START
+          ? valueAt(rows, spec.a, seed, spec.metric, 0)
+          : bestValue(rows, spec.b, seed, spec.metric)),
+    };
+  return {
+    ...base,
     perSeed: ({ rows }, seed) => {
       const step = at === "first" ? firstEvalStep(rows, spec.a, seed) : at;
       return value(rows, spec.a, seed, step) - bAt(rows, seed, step);

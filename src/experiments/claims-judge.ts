@@ -42,6 +42,7 @@ function judgeComparison(
         ? null
         : seedCount(seedsNeeded({ sd: sum.sd, effect: k.paperEffect })),
     verdict: verdict(sum, k.direction),
+    ...(k.beside ? { beside: true as const } : {}),
   };
 }
 
@@ -57,13 +58,17 @@ function decidability(
   n: number,
 ): "yes" | "no" | "unknown" {
   if (verdictOfClaim !== "inconclusive") return "yes";
-  const open = comparisons.filter((k) => k.verdict === "inconclusive");
+  const open = comparisons.filter((k) => !k.beside && k.verdict === "inconclusive");
   if (open.some((k) => k.n_needed !== null && (typeof k.n_needed === "string" || k.n_needed > n)))
     return "no";
   return open.some((k) => k.paper_effect === null) ? "unknown" : "yes";
 }
 
-/** One claim's result: each comparison's figures, their intersection–union verdict. */
+/**
+ * One claim's result: each comparison's figures, the intersection–union
+ * verdict of those not printed `beside` (a figure shown next to the claim's
+ * own, such as SCS App. A's best checkpoint), its level and premise note.
+ */
 export function judgeClaim(
   c: ClaimSpec,
   inputs: ClaimInputs,
@@ -77,6 +82,8 @@ export function judgeClaim(
     paper_figure: c.paper_figure,
     command,
     metric: c.metric,
+    ...(c.level ? { level: c.level } : {}),
+    ...(c.premise ? { premise: c.premise } : {}),
   };
   const list = comparisonsOf(c);
   if (c.notRunnable || list.length === 0)
@@ -87,20 +94,34 @@ export function judgeClaim(
       reason: c.notRunnable ?? "no per-seed figure",
     };
   let comparisons: ComparisonResult[];
+  const skipped: string[] = [];
   try {
-    comparisons = list.map((k) => judgeComparison(k, inputs, seeds));
+    comparisons = list.flatMap((k) => {
+      // A figure printed beside the claim's own needs evals its run may not have (SCS App. A's
+      // multiples of 10 steps at a 2-step test size): then it is left out, saying why.
+      if (!k.beside) return [judgeComparison(k, inputs, seeds)];
+      try {
+        return [judgeComparison(k, inputs, seeds)];
+      } catch (e) {
+        skipped.push(`${k.label}: ${(e as Error).message}`);
+        return [];
+      }
+    });
   } catch (e) {
     // A mechanism claim on a run too small to hold the rollouts it compares (no group with both kinds).
     if (!c.rlSteps) throw e;
     return { ...base, lab: null, verdict: "not runnable", reason: (e as Error).message };
   }
   const first = comparisons[0];
-  const claimVerdict = intersectionUnionVerdict(comparisons.map((k) => k.verdict));
+  const claimVerdict = intersectionUnionVerdict(
+    comparisons.filter((k) => !k.beside).map((k) => k.verdict),
+  );
   return {
     ...base,
     lab: { mean: first.mean, ci95: first.ci95, per_seed: first.per_seed },
     comparisons,
     verdict: claimVerdict,
     decidable: decidability(comparisons, claimVerdict, seeds.length),
+    ...(skipped.length ? { skipped } : {}),
   };
 }

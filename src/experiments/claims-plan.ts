@@ -44,13 +44,18 @@ export interface RunPlan {
  * The runs the claims need: for the default scenario's claims one run of
  * every variant at its defaults (and the stability sweep), and each arm with
  * other weights in the first default run that does not train its variant
- * yet, else a new one (one experiment holds each variant once); then one run
+ * yet, else a new one (one experiment holds each variant once; an arm's own
+ * σ_b or PRM goes with it); then one run
  * per CLAIM_RUNS entry the SCS / ACRE claims name (the preset's variants, or
  * its `only` one under its `label`). Arms in table order (CLAIMS), so a
  * run's arms do not depend on which claims were asked for.
  */
 export function planRuns(claims: readonly ClaimSpec[]): RunPlan[] {
-  const order = CLAIMS.flatMap((c) => [...c.variants, ...(c.arms ?? []).map((a) => a.key)]);
+  // Arms the table does not hold (a claim repeated over a setting, ./claim-levels.ts) come after its own, in the claims' order.
+  const order = [...CLAIMS, ...claims].flatMap((c) => [
+    ...c.variants,
+    ...(c.arms ?? []).map((a) => a.key),
+  ]);
   const rank = (key: string) => order.indexOf(key);
   const plans: RunPlan[] = [];
   const group = claims.filter((c) => !c.runs);

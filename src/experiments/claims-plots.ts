@@ -75,7 +75,7 @@ export function plotFor(
       points: curves.get(v)!.map((p) => ({ x: p.step, mean: p.mean, lo: p.lo, hi: p.hi })),
     }));
   const left: CurvesPlot = {
-    title: `${c.id}: ${c.plot.yLabel}, mean of ${seeds.length} seeds, 95 % band`,
+    title: `${c.level ? `${c.id} (${c.level})` : c.id}: ${c.plot.yLabel}, mean of ${seeds.length} seeds, 95 % band`,
     xLabel: "RL step",
     yLabel: c.plot.yLabel,
     series,

@@ -25,6 +25,8 @@ export type ComparisonResult = {
   /** Seeds the paper's effect would need at this sd; null without a paper effect; a string past the search bound. */
   n_needed: number | string | null;
   verdict: "reproduced" | "not reproduced" | "inconclusive";
+  /** Printed beside the claim's comparisons, not part of its verdict (e.g. SCS App. A's best checkpoint). */
+  beside?: true;
 };
 
 /** One claim of a paper checked against the lab's runs. */
@@ -47,6 +49,12 @@ export type ClaimResult = {
   command: string;
   reason?: string;
   metric?: string;
+  /** The value of the setting the claim is repeated over ("σ_b 0.1", "PRM sft-cold-start"). */
+  level?: string;
+  /** Whether the scenario keeps the flaw the paper fixes (printed with the claim's verdict). */
+  premise?: string;
+  /** Comparisons printed beside the claim's that its runs could not give, each with why. */
+  skipped?: string[];
 };
 
 /** A plot of seed-averaged curves: x (e.g. RL step) against mean with its [lo, hi] band. */
@@ -368,8 +376,10 @@ function claimsTableHeader(meta: ClaimsTableMeta): string {
  * The claims as one markdown table (GitHub-flavoured), one row per paired
  * comparison, claims in input order; columns: id | paper | statement | paper
  * figure | comparison | lab mean | 95 % CI | per seed | MDE | paper effect |
- * N needed | verdict | claim verdict. The claim's own cells (id to paper
- * figure, claim verdict) are on its first row only. Numbers to 3 decimals
+ * N needed | verdict | claim verdict. The claim's own cells (id, with its
+ * level in parentheses, to paper figure; claim verdict, with its premise
+ * note in parentheses) are on its first row only; a comparison printed
+ * beside the claim's says so in its verdict cell. Numbers to 3 decimals
  * (`0.123`, `[0.100, 0.146]`, per seed `0.100, 0.146` in seed order); N
  * needed as an integer ("—" without a paper effect). A claim without
  * `comparisons` is one row from `lab` (comparison, MDE, paper effect, N
@@ -386,9 +396,12 @@ export function claimsMarkdown(claims: ClaimResult[], meta?: ClaimsTableMeta): s
     "| --- | --- | --- | --- | --- | ---: | --- | --- | ---: | ---: | ---: | --- | --- |",
   ];
   for (const c of claims) {
-    const verdictCell =
-      c.reason && c.verdict === "not runnable" ? `${c.verdict}: ${c.reason}` : c.verdict;
-    const head = [c.id, c.paper, c.statement, c.paper_figure].map(cell);
+    const verdictCell = [
+      c.reason && c.verdict === "not runnable" ? `${c.verdict}: ${c.reason}` : c.verdict,
+      ...(c.premise ? [`(${c.premise})`] : []),
+    ].join(" ");
+    const id = c.level ? `${c.id} (${c.level})` : c.id;
+    const head = [id, c.paper, c.statement, c.paper_figure].map(cell);
     const blank = head.map(() => "");
     const rows =
       c.comparisons && c.comparisons.length > 0
@@ -400,7 +413,7 @@ export function claimsMarkdown(claims: ClaimResult[], meta?: ClaimsTableMeta): s
             k.mde === null ? "—" : num3(k.mde),
             k.paper_effect === null ? "—" : num3(k.paper_effect),
             k.n_needed === null ? "—" : cell(String(k.n_needed)),
-            k.verdict,
+            k.beside ? `${k.verdict} (beside: not in the claim verdict)` : k.verdict,
           ])
         : [
             [

@@ -17,8 +17,10 @@
 import { JUDGE_DEFAULTS, DEFAULT_JUDGE_NAME } from "../rewards/judges";
 import { paired, stabilityAt, START, type ClaimInputs, type Comparison } from "./claim-values";
 import { MECHANISM_CLAIM_IDS, MECHANISM_CLAIMS } from "./claims-credit";
+import { ACRE_PREMISE, SCS_PREMISE, scsAcc, scsVsBaseline } from "./claims-scenarios";
 import type { VariantName } from "../settings/experiment";
 import type { WeightValue } from "../settings/variant-table";
+import type { PrmSource } from "../prm/file";
 
 /** Ids of the claims (fixed: the report, the README and the tests use them). */
 const CLAIM_IDS = [
@@ -49,6 +51,21 @@ export interface ClaimArm {
   key: string;
   variant: VariantName;
   weights: Readonly<Record<string, WeightValue>>;
+  /** The judge's calibration offset σ_b for this arm (absent: the run's judge's). */
+  sigmaB?: number;
+  /** The PRM a `prm` arm reads (absent: the shipped one). */
+  prm?: PrmSource;
+}
+
+/**
+ * A metric whose per-eval curve the report prints as a table (mean and 95 %
+ * interval over seeds per arm and eval step). `rows` "train" reads the
+ * training rows at the eval steps (a metric of the step's rollouts).
+ */
+export interface ClaimCurve {
+  metric: string;
+  arms: string[];
+  rows?: "eval" | "train";
 }
 
 /** A curve plot of a claim: one metric over RL steps, one series per arm key. */
@@ -69,9 +86,22 @@ interface ClaimPlot {
  * task and cold start).
  */
 export const CLAIM_RUNS = {
+  // The first SCS scenario, whose premise did not hold: the mechanism claim scs-pays-faithful's.
   scs: { preset: "scs-paper", start: "scs" },
-  "scs-tr-only": { preset: "scs-tr-only", start: "scs", only: "scs", label: "scs-tr" },
-  "scs-vp-only": { preset: "scs-vp-only", start: "scs", only: "scs", label: "scs-vp" },
+  // The SCS scenario whose premise held (README, "the papers' premises"): one faint digit per prompt.
+  "scs-faint": { preset: "scs-faint", start: "scs-faint" },
+  "scs-faint-tr-only": {
+    preset: "scs-faint-tr-only",
+    start: "scs-faint",
+    only: "scs",
+    label: "scs-tr",
+  },
+  "scs-faint-vp-only": {
+    preset: "scs-faint-vp-only",
+    start: "scs-faint",
+    only: "scs",
+    label: "scs-vp",
+  },
   acre: { preset: "acre-paper", start: "acre" },
 } as const satisfies Record<
   string,
@@ -107,6 +137,21 @@ export interface ClaimSpec {
   rlSteps?: number;
   /** Set when the lab cannot run the claim yet: the reason, printed with "not runnable". */
   notRunnable?: string;
+  /**
+   * Whether the scenario keeps the flaw the paper fixes under the outcome-only
+   * baseline (docs/results.md, 2026-12-06), printed next to the claim's rows.
+   */
+  premise?: string;
+  /**
+   * The setting a size may repeat the claim over, each value its own row
+   * (src/experiments/claim-levels.ts): the judge's σ_b for the judge arms,
+   * or the PRM of the `prm` arm.
+   */
+  across?: "judgeSigmaB" | "prm";
+  /** Set on a repeat of the claim at one value of `across`: the value, for the report ("σ_b 0.1"). */
+  level?: string;
+  /** Further per-eval curves the report prints beside the plot's (the plot's metric is always printed). */
+  curves?: ClaimCurve[];
   /** The paired comparisons that judge the claim (intersection–union: all must hold). */
   comparisons?: Comparison[];
   /** Single-comparison shorthand (with `perSeed`): +1 when the paper's direction is a positive figure. */
@@ -174,6 +219,8 @@ const CLAIM_TABLE: readonly ClaimSpec[] = [
         series: "RLVR − cold start, IncR",
       }),
     ],
+    // GRR §4.3.1 gives RLVR's RC-Acc at steps 20–30 and 140 beside IncR at 60 and 140.
+    curves: [{ metric: "rcAcc", arms: ["rlvr"] }],
     // The other variants' IncR beside RLVR's, when the run trained them: is the drift RLVR's own?
     plot: {
       metric: "incR",
@@ -219,6 +266,8 @@ const CLAIM_TABLE: readonly ClaimSpec[] = [
     metric: "final RC-Acc of GRR minus that of each baseline (per seed, paired)",
     variants: ["rlvr", "pointwise-gr", "grr"],
     stability: false,
+    // σ_b 0 (the default judge's) mirrors GRR §4.3.4's pointwise variance (docs/reward-spec.md §2).
+    across: "judgeSigmaB",
     comparisons: [
       paired({
         metric: "rcAcc",
@@ -253,19 +302,25 @@ const CLAIM_TABLE: readonly ClaimSpec[] = [
     paper_figure:
       "GRR Abstract: “RMs are efficient and help early in training, but their gains weaken as the policy distribution shifts”; §4.3.1: with PRM “RC-Acc plateaus during the middle stage of training and then declines afterward”; App. D Table 2 (the scores of Table 1, step 140): RC-Acc PRM 46.8 vs RLVR 47.4 (pointwise GR 52.3, GRR 54.7); the text gives no per-step PRM numbers",
     metric:
-      "RC-Acc of the PRM arm minus RLVR at the first eval after the cold start (step 10) and at the last eval (per seed, paired)",
+      "RC-Acc of the PRM arm minus RLVR at the first eval after the cold start and at the last eval (per seed, paired)",
     variants: ["rlvr", "prm", "pointwise-gr", "grr"],
     stability: false,
+    across: "prm",
+    // A PRM that averages step scores pays traces with fewer steps, which a drifting policy can learn.
+    curves: [
+      { metric: "incR", arms: ["rlvr", "prm"] },
+      { metric: "response_length", arms: ["rlvr", "prm"], rows: "train" },
+    ],
     comparisons: [
       paired({
         metric: "rcAcc",
         a: "prm",
         b: "rlvr",
-        // "Early": the first eval after the cold start (step 10 at the ci and full sizes).
+        // "Early": the first eval after the cold start (step 10 at the ci and full sizes, 20 at the horizon).
         at: "first",
         direction: 1,
         paperEffect: null, // "help early" is in words only
-        label: "PRM − RLVR, RC-Acc at the first eval (step 10)",
+        label: "PRM − RLVR, RC-Acc at the first eval",
         series: "PRM − RLVR, RC-Acc",
       }),
       paired({
@@ -377,37 +432,32 @@ const CLAIM_TABLE: readonly ClaimSpec[] = [
     statement:
       "Adding SCS's consistency reward to RLOO raises held-out accuracy and lowers the lucky-guess rate (right answers from wrong reasoning).",
     paper_figure:
-      "SCS Table 2: RLOO 57.8 → 65.5 (+7.7) with SCS, Qwen2.5-VL-7B, overall of six benchmarks; Table 3: unfaithful reasoning in 100 correctly answered questions 25.0 → 21.2 (human judge; o3-mini 22.0 → 19.0, Gemini 2.5 Flash 23.0 → 19.7)",
+      "SCS Table 2: RLOO 57.8 → 65.5 (+7.7) with SCS, Qwen2.5-VL-7B, overall of six benchmarks; Table 3: unfaithful reasoning in 100 correctly answered questions 25.0 → 21.2 (human judge; o3-mini 22.0 → 19.0, Gemini 2.5 Flash 23.0 → 19.7); App. A: the checkpoint of the highest average score among one saved every 10 steps",
     metric:
-      "final Acc of RLOO + SCS minus RLOO; final lucky-guess rate of RLOO minus RLOO + SCS (SCS scenario, per seed, held-out)",
-    variants: ["rlvr", "scs"],
+      "final Acc of RLOO + SCS minus RLOO + format; final lucky-guess rate of RLOO + format minus RLOO + SCS (faint-digit SCS scenario, per seed, held-out); beside them the same at each arm's best eval of every 10 steps (SCS App. A)",
+    variants: ["scs-baseline", "scs"],
     stability: false,
-    runs: ["scs"],
+    runs: ["scs-faint"],
+    premise: SCS_PREMISE,
     comparisons: [
-      paired({
+      ...scsVsBaseline({
         metric: "acc",
-        a: "scs",
-        b: "rlvr",
         direction: 1,
         paperEffect: 0.077,
-        label: "RLOO + SCS − RLOO, final Acc",
-        series: "SCS − RLOO, Acc",
+        what: "Acc",
       }),
-      paired({
+      ...scsVsBaseline({
         metric: "luckyGuess",
-        a: "scs",
-        b: "rlvr",
         direction: -1,
         // Table 3, human judge: 25.0 → 21.2 unfaithful per 100 correct (the lab's rate is per correct answer too).
         paperEffect: -0.038,
-        label: "RLOO + SCS − RLOO, final lucky-guess rate",
-        series: "SCS − RLOO, lucky-guess rate",
+        what: "lucky-guess rate",
       }),
     ],
     plot: {
       metric: "acc",
-      variants: ["rlvr", "scs"],
-      yLabel: "Acc (held-out, SCS scenario)",
+      variants: ["scs-baseline", "scs"],
+      yLabel: "Acc (held-out, faint-digit SCS scenario)",
     },
   },
   {
@@ -416,54 +466,23 @@ const CLAIM_TABLE: readonly ClaimSpec[] = [
     statement:
       "Truncation–resampling alone and visual perturbation alone each raise accuracy over RLOO, and less than both together.",
     paper_figure:
-      "SCS Table 4 (RLOO, Qwen2.5-VL-7B, overall): baseline 57.8, truncation–resampling only 63.0 (+5.2), visual perturbation only 62.8 (+5.0), both 65.5 (+7.7)",
+      "SCS Table 4 (RLOO, Qwen2.5-VL-7B, overall): baseline 57.8, truncation–resampling only 63.0 (+5.2), visual perturbation only 62.8 (+5.0), both 65.5 (+7.7); App. A: the checkpoint of the highest average score among one saved every 10 steps",
     metric:
-      "final Acc of TR only minus RLOO, full SCS minus TR only, VP only minus RLOO, full SCS minus VP only (SCS scenario, per seed, held-out)",
-    variants: ["rlvr", "scs"],
+      "final Acc of TR only minus RLOO + format, full SCS minus TR only, VP only minus RLOO + format, full SCS minus VP only (faint-digit SCS scenario, per seed, held-out); beside each the same at each arm's best eval of every 10 steps (SCS App. A)",
+    variants: ["scs-baseline", "scs"],
     stability: false,
-    runs: ["scs", "scs-tr-only", "scs-vp-only"],
+    runs: ["scs-faint", "scs-faint-tr-only", "scs-faint-vp-only"],
+    premise: SCS_PREMISE,
     comparisons: [
-      paired({
-        metric: "acc",
-        a: "scs-tr",
-        b: "rlvr",
-        direction: 1,
-        paperEffect: 0.052,
-        label: "TR only − RLOO, final Acc",
-        series: "TR only − RLOO, Acc",
-      }),
-      paired({
-        metric: "acc",
-        a: "scs",
-        b: "scs-tr",
-        direction: 1,
-        paperEffect: 0.025,
-        label: "SCS − TR only, final Acc",
-        series: "SCS − TR only, Acc",
-      }),
-      paired({
-        metric: "acc",
-        a: "scs-vp",
-        b: "rlvr",
-        direction: 1,
-        paperEffect: 0.05,
-        label: "VP only − RLOO, final Acc",
-        series: "VP only − RLOO, Acc",
-      }),
-      paired({
-        metric: "acc",
-        a: "scs",
-        b: "scs-vp",
-        direction: 1,
-        paperEffect: 0.027,
-        label: "SCS − VP only, final Acc",
-        series: "SCS − VP only, Acc",
-      }),
+      ...scsAcc("scs-tr", "scs-baseline", 0.052, "TR only − RLOO"),
+      ...scsAcc("scs", "scs-tr", 0.025, "SCS − TR only"),
+      ...scsAcc("scs-vp", "scs-baseline", 0.05, "VP only − RLOO"),
+      ...scsAcc("scs", "scs-vp", 0.027, "SCS − VP only"),
     ],
     plot: {
       metric: "acc",
-      variants: ["rlvr", "scs-tr", "scs-vp", "scs"],
-      yLabel: "Acc (held-out, SCS scenario)",
+      variants: ["scs-baseline", "scs-tr", "scs-vp", "scs"],
+      yLabel: "Acc (held-out, faint-digit SCS scenario)",
     },
   },
   {
@@ -478,6 +497,7 @@ const CLAIM_TABLE: readonly ClaimSpec[] = [
     variants: ["rlvr", "acre"],
     stability: false,
     runs: ["acre"],
+    premise: ACRE_PREMISE,
     comparisons: [
       paired({
         metric: "oscr",
@@ -513,6 +533,7 @@ const CLAIM_TABLE: readonly ClaimSpec[] = [
     variants: ["rlvr", "acre"],
     stability: false,
     runs: ["acre"],
+    premise: ACRE_PREMISE,
     comparisons: [
       paired({
         metric: "cacr",

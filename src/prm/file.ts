@@ -18,6 +18,19 @@ import type { PrmProvider } from "./scorer";
 /** The shipped PRM, relative to the site root (public/): `npm run train:prm`'s output. */
 export const PRM_FILE = "prm/prm-digits2-small.onnx";
 
+/**
+ * The PRMs a `prm` arm can read, by name: a file under public/ and how it is
+ * read. `shipped` is PRM_FILE (`npm run train:prm`); `sft-cold-start` is the
+ * open-ended small SFT cold start read as a PRM (its own token probabilities
+ * on the trace, never trained as a verifier: the weaker PRM of
+ * docs/results/horizon/PLAN.md, lab choice).
+ */
+export const PRM_SOURCES = {
+  shipped: { file: PRM_FILE, readAs: "prm" },
+  "sft-cold-start": { file: "checkpoints/sft-digits2-open-small.ckpt", readAs: "policy" },
+} as const satisfies Record<string, { file: string; readAs: "prm" | "policy" }>;
+export type PrmSource = keyof typeof PRM_SOURCES;
+
 /** Start of every PRM file error's message. */
 const PRM_ERROR_PREFIX = "PRM file ";
 

@@ -24,33 +24,33 @@ describe("planRuns", () => {
     expect(plans.map((p) => [p.key, p.task, p.arms.map((a) => a.key), p.stability])).toEqual([
       ["default", "default", ["rlvr", "grr", "pointwise-gr", "structreward"], true],
       ["default-2", "default", ["structreward+aux"], false],
-      ["scs", "scs", ["rlvr", "scs"], false],
+      ["scs-faint", "scs-faint", ["scs-baseline", "scs"], false],
     ]);
-    expect(plans[2].preset).toEqual({ name: "scs-paper" });
+    expect(plans[2].preset).toEqual({ name: "scs-faint" });
     // The SCS ablation arms: the preset's one variant under the arm's label, sharing SCS's cold start.
     expect(
       planRuns(selectClaims(["scs-ablation"])).map((p) => [p.key, p.task, p.arms, p.preset]),
     ).toEqual([
       [
-        "scs",
-        "scs",
+        "scs-faint",
+        "scs-faint",
         [
-          { key: "rlvr", variant: "rlvr", weights: {} },
+          { key: "scs-baseline", variant: "scs-baseline", weights: {} },
           { key: "scs", variant: "scs", weights: {} },
         ],
-        { name: "scs-paper" },
+        { name: "scs-faint" },
       ],
       [
-        "scs-tr-only",
-        "scs",
+        "scs-faint-tr-only",
+        "scs-faint",
         [{ key: "scs-tr", variant: "scs", weights: {} }],
-        { name: "scs-tr-only", only: "scs" },
+        { name: "scs-faint-tr-only", only: "scs" },
       ],
       [
-        "scs-vp-only",
-        "scs",
+        "scs-faint-vp-only",
+        "scs-faint",
         [{ key: "scs-vp", variant: "scs", weights: {} }],
-        { name: "scs-vp-only", only: "scs" },
+        { name: "scs-faint-vp-only", only: "scs" },
       ],
     ]);
     expect(plans[1].arms[0]).toEqual({
@@ -140,13 +140,62 @@ describe("judgeClaim", () => {
     // scs-gain's Acc comparison, as if the paper gave no number.
     const s = { ...scs, comparisons: [{ ...scs.comparisons![0], paperEffect: null }] };
     const mc = [1, 2].flatMap((seed) => [
-      evalRow("rlvr", seed, 20, { acc: 0.8 }),
+      evalRow("scs-baseline", seed, 20, { acc: 0.8 }),
       evalRow("scs", seed, 20, { acc: 0.8 + 0.01 * seed }),
     ]);
     const out = judgeClaim(s, { rows: mc, stability: new Map() }, [1, 2], "cmd");
     expect(out.comparisons).toHaveLength(1);
     expect(out.comparisons![0].n_needed).toBeNull();
     expect(out.decidable).toBe("unknown");
+  });
+});
+
+describe("judgeClaim with a comparison printed beside", () => {
+  it("SCS App. A's best checkpoint has its own verdict but does not decide the claim", () => {
+    const [scs] = selectClaims(["scs-gain"]);
+    // Last eval: SCS − baseline Acc 0.01, 0.03, 0.05 (inconclusive at n 3, sd 0.02);
+    // lucky-guess 0.10 − 0.20 each seed (sd 0: reproduced on the lower side).
+    // Best of every 10 steps: the baseline's best Acc is at step 10 (0.9), SCS's at 20:
+    // SCS − baseline = −0.09, −0.07, −0.05 (not reproduced), and its lucky-guess rate read there.
+    const rows: MetricRow[] = [1, 2, 3].flatMap((seed, i) => [
+      evalRow("scs-baseline", seed, 10, { acc: 0.9, luckyGuess: 0.3 }),
+      evalRow("scs-baseline", seed, 20, { acc: 0.8, luckyGuess: 0.2 }),
+      evalRow("scs", seed, 10, { acc: 0.7, luckyGuess: 0.1 }),
+      evalRow("scs", seed, 20, { acc: 0.81 + 0.02 * i, luckyGuess: 0.1 }),
+    ]);
+    const out = judgeClaim(scs, { rows, stability: new Map() }, [1, 2, 3], "cmd");
+    expect(out.comparisons!.map((k) => [k.verdict, k.beside ?? false])).toEqual([
+      ["inconclusive", false],
+      ["not reproduced", true],
+      ["reproduced", false],
+      ["reproduced", true],
+    ]);
+    expect(out.comparisons![1].mean).toBeCloseTo(-0.07, 12);
+    // Lucky-guess at each arm's best step: 0.1 (SCS, step 20) − 0.3 (baseline, step 10).
+    expect(out.comparisons![3].mean).toBeCloseTo(-0.2, 12);
+    // The claim: inconclusive ∩ reproduced, the beside rows left out (else "not reproduced").
+    expect(out.verdict).toBe("inconclusive");
+    expect(out.premise).toMatch(/^premise held/);
+    expect(out.comparisons![1].label).toBe(
+      "RLOO + SCS − RLOO, Acc (best of every 10 steps, SCS App. A protocol)",
+    );
+  });
+
+  it("a run without an eval at a multiple of 10 steps leaves the best-checkpoint rows out, saying why", () => {
+    const [scs] = selectClaims(["scs-gain"]);
+    const rows: MetricRow[] = [1, 2].flatMap((seed) => [
+      evalRow("scs-baseline", seed, 2, { acc: 0.5, luckyGuess: 0.2 }),
+      evalRow("scs", seed, 2, { acc: 0.5 + 0.1 * seed, luckyGuess: 0.1 }),
+    ]);
+    const out = judgeClaim(scs, { rows, stability: new Map() }, [1, 2], "cmd");
+    expect(out.comparisons!.map((k) => k.mean)).toEqual([
+      expect.closeTo(0.15, 12),
+      expect.closeTo(-0.1, 12),
+    ]);
+    expect(out.skipped).toEqual([
+      "RLOO + SCS − RLOO, Acc (best of every 10 steps, SCS App. A protocol): claims: no eval of scs (seed 1) at a multiple of 10 steps with metric acc",
+      "RLOO + SCS − RLOO, lucky-guess rate (best of every 10 steps, SCS App. A protocol): claims: no eval of scs (seed 1) at a multiple of 10 steps with metric luckyGuess",
+    ]);
   });
 });
 

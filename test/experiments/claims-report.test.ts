@@ -208,6 +208,44 @@ describe("svgToPng", () => {
   });
 });
 
+describe("claimsMarkdown: levels, premises and rows beside", () => {
+  it("the level in the id cell, the premise with the claim verdict, a beside row marked", () => {
+    const k = {
+      direction: 1 as const,
+      sd: 0.01,
+      ci95: [0.01, 0.03] as [number, number],
+      per_seed: [0.01, 0.03],
+      mde: null,
+      paper_effect: null,
+      n_needed: null,
+    };
+    const md = claimsMarkdown([
+      {
+        id: "acre-oscr",
+        level: "σ_b 0.1",
+        paper: "ACRE",
+        statement: "s",
+        paper_figure: "f",
+        lab: { mean: 0.02, ci95: [0.01, 0.03], per_seed: [0.01, 0.03] },
+        comparisons: [
+          { ...k, label: "last", mean: 0.02, verdict: "reproduced" },
+          { ...k, label: "best", mean: 0.02, verdict: "reproduced", beside: true },
+        ],
+        verdict: "reproduced",
+        command: "c",
+        premise: "premise did not hold: x",
+      },
+    ]);
+    const [, , first, second] = md.trimEnd().split("\n");
+    expect(first).toBe(
+      "| acre-oscr (σ_b 0.1) | ACRE | s | f | last | 0.020 | [0.010, 0.030] | 0.010, 0.030 | — | — | — | reproduced | reproduced (premise did not hold: x) |",
+    );
+    expect(second).toBe(
+      "|  |  |  |  | best | 0.020 | [0.010, 0.030] | 0.010, 0.030 | — | — | — | reproduced (beside: not in the claim verdict) |  |",
+    );
+  });
+});
+
 describe("claimsMarkdown", () => {
   const claims: ClaimResult[] = [
     {

@@ -21,12 +21,15 @@ const arm = (variant: string, metric: string, v: [number, number, number]) =>
 const perSeed = (id: string, r: MetricRow[]) =>
   comparisonsOf(selectClaims([id])[0]).map((k) => k.perSeed({ rows: r, stability: new Map() }, 1));
 
-// The SCS scenario's rows (RLOO as "rlvr", full SCS, and the two ablation arms' labels) and
-// the ACRE scenario's (GRPO as "rlvr", ACRE): in the claims they come from separate runs.
+// The faint-digit SCS scenario's rows (RLOO + format as "scs-baseline", full SCS, and the two
+// ablation arms' labels) and the ACRE scenario's (GRPO as "rlvr", ACRE): in the claims they
+// come from separate runs. The baseline's best eval of every 10 steps is step 10 (0.78), SCS's 20.
 const scsRows: MetricRow[] = [
-  evalRow("rlvr", 1, 0, { acc: 0.7, luckyGuess: 0.15 }),
-  evalRow("rlvr", 1, 20, { acc: 0.75, luckyGuess: 0.12 }),
+  evalRow("scs-baseline", 1, 0, { acc: 0.7, luckyGuess: 0.15 }),
+  evalRow("scs-baseline", 1, 10, { acc: 0.78, luckyGuess: 0.11 }),
+  evalRow("scs-baseline", 1, 20, { acc: 0.75, luckyGuess: 0.12 }),
   evalRow("scs", 1, 0, { acc: 0.7, luckyGuess: 0.15 }),
+  evalRow("scs", 1, 10, { acc: 0.76, luckyGuess: 0.13 }),
   evalRow("scs", 1, 20, { acc: 0.8, luckyGuess: 0.1 }),
   evalRow("scs-tr", 1, 20, { acc: 0.78 }),
   evalRow("scs-vp", 1, 20, { acc: 0.74 }),
@@ -82,7 +85,7 @@ describe("claims table", () => {
     ]);
   });
 
-  it("prm-shift: PRM − RLVR at step 10 (paper side > 0) and at the last eval (paper side < 0)", () => {
+  it("prm-shift: PRM − RLVR at the first eval, step 10 (paper side > 0), and at the last eval (paper side < 0)", () => {
     const r = [
       ...arm("rlvr", "rcAcc", [0.5, 0.52, 0.45]),
       ...arm("prm", "rcAcc", [0.5, 0.58, 0.41]),
@@ -124,26 +127,43 @@ describe("claims table", () => {
     expect(perSeed("structreward-ablation", r)[0]).toBeCloseTo(0.03, 12);
   });
 
-  it("scs-gain: Acc up (0.80 − 0.75) and lucky guesses down (0.10 − 0.12), each paired on its own", () => {
+  it("scs-gain: Acc up (0.80 − 0.75) and lucky guesses down (0.10 − 0.12), each paired on its own, each beside its best of every 10 steps", () => {
     const [c] = selectClaims(["scs-gain"]);
-    expect(c.runs).toEqual(["scs"]);
-    const [acc, lucky] = comparisonsOf(c);
+    expect(c.runs).toEqual(["scs-faint"]);
+    expect(c.variants).toEqual(["scs-baseline", "scs"]);
+    const [acc, accBest, lucky, luckyBest] = comparisonsOf(c);
     expect(acc.perSeed(scs, 1)).toBeCloseTo(0.05, 12);
     // Lower is the paper's side: SCS − RLOO = 0.10 − 0.12.
     expect(lucky.perSeed(scs, 1)).toBeCloseTo(-0.02, 12);
+    // SCS App. A: each arm at its best Acc of steps 10, 20: 0.80 (step 20) − 0.78 (step 10),
+    // and the lucky-guess rate read there: 0.10 − 0.11.
+    expect(accBest.perSeed(scs, 1)).toBeCloseTo(0.02, 12);
+    expect(luckyBest.perSeed(scs, 1)).toBeCloseTo(-0.01, 12);
+    expect([acc.beside, accBest.beside, lucky.beside, luckyBest.beside]).toEqual([
+      undefined,
+      true,
+      undefined,
+      true,
+    ]);
     expect([acc.direction, lucky.direction]).toEqual([1, -1]);
     expect([acc.paperEffect, lucky.paperEffect]).toEqual([0.077, -0.038]);
     expect(() => acc.perSeed(scs, 2)).toThrow(/no eval of scs \(seed 2\)/);
+    expect(c.premise).toMatch(/^premise held/);
   });
 
   it("scs-ablation: each arm between RLOO and full SCS; VP only (0.74) is below RLOO (0.75)", () => {
     const [c] = selectClaims(["scs-ablation"]);
-    expect(c.runs).toEqual(["scs", "scs-tr-only", "scs-vp-only"]);
-    // TR − RLOO, SCS − TR, VP − RLOO, SCS − VP
+    expect(c.runs).toEqual(["scs-faint", "scs-faint-tr-only", "scs-faint-vp-only"]);
+    // TR − RLOO, SCS − TR, VP − RLOO, SCS − VP, each at the last eval and at the best of
+    // every 10 steps (RLOO's best is 0.78 at step 10, SCS's 0.80 at step 20).
     expect(comparisonsOf(c).map((k) => k.perSeed(scs, 1))).toEqual([
       expect.closeTo(0.03, 12),
+      expect.closeTo(0, 12),
+      expect.closeTo(0.02, 12),
       expect.closeTo(0.02, 12),
       expect.closeTo(-0.01, 12),
+      expect.closeTo(-0.04, 12),
+      expect.closeTo(0.06, 12),
       expect.closeTo(0.06, 12),
     ]);
   });
