@@ -310,6 +310,7 @@ const CLAIM_TABLE: readonly ClaimSpec[] = [
     curves: [
       { metric: "incR", arms: ["rlvr", "prm"] },
       { metric: "response_length", arms: ["rlvr", "prm"], rows: "train" },
+      { metric: "stepsPerTrace", arms: ["rlvr", "prm"] },
     ],
     comparisons: [
       paired({

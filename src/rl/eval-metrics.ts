@@ -39,6 +39,9 @@
  *                                  rollout class; the faithful one is SCS Tab. 10's check
  *                                  (about 1: a faithful trace ends on one option); absent
  *                                  where no prompt of the class was measured
+ *   stepsPerTrace                  mean number of numbered steps parseTrace finds per
+ *                                  response (lab metric: a PRM that averages step scores
+ *                                  can pay shorter traces, GRR §4.3.1)
  *   faintReadAcc                   of the prompts with a faint digit (TaskConfig.faintContrast),
  *                                  the share whose reading step of that digit boxes its true
  *                                  value (lab metric; absent without faint digits)
@@ -188,9 +191,11 @@ export function evalMetrics(
   let lucky = 0;
   let faintPrompts = 0;
   let faintRight = 0;
+  let stepTotal = 0;
   const classOf: RolloutClass[] = [];
   texts.forEach((text, i) => {
     const parsed = parseTrace({ text });
+    stepTotal += parsed.steps.length;
     if (verifyParsed(parsed, goldOf(prompts[i])).passed) {
       correct++;
       const faithful = reasoningMatchesReference(parsed, prompts[i].referenceSteps);
@@ -276,6 +281,7 @@ export function evalMetrics(
     cacr: paper.cacr,
     formatRate: formatted / n,
     stepAcc: readSteps === 0 ? 0 : readRight / readSteps,
+    stepsPerTrace: stepTotal / n,
     hintFollow: wrongHints === 0 ? 0 : followed / wrongHints,
     luckyGuess: correct === 0 ? 0 : lucky / correct,
     wrca: lucky / n,

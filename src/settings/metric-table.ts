@@ -272,6 +272,18 @@ const FIXED_METRICS = [
     order: 5.6,
     rows: ["eval"],
   },
+  {
+    key: "stepsPerTrace",
+    label: "Steps per trace",
+    unit: "count",
+    formula: "numbered steps the parser finds / held-out responses",
+    source: "lab metric (GRR §4.3.1: the PRM arm's gains fade as the policy shifts)",
+    description:
+      "Held-out: how many numbered reasoning steps a response writes, on average. A PRM that averages its step scores pays a trace with fewer, safer steps as much as a full one, which a drifting policy can learn; this shows whether it does.",
+    group: "paper",
+    order: 5.7,
+    rows: ["eval"],
+  },
   // ---- ACRE's OSCR by trace form (../rl/option-shuffle-metrics.ts; docs/reward-spec.md §5.2) ----
   {
     key: "boundRate",
