@@ -29,9 +29,9 @@ import type { GroupView } from "../../src/rl/step-types";
 const DIR = resolve(import.meta.dirname, "../../public/recordings");
 /**
  * Shipped recordings made before the credit metrics and not made again yet
- * (docs/lesson.md, "Recordings": the CPU of the 2026-12-06 sitting fit two).
+ * (docs/lesson.md, "Recordings": the CPU of the 2026-12-06 sitting fit three).
  */
-const BEFORE_CREDIT = ["acre-paper", "default", "drift", "grr-paper", "rlvr-learn"];
+const BEFORE_CREDIT = ["default", "drift", "grr-paper", "rlvr-learn"];
 const files = readdirSync(DIR).filter((f) => f.endsWith(".json"));
 const raw = (f: string) => JSON.parse(readFileSync(resolve(DIR, f), "utf8"));
 
