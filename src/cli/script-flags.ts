@@ -8,6 +8,7 @@ import type { CliTable } from "../lib/cli-table";
 import { ROLLOUT_CLASSES } from "../settings/credit-table";
 import { PRESET_NAMES } from "../settings/presets";
 import { numberField } from "./experiment-flags";
+import { SEEDS_FLAG } from "./lab-flags";
 
 export const SAMPLED_EVAL_TABLE = {
   command: "npm run eval:sampled --",
@@ -117,7 +118,7 @@ export const SCREENSHOT_LESSON_TABLE = {
 export const SCREENSHOT_CREDIT_TABLE = {
   command: "npm run screenshot:credit --",
   summary:
-    "Takes the credit view's screenshots from the built page in headless Chromium: the credit chart after N steps of a preset, and with --tokens the token view of the first kept rollout of a class.",
+    "Takes the credit view's screenshots from the built page in headless Chromium: the credit chart after N steps of a preset, and with --tokens the token view of the first kept rollout of a class, beside the other variant where the group is shared (step 1).",
   flags: {
     preset: {
       kind: "enum",
@@ -130,10 +131,27 @@ export const SCREENSHOT_CREDIT_TABLE = {
     out: {
       kind: "string",
       arg: "FILE",
-      defaultText: "docs/credit-<preset>.png",
+      defaultText: "docs/credit-<preset>.png (none with --tokens)",
       help: "the credit chart's PNG",
     },
-    tokens: { kind: "string", arg: "FILE", help: "also take the token view to FILE" },
+    seeds: {
+      ...SEEDS_FLAG,
+      defaultText: "the preset's one seed",
+      help: "the run's seeds (at most 8, the page's limit): each seed's step-1 group is one more shared group to find the class in",
+    },
+    "eval-size": {
+      kind: "int",
+      min: 4,
+      max: 512,
+      arg: "N",
+      defaultText: "the preset's",
+      help: "held-out prompts per eval (a smaller one shortens the run; the token view reads none)",
+    },
+    tokens: {
+      kind: "string",
+      arg: "FILE",
+      help: "also take the token view to FILE (then the chart only with --out)",
+    },
     class: {
       kind: "enum",
       of: ROLLOUT_CLASSES.map((c) => c.key),

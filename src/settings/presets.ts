@@ -170,6 +170,8 @@ const PRESET_TABLE: readonly PresetEntry[] = [
     overview: ["acc", "luckyGuess", "rcAcc"],
     watch:
       "The lucky-guess rate is the share of right answers whose reasoning is wrong: RLOO pays them in full, SCS should pay them less.",
+    // Out of the picker: RLOO alone removed the lucky guesses here (the premise did not hold; README); scs-faint is the page's SCS entry.
+    picker: false,
     experiment: {
       ...SCS_SIZES,
       variants: [
@@ -244,7 +246,8 @@ const PRESET_TABLE: readonly PresetEntry[] = [
     /**
      * scs-faint: SCS's headline comparison on the premise scenario: RLOO +
      * format vs RLOO + SCS (k 0.8, m 4), both without a KL term (SCS Tab. 2,
-     * Tab. 6). Runs only after the premise check (docs/reward-spec.md §4.3).
+     * Tab. 6). Runs only after the premise check (docs/reward-spec.md §4.3),
+     * which held on it: the page's SCS entry.
      */
     name: "scs-faint",
     title: "SCS on a faint digit (RLOO + format vs RLOO + SCS)",
@@ -254,7 +257,6 @@ const PRESET_TABLE: readonly PresetEntry[] = [
       "SCS Table 2 (RLOO 57.8 → 65.5 with SCS; Tab. 6: k 0.8, m 4, KL 0) and Table 3 (unfaithful reasoning in correct answers 25.0 → 21.2)",
     overview: ["acc", "luckyGuess", "stepAcc"],
     watch: "The lucky-guess rate of both arms: the baseline pays a lucky guess in full, SCS less.",
-    picker: false,
     experiment: {
       ...SCS_PREMISE_SIZES,
       variants: [

@@ -55,7 +55,7 @@ export interface LessonState {
   focusChart(chart: string): void;
   /** The page cannot train: say why, and play recordings instead. */
   setNoTraining(reason: string): void;
-  /** Shows a recording in place of the live run (steps up to its first eval step after 0, paused). */
+  /** Shows a recording in place of the live run, paused at its `openStep` (absent: its first eval step after 0). */
   playRecording(rec: Recording): void;
   /** Shows the recording up to `step` (clamped to its steps). */
   setPlaybackStep(step: number): void;
@@ -162,7 +162,7 @@ export function lessonSlice<
         sentExperiment: rec.run.experiment,
         presetName: rec.preset,
       } as Partial<S>);
-      showStep(Number.isFinite(firstEval) ? firstEval : 0);
+      showStep(rec.openStep ?? (Number.isFinite(firstEval) ? firstEval : 0));
     },
     setPlaybackStep: (step) => showStep(step),
     setPlaying: (v) => {

@@ -54,6 +54,8 @@ export interface Recording {
   command: string;
   run: RecordedRunRecord;
   samples: GroupView[];
+  /** The step the page opens it at (set by the page's loader from the rows; absent: its first eval after 0). */
+  openStep?: number;
 }
 
 /** The path of preset `name`'s shipped recording, relative to the site root. */

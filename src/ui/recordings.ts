@@ -1,17 +1,21 @@
 /**
  * The page's recordings: fetched from the site (public/recordings/<preset>.json,
  * relative to the page, so any static host and sub-path works), read as
- * untrusted JSON and checked like a saved run (src/store/saved-run-check.ts).
+ * untrusted JSON and checked like a saved run (src/store/saved-run-check.ts),
+ * opened where its curves part (./lib/recording-open.ts).
  */
 import { parseUntrustedJson } from "../lib/untrusted";
 import { recordingPath, type Recording } from "../store/recording";
 import { checkRecording } from "../store/saved-run-check";
+import { overviewMetrics } from "../store/lesson";
+import { isPresetName } from "../settings/presets";
+import { recordingOpenStep } from "./lib/recording-open";
 
 /** Largest recording read (lab choice: shipped ones are a few hundred KB). */
 const MAX_RECORDING_BYTES = 8 * 1024 * 1024;
 
 /**
- * Loads preset `preset`'s shipped recording.
+ * Loads preset `preset`'s shipped recording, with the step it opens at.
  * @throws Error naming the file: missing, too large, not JSON, or failing its checks.
  */
 export async function fetchRecording(preset: string): Promise<Recording> {
@@ -22,7 +26,12 @@ export async function fetchRecording(preset: string): Promise<Recording> {
   if (text.length > MAX_RECORDING_BYTES)
     throw new Error(`${url.pathname}: larger than ${MAX_RECORDING_BYTES} bytes`);
   const what = `recording '${preset}'`;
-  return checkRecording(parseUntrustedJson(text, what), what);
+  const rec = checkRecording(parseUntrustedJson(text, what), what);
+  const overview = overviewMetrics(
+    isPresetName(rec.preset) ? rec.preset : null,
+    rec.run.experiment,
+  );
+  return { ...rec, openStep: recordingOpenStep(rec, overview).step };
 }
 
 /**

@@ -8,7 +8,7 @@
 //      step's own `credit/<class>/share` value, read from its chart under
 //      "More metrics");
 //   2. the token view opens from the inspector (the smoke preset, the
-//      smallest): a step-1 rollout's tokens
+//      smallest), its head naming the rollout's class: a step-1 rollout's tokens
 //      under its variant and, the group being shared at step 1, under
 //      another variant beside it, and a token's objective terms on a click.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -162,6 +162,13 @@ async function tokenView(page: Page, variants: readonly string[]): Promise<void>
   await page.getByTestId("open-tokens").first().click();
   const view = page.getByTestId("token-view");
   await expect.poll(() => view.isVisible()).toBe(true);
+  // The head names the opened rollout's class (its table row's) and the ground truth.
+  const key = await page.locator("tr[data-class]").first().getAttribute("data-class");
+  const label = ROLLOUT_CLASSES.find((c) => c.key === key)?.label;
+  expect(label).toBeDefined();
+  expect(await view.getByTestId("token-view-class").textContent()).toMatch(
+    new RegExp(`^ · ${label} \\(.*; ground truth .+\\)$`),
+  );
   const [a, b] = variants;
   const row = page.getByTestId(`token-row-${a}`);
   await expect.poll(() => row.locator(".token").count(), { timeout: 120_000 }).toBeGreaterThan(0);

@@ -8,7 +8,9 @@
 //      overview shows the preset's charts, and one RL step trains;
 //   3. without navigator.gpu the page says so in one line and plays the
 //      default experiment's recording (play, pause, scrub) in the same
-//      charts, guided view and inspector.
+//      charts, guided view and inspector, opened where its curves part,
+//      its credit chart labelled the mechanism to read first and its
+//      overview the effects.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,6 +20,9 @@ import { chromium, type Browser, type Page } from "playwright-core";
 import { decodeExperiment, decodePreset, encodeExperiment } from "../../src/ui/lib/url-state";
 import { presetEntry, presetExperiment, PICKER_PRESETS } from "../../src/settings/presets";
 import { parseExperiment } from "../../src/settings/experiment";
+import { checkRecording } from "../../src/store/saved-run-check";
+import { overviewMetrics } from "../../src/store/lesson";
+import { recordingOpenStep } from "../../src/ui/lib/recording-open";
 import { serveStatic } from "./static-server";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -144,7 +149,11 @@ describe("the lesson on a plain static host", () => {
       .poll(() => page.getByTestId("legend").locator(".legend-item.overlay").allTextContents())
       .toEqual(
         expect.arrayContaining([
-          expect.stringMatching(/^RLVR · recording of default · .*seeds 31,32,33,34/),
+          expect.stringMatching(
+            new RegExp(
+              `^RLVR · recording of default · .*seeds ${JSON.parse(readFileSync(join(outDir, "recordings/default.json"), "utf8")).run.experiment.seeds.join(",")}`,
+            ),
+          ),
         ]),
       );
     expect(seen.length).toBe(PICKER_PRESETS.length - 1);
@@ -169,25 +178,47 @@ describe("the lesson on a plain static host", () => {
       );
     await expect.poll(() => phaseText(page)).toBe("recording paused");
     expect(await page.getByRole("button", { name: "Train", exact: true }).count()).toBe(0);
-    // Paused at the first held-out eval after step 0: the overview has the default preset's charts.
-    await expect.poll(() => overviewKeys(page)).toEqual([...presetEntry("default").overview]);
+    // Paused where the recording's curves part (the rule of src/ui/lib/recording-open.ts on the file's rows).
+    const file = checkRecording(
+      JSON.parse(readFileSync(join(outDir, "recordings/default.json"), "utf8")),
+      "default",
+    );
+    const open = recordingOpenStep(file, overviewMetrics("default", file.run.experiment)).step;
     const step = async () => Number(await page.getByTestId("playback-step").textContent());
-    const first = await step();
-    expect(first).toBeGreaterThan(0);
+    await expect.poll(step).toBe(open);
+    await expect.poll(() => overviewKeys(page)).toEqual([...presetEntry("default").overview]);
+    // The credit chart plays from a recording whose rows carry the credit values (else the panel
+    // says it was made before them), labelled the mechanism to read first; the overview, the effects.
+    const hasCredit = Object.values(file.run.metrics.byVariant).some((r) =>
+      r.train.some((x) => "credit/faithful-right/share" in x.values),
+    );
+    if (hasCredit)
+      await expect
+        .poll(() => page.getByTestId("credit-chart").getAttribute("data-lines"))
+        .toMatch(/^[1-9]\d*$/);
+    else await expect.poll(() => page.getByTestId("credit-missing").count()).toBe(1);
+    expect(await page.getByTestId("credit-role").textContent()).toBe("mechanism · read this first");
+    expect(await page.getByTestId("overview-role").textContent()).toBe(
+      "effects · need many seeds and long runs",
+    );
+    expect(await page.getByTestId("guide-read-first").textContent()).toMatch(
+      /^Read the credit chart .* first: .* The held-out curves are the effects; a difference there takes many seeds and long runs/,
+    );
+    // Scrubbing back to step 0 leaves one point per line and no callout; Play moves on from there.
+    await page.getByTestId("playback-scrub").focus();
+    await page.keyboard.press("Home");
+    await expect.poll(step).toBe(0);
+    await expect.poll(() => page.getByTestId("callout").count()).toBe(0);
     await page.getByTestId("playback-toggle").click();
-    await expect.poll(step, { timeout: 30_000 }).toBeGreaterThan(first);
+    await expect.poll(step, { timeout: 30_000 }).toBeGreaterThan(0);
     await page.getByTestId("playback-toggle").click();
     await expect.poll(() => phaseText(page)).toBe("recording paused");
     // Scrub with the keyboard to the last recorded step.
     await page.getByTestId("playback-scrub").focus();
     await page.keyboard.press("End");
-    const last = await step();
+    expect(await step()).toBe(file.run.lastStep);
     // Every eval step of the recording is on the chart (the charts redraw a moment later).
-    const evalSteps = new Set(
-      JSON.parse(
-        readFileSync(join(outDir, "recordings/default.json"), "utf8"),
-      ).run.metrics.byVariant.rlvr.eval.map((r: { step: number }) => r.step),
-    ).size;
+    const evalSteps = new Set(file.run.metrics.byVariant.rlvr.eval.map((r) => r.step)).size;
     await expect
       .poll(() => page.getByTestId("chart-incR").getAttribute("data-points-rlvr"))
       .toBe(String(evalSteps));
@@ -200,12 +231,6 @@ describe("the lesson on a plain static host", () => {
     await expect
       .poll(() => page.locator('[data-testid="rollout-table"] tr[data-focused="1"]').count())
       .toBe(1);
-    // Scrubbing back to step 0 leaves one point per line and no callout.
-    await page.getByTestId("playback-scrub").focus();
-    await page.keyboard.press("Home");
-    await expect.poll(step).toBe(0);
-    await expect.poll(() => page.getByTestId("callout").count()).toBe(0);
-    expect(last).toBeGreaterThan(first);
     expect(errors, errors.join("\n")).toEqual([]);
     await page.close();
   }, 600_000);

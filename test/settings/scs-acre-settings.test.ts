@@ -8,7 +8,12 @@ import { findVariant, parseExperiment, VariantSchema } from "../../src/settings/
 import { applyVariantSetting } from "../../src/settings/variant-settings";
 import { retargetWeights, scsPaperSettings } from "../../src/settings/variant-table";
 import { checkpointPath } from "../../src/settings/checkpoints";
-import { PRESET_NAMES, presetColdStart, presetExperiment } from "../../src/settings/presets";
+import {
+  PICKER_PRESETS,
+  PRESET_NAMES,
+  presetColdStart,
+  presetExperiment,
+} from "../../src/settings/presets";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const scs = (estimator?: string, weights: Record<string, unknown> = {}) =>
@@ -78,6 +83,16 @@ describe("the SCS and ACRE presets", () => {
     });
     expect(presetExperiment("scs-paper").variants[1].weights).toMatchObject({ resample: "sample" });
     expect(presetColdStart("scs-paper")).toBe("checkpoints/sft-digits2-mc-misread40-small.ckpt");
+  });
+
+  it("the page's SCS entry is scs-faint, where the premise held; scs-paper stays for the claims only", () => {
+    expect(PICKER_PRESETS.filter((n) => n.startsWith("scs"))).toEqual(["scs-faint"]);
+    expect(PRESET_NAMES).toContain("scs-paper");
+    expect(presetExperiment("scs-faint").variants.map((v) => v.name)).toEqual([
+      "scs-baseline",
+      "scs",
+    ]);
+    expect(presetExperiment("scs-faint").task.faintContrast).toBe(0.3);
   });
 
   it("acre-paper: GRPO vs ACRE on the index-bound cold start", () => {

@@ -1,35 +1,27 @@
 // The guided view's callout rules (src/ui/lib/callouts.ts) on recorded metric
-// rows: the shipped recording of the default experiment (RLVR vs GRR, seeds
-// 31–34, 20 steps, public/recordings/default.json): each rule fires where the
-// bands say it should, its text carries the recorded values, and nothing fires
-// where the bands overlap (the same rows cut at step 5; a variant against a
-// copy of itself; a weight change after which nothing moves).
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
+// rows: the default experiment's recording shipped until 2026-12-06 (RLVR vs
+// GRR, seeds 31–34, 20 steps; test/fixtures/recordings-2026-12-03.jsonl): each
+// rule fires where the bands say it should, its text carries the recorded
+// values, and nothing fires where the bands overlap (the same rows cut at
+// step 5; a variant against a copy of itself; a weight change after which
+// nothing moves).
 import { describe, expect, it } from "vitest";
-import { checkRecording } from "../../src/store/saved-run-check";
 import { computeCallouts, type CalloutInput } from "../../src/ui/lib/callouts";
 import { metricBands } from "../../src/ui/lib/bands";
 import { findExample } from "../../src/ui/lib/callout-examples";
 import type { MetricRow } from "../../src/run/run-types";
+import type { GroupView } from "../../src/rl/step-types";
+import { earlierRecording } from "../support/recordings-2026-12-03";
 
-const rec = checkRecording(
-  JSON.parse(
-    readFileSync(resolve(import.meta.dirname, "../../public/recordings/default.json"), "utf8"),
-  ),
-  "default",
-);
+const rec = earlierRecording("default");
 const evalRows = (upTo = Infinity): Record<string, MetricRow[]> =>
   Object.fromEntries(
-    Object.entries(rec.run.metrics.byVariant).map(([v, r]) => [
-      v,
-      r.eval.filter((x) => x.step <= upTo),
-    ]),
+    Object.entries(rec.byVariant).map(([v, r]) => [v, r.eval.filter((x) => x.step <= upTo)]),
   );
 const input = (over: Partial<CalloutInput> = {}): CalloutInput => ({
   evalRows: evalRows(),
   markers: [],
-  evalSize: rec.run.experiment.evalSize,
+  evalSize: rec.evalSize,
   metrics: ["incR", "rcAcc", "acc"],
   ...over,
 });
@@ -40,9 +32,9 @@ const mean = (v: string, k: string, step: number) =>
     .find((p) => p.step === step)!
     .mean.toFixed(2);
 
-describe("callout rules on the default experiment's recording", () => {
+describe("callout rules on the default experiment's earlier recording", () => {
   it("the recording is four seeds of RLVR and GRR, evaluated every 5 steps to step 20", () => {
-    expect(rec.run.experiment.seeds).toEqual([31, 32, 33, 34]);
+    expect(rec.seeds).toEqual([31, 32, 33, 34]);
     expect(evalRows().rlvr.map((r) => r.step)).toEqual([
       0, 0, 0, 0, 5, 5, 5, 5, 10, 10, 10, 10, 15, 15, 15, 15, 20, 20, 20, 20,
     ]);
@@ -79,19 +71,10 @@ describe("callout rules on the default experiment's recording", () => {
   });
 
   it("nothing fires on the smoke recording, whose bands overlap throughout (2 seeds, 16 prompts, 6 steps)", () => {
-    const smoke = checkRecording(
-      JSON.parse(
-        readFileSync(resolve(import.meta.dirname, "../../public/recordings/smoke.json"), "utf8"),
-      ),
-      "smoke",
-    );
-    const rows = Object.fromEntries(
-      Object.entries(smoke.run.metrics.byVariant).map(([v, r]) => [v, r.eval]),
-    );
+    const smoke = earlierRecording("smoke");
+    const rows = Object.fromEntries(Object.entries(smoke.byVariant).map(([v, r]) => [v, r.eval]));
     expect(Object.keys(rows).sort()).toEqual(["grr", "rlvr"]);
-    expect(
-      computeCallouts(input({ evalRows: rows, evalSize: smoke.run.experiment.evalSize })),
-    ).toEqual([]);
+    expect(computeCallouts(input({ evalRows: rows, evalSize: smoke.evalSize }))).toEqual([]);
   });
 
   it("parted never fires between a variant and a copy of itself", () => {
@@ -121,7 +104,8 @@ describe("callout rules on the default experiment's recording", () => {
 
   it("the drift callout's example is a right answer whose steps do not support it, from the recording's groups", () => {
     const drift = computeCallouts(input()).find((c) => c.rule === "drift")!;
-    const groups = rec.samples.filter((g) => g.variant === "rlvr");
+    // Kept without their images, which findExample does not read.
+    const groups = (rec.rlvrGroups ?? []) as GroupView[];
     const ex = findExample(groups, drift.example!.want, drift.step)!;
     expect(ex.step).toBeLessThanOrEqual(drift.step);
     const g = groups.find((x) => x.step === ex.step && x.promptId === ex.promptId)!;

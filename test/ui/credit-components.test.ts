@@ -1,8 +1,9 @@
 /**
  * The credit chart, its panel and the token view's objective rendered to
  * HTML (react-dom/server, no browser; the plot itself needs a DOM to size):
- * the chart's line count and class legend, the panel's note for a recording
- * made before the credit values, and each objective term's value placed in
+ * the chart's line count and class legend, the shipped scs-faint recording's
+ * credit chart, the panel's note for a recording made before the credit
+ * values and its "read this first" tag, and each objective term's value placed in
  * the formula for a clipped-surrogate estimator and for REINFORCE++ (KL in
  * the reward). The store hook is replaced by a fixed state.
  */
@@ -82,18 +83,35 @@ describe("credit chart", () => {
     expect(share).toContain(`data-lines="${2 * ROLLOUT_CLASSES.length}"`);
   });
 
-  it("says so when the shipped recording it plays has no credit values", () => {
+  it("draws the shipped scs-faint recording's credit values; says so for a recording made before them", () => {
     const rec = checkRecording(
       JSON.parse(
-        readFileSync(resolve(import.meta.dirname, "../../public/recordings/default.json"), "utf8"),
+        readFileSync(
+          resolve(import.meta.dirname, "../../public/recordings/scs-faint.json"),
+          "utf8",
+        ),
       ),
-      "default",
+      "scs-faint",
     );
+    state.experiment = rec.run.experiment;
     state.metrics = rec.run.metrics;
+    const shipped = renderToStaticMarkup(createElement(CreditPanel));
+    expect(shipped).toContain('data-testid="credit-chart"');
+    expect(shipped).not.toContain('data-testid="credit-missing"');
+    // The panel says it is the mechanism, read first.
+    expect(shipped).toContain('data-testid="credit-role"');
+    expect(shipped).toContain("mechanism · read this first");
+    // The same rows without their credit keys: a recording made before them.
+    const before = structuredClone(rec.run.metrics);
+    for (const rows of Object.values(before.byVariant))
+      for (const r of rows.train)
+        for (const k of Object.keys(r.values)) if (k.startsWith("credit/")) delete r.values[k];
+    state.metrics = before;
     const html = renderToStaticMarkup(createElement(CreditPanel));
     expect(html).toContain('data-testid="credit-missing"');
     expect(html).toContain("This recording was made before");
-    // The same panel with credit rows draws the chart.
+    // Credit rows of two variants, three lines (faithful right twice, one lucky guess).
+    state.experiment = presetExperiment("default");
     state.metrics = appendMetrics(emptyMetrics(), [row("rlvr", 1, 0.25), row("grr", 1, 0)]);
     const drawn = renderToStaticMarkup(createElement(CreditPanel));
     expect(drawn).toContain('data-testid="credit-chart"');

@@ -1,32 +1,24 @@
 // The reward-hacking detectors (src/ui/lib/detectors.ts) on recorded metric
-// rows. No-signal is checked on the shipped recordings as they are (RLVR's
+// rows: those of the recordings shipped until 2026-12-06
+// (test/fixtures/recordings-2026-12-03.jsonl). No-signal is checked on them as they are (RLVR's
 // groups go silent as it learns the default task; GRR's ranking keeps them
 // apart). The other patterns do not occur in the shipped recordings (every
 // one of their rollouts is 34 tokens, none has a component that swamps the
 // rest), so each is checked on the rlvr-learn recording (RLVR, seeds 31–33,
 // 20 steps) with that one pattern written into its rows, and the same rows
 // untouched must not fire it.
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { checkRecording } from "../../src/store/saved-run-check";
 import { computeDetections, DETECTORS, type DetectorInput } from "../../src/ui/lib/detectors";
 import type { MetricRow } from "../../src/run/run-types";
+import { earlierRecording } from "../support/recordings-2026-12-03";
 
-const load = (name: string) =>
-  checkRecording(
-    JSON.parse(
-      readFileSync(resolve(import.meta.dirname, `../../public/recordings/${name}.json`), "utf8"),
-    ),
-    name,
-  ).run;
 const inputOf = (name: string): DetectorInput => {
-  const run = load(name);
-  const by = run.metrics.byVariant;
+  const rec = earlierRecording(name);
+  const by = rec.byVariant;
   return {
     trainRows: Object.fromEntries(Object.entries(by).map(([v, r]) => [v, r.train])),
     evalRows: Object.fromEntries(Object.entries(by).map(([v, r]) => [v, r.eval])),
-    evalSize: run.experiment.evalSize,
+    evalSize: rec.evalSize,
   };
 };
 const keys = (input: DetectorInput) => computeDetections(input).map((d) => `${d.key} ${d.variant}`);
@@ -59,7 +51,7 @@ describe("reward-hacking detectors", () => {
     expect(keys(learn)).toEqual([]);
   });
 
-  it("no-signal fires on RLVR's silent groups in the shipped recordings, never on GRR's", () => {
+  it("no-signal fires on RLVR's silent groups in the earlier recordings, never on GRR's", () => {
     expect(keys(inputOf("default"))).toEqual(["no-signal rlvr"]);
     expect(keys(inputOf("smoke"))).toEqual(["no-signal rlvr"]);
     expect(keys(inputOf("grr-paper"))).toEqual([]);

@@ -63,7 +63,7 @@ describe("the Experiment picker", () => {
 });
 
 describe("playing a recording", () => {
-  it("without a trainer, picking a preset plays its recording, paused at the first eval after step 0", async () => {
+  it("without a trainer, picking a preset plays its recording, paused at the first eval after step 0 when it names no openStep", async () => {
     const rec = shipped("default");
     const store = createLabStore();
     store.getState().attachRecordings(async (p) => {
@@ -98,6 +98,25 @@ describe("playing a recording", () => {
     expect(store.getState().playback!.step).toBe(pb.steps[0]);
     for (let i = 0; i < pb.steps.length + 2; i++) store.getState().advancePlayback();
     expect(store.getState().playback).toMatchObject({ step: last, playing: false });
+  });
+
+  it("opens at the step the page's loader set (openStep), rows and groups up to it", async () => {
+    const rec = shipped("default");
+    const steps = [...new Set(rec.run.metrics.byVariant.rlvr.train.map((r) => r.step))];
+    const mid = steps[Math.floor(steps.length / 2)];
+    const store = createLabStore();
+    store.getState().attachRecordings(async () => ({ ...rec, openStep: mid }));
+    store.getState().setNoTraining("This browser has no WebGPU");
+    store.getState().pickPreset("default");
+    await expect.poll(() => store.getState().playback).not.toBeNull();
+    expect(store.getState().playback).toMatchObject({ step: mid, playing: false });
+    const s = store.getState();
+    expect(Math.max(...s.metrics.byVariant.rlvr.train.map((r) => r.step))).toBe(mid);
+    expect(
+      Object.values(s.samples.byVariant)
+        .flat()
+        .every((g) => g.step <= mid),
+    ).toBe(true);
   });
 
   it("overlays a recording on a live run", async () => {

@@ -1,7 +1,11 @@
 // Recordings: every shipped one (public/recordings/*.json) loads through the
 // saved runs' checks (checkRecording → checkSavedRun) and holds what the page
 // plays: several seeds of metric rows, eval rows from step 0, inspector groups
-// with their images; a bad file is refused with a message naming the problem.
+// with their images, and at every training step of every variant the credit
+// values (each class's share, and its mean reward and advantage where it has
+// rollouts; the contrasts' group counts), except the recordings listed as
+// made before the credit metrics, which hold none; a bad file is refused
+// with a message naming the problem.
 import { readdirSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -14,9 +18,20 @@ import {
   unpackGroup,
 } from "../../src/store/recording";
 import { PICKER_PRESETS } from "../../src/settings/presets";
+import {
+  CONTRASTS,
+  contrastKey,
+  creditKey,
+  ROLLOUT_CLASSES,
+} from "../../src/settings/credit-table";
 import type { GroupView } from "../../src/rl/step-types";
 
 const DIR = resolve(import.meta.dirname, "../../public/recordings");
+/**
+ * Shipped recordings made before the credit metrics and not made again yet
+ * (docs/lesson.md, "Recordings": the CPU of the 2026-12-06 sitting fit three).
+ */
+const BEFORE_CREDIT = ["default", "drift", "grr-paper", "rlvr-learn"];
 const files = readdirSync(DIR).filter((f) => f.endsWith(".json"));
 const raw = (f: string) => JSON.parse(readFileSync(resolve(DIR, f), "utf8"));
 
@@ -59,6 +74,51 @@ describe("shipped recordings", () => {
       for (const g of rec.samples)
         expect(g.image.data.length).toBe(g.image.height * g.image.width * g.image.channels);
       expect(readFileSync(resolve(DIR, f)).length).toBeLessThan(1_000_000);
+    });
+
+  // The credit view (docs/reward-spec.md §6) plays from a recording only when its rows carry the values.
+  for (const f of files.filter((x) => !BEFORE_CREDIT.includes(x.replace(/\.json$/, ""))))
+    it(`${f} carries the credit values of every variant at every step`, () => {
+      const rec = checkRecording(raw(f), f);
+      const variants = rec.run.experiment.variants.map((v) => v.name);
+      expect(Object.keys(rec.run.metrics.byVariant).sort()).toEqual([...variants].sort());
+      for (const v of variants) {
+        const rows = rec.run.metrics.byVariant[v].train;
+        expect(rows.length, v).toBe(
+          rec.run.experiment.algorithm.steps * (rec.run.experiment.seeds?.length ?? 1),
+        );
+        for (const r of rows) {
+          const at = `${v} step ${r.step} seed ${r.seed}`;
+          let total = 0;
+          for (const c of ROLLOUT_CLASSES) {
+            const share = r.values[creditKey(c.key, "share")];
+            expect(share, `${at} ${c.key} share`).toBeGreaterThanOrEqual(0);
+            total += share;
+            // A class has a mean advantage exactly where it has rollouts, a mean reward only there.
+            const has = share > 0;
+            expect(creditKey(c.key, "advantage") in r.values, `${at} ${c.key} advantage`).toBe(has);
+            if (creditKey(c.key, "reward") in r.values)
+              expect(has, `${at} ${c.key} reward`).toBe(true);
+          }
+          // Shares are rounded to 5 significant digits in the file.
+          expect(Math.abs(total - 1), `${at} shares`).toBeLessThan(1e-4);
+          for (const name of CONTRASTS)
+            expect(
+              r.values[contrastKey(name, "groups")],
+              `${at} ${name} groups`,
+            ).toBeGreaterThanOrEqual(0);
+        }
+      }
+    });
+
+  // Made before the credit metrics and not yet made again: the page says so in the credit panel.
+  // A recording made again fails here until it leaves the list (then the test above reads it).
+  for (const name of BEFORE_CREDIT)
+    it(`${name}.json, made before the credit metrics, has none in its rows`, () => {
+      const rec = checkRecording(raw(`${name}.json`), name);
+      for (const rows of Object.values(rec.run.metrics.byVariant))
+        for (const r of rows.train)
+          expect(Object.keys(r.values).filter((k) => k.startsWith("credit/"))).toEqual([]);
     });
 });
 

@@ -34,3 +34,23 @@ export function stepText(exp: Experiment): string {
   const seeds = exp.seeds?.length ?? 1;
   return `Every step each variant samples ${a.groupSize} answers to each of ${a.batchPrompts} prompt${a.batchPrompts === 1 ? "" : "s"}, scores them with its own reward and updates its own copy of the model${seeds > 1 ? ` (once per seed, ${seeds} seeds)` : ""}; every ${a.evalEvery} steps it answers ${exp.evalSize} held-out questions, which the charts plot.`;
 }
+
+/**
+ * What the page reads first and what it reads as effects (README, "What each
+ * reward pays for"): the credit chart is the mechanism, visible from step 1;
+ * the held-out curves are the downstream effects, which the claims judge only
+ * over many seeds and long runs. Short tag for the panel, sentence for its
+ * title and the guided view.
+ */
+export const READ_ORDER = {
+  credit: {
+    tag: "mechanism · read this first",
+    text: "The mechanism: what each reward pays each kind of answer, visible from the first step.",
+  },
+  overview: {
+    tag: "effects · need many seeds and long runs",
+    text: "The effects downstream of the credit: a difference here stands out of the noise only over many seeds and long runs, so a short run's curves decide nothing.",
+  },
+  guide:
+    "Read the credit chart (“What each variant pays for”) first: from the first step it shows what each reward pays each kind of answer, the mechanism the papers propose. The held-out curves are the effects; a difference there takes many seeds and long runs to stand out of the noise.",
+} as const;

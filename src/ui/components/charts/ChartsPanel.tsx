@@ -24,6 +24,7 @@ import { downloadText } from "../../lib/csv";
 import { exportRunJson } from "../../lib/export-json";
 import { useThrottledMetrics } from "./useThrottledMetrics";
 import { MarkerList } from "./MarkerList";
+import { READ_ORDER } from "../../lib/guide-text";
 
 import type { ChartSpec } from "../../lib/metric-groups";
 
@@ -306,7 +307,10 @@ export function ChartsPanel() {
             {evalNote} · unsmoothed · band ={" "}
             {banded
               ? "95 % interval over seeds (Student t)"
-              : `95 % interval of the ${evalSize} held-out answers (one seed)`}
+              : `95 % interval of the ${evalSize} held-out answers (one seed)`}{" "}
+            <span className="role-tag" data-testid="overview-role" title={READ_ORDER.overview.text}>
+              {READ_ORDER.overview.tag}
+            </span>
           </h3>
           {/* Held-out points are few and each has its band: the overview draws them unsmoothed. */}
           <Charts

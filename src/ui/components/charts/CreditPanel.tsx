@@ -11,6 +11,7 @@ import { ROLLOUT_CLASSES } from "../../../settings/credit-table";
 import { buildCreditLines, hasCreditMetrics, type CreditMeasure } from "../../lib/credit-data";
 import { CreditChart, MEASURE_TITLE } from "./CreditChart";
 import { useThrottledMetrics } from "./useThrottledMetrics";
+import { READ_ORDER } from "../../lib/guide-text";
 import "../../credit.css";
 
 const MEASURES: readonly CreditMeasure[] = ["advantage", "reward", "share"];
@@ -48,6 +49,9 @@ export function CreditPanel() {
     >
       <div className="credit-head">
         <h2>What each variant pays for</h2>
+        <span className="role-tag" data-testid="credit-role" title={READ_ORDER.credit.text}>
+          {READ_ORDER.credit.tag}
+        </span>
         <div className="seg" role="toolbar" aria-label="Credit measure">
           {MEASURES.map((k) => (
             <button

@@ -16,6 +16,7 @@ import type { TrainerCommand } from "../../../workers/protocol";
 import { tokenWeightsKey, type TokenWeightsAnswer } from "../../../store/token-weights";
 import { variantColor, variantLabel } from "../../../settings/variant-meta";
 import { shadeScale, tokenShade } from "../../lib/token-shade";
+import { ROLLOUT_CLASSES } from "../../../settings/credit-table";
 import { ObjectiveTerms } from "./ObjectiveTerms";
 import "../../credit.css";
 
@@ -130,6 +131,8 @@ export function TokenView({
   const answers = k1 ? [a0, a1] : [a0];
   const ready = answers.filter((a): a is TokenWeightsAnswer => a !== null && "rollouts" in a);
   const scale = shadeScale(ready.map((a) => a.rollouts[index]?.coef ?? []));
+  // The rollout's class (docs/reward-spec.md §6), so the view says what kind of answer it shades.
+  const cls = ROLLOUT_CLASSES.find((c) => c.key === group.rollouts[index]?.rolloutClass) ?? null;
   if (noTrainer)
     return (
       <p className="muted" data-testid="token-view-none">
@@ -141,6 +144,12 @@ export function TokenView({
     <section className="token-view" data-testid="token-view" aria-label="Token weights">
       <p className="token-view-head">
         <b>Rollout {index + 1}: what the update does to each token</b>
+        {cls && (
+          <span className="small" data-testid="token-view-class" title={cls.definition}>
+            {" "}
+            · <b>{cls.label}</b> ({cls.definition.replace(/\.$/, "")}; ground truth {group.answer})
+          </span>
+        )}
         <span className="muted small">
           {" "}
           · <span className="key-pos">blue</span> reinforced, <span className="key-neg">red</span>{" "}

@@ -19,7 +19,7 @@ import {
   type ExampleWant,
 } from "../../lib/callouts";
 import { findExample } from "../../lib/callout-examples";
-import { stepText, taskText } from "../../lib/guide-text";
+import { READ_ORDER, stepText, taskText } from "../../lib/guide-text";
 import { variantColor, variantLabel } from "../../../settings/variant-meta";
 import { useThrottledMetrics } from "../charts/useThrottledMetrics";
 import { CreditCallouts } from "./CreditCallouts";
@@ -164,6 +164,7 @@ export function GuidePanel() {
       </section>
       <section aria-label="What to watch">
         <h3>What to watch</h3>
+        <p data-testid="guide-read-first">{READ_ORDER.guide}</p>
         {watch && <p>{watch}</p>}
         <ul className="guide-metrics">
           {metrics.map((k) => (
