@@ -1,7 +1,7 @@
 /**
  * A written reward ("Your reward"): the inputs the lab hands the code for one
  * group, and how its result becomes the group's rewards (docs/reward-spec.md
- * §6). The code runs in the sandbox of ./sandbox.ts.
+ * §7). The code runs in the sandbox of ./sandbox.ts.
  *
  * The code defines `function reward(group)`; `group` is
  *   { prompt: { question, options, answer: { letter, content }, referenceSteps: [{ text, value }] },
@@ -26,6 +26,15 @@ import { matchSteps, referenceValues } from "./step-matching";
 import { strictFormatOk } from "./structreward";
 import { parseTrace } from "./trace";
 import { goldOf, verifyParsed } from "./verifier";
+
+/** A written reward's code before the user writes one: RLVR in the editor's terms (examples/rewards/rlvr.js). */
+export const USER_REWARD_DEFAULT_CODE = `// R = r_ver: 1 when the final answer passes the lab's verifier.
+function reward(group) {
+  return group.rollouts.map((r) => r.correct);
+}
+`;
+/** Longest code a written reward may have, characters (lab choice: 64 kB fits any reward here and a URL). */
+export const USER_REWARD_MAX_CHARS = 64_000;
 
 /** A written reward's failure on one group: the step is not applied, nothing else is lost. */
 class UserRewardError extends Error {}
