@@ -85,7 +85,7 @@ import { readCliFlags } from "../lib/cli-flags";
 import { flagOfField } from "./experiment-flags";
 import { givenFlags, parseExperimentFlags } from "./flag-errors";
 import { LAB_TABLE } from "./lab-flags";
-import { readRewardFile } from "./reward-file";
+import { readRewardFile } from "../server/reward-file";
 import { checkInputFile, chooseRunFolder, finishCli, RunFiles } from "./out-files";
 import { consoleSink, nodeContext, REPO_ROOT, parseSeedList } from "./node-run";
 import { finalMetrics, seedSweep } from "./lab-sweep";
