@@ -49,6 +49,9 @@ export const SANDBOX_LIMITS: Readonly<SandboxLimits> = {
 /** The file name the code is evaluated under; error messages name its lines. */
 const CODE_FILE = "reward.js";
 
+/** The innermost frame in the written code of a QuickJS stack: its function's name and line. */
+const FRAME = new RegExp(`at ([\\w$.<>]+) \\(${CODE_FILE.replace(".", "\\.")}:(\\d+)`);
+
 /** A loaded QuickJS engine (load once with loadSandbox, then every call is synchronous). */
 export type SandboxEngine = QuickJSWASMModule;
 
@@ -104,8 +107,15 @@ function errorMessage(ctx: QuickJSContext, handle: QuickJSHandle, limits: Sandbo
   const at = line === null ? "" : ` at line ${line}`;
   const name = typeof err.name === "string" ? err.name : "Error";
   const msg = String(err.message ?? "").slice(0, 300);
-  if (name === "InternalError" && msg === "interrupted")
-    return `the reward ran past its time budget of ${limits.timeMs} ms for one group and was stopped${at} (an endless loop?)`;
+  if (name === "InternalError" && msg === "interrupted") {
+    // The engine records a frame's position only at calls: a loop without one is placed at its
+    // function's first line, so the message names the function and calls the line what it is.
+    const frame = typeof err.stack === "string" ? FRAME.exec(err.stack.slice(0, 2000)) : null;
+    const where = frame
+      ? ` in ${frame[1]} (the last place the engine recorded: line ${frame[2]})`
+      : "";
+    return `the reward ran past its time budget of ${limits.timeMs} ms for one group and was stopped${where}; an endless loop?`;
+  }
   if (name === "InternalError" && msg === "stack overflow")
     return `the reward overflowed its stack of ${limits.stackBytes / 1024} KiB${at} (recursion too deep?)`;
   if (msg === "out of memory" || /out of memory/i.test(msg))

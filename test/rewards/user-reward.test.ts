@@ -73,7 +73,12 @@ describe("hostile code in the reward sandbox", () => {
     [
       "an endless loop",
       "function reward(g) {\n  let i = 0;\n  while (true) i++;\n}",
-      /ran past its time budget of 1000 ms for one group and was stopped/,
+      /^your reward: the reward ran past its time budget of 1000 ms for one group and was stopped in reward \(the last place the engine recorded: line 1\); an endless loop\?$/,
+    ],
+    [
+      "an endless loop in a helper function",
+      "function spin(n) {\n  for (;;) n = Math.abs(n + 1);\n}\nfunction reward(g) {\n  spin(0);\n}",
+      /was stopped in spin \(the last place the engine recorded: line 1\); an endless loop\?$/,
     ],
     [
       "a throw",

@@ -119,7 +119,7 @@ print(json.dumps({"rewards": to_list(out["rewards"])}))`,
       const res = await post(`${at}/get_reward`, openRlhfBody(flat.slice(0, 4)));
       expect(res.status).toBe(500);
       expect(String(res.json.message ?? res.json.error)).toMatch(
-        /your reward: the reward ran past its time budget of 1000 ms for one group and was stopped at line \d+/,
+        /your reward: the reward ran past its time budget of 1000 ms for one group and was stopped in reward \(the last place the engine recorded: line 1\); an endless loop\?/,
       );
       expect((await fetch(`${at}/health`)).status).toBe(200);
     } finally {
@@ -146,6 +146,16 @@ print(json.dumps({"rewards": to_list(out["rewards"])}))`,
     expect(() => readServeSettings(["--reward", "/no/such/reward.js"], {})).toThrow(
       /--reward \/no\/such\/reward\.js: ENOENT/,
     );
+  });
+
+  it("code in a request is never run: the file's rewards come back", async () => {
+    const code = "function reward(g) { return g.rollouts.map(() => 99); }";
+    const body = { ...openRlhfBody(flat), code, weights: { code }, reward: code };
+    const res = await post(`${url}/get_reward`, body);
+    expect(res.status).toBe(200);
+    (res.json.rewards as number[]).forEach((r, i) => {
+      expect(r).toBeCloseTo(expected[i], 12);
+    });
   });
 
   it("npm run serve:rewards -- --reward FILE starts and names the user variant", async () => {
