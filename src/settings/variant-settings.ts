@@ -24,7 +24,9 @@ import type { EstimatorName } from "./estimator-table";
 export function patchLabel(patch: { weights?: object; judge?: object }): string {
   return [...Object.entries(patch.weights ?? {}), ...Object.entries(patch.judge ?? {})]
     .map(([k, v]) =>
-      typeof v === "string" && v.length > 24 ? `${k} (${v.length} characters)` : `${k}=${String(v)}`,
+      typeof v === "string" && v.length > 24
+        ? `${k} (${v.length} characters)`
+        : `${k}=${String(v)}`,
     )
     .join(", ");
 }

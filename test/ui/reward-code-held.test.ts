@@ -1,7 +1,7 @@
 // A written reward that arrives in a shared link is shown and runs only after
 // the user presses Run (src/store/reward-code.ts, the store's train/step gate).
-import { describe, expect, it } from "vitest";
-import { createLabStore } from "../../src/store/lab-store";
+import { describe, expect, it, vi } from "vitest";
+import { createLabStore, WEIGHT_DEBOUNCE_MS } from "../../src/store/lab-store";
 import { heldRewardCode } from "../../src/store/reward-code";
 import { decodeExperiment, encodeLink } from "../../src/ui/lib/url-state";
 import { DEFAULT_EXPERIMENT, VariantSchema } from "../../src/settings/experiment";
@@ -46,5 +46,35 @@ describe("a written reward from a link", () => {
     store.getState().runRewardCode();
     store.getState().train();
     expect(sent.map((c) => c.type)).toContain("start");
+  });
+
+  it("a link's code that arrives during a run reaches the trainer only after Run", () => {
+    vi.useFakeTimers();
+    try {
+      const plain = {
+        ...withCode,
+        variants: [...DEFAULT_EXPERIMENT.variants, VariantSchema.parse({ name: "user" })],
+      };
+      const store = createLabStore({ experiment: plain });
+      const sent: TrainerCommand[] = [];
+      store.getState().attachTrainer({ send: (c) => sent.push(c) });
+      store.getState().train();
+      expect(sent.map((c) => c.type)).toEqual(["init", "start"]);
+      // The link's code comes in (the editor passes it on as an edit would) and is held.
+      store.setState({ rewardCodeHeld: true });
+      store.getState().setVariantWeights("user", { code });
+      vi.advanceTimersByTime(WEIGHT_DEBOUNCE_MS + 1);
+      store.getState().flushWeights();
+      expect(sent.map((c) => c.type)).toEqual(["init", "start"]);
+      // Run sends it, once, as a live edit.
+      store.getState().runRewardCode();
+      expect(sent.slice(2)).toEqual([
+        expect.objectContaining({ type: "setWeights", variant: "user", weights: { code } }),
+      ]);
+      store.getState().runRewardCode();
+      expect(sent).toHaveLength(3);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
