@@ -1,7 +1,7 @@
 /**
  * A written reward ("Your reward"): the inputs the lab hands the code for one
  * group, and how its result becomes the group's rewards (docs/reward-spec.md
- * §7). The code runs in the sandbox of ./sandbox.ts.
+ * §8). The code runs in the sandbox of ./sandbox.ts.
  *
  * The code defines `function reward(group)`; `group` is
  *   { prompt: { question, options, answer: { letter, content }, referenceSteps: [{ text, value }] },

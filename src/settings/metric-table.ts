@@ -774,7 +774,7 @@ const FIXED_METRICS = [
     label: "reward (yours)",
     unit: "reward",
     formula: "reward(group)[i], your code's number for rollout i",
-    source: "docs/reward-spec.md §7",
+    source: "docs/reward-spec.md §8",
     description:
       "Your reward when it returns one number per rollout. Named components it returns are logged under their own names.",
     group: "component",

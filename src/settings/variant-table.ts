@@ -884,14 +884,14 @@ export const VARIANT_TABLE = [
   defineVariant({
     name: "user",
     label: "Your reward",
-    color: "#000000",
+    color: "#762a83",
     formula: [
       "R = reward(group)[i], or Σ_k w_k · reward(group)[k][i]",
       "your JavaScript, run per group in a sandbox",
     ],
     source: {
       paper: "no paper: the reward you write",
-      where: "docs/reward-spec.md §7 (inputs, result, sandbox limits)",
+      where: "docs/reward-spec.md §8 (inputs, result, sandbox limits)",
     },
     blurb:
       "The reward you write in JavaScript. The policy optimises what it says, not what you meant: watch the reward-hacking checks.",
