@@ -1,5 +1,5 @@
 /**
- * `npm run serve:rewards -- --variant NAME [--port P] [--host H] [--config FILE]`:
+ * `npm run serve:rewards -- --variant NAME [--reward FILE] [--port P] [--host H] [--config FILE]`:
  * the lab's rewards as a remote reward model for OpenRLHF and verl
  * (src/server/app.ts; README "Reward server for real training jobs").
  * Prints one line `reward server listening on URL …` when ready; SIGINT or
@@ -23,6 +23,7 @@ async function main(): Promise<void> {
     limits: settings.config.limits,
     assembly: settings.config.assembly,
     judge,
+    user: settings.rewardCode !== null ? { code: settings.rewardCode } : undefined,
     log: (line) => console.error(`[serve:rewards] ${line}`),
   });
   const url = await server.listen(settings.host, settings.port);

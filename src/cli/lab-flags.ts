@@ -118,6 +118,12 @@ export const LAB_TABLE = {
       defaultText: "the shipped public/prm file",
       help: "the learned PRM of the prm variant",
     },
+    reward: {
+      kind: "string",
+      arg: "FILE",
+      range: "a JavaScript file defining reward(group), at most 64000 characters",
+      help: "train this written reward as the user variant beside the others (e.g. examples/rewards/length-bonus.js; run in the reward sandbox)",
+    },
     out: {
       kind: "string",
       arg: "DIR",

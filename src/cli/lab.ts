@@ -16,6 +16,8 @@
  * --set (repeatable) sets one weight (grr.lambda=0.5), judge setting (grr.delta=0.1),
  * estimator or beta of a variant in the run, checked by the variant's schema.
  * --multiple-choice asks the questions with options A–D (the final box holds the letter).
+ * --reward FILE trains a written reward (the `user` variant, its code read from FILE, e.g.
+ * examples/rewards/length-bonus.js) beside the listed variants.
  * --dry-run prints the experiment the flags give ({"preset", "experiment"}, one JSON
  * line, before the CPU-adapter model-size rule) and exits without training.
  * --trace-slip picks the cold start trained with slipped traces (Experiment task.traceSlipRate),
@@ -70,6 +72,7 @@ import { RunController } from "../controller/run-controller";
 import { presetExperiment } from "../settings/presets";
 import { estimatorEntry } from "../settings/estimator-table";
 import { variantEntry } from "../settings/variant-table";
+import { VariantSchema } from "../settings/experiment";
 import { applyVariantSetting } from "../settings/variant-settings";
 import { createInProcessScorer } from "../rl/reward-contract";
 import { PRM_FILE } from "../prm/file";
@@ -82,6 +85,7 @@ import { readCliFlags } from "../lib/cli-flags";
 import { flagOfField } from "./experiment-flags";
 import { givenFlags, parseExperimentFlags } from "./flag-errors";
 import { LAB_TABLE } from "./lab-flags";
+import { readRewardFile } from "../server/reward-file";
 import { checkInputFile, chooseRunFolder, finishCli, RunFiles } from "./out-files";
 import { consoleSink, nodeContext, REPO_ROOT, parseSeedList } from "./node-run";
 import { finalMetrics, seedSweep } from "./lab-sweep";
@@ -267,6 +271,14 @@ async function main(): Promise<void> {
   exp.evalTemperature = checked.evalTemperature;
   exp.task = checked.task;
   exp.variants = checked.variants;
+  // --reward FILE: the written reward's code, in the user variant (added when --variants has
+  // none); before --set, so that --set user.estimator=… applies to it.
+  if (flags.reward !== undefined) {
+    const code = readRewardFile(flags.reward);
+    const user = exp.variants.find((v) => v.name === "user") ?? { name: "user" };
+    const rest = exp.variants.filter((v) => v.name !== "user");
+    exp.variants = [...rest, VariantSchema.parse({ ...user, weights: { code } })];
+  }
   for (const setting of flags.set) {
     try {
       exp.variants = applyVariantSetting(exp.variants, setting);

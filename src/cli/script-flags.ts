@@ -167,3 +167,36 @@ export const SCREENSHOT_CREDIT_TABLE = {
     },
   },
 } as const satisfies CliTable;
+
+export const SCREENSHOT_REWARD_TABLE = {
+  command: "npm run screenshot:reward --",
+  summary:
+    "Trains RLVR beside a written reward on the built page in headless Chromium (the code comes in the link, so the script presses Run first) and takes the response-length chart and the reward-hacking checks.",
+  flags: {
+    reward: {
+      kind: "string",
+      arg: "FILE",
+      default: "examples/rewards/length-bonus.js",
+      help: "the written reward (the user variant), trained beside RLVR",
+    },
+    preset: {
+      kind: "enum",
+      of: PRESET_NAMES,
+      default: "smoke",
+      arg: "NAME",
+      help: "the preset whose settings the run takes (its variants replaced by rlvr and user)",
+    },
+    steps: { kind: "int", min: 6, max: 200, default: 60, help: "RL steps the page trains" },
+    seed: { kind: "int", min: 0, max: 2147483647, default: 1, help: "the run's seed" },
+    "multiple-choice": {
+      kind: "bool",
+      help: "ask with options A–D (the final box holds the letter)",
+    },
+    out: {
+      kind: "string",
+      arg: "PREFIX",
+      default: "docs/reward-length-bonus",
+      help: "PNG files PREFIX-chart.png (response length) and PREFIX-checks.png (the checks)",
+    },
+  },
+} as const satisfies CliTable;

@@ -100,3 +100,7 @@ export {
   shuffleOptions,
   ACRE_DEFAULT_ALPHAS,
 } from "./acre";
+// A written reward ("Your reward"): the sandbox and its inputs and result.
+export { loadSandbox, SANDBOX_LIMITS } from "./sandbox";
+export type { SandboxEngine } from "./sandbox";
+export { scoreUserReward, USER_REWARD_DEFAULT_CODE, USER_REWARD_MAX_CHARS } from "./user-reward";

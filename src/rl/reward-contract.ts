@@ -5,7 +5,7 @@
  * never on the page's thread nor in the GPU loop's way); in Node it runs in
  * process. Both call `scoreBatch`, so they cannot disagree.
  */
-import { mulberry32, type GroupScore } from "../rewards/index";
+import { loadSandbox, mulberry32, type GroupScore, type SandboxEngine } from "../rewards/index";
 import type { TaskPrompt } from "../tasks/types";
 import type { VariantConfig } from "../settings/experiment";
 import type { PrmProvider, StepScores } from "../prm/scorer";
@@ -59,7 +59,11 @@ export function scoringPrompt(p: TaskPrompt): ScoringPrompt {
  * they entered the trainer; the scorers take them as they are.
  * @throws Error when texts and prompts differ in number or the variant is unknown.
  */
-export function scoreBatch(req: ScoreRequest, stepScores?: StepScores): ScoreResponse {
+export function scoreBatch(
+  req: ScoreRequest,
+  stepScores?: StepScores,
+  sandbox?: SandboxEngine,
+): ScoreResponse {
   if (req.texts.length !== req.prompts.length) {
     throw new Error(
       `scoreBatch: ${req.prompts.length} prompts but ${req.texts.length} groups of texts`,
@@ -82,6 +86,7 @@ export function scoreBatch(req: ScoreRequest, stepScores?: StepScores): ScoreRes
       rng,
       passes: req.passes?.[g] ?? {},
       stepScores: stepScores?.[g],
+      sandbox,
     }),
   );
   return { groups };
@@ -94,8 +99,14 @@ export function scoreBatch(req: ScoreRequest, stepScores?: StepScores): ScoreRes
  *   or its images do not match its prompts; the PRM's own errors (a missing,
  *   corrupt or wrong-shaped file, named) pass through; scoreBatch's errors.
  */
-export async function scoreRequest(req: ScoreRequest, prm?: PrmProvider): Promise<ScoreResponse> {
-  if (variantEntry(req.variant.name).prm !== true) return scoreBatch(req);
+export async function scoreRequest(
+  req: ScoreRequest,
+  prm?: PrmProvider,
+  sandbox: SandboxProvider = loadSandbox,
+): Promise<ScoreResponse> {
+  const entry = variantEntry(req.variant.name);
+  if (entry.sandboxed === true) return scoreBatch(req, undefined, await sandbox());
+  if (entry.prm !== true) return scoreBatch(req);
   if (!prm) throw new Error(`${req.variant.name}: this reward scorer has no PRM to run`);
   if (!req.images || req.images.length !== req.prompts.length)
     throw new Error(
@@ -109,6 +120,9 @@ export async function scoreRequest(req: ScoreRequest, prm?: PrmProvider): Promis
   });
   return scoreBatch(req, stepScores);
 }
+
+/** Loads the reward sandbox for a written reward (default: loadSandbox, the package's own wasm file). */
+export type SandboxProvider = () => Promise<SandboxEngine>;
 
 /** A scorer in this thread (Node: the CLI; tests): scoreRequest with `prm` as its PRM. */
 export function createInProcessScorer(prm?: PrmProvider): RewardScorer {

@@ -39,6 +39,7 @@ import {
   type ServerLimits,
 } from "./protocol";
 import { QueueFull, RequestQueue } from "./queue";
+import { UserRewardFailed, type ServedUserReward } from "./user-scoring";
 import {
   COMPONENTS_OF,
   JUDGE_OF,
@@ -71,6 +72,8 @@ export interface RewardServerOptions {
   judge?: AsyncJudge & { stats?(): JudgeStats; abort?(): void };
   /** Where one-line notes go (default: nowhere). Never given a request's texts or a key. */
   log?: (line: string) => void;
+  /** The operator's written reward (--reward FILE): required by, and only read for, the user variant. */
+  user?: ServedUserReward;
 }
 
 /** The reward of one rollout as scoreRequest returns it. */
@@ -140,6 +143,14 @@ export function buildRewardServer(options: RewardServerOptions): RewardServer {
   for (const [k, v] of Object.entries(limits))
     if (!Number.isInteger(v) || v < 0) throw new Error(`limits.${k} must be an integer >= 0`);
   const weights = variantWeights(variant, options.weights);
+  // A written reward runs only from the operator's file, never from weights or a request.
+  if (variant === "user" && !options.user)
+    throw new Error("variant user needs the operator's --reward FILE");
+  if (
+    variant === "user" &&
+    (options.weights as Record<string, unknown> | undefined)?.code !== undefined
+  )
+    throw new Error("weights.code: a written reward's code comes only from --reward FILE");
   if (JUDGE_OF[variant] !== "none" && !options.judge)
     throw new Error(
       `variant ${variant} needs an LLM judge: set REWARD_JUDGE_URL and REWARD_JUDGE_MODEL`,
@@ -155,7 +166,13 @@ export function buildRewardServer(options: RewardServerOptions): RewardServer {
     judgeFailures: 0,
     groupsOfOne: 0,
   };
-  const settings = { variant, weights, judge: options.judge, maxGroupSize: limits.maxGroupSize };
+  const settings = {
+    variant,
+    weights,
+    judge: options.judge,
+    maxGroupSize: limits.maxGroupSize,
+    user: variant === "user" ? options.user : undefined,
+  };
   const warn = rateLimitedLog(log, WARN_EVERY_MS);
   /** Adds a scoring's counts and says, at most once a minute, what degraded. */
   const tally = (r: BatchRewards, timedOut: boolean) => {
@@ -315,16 +332,26 @@ export function buildRewardServer(options: RewardServerOptions): RewardServer {
         counts.badRequests++;
         return reply.code(400).send({ error: e.message });
       }
+      // The operator's written reward failed: say why (the message names its line).
+      if (e instanceof UserRewardFailed) return reply.code(500).send({ error: e.message });
       throw e;
     }
   }
 
-  const keys = COMPONENTS_OF[variant];
+  /**
+   * The component names a reply reports: the variant's; for a written reward the
+   * names its code returned for any rollout of the request (0 where a group's code
+   * returned other names).
+   */
+  const keysOf = (r: Rewarded[]): readonly string[] =>
+    variant === "user"
+      ? [...new Set(r.flatMap((x) => Object.keys(x.components)))]
+      : COMPONENTS_OF[variant];
 
   app.post("/get_reward", (req, reply) =>
     serve(reply, req.body, readOpenRlhfRequest, (r) => {
       const extra: Record<string, number[]> = {};
-      for (const k of keys) extra[k] = r.map((x) => x.components[k]);
+      for (const k of keysOf(r)) extra[k] = r.map((x) => x.components[k] ?? 0);
       return {
         rewards: r.map((x) => x.total),
         scores: r.map((x) => (x.verifierPassed ? 1 : 0)),
@@ -334,13 +361,16 @@ export function buildRewardServer(options: RewardServerOptions): RewardServer {
   );
 
   app.post("/verl/compute_score", (req, reply) =>
-    serve(reply, req.body, readVerlRequest, (r) => ({
-      results: r.map((x) => {
-        const row: Record<string, number> = { score: x.total };
-        for (const k of keys) row[k] = x.components[k];
-        return row;
-      }),
-    })),
+    serve(reply, req.body, readVerlRequest, (r) => {
+      const keys = keysOf(r);
+      return {
+        results: r.map((x) => {
+          const row: Record<string, number> = { score: x.total };
+          for (const k of keys) row[k] = x.components[k] ?? 0;
+          return row;
+        }),
+      };
+    }),
   );
 
   const stats = (): ServerStats => ({

@@ -15,6 +15,7 @@ import { DEFAULT_ASSEMBLY } from "./assembly";
 import type { JudgeClientOptions } from "./judge-client";
 import { DEFAULT_LIMITS } from "./protocol";
 import { SERVED_VARIANTS, isServedVariant, type ServedVariant } from "./scoring";
+import { readRewardFile } from "./reward-file";
 
 /** The environment variables of the judge. */
 const JUDGE_ENV = {
@@ -78,6 +79,8 @@ export interface ServeSettings {
   config: ServeConfig;
   /** Present when the variant calls a judge. */
   judge: JudgeClientOptions | null;
+  /** The written reward's code from --reward FILE (variant user); null otherwise. */
+  rewardCode: string | null;
   drainTimeoutMs: number;
 }
 
@@ -133,7 +136,14 @@ export function readServeSettings(
   const groupSize = config.assembly?.groupSize;
   if (groupSize === 1)
     throw new Error("--group-size: must be 0 (off) or at least 2 (a group of one is never ranked)");
-  const variant = values.variant ?? config.variant;
+  // --reward FILE serves the written reward (variant user), and only the file's code.
+  const variant =
+    values.variant ?? config.variant ?? (values.reward !== undefined ? "user" : undefined);
+  if (values.reward !== undefined && variant !== "user")
+    throw new Error(`--reward: serves the user variant, not --variant ${variant}\n${USAGE}`);
+  if (variant === "user" && values.reward === undefined)
+    throw new Error(`--variant user: needs --reward FILE (the written reward to serve)\n${USAGE}`);
+  const rewardCode = values.reward !== undefined ? readRewardFile(values.reward) : null;
   if (variant === undefined) throw new Error(`--variant: required\n${USAGE}`);
   if (!isServedVariant(variant))
     throw new Error(
@@ -157,6 +167,7 @@ export function readServeSettings(
     port,
     config,
     judge,
+    rewardCode,
     drainTimeoutMs: config.drainTimeoutMs ?? 60_000,
   };
 }

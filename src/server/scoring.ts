@@ -18,6 +18,7 @@
  * in which the rollouts arrived.
  */
 import { createHash } from "node:crypto";
+import { scoreServedUser, type ServedUserReward } from "./user-scoring";
 import {
   mulberry32,
   parseJudgeScore,
@@ -35,7 +36,7 @@ import type { AsyncJudge } from "./judge-client";
 import { BadRequest, type GoldLabel, type RolloutInput } from "./protocol";
 
 /** The variants the server computes from texts alone (names of src/settings/variant-table.ts). */
-export const SERVED_VARIANTS = ["rlvr", "structreward", "pointwise-gr", "grr"] as const;
+export const SERVED_VARIANTS = ["rlvr", "structreward", "pointwise-gr", "grr", "user"] as const;
 export type ServedVariant = (typeof SERVED_VARIANTS)[number];
 
 /** Which served variants call a judge. */
@@ -44,6 +45,7 @@ export const JUDGE_OF: Readonly<Record<ServedVariant, "none" | "pointwise" | "gr
   structreward: "none",
   "pointwise-gr": "pointwise",
   grr: "groupwise",
+  user: "none",
 };
 
 /**
@@ -58,6 +60,8 @@ export const COMPONENTS_OF: Readonly<Record<ServedVariant, readonly string[]>> =
   structreward: ["fmt", "right", "rule", "cons", "hasReference"],
   "pointwise-gr": ["rVer", "rGr", "judgeFailed"],
   grr: ["rVer", "rRank", "judgeFailed", "groupSize", "groupOfOne", "groupTimedOut"],
+  // A written reward's components are the names its code returns (user-scoring.ts).
+  user: [],
 };
 
 /** True when `name` is a served variant. */
@@ -107,6 +111,8 @@ export interface ScoreSettings {
   judge?: AsyncJudge;
   /** Largest group a groupwise judge ranks. */
   maxGroupSize: number;
+  /** The operator's written reward (--reward FILE), required by the user variant. */
+  user?: ServedUserReward;
 }
 
 /**
@@ -186,6 +192,11 @@ async function scoreGroup(
 ): Promise<{ rewards: RolloutReward[]; judgeCalls: number; judgeFailures: number }> {
   const { variant, weights } = settings;
   const rng = mulberry32(0); // read only by the lab's noisy auditor, not by a replayed judge
+  if (variant === "user") {
+    if (!settings.user) throw new Error("variant user needs the operator's --reward FILE");
+    const g = await scoreServedUser(settings.user, prompt, texts);
+    return { rewards: g.rollouts.map(plain), judgeCalls: 0, judgeFailures: 0 };
+  }
   if (variant === "rlvr") {
     const g = scoreRLVR(prompt, texts);
     return { rewards: g.rollouts.map(plain), judgeCalls: 0, judgeFailures: 0 };

@@ -14,9 +14,15 @@ export const SERVE_TABLE = {
     variant: {
       kind: "string",
       arg: "NAME",
-      defaultText: "the config file's (one of the two is required)",
+      defaultText: "the config file's; user with --reward (one of them is required)",
       range: `one of ${SERVED_VARIANTS.join(", ")} (the others need generation passes or a learned PRM)`,
       help: "the reward design to serve",
+    },
+    reward: {
+      kind: "string",
+      arg: "FILE",
+      range: "a JavaScript file defining reward(group), at most 64000 characters",
+      help: "serve this written reward (variant user, implied): only this file's code runs, in the reward sandbox; no request or config field carries code",
     },
     port: {
       kind: "int",

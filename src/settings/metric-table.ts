@@ -782,6 +782,18 @@ const FIXED_METRICS = [
     rows: ["aux"],
   },
   {
+    key: "components/reward",
+    label: "reward (yours)",
+    unit: "reward",
+    formula: "reward(group)[i], your code's number for rollout i",
+    source: "docs/reward-spec.md §8",
+    description:
+      "Your reward when it returns one number per rollout. Named components it returns are logged under their own names.",
+    group: "component",
+    order: 19,
+    rows: ["component"],
+  },
+  {
     key: "components/rVer",
     label: "r_ver (verifier)",
     unit: "reward",

@@ -16,10 +16,18 @@ import {
 } from "./variant-table";
 import type { EstimatorName } from "./estimator-table";
 
-/** A live change as a chart marker shows it: "lambda=2, sigmaJ=0.3" (weights, then judge settings). */
+/**
+ * A live change as a chart marker shows it: "lambda=2, sigmaJ=0.3" (weights,
+ * then judge settings); a long text value (a written reward's code) by its
+ * length, "code (93 characters)".
+ */
 export function patchLabel(patch: { weights?: object; judge?: object }): string {
   return [...Object.entries(patch.weights ?? {}), ...Object.entries(patch.judge ?? {})]
-    .map(([k, v]) => `${k}=${String(v)}`)
+    .map(([k, v]) =>
+      typeof v === "string" && v.length > 24
+        ? `${k} (${v.length} characters)`
+        : `${k}=${String(v)}`,
+    )
     .join(", ");
 }
 

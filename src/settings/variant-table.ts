@@ -32,12 +32,17 @@ import {
   SCS_NOISE_RANGE,
   ACRE_DEFAULT_ALPHAS,
   STRUCT_DEFAULT_WEIGHTS,
+  scoreUserReward,
+  USER_REWARD_DEFAULT_CODE,
+  USER_REWARD_MAX_CHARS,
   type GroupScore,
   type Rng,
+  type SandboxEngine,
 } from "../rewards/index";
 import type { TaskPrompt } from "../tasks/types";
 import type { EstimatorName } from "./estimator-table";
 import type { AuxConfig } from "./aux-config";
+import { numberRanges, type NumberRange } from "./number-ranges";
 
 /** Which judge a variant calls: none, one call per rollout, or one call per group (GRR §2–§3). */
 export type JudgeKind = "none" | "pointwise" | "groupwise";
@@ -106,7 +111,9 @@ export type WeightInfo =
       tip: string;
       paper: string;
       options: readonly ChoiceOption[];
-    };
+    }
+  /** A written reward's code: the page's editor, not a slider; a fork keeps it. */
+  | { kind: "code"; label: string; short: string; tip: string };
 
 /**
  * The judge a variant calls and its noise (docs/reward-spec.md §2 "The lab's
@@ -188,6 +195,8 @@ interface VariantScoreArgs<W> {
    * otherwise.
    */
   stepScores?: readonly (readonly number[])[];
+  /** The loaded reward sandbox, for an entry with `sandboxed: true`; absent otherwise. */
+  sandbox?: SandboxEngine;
 }
 
 /** Where a variant's formula comes from. */
@@ -214,32 +223,6 @@ export interface ContinuationSettings {
    * through their images); absent or false: sampled at the step's temperature.
    */
   greedy?: boolean;
-}
-
-/** A number weight's range and kind, read from its schema (the page's slider and number fields use it). */
-export interface NumberRange {
-  min: number;
-  max: number;
-  /** An integer weight (a count): the page steps by 1. */
-  integer: boolean;
-}
-
-/**
- * The range of every number field of an object schema (its defaults
- * unwrapped): the one place a weight's bounds are written is its schema.
- * @throws Error naming a number field without both bounds (a table entry's bug).
- */
-function numberRanges(schema: z.ZodObject): Readonly<Record<string, NumberRange>> {
-  const out: Record<string, NumberRange> = {};
-  for (const [key, field] of Object.entries(schema.shape)) {
-    const inner = field instanceof z.ZodDefault ? field.unwrap() : field;
-    if (!(inner instanceof z.ZodNumber)) continue;
-    const { minValue: min, maxValue: max } = inner;
-    if (min === null || max === null || !Number.isFinite(min) || !Number.isFinite(max))
-      throw new Error(`weight '${key}': its schema needs a finite min and max`);
-    out[key] = { min, max, integer: inner.isInt };
-  }
-  return out;
 }
 
 /** An entry as written in the table: its scorer sees its own typed weights. */
@@ -269,6 +252,8 @@ interface VariantSpec<N extends string, S extends z.ZodObject> {
    * before the scorer. Absent: false.
    */
   prm?: boolean;
+  /** The reward is written code run in the sandbox (src/rewards/sandbox.ts), loaded before the scorer. */
+  sandboxed?: boolean;
   /** Estimator the variant trains with unless set (absent: the algorithm's). */
   estimator?: EstimatorName;
   /**
@@ -306,6 +291,7 @@ export interface VariantEntry<N extends string = string, W = unknown> {
   judge: JudgeKind;
   passes: readonly GenerationPass[];
   prm?: boolean;
+  sandboxed?: boolean;
   estimator?: EstimatorName;
   /** Weights whose paper value depends on the estimator, for `estimator` (VariantSpec.estimatorWeights). */
   estimatorWeights?(estimator: EstimatorName): Partial<W>;
@@ -403,6 +389,14 @@ const ACRE_LENGTH_INFO: Record<"omega" | "lMin" | "lMax", WeightInfo> = {
     paper: 32,
     pageMax: 64,
   },
+};
+
+/** The page's text for the user variant's code. */
+const USER_CODE_INFO: WeightInfo = {
+  kind: "code",
+  label: "Your reward (JavaScript)",
+  short: "code",
+  tip: "function reward(group) returns one number per rollout, or named arrays summed with your `weights`.",
 };
 
 const GRR_PAPER = "“Prioritizing the Best: Groupwise Ranking Reward” (GRR)";
@@ -886,6 +880,32 @@ export const VARIANT_TABLE = [
       scoreAcreBaseline(prompt, texts, {
         length: { omega: weights.omega, lMin: weights.lMin, lMax: weights.lMax },
       }),
+  }),
+  defineVariant({
+    name: "user",
+    label: "Your reward",
+    color: "#762a83",
+    formula: [
+      "R = reward(group)[i], or Σ_k w_k · reward(group)[k][i]",
+      "your JavaScript, run per group in a sandbox",
+    ],
+    source: {
+      paper: "no paper: the reward you write",
+      where: "docs/reward-spec.md §8 (inputs, result, sandbox limits)",
+    },
+    blurb:
+      "The reward you write in JavaScript. The policy optimises what it says, not what you meant: watch the reward-hacking checks.",
+    weights: z.strictObject({
+      code: z.string().max(USER_REWARD_MAX_CHARS).default(USER_REWARD_DEFAULT_CODE),
+    }),
+    weightInfo: { code: USER_CODE_INFO },
+    judge: "none",
+    passes: [],
+    sandboxed: true,
+    score: ({ prompt, texts, weights, sandbox }) => {
+      if (!sandbox) throw new Error("user: the reward sandbox is not loaded");
+      return scoreUserReward(sandbox, weights.code, prompt, texts);
+    },
   }),
 ] as const;
 

@@ -14,7 +14,12 @@
  */
 import { createStore, type StoreApi } from "zustand/vanilla";
 import { withPatch, type Experiment, type VariantConfig } from "../settings/experiment";
-import type { VariantName, WeightPatch, WeightValue } from "../settings/variant-table";
+import {
+  variantEntry,
+  type VariantName,
+  type WeightPatch,
+  type WeightValue,
+} from "../settings/variant-table";
 import type { TrainerCommand, TrainerEvent } from "../workers/protocol";
 import type { Marker, MetricRow } from "../run/run-types";
 import {
@@ -31,6 +36,7 @@ import { DEFAULT_EXPERIMENT } from "../settings/experiment";
 import { presetExperiment } from "../settings/presets";
 import { lessonSlice, type LessonState } from "./lesson";
 import type { Recording } from "./recording";
+import { HELD_CODE_MESSAGE } from "./reward-code";
 
 type XAxisKind = "step" | "time";
 
@@ -86,6 +92,10 @@ export interface LabState extends RunData, LessonState {
   overlays: OverlayRun[];
   trainer: TrainerPort | null;
   recordings: RecordingLoader | null;
+  /** A written reward's code from a link, not yet allowed to run (./reward-code.ts). */
+  rewardCodeHeld: boolean;
+  /** The user read the held code and pressed Run: training may run it. */
+  runRewardCode(): void;
 
   attachTrainer(port: TrainerPort | null): void;
   attachRecordings(loader: RecordingLoader | null): void;
@@ -173,6 +183,11 @@ function structural(e: Experiment): string {
     ...e,
     variants: e.variants.map(({ weights: _w, judge: _j, ...rest }) => rest),
   });
+}
+
+/** Whether two configs of one variant have the same weights (a written reward: the same code). */
+function sameWeights(a: VariantConfig, b: VariantConfig): boolean {
+  return JSON.stringify(a.weights) === JSON.stringify(b.weights);
 }
 
 /** True when the edited experiment differs from the running one in something only `init` can apply. */
@@ -310,6 +325,17 @@ export function createLabStore(
       overlays: [],
       trainer: null,
       recordings: null,
+      rewardCodeHeld: false,
+      runRewardCode: () => {
+        set({ rewardCodeHeld: false });
+        // Code held while a run was live goes to the trainer now, as a typed edit would.
+        const sent = get().sentExperiment;
+        for (const v of get().experiment.variants) {
+          const was = sent?.variants.find((x) => x.name === v.name);
+          if (was && variantEntry(v.name).sandboxed === true && !sameWeights(was, v))
+            sendWeightsNow(v.name);
+        }
+      },
 
       attachTrainer: (port) => set({ trainer: port }),
       attachRecordings: (loader) => set({ recordings: loader }),
@@ -363,6 +389,8 @@ export function createLabStore(
         }));
         // Not initialized yet: the next init carries the weights.
         if (!get().sentExperiment?.variants.some((v) => v.name === variant)) return;
+        // A link's code waits for Run (./reward-code.ts); runRewardCode sends it then.
+        if (get().rewardCodeHeld && variantEntry(variant).sandboxed === true) return;
         const t = pendingWeights.get(variant);
         if (t) clearTimeout(t);
         pendingWeights.set(
@@ -380,6 +408,7 @@ export function createLabStore(
       init: () => sendInit(),
       train: () => {
         const s = get();
+        if (s.rewardCodeHeld) return s.reportError(HELD_CODE_MESSAGE, false, "page");
         if (needsInit(s) && !hasRunData(s)) sendInit();
         get().flushWeights();
         set({ viewingRun: null });
@@ -388,6 +417,7 @@ export function createLabStore(
       pause: () => send({ type: "pause" }),
       stepOnce: () => {
         const s = get();
+        if (s.rewardCodeHeld) return s.reportError(HELD_CODE_MESSAGE, false, "page");
         if (needsInit(s) && !hasRunData(s)) sendInit();
         get().flushWeights();
         set({ viewingRun: null });

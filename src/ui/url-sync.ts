@@ -8,6 +8,7 @@
 import type { StoreApi } from "zustand/vanilla";
 import type { LabState } from "../store/lab-store";
 import { presetOf } from "../store/lesson";
+import { heldRewardCode } from "../store/reward-code";
 import { decodeExperiment, decodePreset, encodeLink } from "./lib/url-state";
 
 /** The experiment, preset and message of a hash. */
@@ -25,7 +26,8 @@ function read(hash: string) {
  */
 export function syncUrl(store: StoreApi<LabState>): () => void {
   const first = read(location.hash);
-  store.setState(first);
+  // A written reward in the link is shown, and runs only after the user presses Run.
+  store.setState({ ...first, rewardCodeHeld: heldRewardCode(first.experiment) });
   const write = (s: LabState) => {
     const hash = `#${encodeLink(s.experiment, s.presetName)}`;
     if (location.hash !== hash) history.replaceState(null, "", hash);
@@ -38,7 +40,11 @@ export function syncUrl(store: StoreApi<LabState>): () => void {
   // replaceState does not fire hashchange: this only sees the user's own edits.
   const onHash = () => {
     const next = read(location.hash);
-    store.setState({ urlError: next.urlError, presetName: next.presetName });
+    store.setState({
+      urlError: next.urlError,
+      presetName: next.presetName,
+      rewardCodeHeld: heldRewardCode(next.experiment),
+    });
     store.getState().updateExperiment(() => next.experiment);
   };
   window.addEventListener("hashchange", onHash);

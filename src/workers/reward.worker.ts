@@ -8,7 +8,9 @@
  * The PRM is fetched and opened on the first batch of a variant that reads it;
  * a missing, corrupt or wrong-shaped file fails those batches with an error
  * naming the file (src/prm/file.ts), and every other variant's batch is
- * scored as before.
+ * scored as before. A written reward ("Your reward") runs in the QuickJS
+ * sandbox (src/rewards/sandbox.ts), loaded from its served wasm file on the
+ * first batch that needs it.
  */
 import { ortWasmPaths } from "../onnx/browser-wasm";
 import { cachedPrm, openPrm } from "../prm/file";
@@ -20,6 +22,7 @@ import {
   type RewardWorkerCommand,
   type RewardWorkerEvent,
 } from "./reward-protocol";
+import { loadBrowserSandbox } from "./quickjs-wasm";
 
 declare const self: DedicatedWorkerGlobalScope;
 
@@ -69,7 +72,11 @@ self.onmessage = async (ev: MessageEvent) => {
     return;
   }
   try {
-    post({ type: "scored", id: msg.id, response: await scoreRequest(msg.request, prm) });
+    post({
+      type: "scored",
+      id: msg.id,
+      response: await scoreRequest(msg.request, prm, loadBrowserSandbox),
+    });
   } catch (e) {
     post({ type: "error", id: msg.id, message: (e as Error).message });
   }

@@ -7,6 +7,7 @@
  * reference; every eval metric the producer returns is in the metric table.
  */
 import { rolloutPrefixes } from "../../src/prm/scorer";
+import { loadSandbox } from "../../src/rewards/sandbox";
 import { describe, expect, it } from "vitest";
 import { mulberry32 } from "../../src/rewards/index";
 import { groupAdvantages } from "../../src/kernels/advantages/reference";
@@ -90,7 +91,10 @@ describe("variant table", () => {
         const defaults: Readonly<Record<string, unknown>> = entry.weights.parse({});
         expect(Object.keys(entry.weightInfo).sort()).toEqual(Object.keys(defaults).sort());
         const paper = Object.fromEntries(
-          Object.entries(entry.weightInfo).map(([k, w]) => [k, w.paper]),
+          Object.entries(entry.weightInfo).map(([k, w]) => [
+            k,
+            w.kind === "code" ? defaults[k] : w.paper,
+          ]),
         );
         expect(entry.weights.parse(paper)).toEqual(paper);
         for (const [k, w] of Object.entries(entry.weightInfo)) {
@@ -117,6 +121,10 @@ describe("variant table", () => {
                 `${k}=${bad}`,
               ).toContain(k);
             }
+          } else if (w.kind === "code") {
+            // A written reward's code: a string, capped.
+            expect(typeof defaults[k], k).toBe("string");
+            expect(() => entry.weights.parse({ [k]: "x".repeat(100_000) })).toThrow();
           } else {
             // Every choice the schema allows has a label and a formula, and no other.
             for (const o of w.options) {
@@ -146,7 +154,7 @@ describe("variant table", () => {
         expect(Array.isArray(entry.passes)).toBe(true);
       });
 
-      it("scores a batch of groups through the reward side, with components the metric table knows", () => {
+      it("scores a batch of groups through the reward side, with components the metric table knows", async () => {
         // A variant that reads the PRM gets its step scores (here 0.5 for every step).
         const steps = entry.prm
           ? texts.map((g) => g.map((t) => rolloutPrefixes(t).map(() => 0.5)))
@@ -160,6 +168,8 @@ describe("variant table", () => {
             passes: passesFor(entry),
           },
           steps,
+          // A written reward runs in the sandbox (its default code: RLVR in the editor's terms).
+          entry.sandboxed ? await loadSandbox() : undefined,
         );
         expect(res.groups).toHaveLength(prompts.length);
         for (const [g, group] of res.groups.entries()) {
@@ -178,6 +188,7 @@ describe("variant table", () => {
         // The reference trace passes the verifier: the groupwise judge is called once per group.
         if (entry.judge === "groupwise") for (const g of res.groups) expect(g.judgeCalls).toBe(1);
         // Same seed, same rewards.
+        const sandbox = entry.sandboxed ? await loadSandbox() : undefined;
         const again = scoreBatch(
           {
             variant: variantDefaults(entry.name),
@@ -187,7 +198,18 @@ describe("variant table", () => {
             passes: passesFor(entry),
           },
           steps,
+          sandbox,
         );
+        // A written reward without its sandbox says so.
+        if (entry.sandboxed)
+          expect(() =>
+            scoreBatch({
+              variant: variantDefaults(entry.name),
+              prompts: prompts.map(scoringPrompt),
+              texts,
+              seed: 5,
+            }),
+          ).toThrow(/reward sandbox is not loaded/);
         expect(again).toEqual(res);
         // A PRM variant without step scores says the PRM gave none.
         if (entry.prm)

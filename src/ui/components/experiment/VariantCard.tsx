@@ -14,6 +14,7 @@ import {
 import { sliderRange, weightKeys, weightPatch } from "../../../settings/weight-controls";
 import { NumberInput, Select, Slider, Tip } from "../Field";
 import { JudgeSliders } from "./JudgeSliders";
+import { RewardEditor } from "./RewardEditor";
 
 /** The formula lines of a choice weight set away from the paper's ("mapping EDN: γ^(m−1), …"). */
 function choiceFormulaLines<N extends VariantName>(
@@ -58,6 +59,8 @@ function ForkBox<N extends VariantName>({ name }: { name: N }) {
       <div className="fork-row">
         {keys.map((w) => {
           const info = entry.weightInfo[w];
+          // A written reward's code is not forked: the fork trains the same code.
+          if (info.kind === "code") return null;
           // The fork takes the schema's whole range (the slider may show less).
           const range = entry.ranges[w];
           return info.kind === "choice" ? (
@@ -166,6 +169,7 @@ export function VariantCard<N extends VariantName>({ name }: { name: N }) {
       )}
       {keys.map((w) => {
         const info = entry.weightInfo[w];
+        if (info.kind === "code") return <RewardEditor key={w} name={name} weight={w} />;
         return info.kind === "choice" ? (
           <Select
             key={w}
