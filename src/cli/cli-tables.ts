@@ -18,6 +18,7 @@ import {
   SAMPLED_EVAL_TABLE,
   SCREENSHOT_CREDIT_TABLE,
   SCREENSHOT_LESSON_TABLE,
+  SCS_STEP1_TABLE,
 } from "./script-flags";
 import { TRAIN_PRM_TABLE, TRAIN_SFT_TABLE } from "./train-flags";
 
@@ -39,6 +40,7 @@ export const CLI_TABLES: readonly { entry: string; table: CliTable }[] = [
   { entry: "scripts/pack-mnist.ts", table: PACK_MNIST_TABLE },
   { entry: "scripts/screenshot-lesson.ts", table: SCREENSHOT_LESSON_TABLE },
   { entry: "scripts/screenshot-credit.ts", table: SCREENSHOT_CREDIT_TABLE },
+  { entry: "scripts/scs-step1-continuations.ts", table: SCS_STEP1_TABLE },
 ];
 
 /** The markers in docs/cli.md between which the generated reference stands. */
