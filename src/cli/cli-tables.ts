@@ -19,6 +19,7 @@ import {
   SCREENSHOT_CREDIT_TABLE,
   SCREENSHOT_LESSON_TABLE,
   SCREENSHOT_REWARD_TABLE,
+  SCS_STEP1_TABLE,
 } from "./script-flags";
 import { TRAIN_PRM_TABLE, TRAIN_SFT_TABLE } from "./train-flags";
 
@@ -41,6 +42,7 @@ export const CLI_TABLES: readonly { entry: string; table: CliTable }[] = [
   { entry: "scripts/screenshot-lesson.ts", table: SCREENSHOT_LESSON_TABLE },
   { entry: "scripts/screenshot-credit.ts", table: SCREENSHOT_CREDIT_TABLE },
   { entry: "scripts/screenshot-reward.ts", table: SCREENSHOT_REWARD_TABLE },
+  { entry: "scripts/scs-step1-continuations.ts", table: SCS_STEP1_TABLE },
 ];
 
 /** The markers in docs/cli.md between which the generated reference stands. */

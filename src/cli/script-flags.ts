@@ -1,7 +1,7 @@
 /**
  * The flags of the lab's scripts that take any (scripts/sampled-eval.ts,
  * scripts/pack-mnist.ts, scripts/resave-checkpoints.ts,
- * scripts/screenshot-lesson.ts): one table each, for the parser, --help and
+ * scripts/screenshot-lesson.ts, scripts/scs-step1-continuations.ts): one table each, for the parser, --help and
  * docs/cli.md.
  */
 import type { CliTable } from "../lib/cli-table";
@@ -197,6 +197,28 @@ export const SCREENSHOT_REWARD_TABLE = {
       arg: "PREFIX",
       default: "docs/reward-length-bonus",
       help: "PNG files PREFIX-chart.png (response length) and PREFIX-checks.png (the checks)",
+    },
+  },
+} as const satisfies CliTable;
+
+export const SCS_STEP1_TABLE = {
+  command: "npm run diag:scs-step1 --",
+  summary:
+    "The SCS pass of one seed's first RL step on the scs-paper cold start, as a claims run makes it: one JSON line per rollout with its class, its m continuations and their parsed answers, |A| and r_con.",
+  flags: {
+    seed: {
+      kind: "int",
+      min: 0,
+      max: 2 ** 31 - 1,
+      default: 303,
+      help: "the run seed whose step-1 prompts and rollouts are made",
+    },
+    class: {
+      kind: "enum",
+      of: ROLLOUT_CLASSES.map((c) => c.key),
+      arg: "KEY",
+      defaultText: "every class",
+      help: "print only the rollouts of this class",
     },
   },
 } as const satisfies CliTable;
