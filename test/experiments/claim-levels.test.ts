@@ -45,9 +45,11 @@ describe("claimsAtLevels", () => {
     expect(claims[5].arms).toEqual([
       { key: "prm sft-cold-start", variant: "prm", weights: {}, prm: "sft-cold-start" },
     ]);
-    expect(claims[5].curves!.map((c) => c.arms)).toEqual([
-      ["rlvr", "prm sft-cold-start"],
-      ["rlvr", "prm sft-cold-start"],
+    // IncR, response length and steps per trace, each for RLVR and this level's PRM arm.
+    expect(claims[5].curves!.map((c) => [c.metric, c.arms])).toEqual([
+      ["incR", ["rlvr", "prm sft-cold-start"]],
+      ["response_length", ["rlvr", "prm sft-cold-start"]],
+      ["stepsPerTrace", ["rlvr", "prm sft-cold-start"]],
     ]);
   });
 
