@@ -9,7 +9,8 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { type Browser, chromium } from "playwright-core";
-import { build, preview } from "vite";
+import { preview } from "vite";
+import { buildApp } from "../build-app";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const CHROMIUM = "/usr/bin/chromium";
@@ -29,11 +30,7 @@ export async function withBuiltPage<T>(
     );
   const outDir = mkdtempSync(join(tmpdir(), "reward-lab-page-"));
   const input = entry === "index.html" ? undefined : { input: join(ROOT, entry) };
-  await build({
-    root: ROOT,
-    logLevel: "error",
-    build: { outDir, emptyOutDir: true, ...(input ? { rollupOptions: input } : {}) },
-  });
+  await buildApp(ROOT, outDir, input ? { rollupOptions: input } : {});
   const server = await preview({
     root: ROOT,
     logLevel: "error",

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { build } from "vite";
+import { buildApp } from "../../scripts/build-app";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { encodeLink } from "../../src/ui/lib/url-state";
 import { presetExperiment, PICKER_PRESETS } from "../../src/settings/presets";
@@ -88,7 +88,7 @@ describe("the credit view", () => {
         `No Chromium at ${CHROMIUM}: install Debian's chromium package (apt-get install chromium), or run 'bash scripts/ensure-system-deps.sh'.`,
       );
     outDir = mkdtempSync(join(tmpdir(), "reward-lab-credit-"));
-    await build({ root: ROOT, logLevel: "error", build: { outDir, emptyOutDir: true } });
+    await buildApp(ROOT, outDir);
     site = await serveStatic(outDir, "/reward-lab/");
     browser = await chromium.launch({
       executablePath: CHROMIUM,

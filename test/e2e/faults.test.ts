@@ -13,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { build, preview, type PreviewServer } from "vite";
+import { preview, type PreviewServer } from "vite";
+import { buildApp } from "../../scripts/build-app";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { encodeExperiment } from "../../src/ui/lib/url-state";
 import { parseExperiment } from "../../src/settings/experiment";
@@ -93,7 +94,7 @@ describe("faults in the page, in headless Chromium", () => {
       );
     }
     outDir = mkdtempSync(join(tmpdir(), "reward-lab-faults-"));
-    await build({ root: ROOT, logLevel: "error", build: { outDir, emptyOutDir: true } });
+    await buildApp(ROOT, outDir);
     server = await preview({
       root: ROOT,
       logLevel: "error",

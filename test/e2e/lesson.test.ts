@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { build } from "vite";
+import { buildApp } from "../../scripts/build-app";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { decodeExperiment, decodePreset, encodeExperiment } from "../../src/ui/lib/url-state";
 import { presetEntry, presetExperiment, PICKER_PRESETS } from "../../src/settings/presets";
@@ -77,7 +77,7 @@ describe("the lesson on a plain static host", () => {
         `No Chromium at ${CHROMIUM}: install Debian's chromium package (apt-get install chromium), or run 'bash scripts/ensure-system-deps.sh'.`,
       );
     outDir = mkdtempSync(join(tmpdir(), "reward-lab-lesson-"));
-    await build({ root: ROOT, logLevel: "error", build: { outDir, emptyOutDir: true } });
+    await buildApp(ROOT, outDir);
     site = await serveStatic(outDir, "/reward-lab/");
     browser = await chromium.launch({
       executablePath: CHROMIUM,

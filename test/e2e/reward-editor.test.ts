@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { build } from "vite";
+import { buildApp } from "../../scripts/build-app";
 import { chromium, type Browser } from "playwright-core";
 import { encodeExperiment } from "../../src/ui/lib/url-state";
 import { DEFAULT_EXPERIMENT, VariantSchema } from "../../src/settings/experiment";
@@ -30,7 +30,7 @@ describe("the written reward in the browser", () => {
     if (!existsSync(CHROMIUM))
       throw new Error(`No Chromium at ${CHROMIUM}: run 'bash scripts/ensure-system-deps.sh'.`);
     outDir = mkdtempSync(join(tmpdir(), "reward-lab-editor-"));
-    await build({ root: ROOT, logLevel: "error", build: { outDir, emptyOutDir: true } });
+    await buildApp(ROOT, outDir);
     site = await serveStatic(outDir, "/reward-lab/");
     browser = await chromium.launch({
       executablePath: CHROMIUM,

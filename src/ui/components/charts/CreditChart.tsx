@@ -8,6 +8,7 @@
  * is handed (./CreditPanel.tsx reads the store).
  */
 import { memo } from "react";
+import { useFirstTurn, useStaggered } from "./stagger";
 import {
   Area,
   CartesianGrid,
@@ -130,14 +131,13 @@ function CreditTooltip({
   );
 }
 
-function CreditChartImpl({
-  lines,
-  classes,
-  variants,
-  measure,
-  height = 220,
-  bold,
-}: CreditChartProps) {
+function CreditChartImpl(props: CreditChartProps) {
+  // The data attributes and the legend follow the newest props at once; the plot redraws at this chart's
+  // turn (./stagger.ts), in its own task: drawn with the others, it made one task of the whole page's charts.
+  const { classes, variants, bold } = props;
+  const latest = props.lines;
+  const { lines, measure, height = 220 } = useStaggered(props);
+  const ready = useFirstTurn();
   const label = new Map(classes.map((c) => [c.key, c.label]));
   const data = lines.map((l) => ({ line: l, points: gapPoints(l) }));
   let lo = Infinity;
@@ -157,71 +157,79 @@ function CreditChartImpl({
         ? niceTicks(Math.min(lo, 0), Math.max(hi, 0), 5)
         : niceTicks(-1, 1, 5);
   const x = niceTicks(0, xMax, 6);
-  const attrs: Record<string, string | number> = { "data-lines": lines.length };
-  for (const l of lines) attrs[`data-line-${attrKey(l.variant)}-${l.cls}`] = l.points.length;
+  const attrs: Record<string, string | number> = { "data-lines": latest.length };
+  for (const l of latest) attrs[`data-line-${attrKey(l.variant)}-${l.cls}`] = l.points.length;
   const tick = bold ? 15 : 11;
   const r = bold ? 6 : 4;
   return (
-    <div className="credit-chart-body" data-testid="credit-chart" data-measure={measure} {...attrs}>
-      <div className="credit-plot">
-        <ResponsiveContainer width="100%" height={height}>
-          <ComposedChart margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
-            <CartesianGrid strokeDasharray="3 3" stroke="#e4e7eb" />
-            <XAxis
-              dataKey="x"
-              type="number"
-              domain={x.domain}
-              ticks={x.ticks}
-              interval={0}
-              fontSize={tick}
-              allowDuplicatedCategory={false}
-            />
-            <YAxis
-              width={bold ? 62 : 48}
-              domain={y.domain}
-              ticks={y.ticks}
-              interval={0}
-              fontSize={tick}
-              tickFormatter={(v: number) => (measure === "share" ? String(v) : signed(v))}
-            />
-            <Tooltip content={<CreditTooltip measure={measure} />} />
-            {measure !== "share" && <ReferenceLine y={0} stroke="#888" />}
-            {data.map(({ line, points }) =>
-              points.some((p) => p.band) ? (
-                <Area
-                  key={`${line.variant}:${line.cls}:band`}
-                  data={points}
-                  dataKey="band"
-                  stroke="none"
-                  fill={variantColor(line.variant)}
-                  fillOpacity={0.1}
-                  isAnimationActive={false}
-                  legendType="none"
-                  activeDot={false}
-                />
-              ) : null,
-            )}
-            {data.map(({ line, points }) => {
-              const c = variantColor(line.variant);
-              return (
-                <Line
-                  key={`${line.variant}:${line.cls}`}
-                  className={`credit-line credit-${attrKey(line.variant)}-${line.cls}`}
-                  data={points}
-                  dataKey="y"
-                  name={`${variantLabel(line.variant)} · ${label.get(line.cls) ?? line.cls}`}
-                  stroke={c}
-                  strokeWidth={bold ? 3 : 1.8}
-                  strokeDasharray={classMark(line.cls).dash}
-                  dot={dotOf(line.cls, c, r)}
-                  activeDot={false}
-                  isAnimationActive={false}
-                  connectNulls={false}
-                />
-              );
-            })}
-          </ComposedChart>
-        </ResponsiveContainer>
+    <div
+      className="credit-chart-body"
+      data-testid="credit-chart"
+      data-measure={props.measure}
+      data-drawn-measure={measure}
+      {...attrs}
+    >
+      <div className="credit-plot" style={ready ? undefined : { height }}>
+        {ready && (
+          <ResponsiveContainer width="100%" height={height}>
+            <ComposedChart margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
+              <CartesianGrid strokeDasharray="3 3" stroke="#e4e7eb" />
+              <XAxis
+                dataKey="x"
+                type="number"
+                domain={x.domain}
+                ticks={x.ticks}
+                interval={0}
+                fontSize={tick}
+                allowDuplicatedCategory={false}
+              />
+              <YAxis
+                width={bold ? 62 : 48}
+                domain={y.domain}
+                ticks={y.ticks}
+                interval={0}
+                fontSize={tick}
+                tickFormatter={(v: number) => (measure === "share" ? String(v) : signed(v))}
+              />
+              <Tooltip content={<CreditTooltip measure={measure} />} />
+              {measure !== "share" && <ReferenceLine y={0} stroke="#888" />}
+              {data.map(({ line, points }) =>
+                points.some((p) => p.band) ? (
+                  <Area
+                    key={`${line.variant}:${line.cls}:band`}
+                    data={points}
+                    dataKey="band"
+                    stroke="none"
+                    fill={variantColor(line.variant)}
+                    fillOpacity={0.1}
+                    isAnimationActive={false}
+                    legendType="none"
+                    activeDot={false}
+                  />
+                ) : null,
+              )}
+              {data.map(({ line, points }) => {
+                const c = variantColor(line.variant);
+                return (
+                  <Line
+                    key={`${line.variant}:${line.cls}`}
+                    className={`credit-line credit-${attrKey(line.variant)}-${line.cls}`}
+                    data={points}
+                    dataKey="y"
+                    name={`${variantLabel(line.variant)} · ${label.get(line.cls) ?? line.cls}`}
+                    stroke={c}
+                    strokeWidth={bold ? 3 : 1.8}
+                    strokeDasharray={classMark(line.cls).dash}
+                    dot={dotOf(line.cls, c, r)}
+                    activeDot={false}
+                    isAnimationActive={false}
+                    connectNulls={false}
+                  />
+                );
+              })}
+            </ComposedChart>
+          </ResponsiveContainer>
+        )}
       </div>
       <div className="credit-legend" data-testid="credit-legend">
         <ul className="credit-variants">
