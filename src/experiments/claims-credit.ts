@@ -76,6 +76,7 @@ function gapComparison(spec: {
 /** Ids of the mechanism claims (part of CLAIM_IDS, ./claims.ts). */
 export const MECHANISM_CLAIM_IDS = [
   "scs-pays-faithful",
+  "scs-pays-guesses",
   "grr-ranks-support",
   "acre-pays-content",
   "structreward-rule",
@@ -97,7 +98,7 @@ interface MechanismClaim {
 }
 
 /**
- * The five mechanism claims, in CLAIM_IDS order; their statistic and
+ * The six mechanism claims, in CLAIM_IDS order; their statistic and
  * threshold (a 95 % t-interval over seeds on the paper's side of 0, the
  * claims' rule) were decided before any run of them (docs/results.md).
  */
@@ -131,6 +132,40 @@ export const MECHANISM_CLAIMS: readonly MechanismClaim[] = [
         b: "scs",
         direction: 1,
         label: "RLOO − SCS, mean advantage of right answers with wrong steps",
+      }),
+    ],
+  },
+  {
+    // Fixed 2026-12-06 14:35 UTC (docs/results.md), after scs-pays-faithful's low side turned out to be mostly
+    // misreads that do not change the answer: the low side here is the guess itself, run on seeds 307–312.
+    id: "scs-pays-guesses",
+    paper: "SCS",
+    statement:
+      "SCS pays a guess less than a faithful answer: within a group, a right answer its own steps do not conclude gets a lower advantage than a faithful right answer (RLOO pays them alike), and a lower advantage than RLOO gives it.",
+    paper_figure:
+      "SCS §4.3 with Fig. 4: “a lucky-guess case: the model fails to perceive the gradations of color in the image; instead, it hallucinates a non-existent point and happens to guess the correct answer. These fake successes still receive full reward, so the policy continues to reinforce unreliable chains of thought.”",
+    metric:
+      "within-group advantage gap (faithful right − right answer the trace does not conclude), RL steps 1–5, RLOO + SCS minus RLOO; RLOO's mean advantage of right answers the trace does not conclude minus SCS's (SCS scenario, per seed)",
+    variants: ["rlvr", "scs"],
+    stability: false,
+    runs: ["scs"],
+    rlSteps: MECHANISM_STEPS,
+    comparisons: [
+      gapComparison({
+        name: "guess",
+        part: "advantage",
+        a: "scs",
+        b: "rlvr",
+        direction: 1,
+        label: "SCS − RLOO, within-group advantage gap (faithful right − unsupported right)",
+      }),
+      gapComparison({
+        name: "guess",
+        part: "low",
+        a: "rlvr",
+        b: "scs",
+        direction: 1,
+        label: "RLOO − SCS, mean advantage of unsupported right answers",
       }),
     ],
   },

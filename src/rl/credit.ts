@@ -69,6 +69,7 @@ export interface CreditRollout {
  *   unsupported   low: not the trace's own conclusion; high: its conclusion (GRR)
  *   shuffle       low: changes under ACRE's option shuffle; high: does not (ACRE, only with its pass)
  *   index-bound   low: copies a letter named before `</think>`; high: does not (ACRE's control)
+ *   guess         low: not the trace's own conclusion; high: class faithful right only (SCS's guess)
  */
 function contrastSide(name: ContrastName, r: CreditRollout): "high" | "low" | null {
   if (!r.facts.right) return null;
@@ -81,6 +82,8 @@ function contrastSide(name: ContrastName, r: CreditRollout): "high" | "low" | nu
       return r.changed === null ? null : r.changed ? "low" : "high";
     case "index-bound":
       return r.facts.indexBound ? "low" : "high";
+    case "guess":
+      return r.facts.unsupported ? "low" : r.facts.cls === "faithful-right" ? "high" : null;
   }
 }
 

@@ -133,6 +133,11 @@ const CONTRAST_TABLE = {
     label: "right answer: not index-bound − index-bound",
     source: "ACRE §3.3",
   },
+  guess: {
+    label: "right answer: faithful right − unsupported (a guess)",
+    source:
+      "SCS App. (Fig. 4) lucky-guess case: a misread, then an option the steps do not conclude",
+  },
 } as const;
 
 /** A within-group contrast's name. */

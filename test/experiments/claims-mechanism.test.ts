@@ -1,4 +1,4 @@
-// The mechanism claim scs-pays-faithful (src/experiments/claims-credit.ts) on a
+// The mechanism claims scs-pays-faithful and scs-pays-guesses (src/experiments/claims-credit.ts) on a
 // fixed tiny run made on the CPU: groups of hand-written multiple-choice
 // rollouts scored by the lab's SCS and RLVR scorers, RLOO advantages from the
 // advantage kernel's reference, the credit values of each step as the RL step
@@ -98,6 +98,21 @@ describe("scs-pays-faithful on a fixed tiny run", () => {
   it("fails with SCS's r_con forced constant", () => {
     const res = judge(rows(true));
     expect(res.verdict).toBe("not reproduced");
+  });
+
+  it("scs-pays-guesses on the same run: its low side is the guess (right, not what the steps conclude)", () => {
+    const [guesses] = selectClaims(["scs-pays-guesses"]);
+    const judgeGuesses = (r: MetricRow[]) =>
+      judgeClaim(guesses, { rows: r, stability: new Map() }, [1, 2, 3], "test");
+    const r = rows(false);
+    expect(pooledGap(r, "rlvr", 1, "guess", "advantage")).toBe(0);
+    expect(pooledGap(r, "scs", 1, "guess", "advantage")).toBeGreaterThan(0);
+    // Every guess of this run is a right answer the steps do not conclude: RLOO's mean advantage of them is above SCS's.
+    expect(pooledGap(r, "rlvr", 1, "guess", "low")).toBeGreaterThan(
+      pooledGap(r, "scs", 1, "guess", "low"),
+    );
+    expect(judgeGuesses(r).verdict).toBe("reproduced");
+    expect(judgeGuesses(rows(true)).verdict).toBe("not reproduced");
   });
 
   it("pools the gap over steps 1–5 by groups (hand computation)", () => {

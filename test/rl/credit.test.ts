@@ -119,6 +119,15 @@ describe("creditValues", () => {
       // Index-bound: only group 2 has both sides, high {FR, UN}, low {IB}.
       expect(v["credit/contrast/index-bound/advantage"]).toBeCloseTo((a[4] + a[6]) / 2 - a[5], 5);
       expect(v["credit/contrast/index-bound/groups"]).toBe(1);
+      // Guess: group 1 high {FR}, low {UN}; group 2 high {FR}, low {UN} (the index-bound answer is on neither side).
+      expect(v["credit/contrast/guess/advantage"]).toBeCloseTo(
+        (a[0] - a[2] + (a[4] - a[6])) / 2,
+        5,
+      );
+      expect(v["credit/contrast/guess/groups"]).toBe(2);
+      expect(v["credit/contrast/guess/low"]).toBeCloseTo((a[2] + a[6]) / 2, 5);
+      // Rewards: guess ((1.5 − 1.0) + (2 − 1))/2 = 0.75.
+      expect(v["credit/contrast/guess/reward"]).toBeCloseTo(0.75, 12);
       // Rewards: wrong steps ((1.5 − (1.2 + 1.0)/2) + ((2 + 1)/2 − 1))/2 = (0.4 + 0.5)/2 = 0.45.
       expect(v["credit/contrast/wrong-steps/reward"]).toBeCloseTo(0.45, 12);
     });
