@@ -2,7 +2,7 @@
  * A written reward on the page, from the built page in headless Chromium
  * (--enable-unsafe-webgpu: WebGPU on SwiftShader here):
  *   npm run screenshot:reward -- [--reward FILE] [--preset NAME] [--steps N] [--seed S]
- *                                [--multiple-choice] [--out PREFIX]
+ *                                [--multiple-choice] [--hint-rate R] [--trace-slip R] [--out PREFIX]
  * Opens a link whose experiment is preset NAME's with its variants replaced
  * by RLVR and the written reward of FILE (default the length bonus), seed S
  * and N RL steps; the code came with the link, so the page holds it until
@@ -29,7 +29,12 @@ async function main(): Promise<void> {
   const exp = parseExperiment({
     ...base,
     seed: flags.seed,
-    task: { ...base.task, ...(flags["multiple-choice"] ? { multipleChoice: true } : {}) },
+    task: {
+      ...base.task,
+      ...(flags["multiple-choice"] ? { multipleChoice: true } : {}),
+      ...(flags["hint-rate"] !== undefined ? { hintRate: flags["hint-rate"] } : {}),
+      ...(flags["trace-slip"] !== undefined ? { traceSlipRate: flags["trace-slip"] } : {}),
+    },
     algorithm: { ...base.algorithm, steps: flags.steps },
     variants: [{ name: "rlvr" }, { name: "user", weights: { code } }],
   });

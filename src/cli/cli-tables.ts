@@ -13,6 +13,7 @@ import { LAB_TABLE } from "./lab-flags";
 import { ACRE_PREMISE_TABLE, PREMISE_TABLE } from "./premise-flags";
 import { RECORD_TABLE } from "./record-flags";
 import {
+  CHECKS_TABLE,
   PACK_MNIST_TABLE,
   RESAVE_CHECKPOINTS_TABLE,
   SAMPLED_EVAL_TABLE,
@@ -43,6 +44,7 @@ export const CLI_TABLES: readonly { entry: string; table: CliTable }[] = [
   { entry: "scripts/screenshot-credit.ts", table: SCREENSHOT_CREDIT_TABLE },
   { entry: "scripts/screenshot-reward.ts", table: SCREENSHOT_REWARD_TABLE },
   { entry: "scripts/scs-step1-continuations.ts", table: SCS_STEP1_TABLE },
+  { entry: "scripts/run-checks.ts", table: CHECKS_TABLE },
 ];
 
 /** The markers in docs/cli.md between which the generated reference stands. */

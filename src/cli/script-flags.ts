@@ -192,6 +192,20 @@ export const SCREENSHOT_REWARD_TABLE = {
       kind: "bool",
       help: "ask with options A–D (the final box holds the letter)",
     },
+    "hint-rate": {
+      kind: "number",
+      min: 0,
+      max: 1,
+      defaultText: "the preset's",
+      help: "share of questions that carry an answer hint (with --trace-slip, picks the cold start)",
+    },
+    "trace-slip": {
+      kind: "number",
+      min: 0,
+      max: 1,
+      defaultText: "the preset's",
+      help: "share of SFT traces whose last step slips (picks the cold start trained with it)",
+    },
     out: {
       kind: "string",
       arg: "PREFIX",
@@ -219,6 +233,28 @@ export const SCS_STEP1_TABLE = {
       arg: "KEY",
       defaultText: "every class",
       help: "print only the rollouts of this class",
+    },
+  },
+} as const satisfies CliTable;
+
+export const CHECKS_TABLE = {
+  command: "npm run checks --",
+  summary:
+    "The page's reward-hacking checks (src/ui/lib/detectors.ts) on a run's metric rows (a `lab --out` folder or its metrics.jsonl): each variant's mean response length over its first and last train steps of the checks' window, and every check that fires, as one JSON line.",
+  positionals: [
+    {
+      name: "RUN",
+      help: "a `lab --out` folder (its metrics.jsonl is read) or a metrics.jsonl file",
+      required: true,
+    },
+  ],
+  flags: {
+    "eval-size": {
+      kind: "int",
+      min: 1,
+      max: 100000,
+      default: 16,
+      help: "held-out prompts per eval of the run (the one-seed band's n; the smoke preset's is 16)",
     },
   },
 } as const satisfies CliTable;

@@ -12,6 +12,7 @@ import { assertNoForbiddenKeys } from "../lib/untrusted";
 import { parseExperiment, type Experiment } from "../settings/experiment";
 import { ROLLOUT_CLASSES } from "../settings/credit-table";
 import type { MetricsData } from "./run-data";
+import type { MetricRow } from "../run/run-types";
 import {
   RECORDING_FORMAT,
   RECORDING_VERSION,
@@ -238,4 +239,33 @@ export function checkRecording(raw: unknown, what: string): Recording {
     }
   });
   return { preset: r.data.preset, command: r.data.command, run, samples };
+}
+
+/**
+ * The metric rows of a metrics.jsonl file (one JSON row per line, as `lab
+ * --out` and `claims` write them; blank lines skipped), each through the
+ * saved run's row schema. Linear in the text.
+ * @throws Error naming `what` and the line of the first line that is not JSON or not a metric row.
+ */
+export function checkMetricRowsJsonl(text: string, what: string): MetricRow[] {
+  const rows: MetricRow[] = [];
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i].trim();
+    if (!line) continue;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(line);
+    } catch {
+      throw new Error(`${what}, line ${i + 1}: not JSON`);
+    }
+    assertNoForbiddenKeys(raw, `${what}, line ${i + 1}`);
+    const r = MetricRowSchema.safeParse(raw);
+    if (!r.success)
+      throw new Error(
+        `${what}, line ${i + 1}: not a metric row (${r.error.issues[0]?.message ?? "invalid"})`,
+      );
+    rows.push(r.data);
+  }
+  return rows;
 }
