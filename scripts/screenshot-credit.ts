@@ -9,7 +9,7 @@
  * --tokens only when --out is given). With --tokens, it then opens the
  * inspector on the first variant, finds from step 1 on, over every kept
  * group of a step (one per seed), the first rollout of class --class
- * (default lucky-guess), opens its token view (beside --beside, default the
+ * (default flawed-right), opens its token view (beside --beside, default the
  * preset's second variant, where the group is shared: step 1), clicks its
  * last token and takes the token view to FILE. Prints one JSON line
  * {"out", "tokens", "found": {step, prompt, rollout}, "beside", "step",

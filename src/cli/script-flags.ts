@@ -155,7 +155,7 @@ export const SCREENSHOT_CREDIT_TABLE = {
     class: {
       kind: "enum",
       of: ROLLOUT_CLASSES.map((c) => c.key),
-      default: "lucky-guess",
+      default: "flawed-right",
       arg: "KEY",
       help: "the rollout class whose token view is taken",
     },

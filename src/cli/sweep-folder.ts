@@ -16,11 +16,15 @@
  * A unit file that cannot be read back (half-written, cut off by a commit
  * or a copy) is set aside as `units/<id>.json.damaged[.N]` and its unit
  * runs again. Every file read back is untrusted: its size is bounded, its
- * JSON parsed without prototype keys, and its shape checked.
+ * JSON parsed without prototype keys, and its shape checked. Metric keys
+ * renamed since a unit or canary was written are read under their current
+ * names (src/run/stored-keys.ts); the files are never rewritten.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { assertNoForbiddenKeys, parseUntrustedJson } from "../lib/untrusted";
+import { currentMetricKey, migrateStoredRow } from "../run/stored-keys";
+import type { MetricRow } from "../run/run-types";
 import type { SweepStore } from "../run/sweep";
 import { checkWritableFolder, writeFileAtomic } from "./out-files";
 
@@ -156,6 +160,33 @@ function isCanaryValues(v: unknown): v is CanaryValues {
 }
 
 /**
+ * A stored canary with its metric keys as the lab names them now (a path
+ * ends in its metric key, and only `credit/…` keys were renamed), in order.
+ */
+function currentCanary(canary: CanaryValues): CanaryValues {
+  const out: CanaryValues = {};
+  for (const [path, v] of Object.entries(canary)) {
+    const at = path.indexOf("/credit/");
+    out[at < 0 ? path : `${path.slice(0, at + 1)}${currentMetricKey(path.slice(at + 1))}`] = v;
+  }
+  return out;
+}
+
+/**
+ * A unit value read back, its metric rows (`rows`, in both sweeps' units)
+ * with their keys as the lab names them now.
+ * @throws Error (from migrateStoredRow) naming a row that holds a key under both names.
+ */
+function currentUnitValue<T>(value: T, what: string): T {
+  const rows = (value as { rows?: unknown }).rows;
+  if (!Array.isArray(rows)) return value;
+  return {
+    ...value,
+    rows: rows.map((r: MetricRow, i) => migrateStoredRow(r, `${what}: rows[${i}]`)),
+  };
+}
+
+/**
  * The first value where two canaries differ (in the order of `was`, then
  * paths only `now` has), or null when they agree bit for bit.
  */
@@ -244,7 +275,7 @@ export async function openSweepFolder<T>(args: {
         );
       report(`[sweep] ${head.slice(`--resume ${dir}: `.length)}: running the canary again`);
       const canary = await args.canary();
-      const d = canaryDiff(was.canary, canary);
+      const d = canaryDiff(currentCanary(was.canary), canary);
       if (d)
         throw new Error(
           `${head} and its canary differs at ${d.path}: ${d.was} then, ${d.now} now; the new code gives other numbers, so its units would not belong to this sweep: start a new sweep`,
@@ -271,7 +302,7 @@ export async function openSweepFolder<T>(args: {
       try {
         const v = readJson(file, what) as { id?: unknown; value?: unknown };
         if (v !== null && typeof v === "object" && v.id === id && args.isValue(v.value))
-          return v.value;
+          return currentUnitValue(v.value, what);
         why = `not the result of unit ${id}`;
       } catch (e) {
         why = (e as Error).message;

@@ -36,7 +36,7 @@
  *   distinctK04Faithful, …Lucky,   the same mean over the prompts whose first response is
  *   …Wrong (and K08)               faithful (right, reasoning = reference), a lucky guess
  *                                  (right, reasoning ≠ reference) or wrong: SCS Fig. 2c per
- *                                  rollout class; the faithful one is SCS Tab. 10's check
+ *                                  kind of first answer; the faithful one is SCS Tab. 10's check
  *                                  (about 1: a faithful trace ends on one option); absent
  *                                  where no prompt of the class was measured
  *   stepsPerTrace                  mean number of numbered steps parseTrace finds per
@@ -61,17 +61,17 @@ import type { ReferenceStep, TaskPrompt } from "../tasks/types";
 import type { EvalMetricKey } from "../settings/metric-table";
 import { optionShuffleMetrics, reaskPairs } from "./option-shuffle-metrics";
 
-/** The rollout classes of the distinct-options statistic (SCS Fig. 2c by class, Tab. 10). */
+/** The kinds of first answer the distinct-options statistic is split by (SCS Fig. 2c, Tab. 10). */
 const CLASSES = ["Faithful", "Lucky", "Wrong"] as const;
-type RolloutClass = (typeof CLASSES)[number];
+type FirstAnswerKind = (typeof CLASSES)[number];
 
 /** The eval keys measured only by an extra pass (absent without it). */
 type PassKey =
   | "oscr"
   | "distinctK04"
   | "distinctK08"
-  | `distinctK04${RolloutClass}`
-  | `distinctK08${RolloutClass}`
+  | `distinctK04${FirstAnswerKind}`
+  | `distinctK08${FirstAnswerKind}`
   | "boundRate"
   | "oscrBound"
   | "oscrFree"
@@ -128,7 +128,9 @@ export function reasoningMatchesReference(
  * A lucky guess: `text` answers `prompt` correctly (the verifier passes) while
  * its reasoning is not the reference solution's (reasoningMatchesReference):
  * wrong reasoning, correct answer, ACRE §1's WR–CA, SCS's "lucky-guess case"
- * (§4.3). Never throws on text.
+ * (§4.3). Whether the steps conclude the answer is not read: both the credit
+ * class `flawed-right` and a right `unsupported` rollout count
+ * (./rollout-class.ts). Never throws on text.
  */
 export function isLuckyGuess(
   prompt: Pick<TaskPrompt, "answer" | "options" | "referenceSteps">,
@@ -192,7 +194,7 @@ export function evalMetrics(
   let faintPrompts = 0;
   let faintRight = 0;
   let stepTotal = 0;
-  const classOf: RolloutClass[] = [];
+  const classOf: FirstAnswerKind[] = [];
   texts.forEach((text, i) => {
     const parsed = parseTrace({ text });
     stepTotal += parsed.steps.length;
@@ -251,7 +253,7 @@ export function evalMetrics(
       );
     let sum = 0;
     let measured = 0;
-    const byClass = new Map<RolloutClass, { sum: number; n: number }>();
+    const byClass = new Map<FirstAnswerKind, { sum: number; n: number }>();
     d.continuations.forEach((conts, i) => {
       if (conts === null || conts.length === 0) return;
       const answers = conts.map((t) => {

@@ -1,5 +1,5 @@
 /**
- * The class of one training rollout (../settings/metric-table.ts
+ * The class of one training rollout (../settings/credit-table.ts
  * ROLLOUT_CLASSES, docs/reward-spec.md §6): what kind of answer it is, read
  * from the prompt and the rollout's text alone, so every variant's rollouts
  * are classed by one rule whatever its reward pays.
@@ -56,8 +56,8 @@ export interface RolloutFacts {
  *                   ../rewards/consistency.ts with its default for no conclusion)
  *   index-bound     multiple choice: the trace ends with an option letter before
  *                   `</think>` and the final answer is that letter (ACRE §3.3)
- *   lucky-guess     right answer, reasoning not the reference's (isLuckyGuess;
- *                   SCS's lucky-guess case, ACRE §1 WR–CA)
+ *   flawed-right    right answer, reasoning not the reference's (ACRE §1 WR–CA);
+ *                   the steps conclude it, so no guess (a right guess is unsupported)
  *   faithful-right  right answer, reasoning the reference's
  *   faithful-wrong  wrong answer that the trace's last step concludes
  * "Right" is the verifier's (letters by option content). Never throws on text.
@@ -91,7 +91,7 @@ export function rolloutFacts(
             ? "faithful-wrong"
             : referenceSteps
               ? "faithful-right"
-              : "lucky-guess";
+              : "flawed-right";
   return { cls, right, referenceSteps, unsupported, indexBound };
 }
 

@@ -19,13 +19,15 @@ interface RolloutView {
   /** Consistency judgment of the trace vs its answer (GRR §4.1). */
   judgment: "consistent" | "inconsistent" | "na";
   /**
-   * A lucky guess: the answer is right but the reasoning is not the reference
-   * solution's (ACRE §1 WR–CA, SCS Tab. 3; src/rl/eval-metrics.ts isLuckyGuess).
+   * The held-out lucky-guess rate's test on this rollout (SCS Tab. 3's count;
+   * src/rl/eval-metrics.ts isLuckyGuess): the answer is right but the
+   * reasoning is not the reference solution's, whether or not the steps
+   * conclude it (classes `flawed-right` and right `unsupported`).
    * Absent in groups kept before it was recorded.
    */
   luckyGuess?: boolean;
   /**
-   * The rollout's class (../settings/metric-table.ts ROLLOUT_CLASSES,
+   * The rollout's class (../settings/credit-table.ts ROLLOUT_CLASSES,
    * ./rollout-class.ts). Absent in groups kept before it was recorded.
    */
   rolloutClass?: RolloutClassKey;

@@ -25,7 +25,9 @@ export const ROLLOUT_CLASSES = [
     label: "unsupported",
     definition:
       "The final answer is not what the trace's own last step concluded (or the trace concludes nothing).",
-    paperTerm: "GRR §4.1 reasoning–answer inconsistency",
+    // A right answer here is a guess: SCS §3.2 (guessing when the right answer is not reachable), §4.3.
+    paperTerm:
+      "GRR §4.1 reasoning–answer inconsistency; when right, SCS §4.3 (Fig. 4) lucky-guess case",
   },
   {
     key: "index-bound",
@@ -35,10 +37,14 @@ export const ROLLOUT_CLASSES = [
     paperTerm: "ACRE §3.3 index-binding effect",
   },
   {
-    key: "lucky-guess",
-    label: "lucky guess",
-    definition: "Right answer, reasoning not the reference solution's.",
-    paperTerm: "SCS App. (Fig. 4) lucky-guess case; ACRE §1 WR–CA",
+    // Not a guess: the steps conclude the answer; on the lab's tasks mostly a misread that
+    // leaves it unchanged (docs/results.md, 2026-12-06). Named `lucky-guess` before 2026-12-06;
+    // stored rows are read through src/run/stored-keys.ts.
+    key: "flawed-right",
+    label: "right, flawed steps",
+    definition:
+      "Right answer that the trace's own last step concludes, but the steps are not the reference solution's (e.g. a misread that does not change the answer).",
+    paperTerm: "ACRE §1 WR–CA (wrong reasoning, correct answer)",
   },
   {
     key: "faithful-right",

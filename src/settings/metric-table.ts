@@ -138,7 +138,7 @@ const FIXED_METRICS = [
     source:
       "SCS Tab. 3 (unfaithful reasoning per 100 correctly answered questions, checked against the public solutions); ACRE §1 (WR–CA); docs/reward-spec.md §4",
     description:
-      "Of the held-out answers that are right, the share whose reasoning is not the reference solution (a misread digit, a wrong step): right by luck, which an outcome-only reward pays in full. SCS's consistency reward is meant to lower it. Lower is better.",
+      "Of the held-out answers that are right, the share whose reasoning is not the reference solution (SCS's measure), which an outcome-only reward pays in full. It counts two kinds: guesses (the steps conclude something else and the answer is picked anyway) and answers whose own flawed steps still conclude them. On the lab's tasks many are the second kind, a misread that does not change the answer (the smaller digit of a 'largest' question; docs/results.md, 2026-12-06), not guesses. SCS's consistency reward is meant to lower it. Lower is better.",
     group: "paper",
     order: 6.2,
     rows: ["eval"],
@@ -187,7 +187,7 @@ const FIXED_METRICS = [
     unit: "options",
     formula:
       "distinct options at k = 0.4 (as distinctK04), mean over the prompts whose first response is faithful",
-    source: "SCS Fig. 2c by rollout class, Tab. 10; docs/reward-spec.md §4.2",
+    source: "SCS Fig. 2c split by kind of first answer (lab), Tab. 10; docs/reward-spec.md §4.2",
     description:
       "The distinct-options statistic at k = 0.4, over the held-out prompts whose first answer was faithful (right, and its reasoning is the reference solution). SCS Tab. 10's check: a faithful trace should end on one option (Tab. 10: about 1 on every benchmark). Absent when no such prompt was measured.",
     group: "paper",
@@ -200,7 +200,7 @@ const FIXED_METRICS = [
     unit: "options",
     formula:
       "distinct options at k = 0.4 (as distinctK04), mean over the prompts whose first response is lucky",
-    source: "SCS Fig. 2c by rollout class; docs/reward-spec.md §4.2",
+    source: "SCS Fig. 2c split by kind of first answer (lab); docs/reward-spec.md §4.2",
     description:
       "The distinct-options statistic at k = 0.4, over the held-out prompts whose first answer was a lucky guess (right, reasoning not the reference). Absent when no such prompt was measured.",
     group: "paper",
@@ -213,7 +213,7 @@ const FIXED_METRICS = [
     unit: "options",
     formula:
       "distinct options at k = 0.4 (as distinctK04), mean over the prompts whose first response is wrong",
-    source: "SCS Fig. 2c by rollout class; docs/reward-spec.md §4.2",
+    source: "SCS Fig. 2c split by kind of first answer (lab); docs/reward-spec.md §4.2",
     description:
       "The distinct-options statistic at k = 0.4, over the held-out prompts whose first answer was wrong. Absent when no such prompt was measured.",
     group: "paper",
@@ -226,7 +226,7 @@ const FIXED_METRICS = [
     unit: "options",
     formula:
       "distinct options at k = 0.8 (as distinctK08), mean over the prompts whose first response is faithful",
-    source: "SCS Fig. 2c by rollout class, Tab. 10; docs/reward-spec.md §4.2",
+    source: "SCS Fig. 2c split by kind of first answer (lab), Tab. 10; docs/reward-spec.md §4.2",
     description:
       "The distinct-options statistic at k = 0.8, over the held-out prompts whose first answer was faithful (right, and its reasoning is the reference solution). SCS Tab. 10's check: a faithful trace should end on one option (Tab. 10: about 1 on every benchmark). Absent when no such prompt was measured.",
     group: "paper",
@@ -239,7 +239,7 @@ const FIXED_METRICS = [
     unit: "options",
     formula:
       "distinct options at k = 0.8 (as distinctK08), mean over the prompts whose first response is lucky",
-    source: "SCS Fig. 2c by rollout class; docs/reward-spec.md §4.2",
+    source: "SCS Fig. 2c split by kind of first answer (lab); docs/reward-spec.md §4.2",
     description:
       "The distinct-options statistic at k = 0.8, over the held-out prompts whose first answer was a lucky guess (right, reasoning not the reference). Absent when no such prompt was measured.",
     group: "paper",
@@ -252,7 +252,7 @@ const FIXED_METRICS = [
     unit: "options",
     formula:
       "distinct options at k = 0.8 (as distinctK08), mean over the prompts whose first response is wrong",
-    source: "SCS Fig. 2c by rollout class; docs/reward-spec.md §4.2",
+    source: "SCS Fig. 2c split by kind of first answer (lab); docs/reward-spec.md §4.2",
     description:
       "The distinct-options statistic at k = 0.8, over the held-out prompts whose first answer was wrong. Absent when no such prompt was measured.",
     group: "paper",

@@ -5,12 +5,14 @@
  * reach a prototype are refused (src/lib/untrusted.ts), and the experiment is
  * validated by the experiment schema. What comes out is built by the schema,
  * never the stored objects themselves. A shipped recording (./recording.ts)
- * goes through the same checks (checkRecording).
+ * goes through the same checks (checkRecording). Keys renamed since a record
+ * was written are read as they are named now (../run/stored-keys.ts).
  */
 import { z } from "zod";
 import { assertNoForbiddenKeys } from "../lib/untrusted";
 import { parseExperiment, type Experiment } from "../settings/experiment";
 import { ROLLOUT_CLASSES } from "../settings/credit-table";
+import { currentClassKey, currentMetricKeys, migrateStoredRow } from "../run/stored-keys";
 import type { MetricsData } from "./run-data";
 import type { MetricRow } from "../run/run-types";
 import {
@@ -132,9 +134,28 @@ export function checkSavedRun(raw: unknown): SavedRun {
     throw new Error(`${where} could not be read: snapshot: expected bytes`);
   if ((snapshot === undefined) !== (summary.snapshotStep === undefined))
     throw new Error(`${where} could not be read: snapshot and snapshotStep go together`);
-  return snapshot === undefined
-    ? { ...summary, metrics: m.data }
-    : { ...summary, metrics: m.data, snapshot };
+  const metrics = currentMetrics(m.data, `${where} (metrics)`);
+  return snapshot === undefined ? { ...summary, metrics } : { ...summary, metrics, snapshot };
+}
+
+/**
+ * Checked metrics with renamed keys read under their current names (rows
+ * through migrateStoredRow, the key lists mapped and kept once each).
+ * @throws Error naming the row that holds a key under both names.
+ */
+function currentMetrics(m: z.infer<typeof MetricsSchema>, where: string): MetricsData {
+  const byVariant: MetricsData["byVariant"] = {};
+  for (const [variant, rows] of Object.entries(m.byVariant))
+    byVariant[variant] = {
+      train: rows.train.map((r, i) =>
+        migrateStoredRow(r, `${where} byVariant.${variant}.train[${i}]`),
+      ),
+      eval: rows.eval.map((r, i) =>
+        migrateStoredRow(r, `${where} byVariant.${variant}.eval[${i}]`),
+      ),
+    };
+  const keys = { train: currentMetricKeys(m.keys.train), eval: currentMetricKeys(m.keys.eval) };
+  return { byVariant, keys, markers: m.markers, version: m.version };
 }
 
 /** "saved run 'name'" for messages, from whatever the record holds. */
@@ -156,7 +177,13 @@ const RolloutSchema = z.object({
   verifierPassed: z.boolean(),
   judgment: z.enum(["consistent", "inconsistent", "na"]),
   luckyGuess: z.boolean().optional(),
-  rolloutClass: z.enum(ROLLOUT_CLASSES.map((c) => c.key)).optional(),
+  // A class recorded under its earlier key is read under its current one.
+  rolloutClass: z
+    .preprocess(
+      (v) => (typeof v === "string" ? currentClassKey(v) : v),
+      z.enum(ROLLOUT_CLASSES.map((c) => c.key)),
+    )
+    .optional(),
   rank: anyNumber.nullable().optional(),
   advantage: anyNumber,
   unscorable: z.boolean().optional(),

@@ -4,10 +4,19 @@
 // every value is the same bit for bit (recorded in the manifest), and refuses,
 // naming the first value that differs, when one is not; a version-1 folder
 // (no canary) refuses another code version; a unit file that cannot be read
-// back is set aside and its unit runs again.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+// back is set aside and its unit runs again; units and canaries written under
+// the rollout class's earlier name (`credit/lucky-guess/*`) are read under its
+// current one (`credit/flawed-right/*`), the files left as they are.
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   canaryDiff,
@@ -16,6 +25,7 @@ import {
   type SweepManifest,
 } from "../../src/cli/sweep-folder";
 import { canaryValues } from "../../src/cli/sweep-canary";
+import type { MetricRow } from "../../src/run/run-types";
 
 const base = mkdtempSync(join(tmpdir(), "reward-lab-sweep-folder-"));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
@@ -154,6 +164,84 @@ describe("sweep folder", () => {
     store.save("rl.s1.rlvr", 0.75);
     expect(store.load("rl.s1.rlvr")).toBe(0.75);
     expect(store.load("rl.s2.rlvr")).toBe(0.5);
+  });
+
+  it("reads units and a canary stored under the class's earlier name under its current one", async () => {
+    const dir = fresh();
+    const old: CanaryValues = {
+      ...CANARY,
+      "rl.x/train/rlvr/-/1/credit/lucky-guess/share": 0.25,
+      "rl.x/train/rlvr/-/1/credit/contrast/wrong-steps/groups": 1,
+    };
+    await open(dir, "new", "a".repeat(64), old);
+    const before = readFileSync(join(dir, "sweep.json"), "utf8");
+    // The new code's canary names the class flawed-right: the same figures, so it goes on.
+    const now = {
+      ...CANARY,
+      "rl.x/train/rlvr/-/1/credit/flawed-right/share": 0.25,
+      "rl.x/train/rlvr/-/1/credit/contrast/wrong-steps/groups": 1,
+    };
+    const isUnit = (v: unknown): v is { rows: MetricRow[] } =>
+      Array.isArray((v as { rows?: unknown }).rows);
+    const lines: string[] = [];
+    const store = await openSweepFolder({
+      dir,
+      mode: "resume",
+      manifest: { ...MANIFEST, code: "c".repeat(64) },
+      isValue: isUnit,
+      canary: async () => now,
+      report: (l) => lines.push(l),
+    });
+    expect(lines.at(-1)).toMatch(/the canary's 5 values are the same bit for bit/);
+    expect(JSON.parse(readFileSync(join(dir, "sweep.json"), "utf8")).canary).toEqual(
+      JSON.parse(before).canary,
+    );
+    const row = (values: Record<string, number>) => ({
+      variant: "rlvr",
+      step: 1,
+      time: 2,
+      kind: "train",
+      values,
+    });
+    const file = join(dir, "units", "rl.s1.rlvr.json");
+    const text = JSON.stringify({
+      id: "rl.s1.rlvr",
+      value: { rows: [row({ kl: 0.01, "credit/lucky-guess/share": 0.25 })], final: null },
+    });
+    writeFileSync(file, text);
+    expect(store.load("rl.s1.rlvr")).toEqual({
+      rows: [row({ kl: 0.01, "credit/flawed-right/share": 0.25 })],
+      final: null,
+    });
+    expect(readFileSync(file, "utf8")).toBe(text);
+    // A unit of the mechanism sweep (docs/results/mechanism), written before the rename.
+    const stored = resolve(
+      import.meta.dirname,
+      "../../docs/results/mechanism/units/rl.scs.s303.rlvr.json",
+    );
+    copyFileSync(stored, join(dir, "units", "rl.scs.s303.rlvr.json"));
+    const unit = store.load("rl.scs.s303.rlvr");
+    const train = unit?.rows.filter((r) => r.kind === "train") ?? [];
+    expect(train.length).toBeGreaterThan(0);
+    for (const r of train) {
+      expect(r.values["credit/flawed-right/share"], `step ${r.step}`).toBeGreaterThanOrEqual(0);
+      expect(Object.keys(r.values).filter((k) => k.includes("lucky-guess"))).toEqual([]);
+    }
+    // Both names in one row: not readable, set aside, the unit runs again.
+    writeFileSync(
+      file,
+      JSON.stringify({
+        id: "rl.s1.rlvr",
+        value: {
+          rows: [row({ "credit/lucky-guess/share": 0.25, "credit/flawed-right/share": 0.25 })],
+        },
+      }),
+    );
+    expect(store.load("rl.s1.rlvr")).toBeUndefined();
+    expect(existsSync(`${file}.damaged`)).toBe(true);
+    expect(lines.at(-1)).toContain(
+      "units/rl.s1.rlvr.json: rows[0] holds both 'credit/lucky-guess/share' and 'credit/flawed-right/share'",
+    );
   });
 
   it("takes a canary's figures from unit values, leaving wall times and cost metrics out", () => {

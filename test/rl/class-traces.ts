@@ -33,7 +33,7 @@ export const AT_A = "9 Correct 15 Incorrect 16 Incorrect 17 Incorrect";
 export const OPEN_TRACES = {
   "faithful-right": `<think> ${steps(5, 4, 9)} </think> \\boxed{9}`,
   // Reads 4 as 3 and still concludes 9: right answer, the trace's own conclusion, wrong steps.
-  "lucky-guess": `<think> Step 1: first digit = \\boxed{6} Step 2: second digit = \\boxed{3} Step 3: 6 + 3 = \\boxed{9} </think> \\boxed{9}`,
+  "flawed-right": `<think> Step 1: first digit = \\boxed{6} Step 2: second digit = \\boxed{3} Step 3: 6 + 3 = \\boxed{9} </think> \\boxed{9}`,
   // Concludes 7, answers 9.
   unsupported: `<think> ${steps(5, 2, 7)} </think> \\boxed{9}`,
   "faithful-wrong": `<think> ${steps(5, 2, 7)} </think> \\boxed{7}`,
@@ -43,7 +43,7 @@ export const OPEN_TRACES = {
 /** Multiple-choice traces, one per class. */
 export const CHOICE_TRACES = {
   "faithful-right": `<think> ${steps(5, 4, 9)} </think> ${AT_A} \\boxed{A}`,
-  "lucky-guess": `<think> Step 1: first digit = \\boxed{6} Step 2: second digit = \\boxed{3} Step 3: 6 + 3 = \\boxed{9} </think> ${AT_A} \\boxed{A}`,
+  "flawed-right": `<think> Step 1: first digit = \\boxed{6} Step 2: second digit = \\boxed{3} Step 3: 6 + 3 = \\boxed{9} </think> ${AT_A} \\boxed{A}`,
   // Misreads, the check marks nothing, the box guesses A (right by luck, but not what the trace concluded).
   unsupported: `<think> ${steps(5, 2, 7)} </think> ${NONE} \\boxed{A}`,
   // The check inside the reasoning names its letter before </think>; the box copies it.

@@ -8,12 +8,12 @@ import { rolloutFacts } from "../../src/rl/rollout-class";
 import { groupAdvantages } from "../../src/kernels/advantages/reference";
 import { CHOICE, CHOICE_TRACES, OPEN, OPEN_TRACES } from "./class-traces";
 
-// Group 1 (open-ended): faithful right, lucky guess, unsupported (right box), faithful wrong.
+// Group 1 (open-ended): faithful right, flawed right, unsupported (right box), faithful wrong.
 // Group 2 (multiple choice): faithful right, index-bound, unsupported (right box by guess), no answer.
 const texts = [
   [
     OPEN_TRACES["faithful-right"],
-    OPEN_TRACES["lucky-guess"],
+    OPEN_TRACES["flawed-right"],
     OPEN_TRACES.unsupported,
     OPEN_TRACES["faithful-wrong"],
   ],
@@ -42,14 +42,14 @@ describe("creditValues", () => {
   it("shares and mean rewards per class", () => {
     const v = creditValues(groupsWith(new Array(8).fill(0)));
     expect(v["credit/faithful-right/share"]).toBe(2 / 8);
-    expect(v["credit/lucky-guess/share"]).toBe(1 / 8);
+    expect(v["credit/flawed-right/share"]).toBe(1 / 8);
     expect(v["credit/unsupported/share"]).toBe(2 / 8);
     expect(v["credit/faithful-wrong/share"]).toBe(1 / 8);
     expect(v["credit/index-bound/share"]).toBe(1 / 8);
     expect(v["credit/no-answer/share"]).toBe(1 / 8);
     expect(v["credit/faithful-right/reward"]).toBeCloseTo((1.5 + 2) / 2, 12);
     expect(v["credit/unsupported/reward"]).toBeCloseTo((1.0 + 1) / 2, 12);
-    expect(v["credit/lucky-guess/reward"]).toBeCloseTo(1.2, 12);
+    expect(v["credit/flawed-right/reward"]).toBeCloseTo(1.2, 12);
     // ACRE's shuffle contrast needs its second ask: without it, nothing measured, key absent.
     expect("credit/contrast/shuffle/advantage" in v).toBe(false);
     expect(v["credit/contrast/shuffle/groups"]).toBe(0);
@@ -70,7 +70,7 @@ describe("creditValues", () => {
       // (r − μ)/(σ + 1e-6): 0.575/0.65, 0.275/0.65, 0.075/0.65, −0.925/0.65; ±1/0.8164966, 0, 0.
       adv: [0.884614, 0.423076, 0.115384, -1.423075, 1.224743, 0, 0, -1.224743],
       fr: (0.884614 + 1.224743) / 2,
-      lg: 0.423076,
+      fl: 0.423076,
       un: (0.115384 + 0) / 2,
     },
     {
@@ -78,7 +78,7 @@ describe("creditValues", () => {
       // 4/3·(r − μ).
       adv: [0.766667, 0.366667, 0.1, -1.233333, 1.333333, 0, 0, -1.333333],
       fr: (0.766667 + 1.333333) / 2,
-      lg: 0.366667,
+      fl: 0.366667,
       un: (0.1 + 0) / 2,
     },
     {
@@ -86,7 +86,7 @@ describe("creditValues", () => {
       // (r − 0.9625)/(0.6843919 + 1e-6) over the batch.
       adv: [0.785367, 0.347023, 0.054793, -1.406355, 1.515941, 0.054793, 0.054793, -1.406355],
       fr: (0.785367 + 1.515941) / 2,
-      lg: 0.347023,
+      fl: 0.347023,
       un: (0.054793 + 0.054793) / 2,
     },
   ];
@@ -98,7 +98,7 @@ describe("creditValues", () => {
       });
       const v = creditValues(groupsWith(adv));
       expect(v["credit/faithful-right/advantage"]).toBeCloseTo(c.fr, 5);
-      expect(v["credit/lucky-guess/advantage"]).toBeCloseTo(c.lg, 5);
+      expect(v["credit/flawed-right/advantage"]).toBeCloseTo(c.fl, 5);
       expect(v["credit/unsupported/advantage"]).toBeCloseTo(c.un, 5);
       expect(v["credit/faithful-wrong/advantage"]).toBeCloseTo(c.adv[3], 5);
       expect(v["credit/index-bound/advantage"]).toBeCloseTo(c.adv[5], 5);

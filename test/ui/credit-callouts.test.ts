@@ -20,22 +20,22 @@ function row(variant: string, step: number, cls: Record<string, [number, number]
 }
 
 describe("credit callouts", () => {
-  it("says RLVR pays a lucky guess about as much as a faithful answer and SCS less, with the run's figures", () => {
+  it("says RLVR pays a right answer from flawed steps about as much as a faithful answer and SCS less, with the run's figures", () => {
     const rows = {
       rlvr: [
-        row("rlvr", 1, { "faithful-right": [0.5, 0.43], "lucky-guess": [0.25, 0.41] }),
-        row("rlvr", 2, { "faithful-right": [0.5, 0.43], "lucky-guess": [0.25, 0.41] }),
+        row("rlvr", 1, { "faithful-right": [0.5, 0.43], "flawed-right": [0.25, 0.41] }),
+        row("rlvr", 2, { "faithful-right": [0.5, 0.43], "flawed-right": [0.25, 0.41] }),
       ],
       scs: [
-        // Lucky guesses: (0.25·(−0.2) + 0.25·(−0.04)) / 0.5 = −0.12; faithful: 0.38 both steps.
-        row("scs", 1, { "faithful-right": [0.5, 0.38], "lucky-guess": [0.25, -0.2] }),
-        row("scs", 2, { "faithful-right": [0.5, 0.38], "lucky-guess": [0.25, -0.04] }),
+        // Right answers from flawed steps: (0.25·(−0.2) + 0.25·(−0.04)) / 0.5 = −0.12; faithful: 0.38 both steps.
+        row("scs", 1, { "faithful-right": [0.5, 0.38], "flawed-right": [0.25, -0.2] }),
+        row("scs", 2, { "faithful-right": [0.5, 0.38], "flawed-right": [0.25, -0.04] }),
       ],
     };
     const cs = computeCreditCallouts(rows);
-    expect(cs.map((c) => c.cls)).toEqual(["lucky-guess"]);
+    expect(cs.map((c) => c.cls)).toEqual(["flawed-right"]);
     expect(cs[0].text).toBe(
-      "RLVR pays a lucky guess about as much as a faithful right answer (mean advantage +0.41 vs +0.43); SCS pays it less (−0.12 vs +0.38), over steps 1–2.",
+      "RLVR pays a right answer from flawed steps about as much as a faithful right answer (mean advantage +0.41 vs +0.43); SCS pays it less (−0.12 vs +0.38), over steps 1–2.",
     );
     expect(cs[0].figures.map((f) => f.verdict)).toEqual(["about as much as", "less"]);
   });
@@ -62,14 +62,14 @@ describe("credit callouts", () => {
 describe("credit callouts on recorded rows", () => {
   const rows = recordedCreditRows();
 
-  it("gives the lucky-guess and unsupported sentences with the pooled figures, and none for index-bound (never seen)", () => {
+  it("gives the flawed-right and unsupported sentences with the pooled figures, and none for index-bound (never seen)", () => {
     // Hand computation from the file (share × advantage summed over steps 1–3, over the summed share):
-    // RLVR lucky guess (0.0625·0.42857 + 0.15625·0.14286 + 0.15625·0.2) / 0.375 = 0.2143;
+    // RLVR flawed-right (0.0625·0.42857 + 0.15625·0.14286 + 0.15625·0.2) / 0.375 = 0.2143;
     // RLVR faithful right (0.40625·0.45055 + 0.25·0.51786 + 0.59375·0.14286) / 1.25 = 0.3179;
-    // SCS lucky guess 0.3049, faithful right 0.4539; unsupported RLVR −0.3474, SCS −0.4714.
+    // SCS flawed-right 0.3049, faithful right 0.4539; unsupported RLVR −0.3474, SCS −0.4714.
     const cs = computeCreditCallouts(rows);
     expect(cs.map((c) => c.text)).toEqual([
-      "RLVR pays a lucky guess less than a faithful right answer (mean advantage +0.21 vs +0.32); SCS pays it less (+0.30 vs +0.45), over steps 1–3.",
+      "RLVR pays a right answer from flawed steps less than a faithful right answer (mean advantage +0.21 vs +0.32); SCS pays it less (+0.30 vs +0.45), over steps 1–3.",
       "RLVR pays an answer its own steps do not support less than a faithful right answer (mean advantage −0.35 vs +0.32); SCS pays it less (−0.47 vs +0.45), over steps 1–3.",
     ]);
     expect(cs[0].figures[0].cls).toBeCloseTo(0.2142857, 5);

@@ -2,7 +2,8 @@
  * The credit chart, its panel and the token view's objective rendered to
  * HTML (react-dom/server, no browser; the plot itself needs a DOM to size):
  * the chart's line count and class legend, the shipped scs-faint recording's
- * credit chart, the panel's note for a recording made before the credit
+ * credit chart (its class `flawed-right` stored under the earlier name
+ * `lucky-guess`), the panel's note for a recording made before the credit
  * values and its "read this first" tag, and each objective term's value placed in
  * the formula for a clipped-surrogate estimator and for REINFORCE++ (KL in
  * the reward). The store hook is replaced by a fixed state.
@@ -40,10 +41,10 @@ const { CreditPanel } = await import("../../src/ui/components/charts/CreditPanel
 const { ObjectiveTerms } = await import("../../src/ui/components/inspector/ObjectiveTerms");
 const { buildCreditLines } = await import("../../src/ui/lib/credit-data");
 
-function row(variant: string, step: number, lucky: number): MetricRow {
+function row(variant: string, step: number, flawed: number): MetricRow {
   const values: Record<string, number> = {};
   for (const c of ROLLOUT_CLASSES) {
-    const share = c.key === "faithful-right" ? 0.5 : c.key === "lucky-guess" ? lucky : 0;
+    const share = c.key === "faithful-right" ? 0.5 : c.key === "flawed-right" ? flawed : 0;
     values[`credit/${c.key}/share`] = share;
     values[`credit/${c.key}/reward`] = share > 0 ? 1 : Number.NaN;
     values[`credit/${c.key}/advantage`] = share > 0 ? 0.3 : Number.NaN;
@@ -63,8 +64,8 @@ describe("credit chart", () => {
       }),
     );
     expect(html).toContain('data-lines="3"');
-    expect(html).toContain('data-line-rlvr-lucky-guess="1"');
-    expect(html).not.toContain("data-line-scs-lucky-guess");
+    expect(html).toContain('data-line-rlvr-flawed-right="1"');
+    expect(html).not.toContain("data-line-scs-flawed-right");
     for (const c of ROLLOUT_CLASSES) {
       expect(html).toContain(`data-class="${c.key}"`);
       expect(html).toContain(
@@ -97,6 +98,11 @@ describe("credit chart", () => {
     state.metrics = rec.run.metrics;
     const shipped = renderToStaticMarkup(createElement(CreditPanel));
     expect(shipped).toContain('data-testid="credit-chart"');
+    // The file holds the class under its earlier name (credit/lucky-guess/*); it draws as
+    // flawed-right, a point at each of the 10 steps (every step of both arms had such a rollout).
+    expect(shipped).toContain('data-line-scs-flawed-right="10"');
+    expect(shipped).toContain('data-line-scs-baseline-flawed-right="10"');
+    expect(shipped).not.toContain("lucky-guess");
     expect(shipped).not.toContain('data-testid="credit-missing"');
     // The panel says it is the mechanism, read first.
     expect(shipped).toContain('data-testid="credit-role"');
@@ -110,7 +116,7 @@ describe("credit chart", () => {
     const html = renderToStaticMarkup(createElement(CreditPanel));
     expect(html).toContain('data-testid="credit-missing"');
     expect(html).toContain("This recording was made before");
-    // Credit rows of two variants, three lines (faithful right twice, one lucky guess).
+    // Credit rows of two variants, three lines (faithful right twice, one flawed right).
     state.experiment = presetExperiment("default");
     state.metrics = appendMetrics(emptyMetrics(), [row("rlvr", 1, 0.25), row("grr", 1, 0)]);
     const drawn = renderToStaticMarkup(createElement(CreditPanel));

@@ -14,7 +14,7 @@ import {
   pooledCredit,
 } from "../../src/ui/lib/credit-data";
 
-const CLASSES = [{ key: "faithful-right" }, { key: "lucky-guess" }, { key: "no-answer" }];
+const CLASSES = [{ key: "faithful-right" }, { key: "flawed-right" }, { key: "no-answer" }];
 
 /** One training row: class → [share, reward, advantage] (NaN: empty class). */
 function row(
@@ -43,24 +43,24 @@ const oneSeed: Record<string, MetricRow[]> = {
   rlvr: [
     row("rlvr", 1, {
       "faithful-right": [0.5, 1, 0.4],
-      "lucky-guess": [0.25, 1, 0.4],
+      "flawed-right": [0.25, 1, 0.4],
       "no-answer": [0, Number.NaN, Number.NaN],
     }),
     row("rlvr", 2, {
       "faithful-right": [0.75, 1, 0.2],
-      "lucky-guess": [0, Number.NaN, Number.NaN],
+      "flawed-right": [0, Number.NaN, Number.NaN],
       "no-answer": [0, Number.NaN, Number.NaN],
     }),
     row("rlvr", 3, {
       "faithful-right": [0.25, 1, 0.6],
-      "lucky-guess": [0.5, 1, 0.6],
+      "flawed-right": [0.5, 1, 0.6],
       "no-answer": [0, Number.NaN, Number.NaN],
     }),
   ],
   scs: [
     row("scs", 1, {
       "faithful-right": [0.5, 1.5, 0.8],
-      "lucky-guess": [0.25, 0.5, -0.3],
+      "flawed-right": [0.25, 0.5, -0.3],
       "no-answer": [0.25, 0, -1.1],
     }),
   ],
@@ -71,21 +71,21 @@ describe("credit lines", () => {
     const lines = buildCreditLines(oneSeed, CLASSES, "advantage");
     expect(lines.map((l) => `${l.variant}/${l.cls}`)).toEqual([
       "rlvr/faithful-right",
-      "rlvr/lucky-guess",
+      "rlvr/flawed-right",
       "scs/faithful-right",
-      "scs/lucky-guess",
+      "scs/flawed-right",
       "scs/no-answer",
     ]);
-    const lucky = lines.find((l) => l.variant === "rlvr" && l.cls === "lucky-guess")!;
-    // Step 2 had no lucky guess: no point there, not 0.
-    expect(lucky.points.map((p) => [p.step, p.value])).toEqual([
+    const flawed = lines.find((l) => l.variant === "rlvr" && l.cls === "flawed-right")!;
+    // Step 2 had no flawed-right rollout: no point there, not 0.
+    expect(flawed.points.map((p) => [p.step, p.value])).toEqual([
       [1, 0.4],
       [3, 0.6],
     ]);
-    expect(lucky.points[0].band).toBeUndefined();
+    expect(flawed.points[0].band).toBeUndefined();
     // Drawn with a break at step 2, not a segment from step 1 to 3.
-    expect(lucky.steps).toEqual([1, 2, 3]);
-    expect(gapPoints(lucky).map((p) => [p.x, p.y])).toEqual([
+    expect(flawed.steps).toEqual([1, 2, 3]);
+    expect(gapPoints(flawed).map((p) => [p.x, p.y])).toEqual([
       [1, 0.4],
       [2, null],
       [3, 0.6],
@@ -94,10 +94,12 @@ describe("credit lines", () => {
 
   it("reads a class empty in a row written as JSON (null) as no point", () => {
     const json = JSON.parse(JSON.stringify(oneSeed)) as Record<string, MetricRow[]>;
-    expect(json.rlvr[1].values["credit/lucky-guess/advantage"]).toBeNull();
+    expect(json.rlvr[1].values["credit/flawed-right/advantage"]).toBeNull();
     const lines = buildCreditLines(json, CLASSES, "reward");
     expect(
-      lines.find((l) => l.variant === "rlvr" && l.cls === "lucky-guess")!.points.map((p) => p.step),
+      lines
+        .find((l) => l.variant === "rlvr" && l.cls === "flawed-right")!
+        .points.map((p) => p.step),
     ).toEqual([1, 3]);
     expect(hasCreditMetrics(json)).toBe(true);
     expect(
@@ -110,13 +112,13 @@ describe("credit lines", () => {
   it("averages over the seeds where the class occurred, with the 95 % t band from two seeds", () => {
     const rows = {
       grr: [
-        row("grr", 1, { "lucky-guess": [0.25, 1, 0.2] }, 31),
-        row("grr", 1, { "lucky-guess": [0.5, 1, 0.6] }, 32),
-        row("grr", 1, { "lucky-guess": [0, Number.NaN, Number.NaN] }, 33),
-        row("grr", 2, { "lucky-guess": [0.25, 1, -0.5] }, 31),
+        row("grr", 1, { "flawed-right": [0.25, 1, 0.2] }, 31),
+        row("grr", 1, { "flawed-right": [0.5, 1, 0.6] }, 32),
+        row("grr", 1, { "flawed-right": [0, Number.NaN, Number.NaN] }, 33),
+        row("grr", 2, { "flawed-right": [0.25, 1, -0.5] }, 31),
       ],
     };
-    const [line] = buildCreditLines(rows, [{ key: "lucky-guess" }], "advantage");
+    const [line] = buildCreditLines(rows, [{ key: "flawed-right" }], "advantage");
     // Step 1: seeds 31 and 32 (33 had none): mean 0.4, sd = 0.2828…, t(0.975, 1) = 12.706…
     // half-width = 12.7062 · 0.28284 / √2 = 2.5412.
     expect(line.points[0].step).toBe(1);
@@ -129,9 +131,9 @@ describe("credit lines", () => {
   });
 
   it("pools a class's mean over its rollouts, weighting each step by the class's share", () => {
-    // Lucky guesses of RLVR: step 1 share 0.25 at 0.4, step 3 share 0.5 at 0.6:
+    // RLVR's flawed-right rollouts: step 1 share 0.25 at 0.4, step 3 share 0.5 at 0.6:
     // (0.25·0.4 + 0.5·0.6) / 0.75 = 0.4/0.75 = 0.5333…; share over 3 steps = 0.75/3 = 0.25.
-    const p = pooledCredit(oneSeed.rlvr, "lucky-guess", "advantage")!;
+    const p = pooledCredit(oneSeed.rlvr, "flawed-right", "advantage")!;
     expect(p.value).toBeCloseTo(0.4 / 0.75, 12);
     expect(p.share).toBeCloseTo(0.25, 12);
     expect(p.steps).toBe(3);
@@ -150,14 +152,16 @@ describe("credit lines on recorded rows", () => {
     const lines = buildCreditLines(rows, ROLLOUT_CLASSES, "advantage");
     expect(lines.map((l) => `${l.variant}/${l.cls}/${l.points.length}`)).toEqual([
       "rlvr/unsupported/3",
-      "rlvr/lucky-guess/3",
+      "rlvr/flawed-right/3",
       "rlvr/faithful-right/3",
       "scs/unsupported/3",
-      "scs/lucky-guess/3",
+      "scs/flawed-right/3",
       "scs/faithful-right/3",
     ]);
-    const lucky = lines.find((l) => l.variant === "scs" && l.cls === "lucky-guess")!;
-    expect(lucky.points.map((p) => p.value)).toEqual([0.535714328289032, 0.25, 0.2738095447421074]);
+    const flawed = lines.find((l) => l.variant === "scs" && l.cls === "flawed-right")!;
+    expect(flawed.points.map((p) => p.value)).toEqual([
+      0.535714328289032, 0.25, 0.2738095447421074,
+    ]);
     // Share: every class of both variants, 0 where empty; each step's shares sum to 1.
     const share = buildCreditLines(rows, ROLLOUT_CLASSES, "share");
     expect(share.length).toBe(2 * ROLLOUT_CLASSES.length);

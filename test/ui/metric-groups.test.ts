@@ -21,7 +21,7 @@ describe("metric groups", () => {
       spec("step_time_ms", "train"),
       spec("submits", "train"),
       spec("aux_loss", "train"),
-      spec("credit/lucky-guess/advantage", "train"),
+      spec("credit/flawed-right/advantage", "train"),
     ];
     const { overview, groups } = splitSpecs(specs, ["incR", "rcAcc", "acc"]);
     expect(overview.map((s) => s.key)).toEqual(["incR", "rcAcc", "acc"]);
@@ -29,7 +29,7 @@ describe("metric groups", () => {
     expect(groups.training.map((s) => s.key)).toEqual(["train_incr", "kl", "aux_loss"]);
     expect(groups.rewards.map((s) => s.key)).toEqual(["reward_mean", "components/rRank"]);
     expect(groups.cost.map((s) => s.key)).toEqual(["step_time_ms", "submits"]);
-    expect(groups.credit.map((s) => s.key)).toEqual(["credit/lucky-guess/advantage"]);
+    expect(groups.credit.map((s) => s.key)).toEqual(["credit/flawed-right/advantage"]);
   });
 
   it("the overview's metrics: the preset's, else RC-Acc, IncR, Acc (and OSCR on multiple choice)", () => {

@@ -149,19 +149,45 @@ describe("recording checks", () => {
   it("keeps each rollout's class and lucky-guess flag, and reads a class's empty-step null as NaN", () => {
     const rec = structuredClone(good);
     const row = rec.run.metrics.byVariant.rlvr.train[0];
-    row.values["credit/lucky-guess/share"] = 0;
-    row.values["credit/lucky-guess/advantage"] = null; // JSON's NaN
+    // This file was recorded under the class's earlier name (next test): leave only the current one.
+    for (const k of Object.keys(row.values)) if (k.includes("lucky-guess")) delete row.values[k];
+    row.values["credit/flawed-right/share"] = 0;
+    row.values["credit/flawed-right/advantage"] = null; // JSON's NaN
     const r = rec.samples[0].rollouts[0];
-    r.rolloutClass = "lucky-guess";
+    r.rolloutClass = "flawed-right";
     r.luckyGuess = true;
     const back = checkRecording(JSON.parse(JSON.stringify(rec)), "r");
     const values = back.run.metrics.byVariant.rlvr.train[0].values;
-    expect(values["credit/lucky-guess/share"]).toBe(0);
-    expect(values["credit/lucky-guess/advantage"]).toBeNaN();
-    expect(back.samples[0].rollouts[0].rolloutClass).toBe("lucky-guess");
+    expect(values["credit/flawed-right/share"]).toBe(0);
+    expect(values["credit/flawed-right/advantage"]).toBeNaN();
+    expect(back.samples[0].rollouts[0].rolloutClass).toBe("flawed-right");
     expect(back.samples[0].rollouts[0].luckyGuess).toBe(true);
     r.rolloutClass = "half-right";
     expect(() => checkRecording(rec, "r")).toThrow(/rolloutClass/);
+  });
+
+  it("reads the class's earlier name (lucky-guess, before 2026-12-06) as flawed-right, and refuses a row with both", () => {
+    const rec = structuredClone(good);
+    const row = rec.run.metrics.byVariant.rlvr.train[0];
+    row.values["credit/lucky-guess/share"] = 0.25;
+    row.values["credit/lucky-guess/advantage"] = -0.5;
+    rec.run.metrics.keys.train.push("credit/lucky-guess/share", "credit/flawed-right/share");
+    rec.samples[0].rollouts[0].rolloutClass = "lucky-guess";
+    const back = checkRecording(JSON.parse(JSON.stringify(rec)), "r");
+    const values = back.run.metrics.byVariant.rlvr.train[0].values;
+    expect(values["credit/flawed-right/share"]).toBe(0.25);
+    expect(values["credit/flawed-right/advantage"]).toBe(-0.5);
+    expect(Object.keys(values).filter((k) => k.includes("lucky-guess"))).toEqual([]);
+    const keys = back.run.metrics.keys.train;
+    expect(keys.filter((k) => k === "credit/flawed-right/share")).toHaveLength(1);
+    expect(keys).not.toContain("credit/lucky-guess/share");
+    expect(back.samples[0].rollouts[0].rolloutClass).toBe("flawed-right");
+    row.values["credit/flawed-right/share"] = 0.25;
+    expect(() => checkRecording(rec, "r")).toThrow(
+      "r: saved run '" +
+        String(rec.run.name).slice(0, 60) +
+        "' (metrics) byVariant.rlvr.train[0] holds both 'credit/lucky-guess/share' and 'credit/flawed-right/share'",
+    );
   });
 
   it("base64: worked values both ways, and a bad character is named", () => {

@@ -47,6 +47,36 @@ describe("saved-run check", () => {
     expect(checkSavedRunSummary(summary).lastEval).toEqual({ rlvr: { acc: 0.5 } });
   });
 
+  it("reads a run saved before the class rename (credit/lucky-guess/*) under the current keys", () => {
+    const rec = record() as { metrics: { byVariant: { rlvr: { train: { values: object }[] } } } };
+    const rows = rec.metrics.byVariant.rlvr.train;
+    rows[1].values = {
+      acc: 0.3,
+      "credit/lucky-guess/share": 0.125,
+      "credit/lucky-guess/reward": 1,
+    };
+    (rec.metrics as unknown as { keys: { train: string[] } }).keys.train.push(
+      "credit/lucky-guess/share",
+      "credit/lucky-guess/reward",
+    );
+    const r = checkSavedRun(rec);
+    expect(r.metrics.byVariant.rlvr.train[1].values).toEqual({
+      acc: 0.3,
+      "credit/flawed-right/share": 0.125,
+      "credit/flawed-right/reward": 1,
+    });
+    expect(r.metrics.keys.train).toEqual([
+      "acc",
+      "entropy",
+      "credit/flawed-right/share",
+      "credit/flawed-right/reward",
+    ]);
+    rows[1].values = { "credit/lucky-guess/share": 0.125, "credit/flawed-right/share": 0.25 };
+    expect(() => checkSavedRun(rec)).toThrow(
+      "saved run 'seed 1 · rlvr vs grr · step 2' (metrics) byVariant.rlvr.train[1] holds both 'credit/lucky-guess/share' and 'credit/flawed-right/share'",
+    );
+  });
+
   it("refuses prototype keys anywhere in the record and leaves Object.prototype alone", () => {
     const cases = [
       JSON.parse('{"__proto__": {"polluted": true}}'),

@@ -1,8 +1,8 @@
 /**
  * How the credit chart tells rollout classes apart without colour (colour is
  * the variant's): a marker shape and a dash pattern per class, so a class
- * reads the same in every variant's colour and in grey. Keys are the metric
- * table's rollout classes (src/settings/metric-table.ts); a key not listed
+ * reads the same in every variant's colour and in grey. Keys are the
+ * rollout classes (src/settings/credit-table.ts); a key not listed
  * here (a class added later) gets the last fallback mark. Lab choice.
  */
 
@@ -17,7 +17,7 @@ export interface ClassMark {
 
 const MARKS: Record<string, ClassMark> = {
   "faithful-right": { shape: "circle" },
-  "lucky-guess": { shape: "triangle", dash: "7 3" },
+  "flawed-right": { shape: "triangle", dash: "7 3" },
   unsupported: { shape: "square", dash: "2 3" },
   "index-bound": { shape: "diamond", dash: "9 3 2 3" },
   "faithful-wrong": { shape: "cross", dash: "4 4" },

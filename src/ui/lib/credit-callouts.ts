@@ -1,13 +1,15 @@
 /**
  * The guided view's sentences about what each variant pays for, read off the
  * credit values of the run's training rows (`credit/<class>/advantage`,
- * src/settings/metric-table.ts): for each kind of answer a paper's reward
- * is built to pay less than a faithful right answer (a lucky guess: SCS,
- * ACRE WR–CA; an answer its own steps do not support: GRR; an answer copied
- * from a letter in the trace: ACRE), how the mean advantage of that kind
- * compares with that of faithful right answers under each variant, e.g.
- * "RLVR pays a lucky guess about as much as a faithful right answer (mean
- * advantage +0.41 vs +0.43); SCS pays it less (−0.12 vs +0.38)".
+ * src/settings/credit-table.ts): for each kind of answer a paper's reward
+ * is built to pay less than a faithful right answer (a right answer from
+ * flawed steps: ACRE WR–CA, StructReward's rule term, GRR's PRM arm; an answer
+ * its own steps do not support: GRR, and SCS's lucky guess when it is
+ * right; an answer copied from a letter in the trace: ACRE), how the mean
+ * advantage of that kind compares with that of faithful right answers under
+ * each variant, e.g. "RLVR pays a right answer from flawed steps about as
+ * much as a faithful right answer (mean advantage +0.41 vs +0.43); SCS pays
+ * it less (−0.12 vs +0.38)".
  *
  * The rule (lab choice, 2026-12-06 09:52 UTC, fixed before it was computed
  * on any run): per variant, each class's mean advantage is pooled over all
@@ -26,14 +28,14 @@ import { pooledCredit } from "./credit-data";
 const PAY_MARGIN = 0.1;
 
 /** The rule in words, for the guided view's "how the callouts are made". */
-export const CREDIT_RULE_TEXT = `What each variant pays for: per variant, the mean advantage of a lucky guess, of an answer its own steps do not support and of an answer copied from an option letter, each over all its training rollouts so far, against that of faithful right answers; "less" or "more" when they differ by more than ${PAY_MARGIN}, else "about as much"; a variant is named only when both kinds occurred.`;
+export const CREDIT_RULE_TEXT = `What each variant pays for: per variant, the mean advantage of a right answer from flawed steps, of an answer its own steps do not support and of an answer copied from an option letter, each over all its training rollouts so far, against that of faithful right answers; "less" or "more" when they differ by more than ${PAY_MARGIN}, else "about as much"; a variant is named only when both kinds occurred.`;
 
 /** The class every sentence compares with. */
 const REFERENCE = "faithful-right";
 
 /** The kinds of answer the sentences are about, and how a sentence names them. */
 const COMPARED: readonly { cls: string; noun: string }[] = [
-  { cls: "lucky-guess", noun: "a lucky guess" },
+  { cls: "flawed-right", noun: "a right answer from flawed steps" },
   { cls: "unsupported", noun: "an answer its own steps do not support" },
   { cls: "index-bound", noun: "an answer copied from an option letter in its trace" },
 ];

@@ -104,9 +104,9 @@ function ReaskDetail({
 }
 
 /** The classes a reward is built to pay less than a faithful right answer (shown as a warning). */
-const FLAGGED = new Set(["lucky-guess", "unsupported", "index-bound"]);
+const FLAGGED = new Set(["flawed-right", "unsupported", "index-bound"]);
 
-/** A rollout's class (the metric table's rollout classes), its definition and source on hover. */
+/** A rollout's class (src/settings/credit-table.ts ROLLOUT_CLASSES), its definition and source on hover. */
 function ClassBadge({ cls }: { cls: string }) {
   const def = ROLLOUT_CLASSES.find((c) => c.key === cls);
   return (
