@@ -54,8 +54,8 @@ export interface SweepManifest {
   coldStarts: Record<string, { source: string; sha256: string }>;
   /** Version 2: the canary's figures when the sweep started. */
   canary?: CanaryValues;
-  /** Version 2: each resume under another code version whose canary matched. */
-  resumes?: { code: string; at: string; values: number }[];
+  /** Version 2: each resume under another code version whose canary matched (`added`: values only the new code gives). */
+  resumes?: { code: string; at: string; values: number; added?: number }[];
 }
 
 /** Flattens a JSON value to `path → JSON text` of its leaves (arrays are leaves). */
@@ -187,8 +187,11 @@ function currentUnitValue<T>(value: T, what: string): T {
 }
 
 /**
- * The first value where two canaries differ (in the order of `was`, then
- * paths only `now` has), or null when they agree bit for bit.
+ * The first stored canary value (in the order of `was`) that the new code
+ * gives otherwise or no longer gives, or null when every one is the same
+ * bit for bit. A path only `now` has is a value the new code adds (a new
+ * metric): it changes none of the stored numbers, so it is not a difference
+ * (see canaryAdded).
  */
 export function canaryDiff(
   was: CanaryValues,
@@ -196,13 +199,18 @@ export function canaryDiff(
 ): { path: string; was: string; now: string } | null {
   const show = (v: number | null | undefined) =>
     v === undefined ? "(absent)" : v === null ? "NaN" : String(v);
-  for (const path of [...Object.keys(was), ...Object.keys(now).filter((k) => !(k in was))]) {
+  for (const path of Object.keys(was)) {
     const a = was[path];
     const b = now[path];
     if (a === b || (a !== undefined && b !== undefined && Object.is(a, b))) continue;
     return { path, was: show(a), now: show(b) };
   }
   return null;
+}
+
+/** The canary paths only the new code gives (new metrics), in its order. */
+export function canaryAdded(was: CanaryValues, now: CanaryValues): string[] {
+  return Object.keys(now).filter((k) => !Object.hasOwn(was, k));
 }
 
 /**
@@ -280,13 +288,20 @@ export async function openSweepFolder<T>(args: {
         throw new Error(
           `${head} and its canary differs at ${d.path}: ${d.was} then, ${d.now} now; the new code gives other numbers, so its units would not belong to this sweep: start a new sweep`,
         );
-      const n = Object.keys(canary).length;
+      const stored = currentCanary(was.canary);
+      const added = canaryAdded(stored, canary);
+      const n = Object.keys(stored).length;
       report(
-        `[sweep] the canary's ${n} values are the same bit for bit: going on under the new code`,
+        `[sweep] the canary's ${n} stored values are the same bit for bit: going on under the new code${added.length ? `; it also gives ${added.length} values the stored canary lacks (new metrics, e.g. ${added[0]}), which the units made before do not carry` : ""}`,
       );
       const resumes = [
         ...(was.resumes ?? []),
-        { code: now, at: new Date().toISOString(), values: n },
+        {
+          code: now,
+          at: new Date().toISOString(),
+          values: n,
+          ...(added.length ? { added: added.length } : {}),
+        },
       ];
       writeFileAtomic(manifestFile, `${JSON.stringify({ ...was, resumes }, null, 2)}\n`);
     }

@@ -271,7 +271,7 @@ export function checkRecording(raw: unknown, what: string): Recording {
 /**
  * The metric rows of a metrics.jsonl file (one JSON row per line, as `lab
  * --out` and `claims` write them; blank lines skipped), each through the
- * saved run's row schema. Linear in the text.
+ * saved run's row schema and the stored-key migration. Linear in the text.
  * @throws Error naming `what` and the line of the first line that is not JSON or not a metric row.
  */
 export function checkMetricRowsJsonl(text: string, what: string): MetricRow[] {
@@ -292,7 +292,7 @@ export function checkMetricRowsJsonl(text: string, what: string): MetricRow[] {
       throw new Error(
         `${what}, line ${i + 1}: not a metric row (${r.error.issues[0]?.message ?? "invalid"})`,
       );
-    rows.push(r.data);
+    rows.push(migrateStoredRow(r.data, `${what}, line ${i + 1}`));
   }
   return rows;
 }

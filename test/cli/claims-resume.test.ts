@@ -121,7 +121,9 @@ describe("npm run claims -- --out DIR / --resume DIR", () => {
       expect(code.stderr).toMatch(
         /the code changed since the sweep was started \(code version 000000000000 then, .+ now\): running the canary again/,
       );
-      expect(code.stderr).toMatch(/the canary's \d+ values are the same bit for bit: going on/);
+      expect(code.stderr).toMatch(
+        /the canary's \d+ stored values are the same bit for bit: going on/,
+      );
       expect(readFileSync(join(cut, "claims.json"), "utf8")).toBe(
         readFileSync(join(whole, "claims.json"), "utf8"),
       );

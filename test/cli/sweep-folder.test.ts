@@ -19,6 +19,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import {
+  canaryAdded,
   canaryDiff,
   openSweepFolder,
   type CanaryValues,
@@ -85,12 +86,29 @@ describe("sweep folder", () => {
     const b = await open(dir, "resume", "c".repeat(64), { ...CANARY });
     expect(b.ran).toBe(1);
     expect(b.lines.at(-1)).toBe(
-      "[sweep] the canary's 3 values are the same bit for bit: going on under the new code",
+      "[sweep] the canary's 3 stored values are the same bit for bit: going on under the new code",
     );
     const m = JSON.parse(readFileSync(join(dir, "sweep.json"), "utf8"));
     expect(m.code).toBe("a".repeat(64)); // the code it was started with stays
     expect(m.resumes).toHaveLength(1);
     expect(m.resumes[0]).toMatchObject({ code: "c".repeat(64), values: 3 });
+  });
+
+  it("goes on under code that adds a value (a new metric) and says which, the stored ones the same", async () => {
+    const dir = fresh();
+    await open(dir, "new", "a".repeat(64), CANARY);
+    const more = { ...CANARY, "rl.x/train/rlvr/-/1/credit/contrast/guess/groups": 2 };
+    const b = await open(dir, "resume", "c".repeat(64), more);
+    expect(b.lines.at(-1)).toBe(
+      "[sweep] the canary's 3 stored values are the same bit for bit: going on under the new code; it also gives 1 values the stored canary lacks (new metrics, e.g. rl.x/train/rlvr/-/1/credit/contrast/guess/groups), which the units made before do not carry",
+    );
+    const m = JSON.parse(readFileSync(join(dir, "sweep.json"), "utf8"));
+    expect(m.resumes[0]).toMatchObject({ code: "c".repeat(64), values: 3, added: 1 });
+    expect(canaryAdded(CANARY, more)).toEqual(["rl.x/train/rlvr/-/1/credit/contrast/guess/groups"]);
+    // An added value beside a changed one is still refused at the changed one.
+    expect(canaryDiff(CANARY, { ...more, "rl.x/eval/rlvr/-/2/acc": 0.25 })?.path).toBe(
+      "rl.x/eval/rlvr/-/2/acc",
+    );
   });
 
   it("refuses a resume under other code whose canary differs, naming the first value, and leaves the folder", async () => {
@@ -192,7 +210,7 @@ describe("sweep folder", () => {
       canary: async () => now,
       report: (l) => lines.push(l),
     });
-    expect(lines.at(-1)).toMatch(/the canary's 5 values are the same bit for bit/);
+    expect(lines.at(-1)).toMatch(/the canary's 5 stored values are the same bit for bit/);
     expect(JSON.parse(readFileSync(join(dir, "sweep.json"), "utf8")).canary).toEqual(
       JSON.parse(before).canary,
     );
