@@ -125,7 +125,7 @@ export const CREDIT_METRICS: readonly MetricDef[] = ROLLOUT_CLASSES.flatMap((c, 
 const CONTRAST_TABLE = {
   "wrong-steps": {
     label: "right answer: reference steps − wrong steps",
-    source: "SCS App. (Fig. 4) lucky-guess case; StructReward eq. 10 rule term; GRR eq. 3 PRM",
+    source: "SCS §4.3 (Fig. 4) lucky-guess case; StructReward eq. 10 rule term; GRR eq. 3 PRM",
   },
   unsupported: {
     label: "right answer: supported − unsupported",
@@ -142,7 +142,7 @@ const CONTRAST_TABLE = {
   guess: {
     label: "right answer: faithful right − unsupported (a guess)",
     source:
-      "SCS App. (Fig. 4) lucky-guess case: a misread, then an option the steps do not conclude",
+      "SCS §4.3 (Fig. 4) lucky-guess case: a misread, then an option the steps do not conclude",
   },
 } as const;
 
