@@ -1,6 +1,9 @@
 /**
  * The ACRE premise check (docs/results.md, 2026-12-06), headless:
- *   npm run premise:acre -- [--seeds S1,S2,…] [--steps N] [--eval-every E] [--eval-size N] [--quiet]
+ *   npm run premise:acre -- [--scenario binding|prior] [--seeds S1,S2,…] [--steps N] [--eval-every E] [--eval-size N] [--quiet]
+ * `--scenario prior` runs the `acre-prior` preset instead and checks that the
+ * baseline learns an option-position prior: topLetterShare at or above the
+ * step-0 band's upper edge at the last eval and on average after step 0.
  * Runs the `acre-premise` preset's baseline arm alone (acre-baseline: GRPO +
  * format + length) from its shipped cold start, once per seed (default the
  * tuning seeds 41,42,43; the preset's steps, eval interval and held-out size
@@ -28,17 +31,39 @@ import {
 import { readCliFlags } from "../lib/cli-flags";
 import { ACRE_PREMISE_TABLE } from "./premise-flags";
 
-const PRESET = "acre-premise";
 /** Tuning seeds of the ACRE premise check (docs/results.md, 2026-12-06). */
 const TUNING_SEEDS = [41, 42, 43];
 
-/** The criterion written down before the first run (docs/results.md, 2026-12-06). */
-function criterion(n: number): PremiseCriterion {
-  return { metric: "boundRate", n, z: 1.96, gap: { a: "accBound", b: "accFree", tolerance: 0.1 } };
-}
+/**
+ * Each scenario's preset and the criterion written down before its first run
+ * (docs/results.md, 2026-12-06): index binding the baseline keeps (10:13 UTC),
+ * an option-position prior the baseline learns (16:54 UTC).
+ */
+const SCENARIOS = {
+  binding: {
+    preset: "acre-premise",
+    criterion: (n: number): PremiseCriterion => ({
+      metric: "boundRate",
+      n,
+      z: 1.96,
+      gap: { a: "accBound", b: "accFree", tolerance: 0.1 },
+    }),
+  },
+  prior: {
+    preset: "acre-prior",
+    criterion: (n: number): PremiseCriterion => ({
+      metric: "topLetterShare",
+      n,
+      z: 1.96,
+      direction: "rises",
+    }),
+  },
+} as const;
 
 async function main(): Promise<void> {
   const { flags } = readCliFlags(ACRE_PREMISE_TABLE);
+  const scenario = SCENARIOS[flags.scenario as keyof typeof SCENARIOS];
+  const PRESET = scenario.preset;
   const seeds = flags.seeds === undefined ? TUNING_SEEDS : parseSeedList("seeds", flags.seeds);
   const base = presetExperiment(PRESET);
   const arm = base.variants[0];
@@ -72,7 +97,7 @@ async function main(): Promise<void> {
   } finally {
     ctx.destroy();
   }
-  const crit = criterion(evalSize);
+  const crit = scenario.criterion(evalSize);
   const result = premiseCheck(rowsBySeed, crit);
   const date = new Date().toISOString();
   process.stderr.write(

@@ -4,7 +4,8 @@
  * Per seed, the flaw rate's step-0 band is p0 ± z·√(p0(1 − p0)/n) (n: the
  * held-out answers it is a share of); the premise holds on a seed when the
  * flaw rate at the last eval and its mean over the evals after step 0 are
- * both at or above the band's lower edge, and, where a step-0 gap is given
+ * both at or above the band's lower edge (direction "rises": its upper
+ * edge, a flaw the baseline is to learn), and, where a step-0 gap is given
  * (two forms' accuracies), that gap is within its tolerance: the baseline
  * then has no reason to leave the flaw and does not leave it. It holds on
  * the scenario when it holds on every seed. Lab criterion; pure, CPU.
@@ -24,6 +25,11 @@ export interface PremiseCriterion {
    * step-0 eval (e.g. accBound vs accFree within 0.10); absent: not checked.
    */
   gap?: { a: string; b: string; tolerance: number };
+  /**
+   * "keeps" (default): the flaw stays at or above the band's lower edge (a flaw the cold start has);
+   * "rises": at or above its upper edge (a flaw outcome-only RL is to teach, e.g. a position prior).
+   */
+  direction?: "keeps" | "rises";
 }
 
 /** The check on one seed. */
@@ -74,6 +80,7 @@ export function premiseCheck(
       : null;
     const gapOk = !g || (gap0 !== null && gap0 <= g.tolerance);
     const final = last.values[criterion.metric];
+    const edge = criterion.direction === "rises" ? band[1] : band[0];
     return {
       seed,
       p0,
@@ -82,7 +89,7 @@ export function premiseCheck(
       finalStep: last.step,
       meanAfter,
       gap0,
-      holds: gapOk && final >= band[0] && meanAfter >= band[0],
+      holds: gapOk && final >= edge && meanAfter >= edge,
     };
   });
   return { seeds, holds: seeds.length > 0 && seeds.every((s) => s.holds) };
@@ -101,7 +108,7 @@ export function formatPremise(
       (criterion.gap && s.gap0 !== null
         ? `, |${criterion.gap.a} − ${criterion.gap.b}| at step 0 ${f(s.gap0)} (tolerance ${criterion.gap.tolerance})`
         : "") +
-      `: ${s.holds ? "holds" : "does not hold"}`,
+      `${criterion.direction === "rises" ? " (must reach the band's upper edge)" : ""}: ${s.holds ? "holds" : "does not hold"}`,
   );
   return `${lines.join("\n")}\npremise ${result.holds ? "holds" : "does not hold"} on seeds ${result.seeds.map((s) => s.seed).join(", ")}`;
 }

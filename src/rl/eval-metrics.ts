@@ -42,6 +42,9 @@
  *   stepsPerTrace                  mean number of numbered steps parseTrace finds per
  *                                  response (lab metric: a PRM that averages step scores
  *                                  can pay shorter traces, GRR §4.3.1)
+ *   topLetterShare                 the largest share one option letter takes among the
+ *                                  multiple-choice answers (./letter-prior.ts; absent
+ *                                  without multiple-choice answers)
  *   faintReadAcc                   of the prompts with a faint digit (TaskConfig.faintContrast),
  *                                  the share whose reading step of that digit boxes its true
  *                                  value (lab metric; absent without faint digits)
@@ -59,6 +62,7 @@ import { goldOf, verifyParsed } from "../rewards/verifier";
 import { strictFormatOk } from "../rewards/structreward";
 import type { ReferenceStep, TaskPrompt } from "../tasks/types";
 import type { EvalMetricKey } from "../settings/metric-table";
+import { topLetterShare } from "./letter-prior";
 import { optionShuffleMetrics, reaskPairs } from "./option-shuffle-metrics";
 
 /** The kinds of first answer the distinct-options statistic is split by (SCS Fig. 2c, Tab. 10). */
@@ -81,7 +85,7 @@ type PassKey =
   | "oscrGreedy";
 
 /** The eval keys measured only on prompts that have the item (absent without it). */
-type OptionalKey = PassKey | "faintReadAcc";
+type OptionalKey = PassKey | "faintReadAcc" | "topLetterShare";
 
 /**
  * Eval metrics: one number per eval key of the metric table
@@ -269,6 +273,7 @@ export function evalMetrics(
     if (measured > 0) distinctValues[def.key] = sum / measured;
     for (const [c, v] of byClass) distinctValues[`${def.key}${c}`] = v.sum / v.n;
   }
+  const top = topLetterShare(prompts, texts);
   // The bound-form share and OSCR by form beside OSCR (docs/reward-spec.md §5.2).
   const { oscr: _same, ...byForm } =
     reask && pairs.length > 0 ? optionShuffleMetrics(reaskPairs(prompts, texts, reask)) : {};
@@ -288,5 +293,6 @@ export function evalMetrics(
     luckyGuess: correct === 0 ? 0 : lucky / correct,
     wrca: lucky / n,
     ...(faintPrompts > 0 ? { faintReadAcc: faintRight / faintPrompts } : {}),
+    ...(top !== null ? { topLetterShare: top } : {}),
   };
 }

@@ -273,6 +273,20 @@ const FIXED_METRICS = [
     rows: ["eval"],
   },
   {
+    key: "topLetterShare",
+    label: "Top-letter share",
+    unit: "fraction",
+    formula:
+      "max over letters L of (answers = L) / multiple-choice answers naming a letter; held-out right options are uniform, so a reader gives about 1/options",
+    source:
+      "ACRE §1 and §3.2 (option-index priors learned under outcome-only RL); lab statistic (src/rl/letter-prior.ts)",
+    description:
+      "Held-out, multiple choice: the share of answers on the most chosen letter. The held-out set places the right option uniformly, so a model that reads answers each letter about a quarter of the time; one that learned a position prior from skewed training prompts answers one letter more. Absent without multiple-choice answers.",
+    group: "paper",
+    order: 5.7,
+    rows: ["eval"],
+  },
+  {
     key: "stepsPerTrace",
     label: "Steps per trace",
     unit: "count",

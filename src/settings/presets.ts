@@ -375,6 +375,37 @@ const PRESET_TABLE: readonly PresetEntry[] = [
   },
   {
     /**
+     * acre-prior: ACRE's premise on the flaw its §1 says outcome-only RL is
+     * paid for, an option-position prior (docs/results.md, 2026-12-06 16:54
+     * UTC): acre-premise with the training prompts' right option at A with
+     * probability 0.5 (held-out never skewed) and one faint digit per prompt
+     * at contrast 0.3 (the SCS premise's knob: where the reading is unsure,
+     * the position carries the reward). Same cold start (the knobs pick
+     * none of their own). The premise check: npm run premise:acre --
+     * --scenario prior.
+     */
+    name: "acre-prior",
+    title: "ACRE on an option-position prior (GRPO + format + length vs ACRE)",
+    description:
+      "The training questions put the right option at A more often than not, and one digit of every image is faint. An outcome reward pays an unsure model for answering A; ACRE re-asks with the options shuffled, where A is another option, and pays an answer that moves less.",
+    figure:
+      "ACRE §1 (“a positive advantage reinforces spurious shortcuts—such as option-index priors”) and Table 2 (OSCR)",
+    overview: ["topLetterShare", "oscr", "acc"],
+    watch:
+      "Top-letter share: about a quarter for a model that reads; higher when it has learned to answer A.",
+    picker: false,
+    experiment: {
+      ...SIZES,
+      task: { ...ACRE_TASK, optionSkew: 0.5, faintContrast: 0.3 },
+      algorithm: { ...SIZES.algorithm, lr: 1e-4 },
+      variants: [
+        { name: "acre-baseline", estimator: "grpo" },
+        { name: "acre", estimator: "grpo" },
+      ],
+    },
+  },
+  {
+    /**
      * rlvr-learn: outcome-only RLVR on the small model from the shipped
      * open-ended cold start, long enough to measure held-out accuracy (lab
      * choices throughout; docs/results.md). Rollouts at τ = 1,

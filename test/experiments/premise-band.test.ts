@@ -66,6 +66,41 @@ describe("premiseCheck", () => {
     expect(formatPremise(r, CRIT)).toMatch(/premise does not hold on seeds 1, 2, 3$/);
   });
 
+  it("with direction 'rises', holds only at or above the band's upper edge (a prior to be learned)", () => {
+    // p0 0.25, n 100, z 2: half width 2·√(0.25·0.75/100) = 0.0866, band 0.1634–0.3366.
+    const crit = { metric: "topLetterShare", n: 100, z: 2, direction: "rises" as const };
+    const learned = [
+      row(0, { topLetterShare: 0.25 }),
+      row(5, { topLetterShare: 0.34 }),
+      row(10, { topLetterShare: 0.4 }),
+    ];
+    // Mean after step 0 0.35 ≥ 0.3366, but the last eval 0.33 is not.
+    const lastBelow = [
+      row(0, { topLetterShare: 0.25 }),
+      row(5, { topLetterShare: 0.37 }),
+      row(10, { topLetterShare: 0.33 }),
+    ];
+    // Stays at chance: the "keeps" reading would hold, "rises" does not.
+    const flat = [
+      row(0, { topLetterShare: 0.25 }),
+      row(5, { topLetterShare: 0.26 }),
+      row(10, { topLetterShare: 0.24 }),
+    ];
+    const r = premiseCheck(
+      new Map([
+        [1, learned],
+        [2, lastBelow],
+        [3, flat],
+      ]),
+      crit,
+    );
+    expect(r.seeds[0].band[1]).toBeCloseTo(0.25 + 2 * Math.sqrt(0.1875 / 100), 12);
+    expect(r.seeds.map((x) => x.holds)).toEqual([true, false, false]);
+    expect(r.holds).toBe(false);
+    expect(premiseCheck(new Map([[3, flat]]), { ...crit, direction: "keeps" }).holds).toBe(true);
+    expect(formatPremise(r, crit)).toContain("(must reach the band's upper edge): holds");
+  });
+
   it("names the seed that has no step-0 eval or nothing after it", () => {
     expect(() => premiseCheck(new Map([[7, [row(5, { boundRate: 0.5 })]]]), CRIT)).toThrow(
       /seed 7 has no step-0 eval of boundRate/,
