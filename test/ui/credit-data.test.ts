@@ -9,6 +9,8 @@ import type { MetricRow } from "../../src/run/run-types";
 import { recordedCreditRows } from "../support/credit-rows";
 import {
   buildCreditLines,
+  creditAxes,
+  type GapPoint,
   gapPoints,
   hasCreditMetrics,
   pooledCredit,
@@ -172,5 +174,30 @@ describe("credit lines on recorded rows", () => {
           .reduce((a, l) => a + l.points.find((p) => p.step === step)!.value, 0);
         expect(sum).toBeCloseTo(1, 9);
       }
+  });
+});
+
+describe("creditAxes", () => {
+  it("follows the seed means, not a class's wide band, and always shows 0", () => {
+    // Means in [−0.6, 0.9]; one point of a sparse class has a band of ±14.
+    const points: GapPoint[][] = [
+      [
+        { x: 1, y: 0.9, band: [0.5, 1.3] as [number, number], n: 4 },
+        { x: 2, y: 0.4, n: 1 },
+      ],
+      [
+        { x: 1, y: -0.6, band: [-14.6, 13.4] as [number, number], n: 2 },
+        { x: 3, y: null, n: 0 },
+      ],
+    ];
+    const { x, y } = creditAxes(points, "advantage");
+    expect(y.domain[0]).toBeGreaterThanOrEqual(-1);
+    expect(y.domain[0]).toBeLessThanOrEqual(-0.6);
+    expect(y.domain[1]).toBeGreaterThanOrEqual(0.9);
+    expect(y.domain[1]).toBeLessThanOrEqual(1);
+    expect(x.domain[1]).toBeGreaterThanOrEqual(2); // the last step with a point
+    // Shares always on [0, 1]; no point at all: [−1, 1] for the others.
+    expect(creditAxes(points, "share").y.domain).toEqual([0, 1]);
+    expect(creditAxes([], "reward").y.domain).toEqual([-1, 1]);
   });
 });

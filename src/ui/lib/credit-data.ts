@@ -11,7 +11,7 @@
  */
 import type { MetricRow } from "../../run/run-types";
 import { aggregateCurves } from "../../experiments/seed-stats";
-import { hasSeveralSeeds } from "./chart-data";
+import { hasSeveralSeeds, niceTicks } from "./chart-data";
 
 /** What the chart's y axis shows for each class. */
 export type CreditMeasure = "advantage" | "reward" | "share";
@@ -158,4 +158,34 @@ export function pooledCredit(
     sum += s * v;
   }
   return w > 0 ? { value: sum / w, share: w / steps, steps } : null;
+}
+
+/**
+ * The credit chart's axes from its lines' points (gapPoints): x from 0 to the
+ * last step (at least 1); y [0, 1] for shares, else from the seed means only,
+ * 0 always shown. A seed band is not read: a class with one or two rollouts in
+ * some seed has a t band of ±10 or more, which would flatten every line to 0;
+ * the chart cuts such a band at its edge (lab choice, 2026-12-06).
+ */
+export function creditAxes(
+  points: readonly (readonly GapPoint[])[],
+  measure: CreditMeasure,
+): { x: ReturnType<typeof niceTicks>; y: ReturnType<typeof niceTicks> } {
+  let lo = Number.POSITIVE_INFINITY;
+  let hi = Number.NEGATIVE_INFINITY;
+  let xMax = 1;
+  for (const line of points)
+    for (const p of line) {
+      if (p.y === null) continue;
+      lo = Math.min(lo, p.y);
+      hi = Math.max(hi, p.y);
+      xMax = Math.max(xMax, p.x);
+    }
+  const y =
+    measure === "share"
+      ? niceTicks(0, 1, 5)
+      : Number.isFinite(lo)
+        ? niceTicks(Math.min(lo, 0), Math.max(hi, 0), 5)
+        : niceTicks(-1, 1, 5);
+  return { x: niceTicks(0, xMax, 6), y };
 }

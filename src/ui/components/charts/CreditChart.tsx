@@ -22,6 +22,7 @@ import {
   type TooltipProps,
 } from "recharts";
 import {
+  creditAxes,
   gapPoints,
   type CreditClass,
   type CreditLine,
@@ -29,7 +30,6 @@ import {
   type GapPoint as ChartPoint,
 } from "../../lib/credit-data";
 import { classMark, isOutline, markPath } from "../../lib/class-marks";
-import { niceTicks } from "../../lib/chart-data";
 import { attrKey } from "../../lib/series-meta";
 import { variantColor, variantLabel } from "../../../settings/variant-meta";
 
@@ -140,23 +140,11 @@ function CreditChartImpl(props: CreditChartProps) {
   const ready = useFirstTurn();
   const label = new Map(classes.map((c) => [c.key, c.label]));
   const data = lines.map((l) => ({ line: l, points: gapPoints(l) }));
-  let lo = Infinity;
-  let hi = -Infinity;
-  let xMax = 1;
-  for (const d of data)
-    for (const p of d.points) {
-      if (p.y === null) continue;
-      lo = Math.min(lo, p.band ? p.band[0] : p.y, p.y);
-      hi = Math.max(hi, p.band ? p.band[1] : p.y, p.y);
-      xMax = Math.max(xMax, p.x);
-    }
-  const y =
-    measure === "share"
-      ? niceTicks(0, 1, 5)
-      : Number.isFinite(lo)
-        ? niceTicks(Math.min(lo, 0), Math.max(hi, 0), 5)
-        : niceTicks(-1, 1, 5);
-  const x = niceTicks(0, xMax, 6);
+  // The axes follow the lines (seed means), not their bands (creditAxes); a wider band is cut at the edge.
+  const { x, y } = creditAxes(
+    data.map((d) => d.points),
+    measure,
+  );
   const attrs: Record<string, string | number> = { "data-lines": latest.length };
   for (const l of latest) attrs[`data-line-${attrKey(l.variant)}-${l.cls}`] = l.points.length;
   const tick = bold ? 15 : 11;
@@ -186,6 +174,7 @@ function CreditChartImpl(props: CreditChartProps) {
               <YAxis
                 width={bold ? 62 : 48}
                 domain={y.domain}
+                allowDataOverflow
                 ticks={y.ticks}
                 interval={0}
                 fontSize={tick}

@@ -68,8 +68,8 @@ export function CreditPanel() {
         </div>
       </div>
       <p className="chart-caption">
-        {MEASURE_NOTE[measure]} Training rollouts, every step; a class with no rollout at a step has
-        no point.
+        {MEASURE_NOTE[measure]} Training rollouts, every step; the axis follows the lines (a band
+        wider than it is cut at its edge); a class with no rollout at a step has no point.
       </p>
       {!trained ? (
         <p className="muted credit-empty" data-testid="credit-empty">
