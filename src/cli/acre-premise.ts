@@ -1,9 +1,10 @@
 /**
  * The ACRE premise check (docs/results.md, 2026-12-06), headless:
- *   npm run premise:acre -- [--scenario binding|prior] [--seeds S1,S2,…] [--steps N] [--eval-every E] [--eval-size N] [--quiet]
+ *   npm run premise:acre -- [--scenario binding|prior|blank] [--seeds S1,S2,…] [--steps N] [--eval-every E] [--eval-size N] [--quiet]
  * `--scenario prior` runs the `acre-prior` preset instead and checks that the
  * baseline learns an option-position prior: topLetterShare at or above the
- * step-0 band's upper edge at the last eval and on average after step 0.
+ * step-0 band's upper edge at the last eval and on average after step 0;
+ * `--scenario blank` the same on `acre-prior-blank` (the faint digit blank).
  * Runs the `acre-premise` preset's baseline arm alone (acre-baseline: GRPO +
  * format + length) from its shipped cold start, once per seed (default the
  * tuning seeds 41,42,43; the preset's steps, eval interval and held-out size
@@ -37,7 +38,8 @@ const TUNING_SEEDS = [41, 42, 43];
 /**
  * Each scenario's preset and the criterion written down before its first run
  * (docs/results.md, 2026-12-06): index binding the baseline keeps (10:13 UTC),
- * an option-position prior the baseline learns (16:54 UTC).
+ * an option-position prior the baseline learns (16:54 UTC), the same prior
+ * with the faint digit blank (18:55 UTC).
  */
 const SCENARIOS = {
   binding: {
@@ -51,6 +53,15 @@ const SCENARIOS = {
   },
   prior: {
     preset: "acre-prior",
+    criterion: (n: number): PremiseCriterion => ({
+      metric: "topLetterShare",
+      n,
+      z: 1.96,
+      direction: "rises",
+    }),
+  },
+  blank: {
+    preset: "acre-prior-blank",
     criterion: (n: number): PremiseCriterion => ({
       metric: "topLetterShare",
       n,

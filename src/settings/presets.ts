@@ -406,6 +406,35 @@ const PRESET_TABLE: readonly PresetEntry[] = [
   },
   {
     /**
+     * acre-prior-blank: acre-prior with nothing to read (docs/results.md,
+     * 2026-12-06 18:55 UTC): the faint digit at contrast 0, so the answer's
+     * digit is not in the image and only the position can pay more than
+     * chance; 40 RL steps with evals every 10 (lab choice: a prior is
+     * learned, not kept). The premise check: npm run premise:acre --
+     * --scenario blank.
+     */
+    name: "acre-prior-blank",
+    title: "ACRE on an option-position prior, one digit blank",
+    description:
+      "As the option-position scenario, but one digit of every image is blank: no reading can find the answer, and the training questions put the right option at A more often than not. An outcome reward pays answering A; ACRE re-asks with the options shuffled and pays an answer that names the same option content.",
+    figure:
+      "ACRE §1 (“a positive advantage reinforces spurious shortcuts—such as option-index priors”) and §3.2 (option priors learned under pure outcome reward)",
+    overview: ["topLetterShare", "oscr", "acc"],
+    watch:
+      "Top-letter share: about a quarter for a model without a favourite letter; higher when it has learned to answer A.",
+    picker: false,
+    experiment: {
+      ...SIZES,
+      task: { ...ACRE_TASK, optionSkew: 0.5, faintContrast: 0 },
+      algorithm: { ...SIZES.algorithm, lr: 1e-4, steps: 40, evalEvery: 10 },
+      variants: [
+        { name: "acre-baseline", estimator: "grpo" },
+        { name: "acre", estimator: "grpo" },
+      ],
+    },
+  },
+  {
+    /**
      * rlvr-learn: outcome-only RLVR on the small model from the shipped
      * open-ended cold start, long enough to measure held-out accuracy (lab
      * choices throughout; docs/results.md). Rollouts at τ = 1,
