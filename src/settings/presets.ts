@@ -80,6 +80,12 @@ export interface PresetEntry {
   overview: readonly EvalMetricKey[];
   /** One sentence for the guided view: what to watch on the overview. */
   watch: string;
+  /**
+   * When a difference shows, from measured runs only (the recordings of
+   * docs/lesson.md, the claims of docs/results.md), and how long the paper's
+   * own figure runs. Every picker preset has one (test/settings/presets.test.ts).
+   */
+  whenItShows?: string;
   /** Raw experiment input (validated by parseExperiment when used). */
   experiment: unknown;
   /** False: a CLI-only preset (e.g. an ablation arm), not in the page's picker. Absent: listed. */
@@ -99,6 +105,8 @@ const PRESET_TABLE: readonly PresetEntry[] = [
     overview: ["incR", "rcAcc", "acc"],
     watch:
       "IncR is the share of answers that are not what the model's own last step concluded: if it rises while Acc rises, answers are being right for the wrong reasons.",
+    whenItShows:
+      "Measured: in the 4-seed recording (seeds 31–34, 20 steps) RC-Acc parts at step 15 (GRR 0.55 vs RLVR 0.42) and IncR at step 20 (RLVR 0.58 vs GRR 0.35). GRR's paper sees IncR drift from step 60 to step 140 (§4.3.1); this preset runs 200 steps.",
     experiment: {},
   },
   {
@@ -115,6 +123,8 @@ const PRESET_TABLE: readonly PresetEntry[] = [
     overview: ["incR", "rcAcc", "acc"],
     watch:
       "Compare IncR across the four: which rewards hold the reasoning to the answer, and what does that do to RC-Acc?",
+    whenItShows:
+      "Measured: in the 3-seed recording (seeds 31–33, 15 steps) IncR parts at step 5 and overlaps again, and RC-Acc parts at step 15 (GRR 0.54 vs RLVR 0.40); this preset runs 30 steps, GRR's Fig. 2 runs 140.",
     experiment: {
       modelSize: "small",
       variants: [
@@ -142,6 +152,8 @@ const PRESET_TABLE: readonly PresetEntry[] = [
       "GRR §4.2 and App. D Table 2 (RC-Acc at step 140: GRR 54.7, pointwise GR 52.3, RLVR 47.4, PRM 46.8)",
     overview: ["rcAcc", "acc", "incR"],
     watch: "RC-Acc counts only right answers whose steps support them: the paper's primary metric.",
+    whenItShows:
+      "Measured: in the 3-seed recording (10 steps) GRR and pointwise GR part at step 10 on a 0.03 gap, one recording and not a finding; at the claims' full size (12 seeds, 20 steps) GRR − pointwise GR final RC-Acc was −0.009 [−0.049, 0.030]. The paper's Table 1 is at step 140; this preset runs 200.",
     experiment: {
       task: { hintRate: 0, traceSlipRate: 0 },
       evalTemperature: 0,
@@ -257,6 +269,8 @@ const PRESET_TABLE: readonly PresetEntry[] = [
       "SCS Table 2 (RLOO 57.8 → 65.5 with SCS; Tab. 6: k 0.8, m 4, KL 0) and Table 3 (unfaithful reasoning in correct answers 25.0 → 21.2)",
     overview: ["acc", "luckyGuess", "stepAcc"],
     watch: "The lucky-guess rate of both arms: the baseline pays a lucky guess in full, SCS less.",
+    whenItShows:
+      "Measured: the credit chart shows the difference from step 1 (RLOO gives a right answer its steps do not conclude 0.22 more advantage than SCS does, 6 seeds); the held-out curves did not part in 20 steps on 12 seeds (RLOO + SCS − RLOO final Acc 0.015 [−0.035, 0.065]), and after 20 steps the baseline learns to read the faint digit, so a longer run tests nothing of SCS here.",
     experiment: {
       ...SCS_PREMISE_SIZES,
       variants: [
@@ -336,6 +350,8 @@ const PRESET_TABLE: readonly PresetEntry[] = [
     overview: ["oscr", "acc", "cacr"],
     watch:
       "OSCR of GRPO against ACRE: the share of held-out questions answered alike after the shuffle, low at the start; Acc falls in both arms at this preset's learning rate (5e-4 on 4 training images a step about doubles the held-out misreads in 20 steps), so compare the arms with each other, not with step 0. This scenario does not hold ACRE's premise: the paper's outcome-only baseline (GRPO + format + length) left the binding on tuning seeds 41 and 43 (bound share 0.805 → 0.398 in 20 steps on 41) and went into it on 42 (0.883 → 0.961), so a gap here is not yet ACRE's fix of a flaw the baseline keeps (docs/results.md, 2026-12-06).",
+    whenItShows:
+      "Measured: OSCR can part within 20 steps, by seed (ACRE − GRPO final OSCR from 0.029 to 0.506 on 6 seeds, 0.130 [−0.066, 0.325]); CACR does not (0.017 [−0.036, 0.070]). The baseline leaves or enters the binding by seed, so a gap here is not yet ACRE's fix of a flaw the baseline keeps.",
     experiment: {
       ...SIZES,
       task: ACRE_TASK,
@@ -450,6 +466,8 @@ const PRESET_TABLE: readonly PresetEntry[] = [
     overview: ["acc", "rcAcc", "incR"],
     watch:
       "Held-out Acc, greedy-decoded on 256 prompts: one prompt is 0.4 points, so a move of a few prompts stays inside the band.",
+    whenItShows:
+      "Measured: held-out Acc moves 0.813 → 0.836 in 60 steps on 256 prompts (one run); the 3-seed recording's bands overlap through its 20 steps.",
     experiment: {
       modelSize: "small",
       task: { multipleChoice: false, hintRate: 0, traceSlipRate: 0 },
@@ -478,6 +496,8 @@ const PRESET_TABLE: readonly PresetEntry[] = [
     figure: "lab check",
     overview: ["rcAcc", "acc", "incR"],
     watch: "That every chart gets points: training runs here.",
+    whenItShows:
+      "Nothing: 6 steps on 16 held-out prompts check that training runs; no difference is expected.",
     experiment: {
       modelSize: "small",
       variants: [{ name: "rlvr" }, { name: "grr" }],

@@ -93,6 +93,7 @@ export function GuidePanel() {
   const trained = Object.values(m.byVariant).some((r) => r.train.length > 0);
   const multiSeed = (exp.seeds?.length ?? 1) > 1;
   const watch = preset ? presetEntry(preset).watch : null;
+  const whenItShows = preset ? (presetEntry(preset).whenItShows ?? null) : null;
   return (
     <aside className="guide" aria-label="Guided view" data-testid="guide">
       <div className="guide-head">
@@ -166,6 +167,11 @@ export function GuidePanel() {
         <h3>What to watch</h3>
         <p data-testid="guide-read-first">{READ_ORDER.guide}</p>
         {watch && <p>{watch}</p>}
+        {whenItShows && (
+          <p data-testid="guide-when">
+            <b>When a difference shows:</b> {whenItShows}
+          </p>
+        )}
         <ul className="guide-metrics">
           {metrics.map((k) => (
             <li key={k}>
