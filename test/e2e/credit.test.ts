@@ -12,18 +12,11 @@
 //      under its variant and, the group being shared at step 1, under
 //      another variant beside it, and a token's objective terms on a click.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { buildApp } from "../../scripts/build-app";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { encodeLink } from "../../src/ui/lib/url-state";
 import { presetExperiment, PICKER_PRESETS } from "../../src/settings/presets";
 import { ROLLOUT_CLASSES } from "../../src/settings/credit-table";
-import { serveStatic } from "./static-server";
-
-const ROOT = resolve(import.meta.dirname, "../..");
-const CHROMIUM = "/usr/bin/chromium";
+import { closeBuiltLab, openBuiltLab } from "./built-lab";
 
 function collectErrors(page: Page): string[] {
   const errors: string[] = [];
@@ -83,23 +76,11 @@ describe("the credit view", () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(
-        `No Chromium at ${CHROMIUM}: install Debian's chromium package (apt-get install chromium), or run 'bash scripts/ensure-system-deps.sh'.`,
-      );
-    outDir = mkdtempSync(join(tmpdir(), "reward-lab-credit-"));
-    await buildApp(ROOT, outDir);
-    site = await serveStatic(outDir, "/reward-lab/");
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--enable-unsafe-webgpu", "--no-sandbox", "--no-first-run", "--disable-quic"],
-    });
+    ({ outDir, site, browser } = await openBuiltLab("credit"));
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await site?.close();
-    if (outDir) rmSync(outDir, { recursive: true, force: true });
+    await closeBuiltLab({ outDir, site, browser });
   });
 
   for (const name of PICKER_PRESETS)

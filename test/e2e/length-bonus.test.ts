@@ -8,18 +8,13 @@
 // reward's length drift with the run's own numbers, and no length drift for
 // RLVR, whose rollouts kept their 42 tokens.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { chromium, type Browser } from "playwright-core";
-import { buildApp } from "../../scripts/build-app";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser } from "playwright-core";
 import { parseExperiment } from "../../src/settings/experiment";
 import { presetExperiment } from "../../src/settings/presets";
 import { encodeLink } from "../../src/ui/lib/url-state";
-import { serveStatic } from "./static-server";
-
-const ROOT = resolve(import.meta.dirname, "../..");
-const CHROMIUM = "/usr/bin/chromium";
+import { closeBuiltLab, openBuiltLab, ROOT } from "./built-lab";
 
 describe("a length bonus on the page", () => {
   let outDir: string;
@@ -27,20 +22,10 @@ describe("a length bonus on the page", () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(`No Chromium at ${CHROMIUM}: run 'bash scripts/ensure-system-deps.sh'.`);
-    outDir = mkdtempSync(join(tmpdir(), "reward-lab-length-"));
-    await buildApp(ROOT, outDir);
-    site = await serveStatic(outDir, "/reward-lab/");
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--enable-unsafe-webgpu", "--no-sandbox", "--no-first-run", "--disable-quic"],
-    });
+    ({ outDir, site, browser } = await openBuiltLab("length"));
   }, 300_000);
   afterAll(async () => {
-    await browser?.close();
-    await site?.close();
-    if (outDir) rmSync(outDir, { recursive: true, force: true });
+    await closeBuiltLab({ outDir, site, browser });
   });
 
   it("is gamed in 60 steps of seed 601 and the length-drift check names it, not RLVR", async () => {

@@ -12,21 +12,16 @@
 //      its credit chart labelled the mechanism to read first and its
 //      overview the effects.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { buildApp } from "../../scripts/build-app";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
 import { decodeExperiment, decodePreset, encodeExperiment } from "../../src/ui/lib/url-state";
 import { presetEntry, presetExperiment, PICKER_PRESETS } from "../../src/settings/presets";
 import { parseExperiment } from "../../src/settings/experiment";
 import { checkRecording } from "../../src/store/saved-run-check";
 import { overviewMetrics } from "../../src/store/lesson";
 import { recordingOpenStep } from "../../src/ui/lib/recording-open";
-import { serveStatic } from "./static-server";
-
-const ROOT = resolve(import.meta.dirname, "../..");
-const CHROMIUM = "/usr/bin/chromium";
+import { closeBuiltLab, openBuiltLab } from "./built-lab";
 
 function collectErrors(page: Page): string[] {
   const errors: string[] = [];
@@ -72,23 +67,11 @@ describe("the lesson on a plain static host", () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(
-        `No Chromium at ${CHROMIUM}: install Debian's chromium package (apt-get install chromium), or run 'bash scripts/ensure-system-deps.sh'.`,
-      );
-    outDir = mkdtempSync(join(tmpdir(), "reward-lab-lesson-"));
-    await buildApp(ROOT, outDir);
-    site = await serveStatic(outDir, "/reward-lab/");
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--enable-unsafe-webgpu", "--no-sandbox", "--no-first-run", "--disable-quic"],
-    });
+    ({ outDir, site, browser } = await openBuiltLab("lesson"));
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await site?.close();
-    if (outDir) rmSync(outDir, { recursive: true, force: true });
+    await closeBuiltLab({ outDir, site, browser });
   });
 
   it("trains a step without cross-origin isolation and says one thread", async () => {

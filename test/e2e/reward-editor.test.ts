@@ -6,19 +6,15 @@
 //      file served by Vite): a reward is scored, and `fetch` in the code is
 //      refused with its message and line.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { buildApp } from "../../scripts/build-app";
-import { chromium, type Browser } from "playwright-core";
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser } from "playwright-core";
 import { encodeExperiment } from "../../src/ui/lib/url-state";
 import { DEFAULT_EXPERIMENT, VariantSchema } from "../../src/settings/experiment";
 import { createTaskGenerator } from "../../src/tasks/index";
 import { scoringPrompt } from "../../src/rl/reward-contract";
-import { serveStatic } from "./static-server";
+import { closeBuiltLab, openBuiltLab } from "./built-lab";
 
-const ROOT = resolve(import.meta.dirname, "../..");
-const CHROMIUM = "/usr/bin/chromium";
 const CODE = "// from a link\nfunction reward(group) {\n  return group.rollouts.map(() => 1);\n}\n";
 
 describe("the written reward in the browser", () => {
@@ -27,20 +23,10 @@ describe("the written reward in the browser", () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(`No Chromium at ${CHROMIUM}: run 'bash scripts/ensure-system-deps.sh'.`);
-    outDir = mkdtempSync(join(tmpdir(), "reward-lab-editor-"));
-    await buildApp(ROOT, outDir);
-    site = await serveStatic(outDir, "/reward-lab/");
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--enable-unsafe-webgpu", "--no-sandbox", "--no-first-run", "--disable-quic"],
-    });
+    ({ outDir, site, browser } = await openBuiltLab("editor"));
   }, 300_000);
   afterAll(async () => {
-    await browser?.close();
-    await site?.close();
-    if (outDir) rmSync(outDir, { recursive: true, force: true });
+    await closeBuiltLab({ outDir, site, browser });
   });
 
   it("code in a link is shown and held until Run", async () => {
