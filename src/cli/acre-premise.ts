@@ -1,10 +1,12 @@
 /**
  * The ACRE premise check (docs/results.md, 2026-12-06), headless:
- *   npm run premise:acre -- [--scenario binding|prior|blank] [--seeds S1,S2,…] [--steps N] [--eval-every E] [--eval-size N] [--quiet]
+ *   npm run premise:acre -- [--scenario binding|prior|blank|skew-letter] [--seeds S1,S2,…] [--steps N] [--eval-every E] [--eval-size N] [--quiet]
  * `--scenario prior` runs the `acre-prior` preset instead and checks that the
  * baseline learns an option-position prior: topLetterShare at or above the
  * step-0 band's upper edge at the last eval and on average after step 0;
- * `--scenario blank` the same on `acre-prior-blank` (the faint digit blank).
+ * `--scenario blank` the same on `acre-prior-blank` (the faint digit blank);
+ * `--scenario skew-letter` on `acre-prior-blank` with skewLetterShare (the
+ * share of A, the letter the training skew pays) instead of the top letter's.
  * Runs the `acre-premise` preset's baseline arm alone (acre-baseline: GRPO +
  * format + length) from its shipped cold start, once per seed (default the
  * tuning seeds 41,42,43; the preset's steps, eval interval and held-out size
@@ -39,7 +41,8 @@ const TUNING_SEEDS = [41, 42, 43];
  * Each scenario's preset and the criterion written down before its first run
  * (docs/results.md, 2026-12-06): index binding the baseline keeps (10:13 UTC),
  * an option-position prior the baseline learns (16:54 UTC), the same prior
- * with the faint digit blank (18:55 UTC).
+ * with the faint digit blank (18:55 UTC), and on that scenario the share of
+ * the letter the skew pays instead of the top letter's (19:37 UTC).
  */
 const SCENARIOS = {
   binding: {
@@ -64,6 +67,15 @@ const SCENARIOS = {
     preset: "acre-prior-blank",
     criterion: (n: number): PremiseCriterion => ({
       metric: "topLetterShare",
+      n,
+      z: 1.96,
+      direction: "rises",
+    }),
+  },
+  "skew-letter": {
+    preset: "acre-prior-blank",
+    criterion: (n: number): PremiseCriterion => ({
+      metric: "skewLetterShare",
       n,
       z: 1.96,
       direction: "rises",

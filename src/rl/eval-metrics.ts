@@ -85,7 +85,7 @@ type PassKey =
   | "oscrGreedy";
 
 /** The eval keys measured only on prompts that have the item (absent without it). */
-type OptionalKey = PassKey | "faintReadAcc" | "topLetterShare";
+type OptionalKey = PassKey | "faintReadAcc" | "topLetterShare" | "skewLetterShare";
 
 /**
  * Eval metrics: one number per eval key of the metric table

@@ -33,6 +33,7 @@ import {
   type EvalMetrics,
   type Reasked,
 } from "./eval-metrics";
+import { letterShare } from "./letter-prior";
 import { optionShuffleMetrics, reaskPairs } from "./option-shuffle-metrics";
 
 /**
@@ -48,6 +49,12 @@ export interface HeldOutDecoding {
   evalTemperature: number;
   /** AlgorithmConfig.temperature: the distinct-options continuations sample at it (SCS samples at τ 1, Tab. 6–9). */
   rolloutTemperature: number;
+  /**
+   * TaskConfig.skewLetter when the training prompts are skewed
+   * (TaskConfig.optionSkew > 0): the held-out answers' share of it is
+   * measured (`skewLetterShare`). Absent: not measured.
+   */
+  skewLetter?: string;
 }
 
 /**
@@ -157,7 +164,15 @@ export async function heldOutMetrics(
   }
   const metrics = evalMetrics(prompts, first.texts, reask, distinct);
   const oscrGreedy = greedyPairs ? optionShuffleMetrics(greedyPairs).oscr : metrics.oscr;
-  return oscrGreedy === undefined ? metrics : { ...metrics, oscrGreedy };
+  const skew =
+    decoding.skewLetter === undefined
+      ? null
+      : letterShare(prompts, first.texts, decoding.skewLetter);
+  return {
+    ...metrics,
+    ...(oscrGreedy === undefined ? {} : { oscrGreedy }),
+    ...(skew === null ? {} : { skewLetterShare: skew }),
+  };
 }
 
 /**

@@ -12,6 +12,7 @@ import { imageTensor, promptTensor, row } from "../engine/sequences";
 import { evalMetrics, type EvalMetrics } from "../rl/eval-metrics";
 import { evalGenerate, heldOutMetrics } from "../rl/held-out";
 import type { Experiment } from "../settings/experiment";
+import { resolveTaskConfig } from "../tasks/config";
 import { shuffleImages } from "../tasks/generator";
 import { deriveSeed, Rng } from "../tasks/rng";
 import { decodeResponse } from "../tasks/tokenizer";
@@ -133,6 +134,8 @@ export class RunEvaluator {
     return heldOutMetrics(this.engine, params, prompts, seed, {
       evalTemperature: exp.evalTemperature,
       rolloutTemperature: exp.algorithm.temperature,
+      // The experiment has no skew-letter setting: the task config's default letter is the skewed one.
+      ...(exp.task.optionSkew > 0 ? { skewLetter: resolveTaskConfig().skewLetter } : {}),
     });
   }
 

@@ -33,4 +33,38 @@ describe("npm run premise:acre -- --seeds 41 --steps 1 --eval-size 8", () => {
     expect(out.holds).toBe(s.holds);
     expect(res.stderr).toMatch(/premise (holds|does not hold) on seeds 41/);
   }, 900_000);
+
+  it("--scenario skew-letter: acre-prior-blank, the skewed letter's share must rise above its band", () => {
+    const res = runCli(
+      "acre-premise",
+      [
+        "--scenario",
+        "skew-letter",
+        "--seeds",
+        "41",
+        "--steps",
+        "1",
+        "--eval-every",
+        "1",
+        "--eval-size",
+        "8",
+        "--quiet",
+      ],
+      { timeout: 900_000 },
+    );
+    expect(res.code, `stderr:\n${res.stderr}`).toBe(0);
+    const out = res.lastJson;
+    expect(out.preset).toBe("acre-prior-blank");
+    expect(out.criterion).toMatchObject({ metric: "skewLetterShare", direction: "rises" });
+    const rows = out.rows["41"];
+    for (const r of rows) {
+      // The share of A is one letter's share: at most the top letter's; the blank digit is read at chance.
+      expect(r.values.skewLetterShare).toBeLessThanOrEqual(r.values.topLetterShare);
+      expect(r.values.faintReadAcc).toBeGreaterThanOrEqual(0);
+    }
+    const [s] = out.seeds;
+    expect(s.p0).toBe(rows[0].values.skewLetterShare);
+    expect(s.holds).toBe(s.final >= s.band[1] && s.meanAfter >= s.band[1]);
+    expect(res.stderr).toMatch(/skewLetterShare step 0/);
+  }, 900_000);
 });

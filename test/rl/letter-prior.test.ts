@@ -1,7 +1,7 @@
 // The top-letter share (src/rl/letter-prior.ts) on hand-written answers, and
 // in evalMetrics: present on multiple choice, absent on open-ended prompts.
 import { describe, expect, it } from "vitest";
-import { topLetterShare } from "../../src/rl/letter-prior";
+import { letterShare, topLetterShare } from "../../src/rl/letter-prior";
 import { evalMetrics } from "../../src/rl/eval-metrics";
 import { CHOICE, CHOICE_TRACES, OPEN, OPEN_TRACES } from "./class-traces";
 
@@ -35,5 +35,23 @@ describe("topLetterShare", () => {
     expect(mc.topLetterShare).toBe(0.5);
     const open = evalMetrics([OPEN], [OPEN_TRACES["faithful-right"]]);
     expect("topLetterShare" in open).toBe(false);
+  });
+});
+
+describe("letterShare", () => {
+  it("is one letter's share of the answers that name a letter, whichever letter is on top", () => {
+    const prompts = [OPTIONS, OPTIONS, OPTIONS, OPTIONS, OPTIONS].map((options) => ({ options }));
+    // C, C, C, A, no letter: C is on top (3/4), A has 1/4, D none.
+    const texts = [boxed("C"), boxed("C"), boxed("C"), boxed("A"), "<think> x </think> no idea"];
+    expect(topLetterShare(prompts, texts)).toBe(3 / 4);
+    expect(letterShare(prompts, texts, "A")).toBe(1 / 4);
+    expect(letterShare(prompts, texts, "D")).toBe(0);
+  });
+
+  it("is null without multiple-choice answers, and refuses unaligned input", () => {
+    expect(letterShare([{ options: null }], ["<think> x </think> \\boxed{7}"], "A")).toBeNull();
+    expect(() => letterShare([{ options: OPTIONS }], [], "A")).toThrow(
+      /letterShare: 1 prompts but 0 texts/,
+    );
   });
 });

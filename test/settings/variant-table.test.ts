@@ -361,9 +361,10 @@ describe("metric table", () => {
     const keys = METRIC_TABLE.filter((d) => (d.rows as readonly string[]).includes("eval"))
       .map((d) => d.key)
       .sort();
-    // Absent here: the greedy OSCR (held-out.ts adds it), and what these traces lack: none
-    // names its letter inside the reasoning (no bound form) and the unshuffled re-ask moves no letter.
-    const unmeasured = ["oscrGreedy", "oscrBound", "accBound", "oscrMoved"];
+    // Absent here: the greedy OSCR and the skew letter's share (held-out.ts adds them, the
+    // second only for skewed training prompts), and what these traces lack: none names its letter
+    // inside the reasoning (no bound form) and the unshuffled re-ask moves no letter.
+    const unmeasured = ["oscrGreedy", "skewLetterShare", "oscrBound", "accBound", "oscrMoved"];
     expect(Object.keys(m).sort()).toEqual(keys.filter((k) => !unmeasured.includes(k)));
     expect(m.oscr).toBe(1);
     expect(m.distinctK04).toBe(1);
