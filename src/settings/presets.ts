@@ -435,9 +435,9 @@ const PRESET_TABLE: readonly PresetEntry[] = [
       "As the option-position scenario, but one digit of every image is blank: no reading can find the answer, and the training questions put the right option at A more often than not. An outcome reward pays answering A; ACRE re-asks with the options shuffled and pays an answer that names the same option content.",
     figure:
       "ACRE §1 (“a positive advantage reinforces spurious shortcuts—such as option-index priors”) and §3.2 (option priors learned under pure outcome reward)",
-    overview: ["topLetterShare", "oscr", "acc"],
+    overview: ["skewLetterShare", "topLetterShare", "oscr"],
     watch:
-      "Top-letter share: about a quarter for a model without a favourite letter; higher when it has learned to answer A.",
+      "Top-letter share and A's share: a quarter each for a model without a favourite letter. On tuning seeds the outcome-only baseline learned no prior in 40 steps: the top letter (not A) lost share (0.648 → 0.461, 0.570 → 0.528, 0.539 → 0.477 on 41–43) and A's share stayed about a tenth (0.109 → 0.086, 0.102 → 0.102, 0.094 → 0.133 on 97–99): ACRE's premise does not hold here (docs/results.md).",
     picker: false,
     experiment: {
       ...SIZES,
