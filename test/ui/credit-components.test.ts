@@ -98,10 +98,25 @@ describe("credit chart", () => {
     state.metrics = rec.run.metrics;
     const shipped = renderToStaticMarkup(createElement(CreditPanel));
     expect(shipped).toContain('data-testid="credit-chart"');
-    // The file holds the class under its earlier name (credit/lucky-guess/*); it draws as
-    // flawed-right, a point at each of the 10 steps (every step of both arms had such a rollout).
-    expect(shipped).toContain('data-line-scs-flawed-right="10"');
-    expect(shipped).toContain('data-line-scs-baseline-flawed-right="10"');
+    // A point at each of the 20 steps (every step of both arms had a right answer with flawed steps).
+    expect(shipped).toContain('data-line-scs-flawed-right="20"');
+    expect(shipped).toContain('data-line-scs-baseline-flawed-right="20"');
+    // acre-paper's file holds the class under its earlier name (credit/lucky-guess/*): it draws
+    // as flawed-right, a point at each step that had such a rollout (4 of RLVR's 10, 6 of ACRE's).
+    const acreText = readFileSync(
+      resolve(import.meta.dirname, "../../public/recordings/acre-paper.json"),
+      "utf8",
+    );
+    expect(acreText).toContain("credit/lucky-guess/");
+    const acre = checkRecording(JSON.parse(acreText), "acre-paper");
+    state.experiment = acre.run.experiment;
+    state.metrics = acre.run.metrics;
+    const older = renderToStaticMarkup(createElement(CreditPanel));
+    expect(older).toContain('data-line-acre-flawed-right="6"');
+    expect(older).toContain('data-line-rlvr-flawed-right="4"');
+    expect(older).not.toContain("lucky-guess");
+    state.experiment = rec.run.experiment;
+    state.metrics = rec.run.metrics;
     expect(shipped).not.toContain("lucky-guess");
     expect(shipped).not.toContain('data-testid="credit-missing"');
     // The panel says it is the mechanism, read first.

@@ -31,7 +31,7 @@ const DIR = resolve(import.meta.dirname, "../../public/recordings");
  * Recordings made before the `guess` contrast (2026-12-06 16:00 UTC): they carry every
  * other credit value; the page draws no contrast, and the claims read their own sweeps.
  */
-const BEFORE_GUESS = ["acre-paper", "scs-faint"];
+const BEFORE_GUESS = ["acre-paper"];
 const files = readdirSync(DIR).filter((f) => f.endsWith(".json"));
 const raw = (f: string) => JSON.parse(readFileSync(resolve(DIR, f), "utf8"));
 
