@@ -153,7 +153,7 @@ const PRESET_TABLE: readonly PresetEntry[] = [
     overview: ["rcAcc", "acc", "incR"],
     watch: "RC-Acc counts only right answers whose steps support them: the paper's primary metric.",
     whenItShows:
-      "Measured: in the 3-seed recording (10 steps) GRR and pointwise GR part at step 10 on a 0.03 gap, one recording and not a finding; at the claims' full size (12 seeds, 20 steps) GRR − pointwise GR final RC-Acc was −0.009 [−0.049, 0.030]. The paper's Table 1 is at step 140; this preset runs 200.",
+      "Measured: in the 3-seed recording (seeds 31–33, 40 steps) GRR and pointwise GR part at step 10 on a 0.03 gap and overlap again by step 40, where all four arms sit at 0.78–0.79 RC-Acc (0.83 at step 0); at the claims' full size (12 seeds, 20 steps) GRR − pointwise GR final RC-Acc was −0.009 [−0.049, 0.030]. The paper's Table 1 is at step 140; this preset runs 200.",
     experiment: {
       task: { hintRate: 0, traceSlipRate: 0 },
       evalTemperature: 0,
