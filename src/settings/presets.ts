@@ -124,7 +124,7 @@ const PRESET_TABLE: readonly PresetEntry[] = [
     watch:
       "Compare IncR across the four: which rewards hold the reasoning to the answer, and what does that do to RC-Acc?",
     whenItShows:
-      "Measured: in the 3-seed recording (seeds 31–33, 15 steps) IncR parts at step 5 and overlaps again, and RC-Acc parts at step 15 (GRR 0.54 vs RLVR 0.40); this preset runs 30 steps, GRR's Fig. 2 runs 140.",
+      "Measured: in the 3-seed recording (seeds 31–33, 30 steps) IncR parts at step 5 (RLVR 0.37 vs GRR 0.30) and RC-Acc at step 15 (GRR 0.54 vs RLVR 0.40); at step 30 RLVR's IncR is 0.59 against 0.30–0.40 for the three rewards that read the steps, and its RC-Acc 0.40 against 0.58–0.64, with Acc 0.88–0.92 in all four. This preset runs 30 steps; GRR's Fig. 2 runs 140.",
     experiment: {
       modelSize: "small",
       variants: [
@@ -351,7 +351,7 @@ const PRESET_TABLE: readonly PresetEntry[] = [
     watch:
       "OSCR of GRPO against ACRE: the share of held-out questions answered alike after the shuffle, low at the start; Acc falls in both arms at this preset's learning rate (5e-4 on 4 training images a step about doubles the held-out misreads in 20 steps), so compare the arms with each other, not with step 0. This scenario does not hold ACRE's premise: the paper's outcome-only baseline (GRPO + format + length) left the binding on tuning seeds 41 and 43 (bound share 0.805 → 0.398 in 20 steps on 41) and went into it on 42 (0.883 → 0.961), so a gap here is not yet ACRE's fix of a flaw the baseline keeps (docs/results.md, 2026-12-06).",
     whenItShows:
-      "Measured: OSCR can part within 20 steps, by seed (ACRE − GRPO final OSCR from 0.029 to 0.506 on 6 seeds, 0.130 [−0.066, 0.325]); CACR does not (0.017 [−0.036, 0.070]). The baseline leaves or enters the binding by seed, so a gap here is not yet ACRE's fix of a flaw the baseline keeps.",
+      "Measured: OSCR can part within 20 steps, by seed (ACRE − GRPO final OSCR from 0.029 to 0.506 on 6 seeds, 0.130 [−0.066, 0.325]); CACR does not (0.017 [−0.036, 0.070]). In the 3-seed recording (seeds 31–33, 20 steps) the arms do not part: OSCR rises from 0.30 to 0.75 (GRPO) and 0.72 (ACRE) while Acc falls from 0.86 to 0.71 and 0.70. The baseline leaves or enters the binding by seed, so a gap here is not yet ACRE's fix of a flaw the baseline keeps.",
     experiment: {
       ...SIZES,
       task: ACRE_TASK,
@@ -467,7 +467,7 @@ const PRESET_TABLE: readonly PresetEntry[] = [
     watch:
       "Held-out Acc, greedy-decoded on 256 prompts: one prompt is 0.4 points, so a move of a few prompts stays inside the band.",
     whenItShows:
-      "Measured: held-out Acc moves 0.813 → 0.836 in 60 steps on 256 prompts (one run); the 3-seed recording's bands overlap through its 20 steps.",
+      "Measured: held-out Acc moves 0.813 → 0.836 in 60 steps on 256 prompts (one run); the 3-seed recording's bands overlap through its 60 steps (seed mean 0.813 → 0.814; 0.813, 0.793, 0.836 at step 60), so no difference shows at this length.",
     experiment: {
       modelSize: "small",
       task: { multipleChoice: false, hintRate: 0, traceSlipRate: 0 },

@@ -101,20 +101,26 @@ describe("credit chart", () => {
     // A point at each of the 20 steps (every step of both arms had a right answer with flawed steps).
     expect(shipped).toContain('data-line-scs-flawed-right="20"');
     expect(shipped).toContain('data-line-scs-baseline-flawed-right="20"');
-    // acre-paper's file holds the class under its earlier name (credit/lucky-guess/*): it draws
-    // as flawed-right, a point at each step that had such a rollout (4 of RLVR's 10, 6 of ACRE's).
+    // A file written before 2026-12-06 names the class credit/lucky-guess/*: the same
+    // acre-paper rows under that name draw as flawed-right, a point at each step that had
+    // such a rollout (7 of RLVR's 20, 11 of ACRE's), as the current file does.
     const acreText = readFileSync(
       resolve(import.meta.dirname, "../../public/recordings/acre-paper.json"),
       "utf8",
     );
-    expect(acreText).toContain("credit/lucky-guess/");
-    const acre = checkRecording(JSON.parse(acreText), "acre-paper");
-    state.experiment = acre.run.experiment;
-    state.metrics = acre.run.metrics;
-    const older = renderToStaticMarkup(createElement(CreditPanel));
-    expect(older).toContain('data-line-acre-flawed-right="6"');
-    expect(older).toContain('data-line-rlvr-flawed-right="4"');
-    expect(older).not.toContain("lucky-guess");
+    expect(acreText).not.toContain("credit/lucky-guess/");
+    for (const text of [
+      acreText,
+      acreText.replaceAll("credit/flawed-right/", "credit/lucky-guess/"),
+    ]) {
+      const acre = checkRecording(JSON.parse(text), "acre-paper");
+      state.experiment = acre.run.experiment;
+      state.metrics = acre.run.metrics;
+      const older = renderToStaticMarkup(createElement(CreditPanel));
+      expect(older).toContain('data-line-acre-flawed-right="11"');
+      expect(older).toContain('data-line-rlvr-flawed-right="7"');
+      expect(older).not.toContain("lucky-guess");
+    }
     state.experiment = rec.run.experiment;
     state.metrics = rec.run.metrics;
     expect(shipped).not.toContain("lucky-guess");

@@ -27,11 +27,6 @@ import {
 import type { GroupView } from "../../src/rl/step-types";
 
 const DIR = resolve(import.meta.dirname, "../../public/recordings");
-/**
- * Recordings made before the `guess` contrast (2026-12-06 16:00 UTC): they carry every
- * other credit value; the page draws no contrast, and the claims read their own sweeps.
- */
-const BEFORE_GUESS = ["acre-paper"];
 const files = readdirSync(DIR).filter((f) => f.endsWith(".json"));
 const raw = (f: string) => JSON.parse(readFileSync(resolve(DIR, f), "utf8"));
 
@@ -103,9 +98,7 @@ describe("shipped recordings", () => {
           }
           // Shares are rounded to 5 significant digits in the file.
           expect(Math.abs(total - 1), `${at} shares`).toBeLessThan(1e-4);
-          for (const name of CONTRASTS.filter(
-            (c) => c !== "guess" || !BEFORE_GUESS.includes(f.replace(/\.json$/, "")),
-          ))
+          for (const name of CONTRASTS)
             expect(
               r.values[contrastKey(name, "groups")],
               `${at} ${name} groups`,
@@ -142,8 +135,7 @@ describe("recording checks", () => {
   it("keeps each rollout's class and lucky-guess flag, and reads a class's empty-step null as NaN", () => {
     const rec = structuredClone(good);
     const row = rec.run.metrics.byVariant.rlvr.train[0];
-    // This file was recorded under the class's earlier name (next test): leave only the current one.
-    for (const k of Object.keys(row.values)) if (k.includes("lucky-guess")) delete row.values[k];
+    for (const k of Object.keys(row.values)) if (k.includes("flawed-right")) delete row.values[k];
     row.values["credit/flawed-right/share"] = 0;
     row.values["credit/flawed-right/advantage"] = null; // JSON's NaN
     const r = rec.samples[0].rollouts[0];
@@ -162,6 +154,8 @@ describe("recording checks", () => {
   it("reads the class's earlier name (lucky-guess, before 2026-12-06) as flawed-right, and refuses a row with both", () => {
     const rec = structuredClone(good);
     const row = rec.run.metrics.byVariant.rlvr.train[0];
+    // Every shipped file uses the current name: write this row as an older file did.
+    for (const k of Object.keys(row.values)) if (k.includes("flawed-right")) delete row.values[k];
     row.values["credit/lucky-guess/share"] = 0.25;
     row.values["credit/lucky-guess/advantage"] = -0.5;
     rec.run.metrics.keys.train.push("credit/lucky-guess/share", "credit/flawed-right/share");
