@@ -153,7 +153,7 @@ const PRESET_TABLE: readonly PresetEntry[] = [
     overview: ["rcAcc", "acc", "incR"],
     watch: "RC-Acc counts only right answers whose steps support them: the paper's primary metric.",
     whenItShows:
-      "Measured: in the 3-seed recording (seeds 31–33, 40 steps) GRR and pointwise GR part at step 10 on a 0.03 gap and overlap again by step 40, where all four arms sit at 0.78–0.79 RC-Acc (0.83 at step 0); at the claims' full size (12 seeds, 20 steps) GRR − pointwise GR final RC-Acc was −0.009 [−0.049, 0.030]. The paper's Table 1 is at step 140; this preset runs 200.",
+      "Measured: in the 3-seed recording (seeds 31–33, 40 steps) GRR and pointwise GR part at step 10 on a 0.03 gap and overlap again by step 40, where all four arms sit at 0.78–0.79 RC-Acc (0.83 at step 0); at the claims' full size (12 seeds, 20 steps, on the default hinted scenario, not this preset's) GRR − pointwise GR final RC-Acc was −0.009 [−0.049, 0.030]. The paper's Table 1 is at step 140; this preset runs 200.",
     experiment: {
       task: { hintRate: 0, traceSlipRate: 0 },
       evalTemperature: 0,
@@ -268,9 +268,10 @@ const PRESET_TABLE: readonly PresetEntry[] = [
     figure:
       "SCS Table 2 (RLOO 57.8 → 65.5 with SCS; Tab. 6: k 0.8, m 4, KL 0) and Table 3 (unfaithful reasoning in correct answers 25.0 → 21.2)",
     overview: ["acc", "luckyGuess", "stepAcc"],
-    watch: "The lucky-guess rate of both arms: the baseline pays a lucky guess in full, SCS less.",
+    watch:
+      "The lucky-guess rate of both arms, and in the credit chart what each pays a right answer from a misread: the baseline pays it in full; SCS's consistency term is meant to pay it less. On this scenario's recording it barely does: in the first seed's recorded groups a lucky guess got reward 2.68 under SCS against 2.74 for the other right answers (the baseline: 2.00 for both).",
     whenItShows:
-      "Measured: the credit chart shows the difference from step 1 (RLOO gives a right answer its steps do not conclude 0.22 more advantage than SCS does, 6 seeds); the held-out curves did not part in 20 steps on 12 seeds (RLOO + SCS − RLOO final Acc 0.015 [−0.035, 0.065]), and after 20 steps the baseline learns to read the faint digit, so a longer run tests nothing of SCS here.",
+      "Measured: on this scenario the credit chart shows little: in the 3-seed recording (seeds 31–33, 20 steps) SCS gives an answer its steps do not conclude about the advantage the baseline gives it (−0.14 vs −0.13); on SCS's other scenario (scs-paper, 6 seeds) RLOO gave such answers 0.22 more advantage than SCS. The held-out curves did not part in 20 steps on 12 seeds (RLOO + SCS − RLOO final Acc 0.015 [−0.035, 0.065]), and after 20 steps the baseline learns to read the faint digit, so a longer run tests nothing of SCS here.",
     experiment: {
       ...SCS_PREMISE_SIZES,
       variants: [
